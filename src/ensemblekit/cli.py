@@ -1,0 +1,641 @@
+"""The ``ensemblekit`` command line (Typer).
+
+Commands read files, call the library and print; they never compute scores
+themselves. Heavy libraries (scikit-learn, skops) are imported inside the commands
+that use them, so ``--help``, ``algorithms`` and ``info`` start fast.
+
+Exit codes: 0 success; 2 bad usage or bad input (one line on stderr naming the
+file, line or attribute); 1 an unexpected failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from ensemblekit import __version__, registry
+
+app = typer.Typer(
+    name="ensemblekit",
+    help="Ensemble methods inside and around learners, on ARFF and CSV files.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+EXIT_BAD_INPUT = 2
+EXIT_FAILURE = 1
+
+
+class UsageError(Exception):
+    """A command-line mistake that is not caught by option parsing."""
+
+
+def _version(value: bool):
+    if value:
+        typer.echo(f"ensemblekit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+):
+    """Ensemble methods inside and around learners, on ARFF and CSV files.
+
+    Every command reads ARFF or CSV ('-' reads standard input); the class is the
+    last attribute unless --target names another. Results go to stdout, messages to
+    stderr. Exit codes: 0 ok, 2 bad usage or input, 1 unexpected failure.
+    """
+
+
+# --------------------------------------------------------------------------- helpers
+def _err(message: str) -> None:
+    typer.echo(f"ensemblekit: {message}", err=True)
+
+
+def _note(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+@contextlib.contextmanager
+def _user_errors():
+    """Turn bad-input exceptions into one stderr line and exit code 2."""
+    from ensemblekit.data import DataError
+
+    handled: tuple = (DataError, registry.ParameterError, registry.UnknownAlgorithmError, UsageError)
+    try:
+        from ensemblekit.persistence import ModelFileError
+        from ensemblekit.experiment import ProtocolError
+
+        handled += (ModelFileError, ProtocolError)
+    except ImportError:  # pragma: no cover - modules always present in a release
+        pass
+    try:
+        yield
+    except handled as exc:
+        _err(f"error: {exc}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+def _stdout_console():
+    from rich.console import Console
+
+    tty = sys.stdout.isatty()
+    return Console(file=sys.stdout, width=None if tty else 200, soft_wrap=False,
+                   force_terminal=None if tty else False, highlight=False)
+
+
+def _write_stdout(text: str) -> None:
+    """Write to stdout; a reader that closed the pipe early (``| head``) ends us quietly."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise typer.Exit(0) from None
+
+
+def _emit(text: str, output: Optional[Path]) -> None:
+    """Send machine output to ``output`` (atomically) or to stdout."""
+    from ensemblekit.report import write_text_atomic
+
+    if output is None:
+        _write_stdout(text)
+    else:
+        write_text_atomic(output, text)
+
+
+def _load(path: str, *, target=None, ignore=(), input_format=None, schema=None,
+          allow_string=False, no_class=False):
+    from ensemblekit.data import load_dataset
+
+    return load_dataset(path, target=target, fmt=input_format, schema=schema, ignore=tuple(ignore),
+                        allow_string=allow_string, no_class=no_class)
+
+
+def _progress(total: int, description: str):
+    """A rich progress bar on stderr when it is a terminal, else a no-op."""
+    if not sys.stderr.isatty() or total <= 1:
+        return contextlib.nullcontext(None)
+    from rich.console import Console
+    from rich.progress import Progress
+
+    progress = Progress(console=Console(stderr=True), transient=True)
+
+    @contextlib.contextmanager
+    def bar():
+        with progress:
+            task = progress.add_task(description, total=total)
+            yield lambda: progress.advance(task)
+
+    return bar()
+
+
+def _check_format(value: Optional[str], allowed: tuple[str, ...], option: str) -> None:
+    if value is not None and value not in allowed:
+        raise UsageError(f"{option} must be one of {', '.join(allowed)}, got {value!r}")
+
+
+def _require_classes(ds, algorithm: str):
+    """Rows with a known nominal class, for fitting a classifier."""
+    cls = ds.schema.class_attribute
+    if cls is None or cls.kind != "nominal":
+        kind = "no class attribute" if cls is None else f"a numeric class attribute '{cls.name}'"
+        raise UsageError(f"{ds.source}: {algorithm} is a classifier but the data has {kind}; "
+                         "name a nominal class with --target")
+    keep = ds.y >= 0
+    if not keep.any():
+        raise UsageError(f"{ds.source}: every instance has a missing class value")
+    if not keep.all():
+        _note(f"note: {int((~keep).sum())} instances with a missing class value were left out")
+    return ds.X[keep], ds.y[keep]
+
+
+def _resolve(algo: str, settings: List[str], n_clusters: Optional[int] = None):
+    spec = registry.get(algo)
+    params = spec.resolve(registry.parse_settings(settings))
+    if n_clusters is not None:
+        if "n_clusters" not in spec.param_names:
+            raise UsageError(f"-k applies to clustering algorithms; {algo} is a {spec.task} algorithm")
+        params["n_clusters"] = spec.params[spec.param_names.index("n_clusters")].check(n_clusters)
+    return spec, params
+
+
+# --------------------------------------------------------------------------- options
+_TARGET = typer.Option(None, "--target", "-c", help="Class attribute (default: the last one).")
+_SET = typer.Option([], "--set", "-s", help="Algorithm parameter key=value (repeatable).")
+_SEED = typer.Option(1, "--seed", help="Random seed: same seed, same output.", min=0)
+_IGNORE = typer.Option([], "--ignore", help="Attribute to drop before anything else (repeatable).")
+_INPUT_FORMAT = typer.Option(None, "--input-format", help="Input format: arff or csv (default: by "
+                             "file extension, sniffed for '-').")
+_NJOBS = typer.Option(1, "--n-jobs", "-j", help="Parallel workers (joblib); -1 = all cores.")
+
+
+# --------------------------------------------------------------------------- commands
+@app.command()
+def algorithms(
+    format_: Optional[str] = typer.Option(None, "--format", help="json for scripts."),
+):
+    """List every algorithm with its task, parameters, defaults and preprocessing."""
+    import json
+
+    from ensemblekit.report import algorithms_summary, algorithms_table
+
+    with _user_errors():
+        _check_format(format_, ("json", "table"), "--format")
+        summary = algorithms_summary(registry.ALGORITHMS.values())
+        if format_ == "json":
+            _write_stdout(json.dumps(summary, indent=1) + "\n")
+        else:
+            _stdout_console().print(algorithms_table(summary))
+
+
+@app.command()
+def info(
+    data: str = typer.Argument(..., help="ARFF or CSV file, or '-' for stdin."),
+    target: Optional[str] = _TARGET,
+    ignore: List[str] = _IGNORE,
+    input_format: Optional[str] = _INPUT_FORMAT,
+    format_: Optional[str] = typer.Option(None, "--format", help="json for scripts."),
+):
+    """Print a file's schema: attributes, types, classes and their counts, missing values."""
+    import json
+
+    from ensemblekit.report import schema_summary, schema_tables
+
+    with _user_errors():
+        _check_format(format_, ("json", "table"), "--format")
+        ds = _load(data, target=target, ignore=ignore, input_format=input_format, allow_string=True)
+        summary = schema_summary(ds)
+        if format_ == "json":
+            _write_stdout(json.dumps(summary, indent=1) + "\n")
+        else:
+            console = _stdout_console()
+            for renderable in schema_tables(summary):
+                console.print(renderable)
+
+
+@app.command()
+def fit(
+    algo: str = typer.Argument(..., help="Registry name (see 'ensemblekit algorithms')."),
+    data: str = typer.Argument(..., help="Training file, or '-' for stdin."),
+    output: Path = typer.Option(..., "--output", "-o", help="Model file to write."),
+    target: Optional[str] = _TARGET,
+    settings: List[str] = _SET,
+    seed: int = _SEED,
+    n_clusters: Optional[int] = typer.Option(None, "-k", help="Clusters (clustering algorithms)."),
+    ignore: List[str] = _IGNORE,
+    input_format: Optional[str] = _INPUT_FORMAT,
+):
+    """Fit an algorithm to a file and save the model."""
+    from ensemblekit.persistence import data_fingerprint, save_model
+
+    with _user_errors():
+        spec, params = _resolve(algo, settings, n_clusters)
+        ds = _load(data, target=target, ignore=ignore, input_format=input_format)
+        if spec.task == registry.CLASSIFICATION:
+            X, y = _require_classes(ds, algo)
+        else:
+            X, y = ds.X, None
+        model = registry.make_estimator(algo, ds.schema, params, seed)
+        try:
+            model.fit(X, y)
+        except ValueError as exc:
+            raise UsageError(f"{ds.source}: {algo} cannot be fitted: {exc}") from None
+        metadata = {
+            "algorithm": algo,
+            "task": spec.task,
+            "params": params,
+            "seed": seed,
+            "schema": ds.schema.to_dict(),
+            "training_data": {"name": ds.name, "instances": int(X.shape[0]),
+                              "fingerprint": data_fingerprint(X, y)},
+        }
+        save_model(output, model, metadata)
+    _note(f"fitted {algo} on {ds.name} ({X.shape[0]} instances) -> {output}")
+
+
+def _predict_table(model, metadata, ds, proba: bool):
+    """Prediction labels (and probabilities over all declared classes) for a dataset."""
+    import numpy as np
+
+    from ensemblekit.data import Schema
+
+    schema = Schema.from_dict(metadata["schema"])
+    if metadata["task"] == registry.CLASSIFICATION:
+        classes = schema.class_attribute.values
+        codes = model.predict(ds.X)
+        labels = [classes[int(c)] for c in codes]
+        if not proba:
+            return labels, None, ()
+        known = model.predict_proba(ds.X)
+        full = np.zeros((ds.X.shape[0], len(classes)))
+        full[:, np.asarray(model.classes_, dtype=int)] = known
+        return labels, full, classes
+    if proba:
+        raise UsageError(f"{metadata['algorithm']} is a clustering model; it has no class probabilities")
+    return [str(int(c)) for c in model.predict(ds.X)], None, ()
+
+
+@app.command()
+def predict(
+    model_file: Path = typer.Argument(..., metavar="MODEL", help="Model file written by 'fit'."),
+    data: str = typer.Argument(..., help="File to predict, or '-' for stdin."),
+    proba: bool = typer.Option(False, "--proba", help="Add one probability column per class."),
+    format_: str = typer.Option("csv", "--format", help="csv, tsv, json, jsonl or arff."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+    input_format: Optional[str] = _INPUT_FORMAT,
+):
+    """Predict every row of a file with a saved model (one output row per input row, in order)."""
+    from ensemblekit.data import Schema
+    from ensemblekit.persistence import load_model, read_metadata
+    from ensemblekit.report import OUTPUT_FORMATS, format_predictions, prediction_rows
+
+    with _user_errors():
+        _check_format(format_, OUTPUT_FORMATS, "--format")
+        metadata = read_metadata(model_file)
+        schema = Schema.from_dict(metadata["schema"])
+        ds = _load(data, schema=schema, input_format=input_format)
+        model, metadata = load_model(model_file)
+        labels, probabilities, classes = _predict_table(model, metadata, ds, proba)
+        columns = ["row", "prediction", *(f"p_{c}" for c in classes)]
+        values = schema.class_attribute.values if metadata["task"] == registry.CLASSIFICATION else \
+            tuple(str(k) for k in range(int(metadata["params"].get("n_clusters", 0))))
+        text = format_predictions(prediction_rows(labels, probabilities, classes), columns, format_,
+                                  prediction_values=values)
+        _emit(text, output)
+
+
+@app.command()
+def cluster(
+    algo: str = typer.Argument(..., help="Clustering algorithm (see 'ensemblekit algorithms')."),
+    data: str = typer.Argument(..., help="File to cluster, or '-' for stdin."),
+    n_clusters: Optional[int] = typer.Option(None, "-k", help="Clusters (default: number of classes)."),
+    target: Optional[str] = _TARGET,
+    settings: List[str] = _SET,
+    seed: int = _SEED,
+    labels_out: Optional[Path] = typer.Option(None, "--labels-out", help="Write row,cluster CSV here."),
+    save: Optional[Path] = typer.Option(None, "--save", help="Also save the fitted model here."),
+    no_class: bool = typer.Option(False, "--no-class", help="The file has no class attribute."),
+    ignore: List[str] = _IGNORE,
+    input_format: Optional[str] = _INPUT_FORMAT,
+    format_: Optional[str] = typer.Option(None, "--format", help="json for scripts."),
+):
+    """Cluster a file; print the prototypes and, when it has a class, NMI, purity and ARI."""
+    import json
+
+    import numpy as np
+
+    from ensemblekit.metrics import METRICS
+    from ensemblekit.preprocessing import feature_names
+    from ensemblekit.report import format_predictions, metrics_table, prediction_rows, prototypes_table
+
+    with _user_errors():
+        _check_format(format_, ("json", "table"), "--format")
+        spec = registry.get(algo)
+        if spec.task != registry.CLUSTERING:
+            raise UsageError(f"{algo} is a {spec.task} algorithm; 'cluster' needs a clustering algorithm")
+        ds = _load(data, target=target, ignore=ignore, input_format=input_format, no_class=no_class)
+        has_class = ds.y is not None and ds.schema.class_attribute.kind == "nominal"
+        if n_clusters is None and "n_clusters" not in registry.parse_settings(settings):
+            if not has_class:
+                raise UsageError(f"{ds.source}: no nominal class to take k from; give -k")
+            n_clusters = int(len(np.unique(ds.y[ds.y >= 0])))
+        spec, params = _resolve(algo, settings, n_clusters)
+        model = registry.make_estimator(algo, ds.schema, params, seed)
+        try:
+            labels = np.asarray(model.fit_predict(ds.X))
+        except ValueError as exc:
+            raise UsageError(f"{ds.source}: {algo} cannot cluster this data: {exc}") from None
+        k = int(params["n_clusters"])
+        sizes = np.bincount(labels, minlength=k)
+        values: dict[str, float] = {}
+        if has_class:
+            keep = ds.y >= 0
+            for name in ("nmi", "purity", "ari"):
+                values[name] = float(METRICS[name].func(ds.y[keep], labels[keep]))
+        estimator = model.named_steps["model"]
+        names = feature_names(ds.schema)
+        if labels_out is not None:
+            from ensemblekit.report import write_text_atomic
+
+            write_text_atomic(labels_out, format_predictions(
+                prediction_rows([str(int(v)) for v in labels]), ["row", "cluster"], "csv"))
+        if save is not None:
+            from ensemblekit.persistence import data_fingerprint, save_model
+
+            save_model(save, model, {
+                "algorithm": algo, "task": spec.task, "params": params, "seed": seed,
+                "schema": ds.schema.to_dict(),
+                "training_data": {"name": ds.name, "instances": int(ds.X.shape[0]),
+                                  "fingerprint": data_fingerprint(ds.X, None)},
+            })
+        if format_ == "json":
+            out = {"algorithm": algo, "params": params, "seed": seed, "dataset": ds.name,
+                   "sizes": sizes.tolist(), "iterations": int(getattr(estimator, "n_iter_", 0)),
+                   "external": values,
+                   "prototypes": [dict(zip(names, map(float, row)))
+                                  for row in estimator.cluster_centers_]}
+            _write_stdout(json.dumps(out, indent=1) + "\n")
+        else:
+            console = _stdout_console()
+            console.print(prototypes_table(estimator.cluster_centers_, names, sizes,
+                                           f"{algo} on {ds.name}: {k} prototypes "
+                                           f"({getattr(estimator, 'n_iter_', '?')} iterations)"))
+            if values:
+                console.print(metrics_table(values, f"agreement with class '{ds.schema.class_attribute.name}'"))
+
+
+def _protocol(task: str, cv: Optional[int], repeats: Optional[int], runs: Optional[int], seed: int,
+              n_clusters: Optional[int]):
+    from ensemblekit.experiment import Protocol
+
+    if task == registry.CLASSIFICATION:
+        if runs is not None:
+            raise UsageError("--runs is for clustering algorithms; classifiers use --cv and --repeats")
+        return Protocol("cv", folds=cv if cv is not None else 10,
+                        repeats=repeats if repeats is not None else 10, seed=seed)
+    if cv is not None or repeats is not None:
+        raise UsageError("--cv/--repeats are for classifiers; clustering algorithms use --runs")
+    return Protocol("runs", repeats=runs if runs is not None else 30, seed=seed, n_clusters=n_clusters)
+
+
+def _protocol_text(p) -> str:
+    if p.kind == "cv":
+        return f"{p.repeats}x{p.folds}-fold stratified CV, seed {p.seed}"
+    k = p.n_clusters if p.n_clusters is not None else "number of classes"
+    return f"{p.repeats} clustering runs (k = {k}), seed {p.seed}"
+
+
+def _metrics_for(task: str, metrics: List[str]) -> list[str]:
+    from ensemblekit.experiment import DEFAULT_METRICS
+    from ensemblekit.metrics import METRICS
+
+    chosen = list(metrics) or list(DEFAULT_METRICS[task])
+    for m in chosen:
+        if m not in METRICS:
+            raise UsageError(f"unknown metric {m!r}; known: {', '.join(sorted(METRICS))}")
+        if METRICS[m].task != task:
+            raise UsageError(f"metric {m!r} is for {METRICS[m].task}, not {task}")
+    return chosen
+
+
+def _data_files(items: List[str]) -> list[str]:
+    files: list[str] = []
+    for item in items:
+        path = Path(item)
+        if item != "-" and path.is_dir():
+            found = sorted(str(p) for p in path.iterdir()
+                           if p.suffix.lower() in (".arff", ".csv") and p.is_file())
+            if not found:
+                raise UsageError(f"{item}: no .arff or .csv files in this folder")
+            files.extend(found)
+        else:
+            files.append(item)
+    if not files:
+        raise UsageError("no data: give --data FILE or --data DIR")
+    return files
+
+
+def _run_comparison(algos: list[str], settings: List[str], data_files: list[str], *, target, ignore,
+                    input_format, metric: List[str], cv, repeats, runs, seed, n_jobs, output,
+                    format_):
+    """Shared body of 'compare' and 'evaluate ALGO'."""
+    import numpy as np
+
+    from ensemblekit import experiment, stats
+    from ensemblekit.metrics import METRICS
+    from ensemblekit.report import comparison_json, comparison_tables, scores_text
+
+    _check_format(format_, ("json", "table"), "--format")
+    if output is not None and output.suffix.lower() not in (".csv", ".json"):
+        raise UsageError(f"--output {output}: the file name must end in .csv or .json")
+    specs = [registry.get(a) for a in algos]
+    tasks = {s.task for s in specs}
+    if len(tasks) > 1:
+        raise UsageError("algorithms of different tasks cannot be compared: "
+                         + ", ".join(f"{s.name} ({s.task})" for s in specs))
+    task = tasks.pop()
+    parsed = registry.parse_settings(settings)
+    n_clusters = None
+    if task == registry.CLUSTERING and "n_clusters" in parsed:
+        n_clusters = specs[0].params[specs[0].param_names.index("n_clusters")].parse(parsed.pop("n_clusters"))
+    algorithms = []
+    for s in specs:
+        known = {k: v for k, v in parsed.items() if k in s.param_names}
+        unknown = [k for k in parsed if not any(k in t.param_names for t in specs)]
+        if unknown:
+            raise registry.ParameterError(
+                f"unknown parameter {unknown[0]!r}; valid keys: "
+                + ", ".join(sorted({n for t in specs for n in t.param_names})))
+        algorithms.append((s.name, s.resolve(known)))
+    protocol = _protocol(task, cv, repeats, runs, seed, n_clusters)
+    metrics = _metrics_for(task, metric)
+    datasets = [_load(f, target=target, ignore=ignore, input_format=input_format) for f in data_files]
+    names = [d.name for d in datasets]
+    if len(set(names)) != len(names):
+        raise UsageError("two data files have the same name: " + ", ".join(names))
+    units = len(experiment.plan(datasets, algorithms, protocol))
+    with _progress(units, "evaluating") as advance:
+        scores = experiment.run(datasets, algorithms, protocol, metrics, n_jobs=n_jobs,
+                                on_unit_done=advance)
+    summary = experiment.summarize(scores)
+    ranks = {}
+    if len(algos) > 1:
+        for m in metrics:
+            table = np.array([[summary[(d, a, m)][0] for a in algos] for d in names])
+            ranks[m] = stats.average_ranks(table, METRICS[m].greater_is_better)
+    if output is not None:
+        _emit(scores_text(scores, output.suffix.lower().lstrip(".")), output)
+    if format_ == "json":
+        proto = {"kind": protocol.kind, "folds": protocol.folds if protocol.kind == "cv" else None,
+                 "repeats": protocol.repeats, "seed": protocol.seed}
+        _write_stdout(comparison_json(summary, ranks, names, algos, metrics, proto))
+    else:
+        console = _stdout_console()
+        for table in comparison_tables(summary, ranks, names, algos, metrics, _protocol_text(protocol)):
+            console.print(table)
+
+
+@app.command()
+def evaluate(
+    algo_or_model: str = typer.Argument(..., metavar="ALGO|MODEL",
+                                        help="Registry name (cross-validated) or a model file "
+                                             "(scored on DATA as a test set)."),
+    data: str = typer.Argument(..., help="ARFF or CSV file, or '-' for stdin."),
+    cv: Optional[int] = typer.Option(None, "--cv", help="Folds of stratified CV (default 10)."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", help="CV repeats (default 10)."),
+    runs: Optional[int] = typer.Option(None, "--runs", help="Clustering runs (default 30)."),
+    metric: List[str] = typer.Option([], "--metric", "-m", help="Metric (repeatable)."),
+    target: Optional[str] = _TARGET,
+    settings: List[str] = _SET,
+    seed: int = _SEED,
+    n_jobs: int = _NJOBS,
+    ignore: List[str] = _IGNORE,
+    input_format: Optional[str] = _INPUT_FORMAT,
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Per-fold scores (.csv/.json)."),
+    format_: Optional[str] = typer.Option(None, "--format", help="json for scripts."),
+):
+    """Evaluate one algorithm (repeated CV or clustering runs) or one saved model (test set)."""
+    with _user_errors():
+        if algo_or_model not in registry.ALGORITHMS and Path(algo_or_model).is_file():
+            _evaluate_model(Path(algo_or_model), data, metric, input_format, format_)
+            return
+        _run_comparison([algo_or_model], settings, [data], target=target, ignore=ignore,
+                        input_format=input_format, metric=metric, cv=cv, repeats=repeats, runs=runs,
+                        seed=seed, n_jobs=n_jobs, output=output, format_=format_)
+
+
+def _evaluate_model(model_file: Path, data: str, metric: List[str], input_format, format_):
+    import json
+
+    import numpy as np
+
+    from ensemblekit.data import Schema
+    from ensemblekit.metrics import METRICS
+    from ensemblekit.persistence import load_model, read_metadata
+    from ensemblekit.report import metrics_table
+
+    _check_format(format_, ("json", "table"), "--format")
+    metadata = read_metadata(model_file)
+    schema = Schema.from_dict(metadata["schema"])
+    ds = _load(data, schema=schema, input_format=input_format)
+    if ds.y is None:
+        raise UsageError(f"{ds.source}: has no class attribute '{schema.class_attribute.name}' "
+                         "to score the model against" if schema.class_attribute else
+                         f"{ds.source}: has no class attribute to score against")
+    metrics = _metrics_for(metadata["task"], metric)
+    model, metadata = load_model(model_file)
+    keep = ds.y >= 0
+    predicted = np.asarray(model.predict(ds.X[keep]))
+    values = {m: float(METRICS[m].func(ds.y[keep], predicted)) for m in metrics}
+    if format_ == "json":
+        _write_stdout(json.dumps({"model": str(model_file), "dataset": ds.name,
+                                  "instances": int(keep.sum()), "scores": values}, indent=1) + "\n")
+    else:
+        _stdout_console().print(metrics_table(values, f"{metadata['algorithm']} model on {ds.name} "
+                                                      f"({int(keep.sum())} instances)"))
+
+
+@app.command()
+def compare(
+    algos: List[str] = typer.Argument(..., metavar="ALGO...", help="Registry names of one task."),
+    data: List[str] = typer.Option(..., "--data", "-d", help="Data file or folder (repeatable)."),
+    cv: Optional[int] = typer.Option(None, "--cv", help="Folds of stratified CV (default 10)."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", help="CV repeats (default 10)."),
+    runs: Optional[int] = typer.Option(None, "--runs", help="Clustering runs (default 30)."),
+    metric: List[str] = typer.Option([], "--metric", "-m", help="Metric (repeatable)."),
+    target: Optional[str] = _TARGET,
+    settings: List[str] = _SET,
+    seed: int = _SEED,
+    n_jobs: int = _NJOBS,
+    ignore: List[str] = _IGNORE,
+    input_format: Optional[str] = _INPUT_FORMAT,
+    output: Optional[Path] = typer.Option(None, "--output", "-o",
+                                          help="Every per-fold score, long format (.csv or .json)."),
+    format_: Optional[str] = typer.Option(None, "--format", help="json for scripts."),
+):
+    """Compare algorithms over data sets under one protocol: one table per metric, average ranks."""
+    with _user_errors():
+        if len(set(algos)) != len(algos):
+            raise UsageError("an algorithm is named twice")
+        _run_comparison(list(algos), settings, _data_files(data), target=target, ignore=ignore,
+                        input_format=input_format, metric=metric, cv=cv, repeats=repeats, runs=runs,
+                        seed=seed, n_jobs=n_jobs, output=output, format_=format_)
+
+
+@app.command()
+def show(
+    model_file: Path = typer.Argument(..., metavar="MODEL", help="Model file written by 'fit'."),
+    format_: Optional[str] = typer.Option(None, "--format", help="json for scripts (metadata)."),
+):
+    """Print what a saved model learned, with its metadata."""
+    import json
+
+    from ensemblekit.data import Schema
+    from ensemblekit.persistence import load_model
+    from ensemblekit.report import model_description
+
+    with _user_errors():
+        _check_format(format_, ("json", "table"), "--format")
+        model, metadata = load_model(model_file)
+        if format_ == "json":
+            _write_stdout(json.dumps(metadata, indent=1, sort_keys=True) + "\n")
+            return
+        console = _stdout_console()
+        for renderable in model_description(model, metadata, Schema.from_dict(metadata["schema"])):
+            console.print(renderable)
+
+
+def main() -> None:
+    """Console-script entry point: run the app, map failures to exit codes."""
+    try:
+        app(prog_name="ensemblekit")
+    except BrokenPipeError:
+        # The reader (e.g. `head`) closed the pipe: stop quietly, like other Unix tools.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(0)
+    except KeyboardInterrupt:
+        _err("interrupted")
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - last-resort handler
+        if os.environ.get("ENSEMBLEKIT_DEBUG"):
+            raise
+        _err(f"unexpected failure: {type(exc).__name__}: {exc} (set ENSEMBLEKIT_DEBUG=1 for the traceback)")
+        sys.exit(EXIT_FAILURE)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

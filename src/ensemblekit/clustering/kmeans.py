@@ -1,0 +1,519 @@
+"""Lloyd's K-means with a seeded, shareable initialisation and optional scaling.
+
+This module holds the pieces that plain K-means (:class:`KMeans`) and the
+Inner Ensemble K-means (:class:`ensemblekit.clustering.inner_kmeans.InnerEnsembleKMeans`)
+have in common:
+
+* :func:`initial_centers` -- the seeded choice of starting centres (``"random"``:
+  ``k`` distinct instances; ``"k-means++"``), so both algorithms can start from
+  the very same prototypes, as the Inner Ensembles experiments do;
+* the attribute scaling helpers :func:`fit_scaling`, :func:`apply_scaling` and
+  :func:`undo_scaling` (``"none"``, ``"minmax"``, ``"zscore"``);
+* a private base class with ``predict``, ``transform`` and ``score`` over the
+  fitted prototypes.
+
+Source: Algorithm 5 (K-means) of Abbasian, Drummond, Japkowicz and Matwin,
+*Inner Ensembles: Using Ensemble Methods Inside the Learning Algorithm*,
+ECML PKDD 2013, LNAI 8190, pp. 33-48.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+)
+from sklearn.utils import check_array, check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = [
+    "INIT_METHODS",
+    "SCALE_METHODS",
+    "KMeans",
+    "apply_scaling",
+    "fit_scaling",
+    "initial_centers",
+    "undo_scaling",
+]
+
+#: Names accepted by the ``scale`` parameter.
+SCALE_METHODS = ("none", "minmax", "zscore")
+
+#: Names accepted by the ``init`` parameter (an explicit array is accepted too).
+INIT_METHODS = ("random", "k-means++")
+
+# Rows per block when assigning new rows to their nearest prototype in predict.
+_PREDICT_CHUNK = 4096
+
+
+# ---------------------------------------------------------------------------
+# Scaling helpers
+# ---------------------------------------------------------------------------
+def fit_scaling(X, scale="none"):
+    """Learn the per-attribute affine map used to scale the data before clustering.
+
+    The scaled data are ``(X - offset) / factor``, column by column.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Training data, float64, no NaN.
+    scale : {"none", "minmax", "zscore"}, default="none"
+        ``"none"``: raw attributes (offset 0, factor 1), as in the Inner
+        Ensembles experiments. ``"minmax"``: each attribute mapped onto [0, 1]
+        (offset = column minimum, factor = column range), what Weka's
+        SimpleKMeans does by default. ``"zscore"``: offset = column mean,
+        factor = column standard deviation (population, ddof=0).
+        A constant column (range or standard deviation 0) gets factor 1, so it
+        maps to 0 instead of dividing by zero.
+
+    Returns
+    -------
+    offset : ndarray of shape (n_features,)
+        Subtracted from every row, in input units.
+    factor : ndarray of shape (n_features,)
+        Divisor applied after the offset; always > 0.
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` is not one of :data:`SCALE_METHODS`.
+    """
+    _check_scale(scale)
+    X = np.asarray(X, dtype=np.float64)
+    n_features = X.shape[1]
+    if scale == "none":
+        return np.zeros(n_features), np.ones(n_features)
+    if scale == "minmax":
+        offset = X.min(axis=0)
+        factor = X.max(axis=0) - offset
+    else:  # zscore
+        offset = X.mean(axis=0)
+        factor = X.std(axis=0)
+    factor = np.where(factor > 0, factor, 1.0)
+    return offset, factor
+
+
+def apply_scaling(X, offset, factor):
+    """Scale rows with a map learnt by :func:`fit_scaling`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data in input units.
+    offset, factor : ndarray of shape (n_features,)
+        Output of :func:`fit_scaling`.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+        ``(X - offset) / factor`` as a new C-contiguous float64 array.
+    """
+    return np.ascontiguousarray((np.asarray(X, dtype=np.float64) - offset) / factor)
+
+
+def undo_scaling(Xs, offset, factor):
+    """Map scaled rows (for example cluster centres) back to input units.
+
+    Parameters
+    ----------
+    Xs : ndarray of shape (n_rows, n_features)
+        Rows in the scaled space.
+    offset, factor : ndarray of shape (n_features,)
+        Output of :func:`fit_scaling`.
+
+    Returns
+    -------
+    ndarray of shape (n_rows, n_features)
+        ``Xs * factor + offset``.
+    """
+    return np.asarray(Xs, dtype=np.float64) * factor + offset
+
+
+# ---------------------------------------------------------------------------
+# Initialisation
+# ---------------------------------------------------------------------------
+def _initial_center_indices(X, n_clusters, init, random_state):
+    """Row indices of the starting centres for ``init`` in {"random", "k-means++"}."""
+    n_samples = X.shape[0]
+    if n_samples < n_clusters:
+        raise ValueError(
+            f"n_samples={n_samples} should be >= n_clusters={n_clusters}."
+        )
+    rng = check_random_state(random_state)
+    if init == "random":
+        # First occurrence of every distinct row, kept in file order so the
+        # choice below depends only on the data and the seed.
+        _, first = np.unique(X, axis=0, return_index=True)
+        first = np.sort(first)
+        if first.size < n_clusters:
+            raise ValueError(
+                f"init='random' needs n_clusters={n_clusters} distinct instances, "
+                f"but X has only {first.size} distinct rows."
+            )
+        pick = rng.choice(first.size, size=n_clusters, replace=False)
+        return first[pick]
+    # k-means++ (Arthur & Vassilvitskii 2007) as implemented by scikit-learn.
+    from sklearn.cluster import kmeans_plusplus
+
+    _, indices = kmeans_plusplus(X, n_clusters, random_state=rng)
+    return np.asarray(indices, dtype=np.intp)
+
+
+def initial_centers(X, n_clusters, init="random", random_state=None):
+    """Choose the starting prototypes of K-means (line 1 of Algorithms 5 and 6).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Data in the space the clustering runs in (scaled, if scaling is used).
+        Numeric, no NaN.
+    n_clusters : int
+        Number of centres ``k``, 1 <= k <= n_samples.
+    init : {"random", "k-means++"} or array-like of shape (n_clusters, n_features), default="random"
+        ``"random"``: ``k`` distinct instances drawn uniformly without
+        replacement among the distinct rows of ``X`` (rows equal in value
+        count once). ``"k-means++"``: scikit-learn's
+        :func:`sklearn.cluster.kmeans_plusplus` seeding. An array: used as is
+        (a copy is returned).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draw; the same seed gives the same centres.
+
+    Returns
+    -------
+    centers : ndarray of shape (n_clusters, n_features)
+        The starting centres, in the units of ``X``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_clusters`` is not a positive integer, ``init`` is an unknown
+        name, an array of the wrong shape, ``X`` has fewer than ``n_clusters``
+        rows, or (``"random"``) fewer than ``n_clusters`` distinct rows.
+
+    References
+    ----------
+    Abbasian, Drummond, Japkowicz, Matwin, *Inner Ensembles*, ECML PKDD 2013,
+    Algorithms 5 and 6, line 1; section 3.2 (K-means and IEK-m are run from the
+    same initial centres).
+    """
+    X = check_array(X, dtype=np.float64)
+    _check_n_clusters(n_clusters)
+    if _is_array_init(init):
+        return _check_init_array(init, n_clusters, X.shape[1])
+    _check_init_name(init)
+    return X[_initial_center_indices(X, n_clusters, init, random_state)].copy()
+
+
+# ---------------------------------------------------------------------------
+# Parameter checks (clear one-line ValueErrors)
+# ---------------------------------------------------------------------------
+def _is_integer(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_n_clusters(n_clusters):
+    if not _is_integer(n_clusters) or n_clusters < 1:
+        raise ValueError(f"n_clusters must be an integer >= 1; got {n_clusters!r}.")
+
+
+def _check_max_iter(max_iter):
+    if not _is_integer(max_iter) or max_iter < 1:
+        raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}.")
+
+
+def _check_scale(scale):
+    if not isinstance(scale, str) or scale not in SCALE_METHODS:
+        raise ValueError(
+            f"scale must be one of {', '.join(map(repr, SCALE_METHODS))}; got {scale!r}."
+        )
+
+
+def _is_array_init(init):
+    return not isinstance(init, str) and hasattr(init, "__len__")
+
+
+def _check_init_name(init):
+    if not isinstance(init, str) or init not in INIT_METHODS:
+        raise ValueError(
+            f"init must be one of {', '.join(map(repr, INIT_METHODS))} or an array of "
+            f"shape (n_clusters, n_features); got {init!r}."
+        )
+
+
+def _check_init_array(init, n_clusters, n_features):
+    centers = check_array(init, dtype=np.float64, copy=True, order="C")
+    if centers.shape != (n_clusters, n_features):
+        raise ValueError(
+            f"init array has shape {centers.shape}, expected "
+            f"(n_clusters, n_features) = ({n_clusters}, {n_features})."
+        )
+    return centers
+
+
+# ---------------------------------------------------------------------------
+# Shared estimator base
+# ---------------------------------------------------------------------------
+def _nearest_center(Xs, centers):
+    """Index of the nearest centre (squared Euclidean, first index on ties), by row blocks."""
+    c_sq = np.einsum("ij,ij->i", centers, centers)
+    labels = np.empty(Xs.shape[0], dtype=np.intp)
+    for start in range(0, Xs.shape[0], _PREDICT_CHUNK):
+        block = Xs[start : start + _PREDICT_CHUNK] @ centers.T
+        block *= -2.0
+        block += c_sq
+        labels[start : start + _PREDICT_CHUNK] = block.argmin(axis=1)
+    return labels
+
+
+class _BasePrototypeClustering(
+    ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator
+):
+    """Fit skeleton and prototype-based ``predict``/``transform``/``score``.
+
+    Subclasses set ``n_clusters``, ``init``, ``scale``, ``max_iter`` and
+    ``random_state`` in ``__init__`` and implement ``_check_extra_params`` and
+    ``_run(Xs, init_scaled, rng)``, which returns ``(centers_scaled, labels,
+    inertia, n_iter)`` in the scaled space.
+    """
+
+    def _check_extra_params(self):  # pragma: no cover - overridden
+        pass
+
+    def _run(self, Xs, init_scaled, rng):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def fit(self, X, y=None):
+        """Cluster ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric training data, no NaN or infinity.
+        y : None
+            Ignored; present for API consistency.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            On a bad parameter value, NaN/infinite/non-numeric data, fewer
+            rows than ``n_clusters``, or (``init="random"``) fewer distinct rows
+            than ``n_clusters``.
+        """
+        _check_n_clusters(self.n_clusters)
+        _check_max_iter(self.max_iter)
+        _check_scale(self.scale)
+        if not _is_array_init(self.init):
+            _check_init_name(self.init)
+        self._check_extra_params()
+
+        X = validate_data(self, X, dtype=np.float64, order="C")
+        n_samples = X.shape[0]
+        if n_samples < self.n_clusters:
+            raise ValueError(
+                f"n_samples={n_samples} should be >= n_clusters={self.n_clusters}."
+            )
+
+        # The first draw of the estimator's random stream seeds the
+        # initialisation, so KMeans and InnerEnsembleKMeans given the same
+        # random_state start from the same centres; later draws are the
+        # subclass's own (feature subsets for IEK-m).
+        rng = check_random_state(self.random_state)
+        init_seed = rng.randint(np.iinfo(np.int32).max)
+
+        offset, factor = fit_scaling(X, self.scale)
+        Xs = apply_scaling(X, offset, factor)
+        if _is_array_init(self.init):
+            init_input = _check_init_array(self.init, self.n_clusters, X.shape[1])
+            init_scaled = apply_scaling(init_input, offset, factor)
+        else:
+            idx = _initial_center_indices(Xs, self.n_clusters, self.init, init_seed)
+            init_input = X[idx].copy()
+            init_scaled = Xs[idx].copy()
+
+        centers_scaled, labels, inertia, n_iter = self._run(Xs, init_scaled, rng)
+
+        self.scaling_offset_ = offset
+        self.scaling_factor_ = factor
+        self.init_centers_ = init_input
+        self.scaled_centers_ = centers_scaled
+        self.cluster_centers_ = undo_scaling(centers_scaled, offset, factor)
+        self.labels_ = np.asarray(labels, dtype=np.intp)
+        self.inertia_ = float(inertia)
+        self.n_iter_ = int(n_iter)
+        self._n_features_out = self.n_clusters
+        return self
+
+    def _scaled_input(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        return apply_scaling(X, self.scaling_offset_, self.scaling_factor_)
+
+    def predict(self, X):
+        """Assign each row to its nearest prototype (full feature space).
+
+        Distances are Euclidean in the scaled space the model was fitted in;
+        on equal distances the lowest centre index wins.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data in input units.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Cluster index in ``0 .. n_clusters - 1``.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            If called before ``fit``.
+        ValueError
+            On NaN/infinite data or a wrong number of columns.
+        """
+        return _nearest_center(self._scaled_input(X), self.scaled_centers_)
+
+    def transform(self, X):
+        """Euclidean distance of each row to every prototype, in the scaled space.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data in input units.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_samples, n_clusters)
+            Non-negative distances (scaled units).
+        """
+        from sklearn.metrics.pairwise import euclidean_distances
+
+        return euclidean_distances(self._scaled_input(X), self.scaled_centers_)
+
+    def score(self, X, y=None):
+        """Opposite of the sum of squared distances to the nearest prototype.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data in input units.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        score : float
+            ``-sum_i min_c ||x_i - mu_c||^2`` in the scaled space (<= 0; higher
+            is better).
+        """
+        Xs = self._scaled_input(X)
+        labels = _nearest_center(Xs, self.scaled_centers_)
+        return -float(((Xs - self.scaled_centers_[labels]) ** 2).sum())
+
+
+class KMeans(_BasePrototypeClustering):
+    """Lloyd's K-means from an explicit, seeded initialisation.
+
+    The baseline of the Inner Ensembles paper (Algorithm 5): alternately assign
+    every instance to its nearest centre (squared Euclidean distance) and move
+    every centre to the mean of its instances, until no assignment changes or
+    ``max_iter`` steps have run. The iterations are scikit-learn's
+    :class:`sklearn.cluster.KMeans` with ``algorithm="lloyd"``, ``n_init=1``,
+    ``tol=0`` and ``init`` set to the centres chosen here, so a run is one
+    Lloyd descent from known centres. Given the same ``random_state``,
+    :class:`~ensemblekit.clustering.inner_kmeans.InnerEnsembleKMeans` starts
+    from identical centres (``init_centers_``).
+
+    Parameters
+    ----------
+    n_clusters : int, default=3
+        Number of clusters ``k`` (>= 1, <= number of instances).
+    init : {"random", "k-means++"} or array-like of shape (n_clusters, n_features), default="random"
+        Starting centres, see :func:`initial_centers`. ``"random"`` picks
+        ``k`` distinct instances. An array is given in input units.
+    scale : {"none", "minmax", "zscore"}, default="none"
+        Attribute scaling fitted on the training data, see
+        :func:`fit_scaling`. ``"none"`` reproduces the paper (raw attributes);
+        Weka's SimpleKMeans uses ``"minmax"``. Clustering, ``predict``,
+        ``transform`` and ``inertia_`` use the scaled space; centres are
+        reported in input units.
+    max_iter : int, default=300
+        Maximum number of assignment/update steps (>= 1).
+    random_state : int, RandomState instance or None, default=None
+        Seed. Its first draw seeds the initialisation.
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+        Final centres (prototypes), in input units.
+    scaled_centers_ : ndarray of shape (n_clusters, n_features)
+        The same centres in the scaled space (what ``predict`` uses).
+    labels_ : ndarray of shape (n_samples,)
+        Cluster index of every training instance, in ``0 .. n_clusters - 1``.
+    n_iter_ : int
+        Number of assignment steps run (1 .. max_iter).
+    inertia_ : float
+        Sum of squared distances of the instances to their centre, in the
+        scaled space.
+    init_centers_ : ndarray of shape (n_clusters, n_features)
+        Starting centres, in input units.
+    scaling_offset_, scaling_factor_ : ndarray of shape (n_features,)
+        The scaling map: scaled = (X - scaling_offset_) / scaling_factor_.
+    n_features_in_ : int
+        Number of attributes seen in ``fit``.
+
+    Notes
+    -----
+    The iteration stops at the first step whose assignment equals the previous
+    one (or whose centres did not move at all), as in line 9 of Algorithm 5.
+    scikit-learn centres the data on its column means before iterating, for
+    accuracy; an empty cluster is moved onto the instance farthest from its
+    own centre.
+
+    References
+    ----------
+    Abbasian, Drummond, Japkowicz, Matwin, *Inner Ensembles: Using Ensemble
+    Methods Inside the Learning Algorithm*, ECML PKDD 2013, Algorithm 5.
+    Lloyd, *Least squares quantization in PCM*, IEEE Trans. Inf. Theory, 1982.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemblekit.clustering.kmeans import KMeans
+    >>> X = np.array([[0.0], [1.0], [10.0], [11.0]])
+    >>> km = KMeans(n_clusters=2, init=[[0.0], [11.0]]).fit(X)
+    >>> km.cluster_centers_.ravel().tolist()
+    [0.5, 10.5]
+    """
+
+    def __init__(self, n_clusters=3, *, init="random", scale="none", max_iter=300,
+                 random_state=None):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.scale = scale
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _run(self, Xs, init_scaled, rng):
+        from sklearn.cluster import KMeans as _SkKMeans
+
+        km = _SkKMeans(
+            n_clusters=self.n_clusters,
+            init=init_scaled,
+            n_init=1,
+            max_iter=self.max_iter,
+            tol=0.0,
+            algorithm="lloyd",
+        ).fit(Xs)
+        return km.cluster_centers_, km.labels_, km.inertia_, km.n_iter_

@@ -1,0 +1,357 @@
+"""Algorithm registry: registry name -> estimator factory, parameter specs and task.
+
+The registry is plain data so that ``ensemblekit algorithms`` and ``--help`` never
+import scikit-learn; the estimator classes are imported only when
+:func:`make_estimator` builds one.
+
+Every registered algorithm is built as a scikit-learn :class:`~sklearn.pipeline.Pipeline`
+of two steps, ``prep`` (the preprocessing stated in the entry, fitted on training data
+only, see :mod:`ensemblekit.preprocessing`) and ``model`` (the estimator itself), so a
+saved model carries its own imputation values, encodings and scaling.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+CLASSIFICATION = "classification"
+CLUSTERING = "clustering"
+REGRESSION = "regression"
+
+
+class ParameterError(ValueError):
+    """A ``--set key=value`` pair names an unknown parameter or gives a bad value."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One user-settable parameter of a registered algorithm.
+
+    Parameters
+    ----------
+    name : str
+        The estimator's own parameter name (scikit-learn convention).
+    kind : {"int", "float", "bool", "choice"}
+        How a ``--set`` value is parsed.
+    default : object
+        Value used when the user does not set it.
+    help : str
+        One-line description.
+    choices : tuple of str
+        Allowed values when ``kind == "choice"``.
+    low, high : float or None
+        Inclusive bounds for numbers (``None``: unbounded).
+    none_ok : bool
+        Whether ``none`` is accepted (parsed to ``None``, e.g. an unlimited depth).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    none_ok: bool = False
+
+    def describe_range(self) -> str:
+        """Return the allowed values in words, e.g. ``"int >= 1"`` or ``"none|minmax"``."""
+        if self.kind == "choice":
+            return "|".join(self.choices)
+        if self.kind == "bool":
+            return "true|false"
+        parts = []
+        if self.low is not None:
+            parts.append(f">= {_fmt_number(self.low)}")
+        if self.high is not None:
+            parts.append(f"<= {_fmt_number(self.high)}")
+        text = f"{self.kind} {' and '.join(parts)}".strip()
+        return f"{text}, or none" if self.none_ok else text
+
+    def parse(self, text: str) -> Any:
+        """Parse and check a value given on the command line.
+
+        Raises
+        ------
+        ParameterError
+            If ``text`` is not a valid value for this parameter.
+        """
+        text = text.strip()
+        if self.none_ok and text.lower() == "none":
+            return None
+        if self.kind == "choice":
+            if text not in self.choices:
+                raise ParameterError(
+                    f"bad value {text!r} for {self.name}: expected one of {', '.join(self.choices)}"
+                )
+            return text
+        if self.kind == "bool":
+            lowered = text.lower()
+            if lowered in ("true", "yes", "1", "on"):
+                return True
+            if lowered in ("false", "no", "0", "off"):
+                return False
+            raise ParameterError(f"bad value {text!r} for {self.name}: expected true or false")
+        try:
+            value: float | int = int(text) if self.kind == "int" else float(text)
+        except ValueError:
+            raise ParameterError(f"bad value {text!r} for {self.name}: expected {self.kind}") from None
+        return self.check(value)
+
+    def check(self, value: Any) -> Any:
+        """Check a number against the bounds; return it unchanged.
+
+        Raises
+        ------
+        ParameterError
+            If the value is not finite or lies outside ``[low, high]``.
+        """
+        if self.kind in ("int", "float") and value is not None:
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ParameterError(f"bad value {value!r} for {self.name}: must be finite")
+            if (self.low is not None and value < self.low) or (
+                self.high is not None and value > self.high
+            ):
+                raise ParameterError(
+                    f"bad value {_fmt_number(value)} for {self.name}: expected {self.describe_range()}"
+                )
+        return value
+
+
+def _fmt_number(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """A registry entry.
+
+    Parameters
+    ----------
+    name : str
+        Registry name used on the command line.
+    task : {"classification", "clustering"}
+        What the estimator does.
+    description : str
+        One line for ``ensemblekit algorithms``.
+    estimator : str
+        ``"module:Class"`` of the estimator, imported lazily.
+    params : tuple of Param
+        The parameters users may set with ``--set``.
+    preprocessing : str
+        One line saying what is done to nominal attributes and missing values.
+    encode : {"onehot"}
+        How nominal attributes are turned into numbers.
+    impute_numeric : bool
+        Replace missing numeric values by the training mean (``False`` when the
+        estimator handles gaps itself).
+    scale : {"none", "minmax"}
+        Scaling applied in the preprocessing step (the estimator may scale again).
+    fixed : dict
+        Estimator arguments the user cannot change.
+    shares_initial_centers : bool
+        True when runs with the same seed start from the same initial centres as
+        the other algorithms with this flag (``kmeans`` and ``iekm``).
+    """
+
+    name: str
+    task: str
+    description: str
+    estimator: str
+    params: tuple[Param, ...]
+    preprocessing: str
+    encode: str = "onehot"
+    impute_numeric: bool = True
+    scale: str = "none"
+    fixed: dict = field(default_factory=dict)
+    shares_initial_centers: bool = False
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        """Names of the settable parameters, in declaration order."""
+        return tuple(p.name for p in self.params)
+
+    def defaults(self) -> dict[str, Any]:
+        """Return ``{name: default}`` for every settable parameter."""
+        return {p.name: p.default for p in self.params}
+
+    def resolve(self, settings: dict[str, str] | None = None) -> dict[str, Any]:
+        """Merge ``--set`` strings into the defaults, parsing and checking each.
+
+        Raises
+        ------
+        ParameterError
+            On an unknown key (the message lists the valid keys) or a bad value.
+        """
+        values = self.defaults()
+        by_name = {p.name: p for p in self.params}
+        for key, text in (settings or {}).items():
+            if key not in by_name:
+                valid = ", ".join(self.param_names) or "(none)"
+                raise ParameterError(f"unknown parameter {key!r} for {self.name}; valid keys: {valid}")
+            values[key] = by_name[key].parse(text)
+        return values
+
+
+_SEED_NOTE = "random_state comes from --seed"
+
+_KMEANS_PARAMS = (
+    Param("n_clusters", "int", 3, "number of clusters k (cluster -k sets it)", low=1),
+    Param("init", "choice", "random", "initial centres: k distinct instances, or k-means++",
+          choices=("random", "k-means++")),
+    Param("scale", "choice", "none", "attribute scaling fitted on the training data",
+          choices=("none", "minmax", "zscore")),
+    Param("max_iter", "int", 300, "maximum number of assignment/update iterations", low=1),
+)
+
+_NUMERIC_PREP = "nominal: one-hot; missing: training mean (numeric) / mode (nominal)"
+
+ALGORITHMS: dict[str, AlgorithmSpec] = {
+    spec.name: spec
+    for spec in (
+        AlgorithmSpec(
+            name="kmeans",
+            task=CLUSTERING,
+            description="Lloyd's K-means from seeded initial centres shared with iekm",
+            estimator="ensemblekit.clustering.kmeans:KMeans",
+            params=_KMEANS_PARAMS,
+            preprocessing=_NUMERIC_PREP,
+            shares_initial_centers=True,
+        ),
+        AlgorithmSpec(
+            name="iekm",
+            task=CLUSTERING,
+            description="Inner-Ensemble K-means: assignment by a vote over random feature subsets "
+            "(Abbasian et al. 2013, Alg. 6)",
+            estimator="ensemblekit.clustering.inner_kmeans:InnerEnsembleKMeans",
+            params=_KMEANS_PARAMS
+            + (
+                Param("n_estimators", "int", 10, "ensemble size E: votes per instance and step", low=1),
+                Param("max_features", "float", 0.5, "fraction of the features in each subset",
+                      low=0.1, high=1.0),
+                Param("bootstrap_features", "bool", False,
+                      "draw subset features with replacement"),
+                Param("resample", "choice", "each-iteration",
+                      "redraw the E subsets at every step or once per fit",
+                      choices=("each-iteration", "once")),
+            ),
+            preprocessing=_NUMERIC_PREP,
+            shares_initial_centers=True,
+        ),
+        AlgorithmSpec(
+            name="knn",
+            task=CLASSIFICATION,
+            description="k-nearest-neighbour classifier on min-max scaled attributes (like Weka IBk)",
+            estimator="sklearn.neighbors:KNeighborsClassifier",
+            params=(
+                Param("n_neighbors", "int", 1, "number of neighbours k (Weka IBk default 1)", low=1),
+                Param("weights", "choice", "uniform", "vote weighting",
+                      choices=("uniform", "distance")),
+            ),
+            preprocessing="nominal: one-hot; missing: training mean/mode; numeric: min-max to [0, 1]",
+            scale="minmax",
+        ),
+        AlgorithmSpec(
+            name="c45",
+            task=CLASSIFICATION,
+            description="unpruned entropy decision tree (scikit-learn binary tree, not Quinlan's C4.5)",
+            estimator="ensemblekit.classifiers.c45:C45Tree",
+            params=(
+                Param("min_samples_leaf", "int", 2, "minimum instances per leaf (J48 -M)", low=1),
+                Param("max_depth", "int", None, "maximum depth (none = unlimited)", low=1,
+                      none_ok=True),
+            ),
+            preprocessing="nominal: one-hot (missing: training mode); numeric missing values "
+            "kept (the tree routes them)",
+            impute_numeric=False,
+        ),
+    )
+}
+
+
+class UnknownAlgorithmError(KeyError):
+    """The name is not in :data:`ALGORITHMS`."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; we want plain text
+        return str(self.args[0])
+
+
+def get(name: str) -> AlgorithmSpec:
+    """Return the registry entry for ``name``.
+
+    Raises
+    ------
+    UnknownAlgorithmError
+        If ``name`` is not registered; the message lists the registered names.
+    """
+    try:
+        return ALGORITHMS[name]
+    except KeyError:
+        known = ", ".join(sorted(ALGORITHMS))
+        raise UnknownAlgorithmError(f"unknown algorithm {name!r}; known: {known}") from None
+
+
+def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
+                   random_state: int | None = None):
+    """Build the unfitted pipeline ``prep -> model`` for a registered algorithm.
+
+    Parameters
+    ----------
+    name : str
+        Registry name.
+    schema : ensemblekit.data.Schema
+        Training schema; fixes which feature columns are nominal and their
+        categories, so encodings do not depend on the values a fold happens to hold.
+    params : dict, optional
+        Already resolved parameters (see :meth:`AlgorithmSpec.resolve`); defaults
+        when omitted.
+    random_state : int or None
+        Seed passed to estimators that take one.
+
+    Returns
+    -------
+    sklearn.pipeline.Pipeline
+        Unfitted pipeline with steps ``prep`` and ``model``.
+
+    Raises
+    ------
+    UnknownAlgorithmError, ParameterError
+    """
+    import importlib
+
+    from sklearn.pipeline import Pipeline
+
+    from ensemblekit.preprocessing import make_preprocessor
+
+    spec = get(name)
+    values = spec.defaults()
+    values.update(params or {})
+    for p in spec.params:
+        p.check(values[p.name])
+    module_name, class_name = spec.estimator.split(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    kwargs = dict(spec.fixed)
+    kwargs.update(values)
+    if "random_state" in cls().get_params():
+        kwargs["random_state"] = random_state
+    prep = make_preprocessor(schema, impute_numeric=spec.impute_numeric, scale=spec.scale)
+    return Pipeline([("prep", prep), ("model", cls(**kwargs))])
+
+
+def parse_settings(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """Split ``["key=value", ...]`` from ``--set`` into a dict (later keys win).
+
+    Raises
+    ------
+    ParameterError
+        If an item has no ``=`` or an empty key.
+    """
+    out: dict[str, str] = {}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ParameterError(f"--set expects key=value, got {item!r}")
+        out[key.strip()] = value
+    return out
