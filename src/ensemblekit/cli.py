@@ -484,9 +484,11 @@ def _run_comparison(algos: list[str], settings: List[str], data_files: list[str]
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise UsageError("two data files have the same name: " + ", ".join(names))
-    units = len(experiment.plan(datasets, algorithms, protocol))
-    with _progress(units, "evaluating") as advance:
-        scores = experiment.run(datasets, algorithms, protocol, metrics, n_jobs=n_jobs,
+    work = experiment.plan(datasets, algorithms, protocol)
+    for note in work.notes:
+        _note(f"note: {note}")
+    with _progress(len(work.units), "evaluating") as advance:
+        scores = experiment.run(datasets, work, protocol, metrics, n_jobs=n_jobs,
                                 on_unit_done=advance)
     summary = experiment.summarize(scores)
     ranks = {}

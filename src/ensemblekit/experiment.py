@@ -134,7 +134,23 @@ class _Unit:
     random_state: int
 
 
-def plan(datasets: Sequence, algorithms: Sequence[tuple[str, dict]], protocol: Protocol) -> list[_Unit]:
+@dataclass(frozen=True)
+class Plan:
+    """The units of work of a protocol, and notes for the user about the data.
+
+    Attributes
+    ----------
+    units : list
+        Units ordered by data set, repeat, fold, algorithm.
+    notes : list of str
+        E.g. a class with fewer instances than folds (stratification is then partial).
+    """
+
+    units: list
+    notes: list
+
+
+def plan(datasets: Sequence, algorithms: Sequence[tuple[str, dict]], protocol: Protocol) -> Plan:
     """Cut a protocol into units of work, in a fixed order.
 
     Parameters
@@ -147,17 +163,19 @@ def plan(datasets: Sequence, algorithms: Sequence[tuple[str, dict]], protocol: P
 
     Returns
     -------
-    list
-        Units ordered by data set, repeat, fold, algorithm.
+    Plan
 
     Raises
     ------
     ProtocolError
         If a data set has no nominal class, or too few labelled rows for the folds.
     """
+    import warnings
+
     from sklearn.model_selection import RepeatedStratifiedKFold
 
     units: list[_Unit] = []
+    notes: list[str] = []
     for d_index, ds in enumerate(datasets):
         y = _labelled_class(ds)
         labelled = np.flatnonzero(y >= 0)
@@ -171,10 +189,16 @@ def plan(datasets: Sequence, algorithms: Sequence[tuple[str, dict]], protocol: P
                 raise ProtocolError(
                     f"{ds.source}: every class has fewer than {protocol.folds} instances; use fewer folds"
                 )
+            smallest = counts[counts > 0].min()
+            if smallest < protocol.folds:
+                notes.append(f"{ds.name}: the smallest class has {smallest} instances, fewer than "
+                             f"{protocol.folds} folds; some folds lack it")
             splitter = RepeatedStratifiedKFold(
                 n_splits=protocol.folds, n_repeats=protocol.repeats, random_state=protocol.seed
             )
-            splits = splitter.split(np.zeros((labelled.size, 1)), y[labelled])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # reported in notes instead
+                splits = list(splitter.split(np.zeros((labelled.size, 1)), y[labelled]))
             for s, (train, test) in enumerate(splits):
                 repeat, fold = divmod(s, protocol.folds)
                 rs = derive_seed(protocol.seed, repeat + 1, fold + 1)
@@ -186,7 +210,7 @@ def plan(datasets: Sequence, algorithms: Sequence[tuple[str, dict]], protocol: P
                 rs = derive_seed(protocol.seed, run + 1)
                 for name, params in algorithms:
                     units.append(_Unit(d_index, name, _params_json(params), run + 1, 0, None, None, rs))
-    return units
+    return Plan(units, notes)
 
 
 def _labelled_class(ds) -> np.ndarray:
@@ -203,7 +227,7 @@ def _params_json(params: dict) -> str:
 
 def run(
     datasets: Sequence,
-    algorithms: Sequence[tuple[str, dict]],
+    work: Plan,
     protocol: Protocol,
     metrics: Sequence[str],
     *,
@@ -215,8 +239,8 @@ def run(
     Parameters
     ----------
     datasets : sequence of ensemblekit.data.Dataset
-    algorithms : sequence of (name, params)
-        Registry names with resolved parameters; all of one task.
+    work : Plan
+        From :func:`plan` on the same data sets and protocol.
     protocol : Protocol
     metrics : sequence of str
         Metric names (keys of :data:`ensemblekit.metrics.METRICS`).
@@ -230,14 +254,10 @@ def run(
     list of Score
         In plan order: data set, repeat, fold, algorithm, metric.
 
-    Raises
-    ------
-    ProtocolError
-        See :func:`plan`.
     """
     from joblib import Parallel, delayed
 
-    units = plan(datasets, algorithms, protocol)
+    units = work.units
     jobs = (
         delayed(_run_unit)(datasets[u.data_index], u, protocol.n_clusters, tuple(metrics))
         for u in units

@@ -98,7 +98,7 @@ class C45Tree(ClassifierMixin, BaseEstimator):
         self.max_depth = max_depth
         self.random_state = random_state
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y):
         """Grow the tree on training data.
 
         Parameters
@@ -106,10 +106,10 @@ class C45Tree(ClassifierMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Training features, float; NaN marks a missing value.
         y : array-like of shape (n_samples,)
-            Class labels (any hashable labels scikit-learn accepts for
-            classification).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative instance weights; ``None`` weighs all equally.
+            Class labels (any labels scikit-learn accepts for
+            classification). There is no ``sample_weight``: the leaf-size
+            rule counts rows, so weights would not be equivalent to repeated
+            rows; resample rows instead (as bagging does).
 
         Returns
         -------
@@ -133,7 +133,7 @@ class C45Tree(ClassifierMixin, BaseEstimator):
             max_depth=self.max_depth,
             random_state=self.random_state,
         )
-        tree.fit(X, y, sample_weight=sample_weight)
+        tree.fit(X, y)
         self.tree_ = tree
         self.classes_ = tree.classes_
         return self

@@ -1,0 +1,1119 @@
+"""Reading ARFF and CSV data files into numeric arrays with a schema.
+
+A data file becomes a :class:`Dataset`: a float matrix ``X`` of the features,
+a class vector ``y`` and a :class:`Schema` that records every attribute's name,
+kind (numeric, nominal or string) and, for nominal attributes, the declared
+values whose positions are the integer codes used in ``X`` and ``y``.
+
+Formats
+-------
+ARFF
+    Weka's Attribute-Relation File Format (Witten, Frank, Hall & Pal, *Data
+    Mining: Practical Machine Learning Tools and Techniques*, 4th ed., 2016,
+    section 2.4; the format page of the Weka wiki). Tokenising (quoting,
+    escapes, ``?`` for missing, sparse rows) is done by liac-arff. Before
+    that, a fix-up that keeps every line in place accepts what Weka accepts
+    and liac-arff does not: a UTF-8 byte order mark, CRLF or CR line ends,
+    old range suffixes (``integer [1,10]``), and ``@attribute name{a,b}``
+    with no space before the brace.
+CSV
+    Comma separated values (RFC 4180) with a header row of column names; the
+    delimiter is one of comma, semicolon or TAB, found from the header line.
+
+Every problem with the input raises :class:`DataError`, whose text is one line
+naming the file, the line number when it is known, and what is wrong.
+
+This module imports only the standard library, numpy and liac-arff, so that
+commands which only read data (``ensemblekit info``) start quickly.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import numbers
+import os
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, TextIO
+
+import arff
+import numpy as np
+
+__all__ = [
+    "Attribute",
+    "DataError",
+    "Dataset",
+    "Schema",
+    "load_dataset",
+    "write_arff",
+]
+
+KINDS = ("numeric", "nominal", "string")
+
+# Cell values of a CSV file read as missing (besides the empty field).
+_CSV_MISSING = frozenset(
+    {"?", ""}
+    | {a + b for a in "nN" for b in "aA"}
+    | {a + b + c for a in "nN" for b in "aA" for c in "nN"}
+)
+
+# Longest piece of input quoted inside an error message.
+_SHOW = 60
+
+
+class _Absent:
+    """Marks an attribute left out of a sparse ARFF row (it means value 0)."""
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return "<absent>"
+
+
+_ABSENT = _Absent()
+
+
+# --------------------------------------------------------------------------
+# Public types
+# --------------------------------------------------------------------------
+class DataError(ValueError):
+    """A data file cannot be read as a data set.
+
+    ``str(error)`` is one line: the file as it was given (``<stdin>`` for
+    standard input), the line number when it is known, and what is wrong,
+    for example ``"iris.arff, line 57: value 'foo' is not numeric for
+    attribute 'sepallength'"``.
+
+    Parameters
+    ----------
+    what : str
+        What is wrong (one line).
+    source : str, optional
+        The file as given by the caller.
+    line : int, optional
+        1-based line number in the file.
+
+    Attributes
+    ----------
+    what, source, line
+        The parts of the message, for callers that format errors themselves.
+    """
+
+    def __init__(self, what: str, source: str | None = None, line: int | None = None):
+        self.what = what
+        self.source = source
+        self.line = line
+        where = ""
+        if source is not None:
+            where = source if line is None else f"{source}, line {line}"
+        elif line is not None:
+            where = f"line {line}"
+        message = f"{where}: {what}" if where else what
+        super().__init__(" ".join(message.split("\n")))
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One column of a data set.
+
+    Parameters
+    ----------
+    name : str
+        Attribute name as written in the file.
+    kind : {"numeric", "nominal", "string"}
+        ``"numeric"`` for ARFF numeric/real/integer attributes and CSV columns
+        that hold only numbers; ``"nominal"`` for ARFF ``{...}`` attributes and
+        other CSV columns; ``"string"`` for ARFF string attributes (kept only
+        when the caller allows them).
+    values : tuple of str
+        For nominal and string attributes, the values whose positions are the
+        integer codes: the declared values in declared order (ARFF), or the
+        sorted distinct values seen (CSV columns, string attributes). Empty for
+        numeric attributes.
+
+    Raises
+    ------
+    ValueError
+        Unknown kind, values given for a numeric attribute, or a value listed
+        twice.
+    """
+
+    name: str
+    kind: str
+    values: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"attribute {self.name!r}: kind must be one of {KINDS}, not {self.kind!r}")
+        values = tuple(str(v) for v in self.values)
+        if self.kind == "numeric" and values:
+            raise ValueError(f"attribute {self.name!r}: a numeric attribute has no values")
+        if len(set(values)) != len(values):
+            seen: set[str] = set()
+            twice = next(v for v in values if v in seen or seen.add(v))
+            raise ValueError(f"attribute {self.name!r}: value {twice!r} is listed twice")
+        object.__setattr__(self, "name", str(self.name))
+        object.__setattr__(self, "values", values)
+
+    def to_dict(self) -> dict:
+        """Return ``{"name", "kind", "values"}`` (JSON-serialisable)."""
+        return {"name": self.name, "kind": self.kind, "values": list(self.values)}
+
+
+@dataclass(frozen=True)
+class Schema:
+    """Names and kinds of a data set's attributes, and which one is the class.
+
+    A model keeps the schema of its training data so that new data can be
+    checked and coded the same way (``load_dataset(..., schema=...)``).
+
+    Parameters
+    ----------
+    relation : str
+        ARFF ``@relation`` name (for CSV files, the file stem).
+    attributes : tuple of Attribute
+        Every kept attribute, in file order, the class included.
+    class_index : int or None
+        Index of the class attribute in ``attributes``; None when the data has
+        no class (clustering).
+
+    Raises
+    ------
+    ValueError
+        Two attributes with one name, or ``class_index`` out of range.
+    """
+
+    relation: str
+    attributes: tuple[Attribute, ...]
+    class_index: int | None
+
+    def __post_init__(self) -> None:
+        attributes = tuple(self.attributes)
+        for a in attributes:
+            if not isinstance(a, Attribute):
+                raise ValueError(f"schema attributes must be Attribute objects, not {type(a).__name__}")
+        names = [a.name for a in attributes]
+        if len(set(names)) != len(names):
+            seen: set[str] = set()
+            twice = next(n for n in names if n in seen or seen.add(n))
+            raise ValueError(f"schema: attribute name {twice!r} appears twice")
+        ci = self.class_index
+        if ci is not None:
+            if isinstance(ci, bool) or not isinstance(ci, numbers.Integral) or not 0 <= ci < len(attributes):
+                raise ValueError(f"schema: class_index {ci!r} is not an index into {len(attributes)} attributes")
+            ci = int(ci)
+        object.__setattr__(self, "relation", str(self.relation))
+        object.__setattr__(self, "attributes", attributes)
+        object.__setattr__(self, "class_index", ci)
+
+    @property
+    def features(self) -> tuple[Attribute, ...]:
+        """All attributes but the class, in file order (the columns of ``X``)."""
+        return tuple(a for i, a in enumerate(self.attributes) if i != self.class_index)
+
+    @property
+    def class_attribute(self) -> Attribute | None:
+        """The class attribute, or None when the data has no class."""
+        return None if self.class_index is None else self.attributes[self.class_index]
+
+    def to_dict(self) -> dict:
+        """Return a JSON-serialisable dict with a fixed key order.
+
+        Keys: ``relation``, ``attributes`` (list of ``{name, kind, values}``),
+        ``class_index``.
+        """
+        return {
+            "relation": self.relation,
+            "attributes": [a.to_dict() for a in self.attributes],
+            "class_index": self.class_index,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Schema:
+        """Rebuild a schema from :meth:`to_dict` output.
+
+        Raises
+        ------
+        ValueError
+            A key is missing or a value has the wrong form.
+        """
+        try:
+            attributes = tuple(
+                Attribute(a["name"], a["kind"], tuple(a.get("values", ()))) for a in d["attributes"]
+            )
+            return cls(d["relation"], attributes, d["class_index"])
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"not a schema dict ({type(exc).__name__}: {exc})") from None
+
+
+@dataclass
+class Dataset:
+    """A data file read into arrays.
+
+    Attributes
+    ----------
+    name : str
+        File stem (``"iris"``), or for standard input the ``@relation`` name
+        (``"stdin"`` for CSV).
+    source : str
+        The path as given, or ``"<stdin>"``.
+    schema : Schema
+        Attribute names, kinds and values; the class attribute.
+    X : ndarray of shape (n_instances, len(schema.features)), float64
+        Numeric attributes as read; nominal (and allowed string) attributes as
+        integer codes 0..r-1 into ``Attribute.values``; NaN marks a missing
+        value.
+    y : ndarray of shape (n_instances,) or None
+        Nominal class: int64 codes into ``schema.class_attribute.values``, -1
+        for missing. Numeric class: float64, NaN for missing. None when there
+        is no class (or, when conforming to a training schema, when the file
+        lacks the class attribute).
+    lines : ndarray of shape (n_instances,), int64
+        1-based line in the file where each row starts, for messages.
+    """
+
+    name: str
+    source: str
+    schema: Schema
+    X: np.ndarray
+    y: np.ndarray | None
+    lines: np.ndarray
+
+    @property
+    def n_instances(self) -> int:
+        """Number of rows."""
+        return int(self.X.shape[0])
+
+    @property
+    def class_values(self) -> tuple[str, ...]:
+        """Class labels in code order; ``()`` for a numeric class or no class."""
+        ca = self.schema.class_attribute
+        return () if ca is None else ca.values
+
+
+# --------------------------------------------------------------------------
+# Internal table: attribute declarations + raw cell tokens
+# --------------------------------------------------------------------------
+@dataclass
+class _Column:
+    name: str
+    kind: str | None  # numeric | nominal | string | date; None = CSV (not typed yet)
+    values: tuple[str, ...]
+    line: int | None  # declaration line (ARFF) or None
+
+
+@dataclass
+class _Table:
+    relation: str
+    columns: list[_Column]
+    cells: np.ndarray  # (n, m) object: str or None (missing)
+    lines: np.ndarray  # (n,) int64
+    fmt: str
+
+
+def _show(text: str, limit: int = _SHOW) -> str:
+    """Quote a piece of input for a one-line message."""
+    text = str(text)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return repr(text)
+
+
+def _names(names: Iterable[str], limit: int = 20) -> str:
+    names = [repr(n) for n in names]
+    if len(names) > limit:
+        names = names[:limit] + [f"... ({len(names) - limit} more)"]
+    return ", ".join(names)
+
+
+# --------------------------------------------------------------------------
+# ARFF
+# --------------------------------------------------------------------------
+_RE_KEYWORD = re.compile(r"@([A-Za-z]+)(.*)$", re.S)
+_RE_RANGE = re.compile(r"^[\[(][^\])]*[\])]$")
+_RE_UNQUOTED_NAME = re.compile(r"([^\s{]+)\s*(.*)$", re.S)
+_RE_TYPE_WORD = re.compile(r"([A-Za-z]+)\s*(.*)$", re.S)
+
+
+def _unescape(text: str) -> str:
+    table = {"n": "\n", "t": "\t", "r": "\r"}
+    return re.sub(r"\\(.)", lambda m: table.get(m.group(1), m.group(1)), text)
+
+
+def _split_quoted(rest: str) -> tuple[str, str] | None:
+    """Split ``'name' tail`` / ``name tail``; None if a quote is not closed."""
+    if rest[:1] in ("'", '"'):
+        quote = rest[0]
+        i = 1
+        while i < len(rest):
+            if rest[i] == "\\":
+                i += 2
+                continue
+            if rest[i] == quote:
+                return _unescape(rest[1:i]), rest[i + 1 :].strip()
+            i += 1
+        return None
+    m = _RE_UNQUOTED_NAME.match(rest)
+    return (m.group(1), m.group(2).strip()) if m else ("", "")
+
+
+def _liac_error_text(exc: Exception) -> str:
+    text = str(exc) if isinstance(exc, arff.ArffException) and exc.message else type(exc).__name__
+    return re.sub(r",? ?(at|in)? line -?\d+\.?", "", text).strip(" .:")
+
+
+def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[_Column], int]:
+    """Scan the header; return (relation, columns, index of the @data line)."""
+    relation: str | None = None
+    columns: list[_Column] = []
+    nominal_specs: dict[int, str] = {}  # line index -> '{...}'
+    declared: dict[str, int] = {}
+    data_index = None
+    for i, raw in enumerate(lines):
+        s = raw.strip()
+        if not s or s.startswith("%"):
+            continue
+        lineno = i + 1
+        m = _RE_KEYWORD.match(s)
+        keyword = m.group(1).lower() if m else ""
+        rest = m.group(2).strip() if m else ""
+        if relation is None and keyword != "relation":
+            raise DataError(f"expected '@relation' to start the ARFF header, found {_show(s)}", src, lineno)
+        if keyword == "relation":
+            if relation is not None:
+                raise DataError("a second @relation line (the header must hold exactly one)", src, lineno)
+            if not rest:
+                raise DataError("@relation has no name", src, lineno)
+            split = _split_quoted(rest)
+            if split is None:
+                raise DataError(f"unclosed quote in {_show(s)}", src, lineno)
+            relation = split[0] if rest[0] in "'\"" else rest
+        elif keyword == "attribute":
+            split = _split_quoted(rest) if rest else ("", "")
+            if split is None:
+                raise DataError(f"unclosed quote in the attribute name: {_show(s)}", src, lineno)
+            name, spec = split
+            if not name:
+                raise DataError(f"@attribute without a name: {_show(s)}", src, lineno)
+            if name in declared:
+                raise DataError(
+                    f"attribute {name!r} is declared twice (first on line {declared[name]})", src, lineno
+                )
+            declared[name] = lineno
+            if not spec:
+                raise DataError(f"attribute {name!r} has no type", src, lineno)
+            if spec.startswith("{"):
+                if not spec.endswith("}"):
+                    what = f"attribute {name!r}: the value list {_show(spec)} is not closed with '}}'"
+                    raise DataError(what, src, lineno)
+                if not spec[1:-1].strip():
+                    raise DataError(f"attribute {name!r} declares no nominal values", src, lineno)
+                nominal_specs[i] = spec
+                columns.append(_Column(name, "nominal", (), lineno))
+                continue
+            tm = _RE_TYPE_WORD.match(spec)
+            word = tm.group(1).lower() if tm else ""
+            tail = tm.group(2).strip() if tm else spec
+            if word in ("numeric", "real", "integer"):
+                # Weka reads, and ignores, an old range suffix: integer [1,10]
+                if tail and not _RE_RANGE.match(tail):
+                    what = f"attribute {name!r}: unexpected {_show(tail)} after the type {word!r}"
+                    raise DataError(what, src, lineno)
+                columns.append(_Column(name, "numeric", (), lineno))
+            elif word == "string" and not tail:
+                columns.append(_Column(name, "string", (), lineno))
+            elif word == "date":
+                columns.append(_Column(name, "date", (), lineno))
+            elif word == "relational":
+                raise DataError(
+                    f"attribute {name!r} is a relational (multi-instance) attribute, which ensemblekit does not read",
+                    src,
+                    lineno,
+                )
+            else:
+                raise DataError(
+                    f"attribute {name!r} has unknown type {_show(spec)} "
+                    "(expected numeric, real, integer, string, date or {value, ...})",
+                    src,
+                    lineno,
+                )
+        elif keyword == "data":
+            if rest and not rest.startswith("%"):
+                raise DataError(f"unexpected text after @data: {_show(rest)}", src, lineno)
+            data_index = i
+            break
+        elif keyword == "end":
+            raise DataError("'@end' outside a relational attribute", src, lineno)
+        else:
+            raise DataError(
+                f"unexpected text in the ARFF header: {_show(s)} (expected @attribute or @data)", src, lineno
+            )
+    if relation is None:
+        raise DataError("no '@relation' line: not an ARFF file", src)
+    if data_index is None:
+        raise DataError("no '@data' line after the attribute declarations", src)
+    if not columns:
+        raise DataError("no @attribute declarations before @data", src, data_index + 1)
+
+    if nominal_specs:
+        # liac-arff reads the value lists (quotes, escapes); each list keeps its
+        # own line so its errors point at the right place.
+        doc = [""] * (max(nominal_specs) + 2)
+        doc[0] = "@relation r"  # the real @relation line precedes every @attribute
+        for k, (i, spec) in enumerate(nominal_specs.items()):
+            doc[i] = f"@attribute a{k} {spec}"
+        doc[-1] = "@data"
+        decoder = arff.ArffDecoder()
+        try:
+            parsed = decoder.decode(doc)["attributes"]
+        except Exception as exc:  # liac-arff raises several types
+            bad = getattr(exc, "line", getattr(decoder, "_current_line", 0)) - 1
+            lineno = bad if bad in nominal_specs else None
+            if lineno is not None:
+                what = f"cannot read the nominal values {_show(nominal_specs[bad])}"
+            else:
+                what = "cannot read a nominal value list"
+            raise DataError(f"{what} ({_liac_error_text(exc)})", src, None if lineno is None else lineno + 1) from None
+        by_line = {c.line: c for c in columns}
+        for (i, _), (_, values) in zip(nominal_specs.items(), parsed):
+            col = by_line[i + 1]
+            values = tuple(values)
+            if len(set(values)) != len(values):
+                seen: set[str] = set()
+                twice = next(v for v in values if v in seen or seen.add(v))
+                raise DataError(f"attribute {col.name!r} declares the value {twice!r} twice", src, i + 1)
+            col.values = values
+    return relation, columns, data_index
+
+
+def _decode_rows(doc: list[str], lines: list[str], n_cols: int, sparse: bool, src: str) -> list:
+    """Run liac-arff over a header of string attributes + data lines."""
+    decoder = arff.ArffDecoder()
+    try:
+        return decoder.decode(doc, return_type=arff.LOD if sparse else arff.DENSE)["data"]
+    except Exception as exc:  # liac-arff raises ArffException and ValueError
+        lineno = getattr(exc, "line", -1)
+        if not isinstance(lineno, int) or lineno < 1:
+            lineno = getattr(decoder, "_current_line", 0) or None
+        row = lines[lineno - 1].strip() if lineno and lineno <= len(lines) else ""
+        if isinstance(exc, arff.BadDataFormat):
+            try:
+                parsed = arff._parse_values(row)
+            except Exception:
+                parsed = None
+            if isinstance(parsed, dict) and parsed:
+                what = (
+                    f"sparse index {max(parsed)} is out of range: the file declares {n_cols} attributes "
+                    f"(indices 0 to {n_cols - 1})"
+                )
+            elif isinstance(parsed, list):
+                what = f"expected {n_cols} values (one per attribute), found {len(parsed)}: {_show(row)}"
+            else:
+                what = f"wrong number of values (expected {n_cols}): {_show(row)}"
+        elif isinstance(exc, arff.BadLayout):
+            what = (
+                f"malformed data row {_show(row)} (values must be separated by commas; "
+                "quote values that hold spaces, commas or quotes)"
+            )
+        else:
+            detail = _liac_error_text(exc) if isinstance(exc, arff.ArffException) else str(exc)
+            what = f"cannot read the data row {_show(row)} ({detail})"
+        raise DataError(what, src, lineno) from None
+
+
+def _parse_arff(text: str, src: str) -> _Table:
+    lines = text.split("\n")
+    relation, columns, data_index = _parse_arff_header(lines, src)
+    m = len(columns)
+
+    # Header of string attributes at the original line positions, so that
+    # liac-arff only tokenises and every line number stays right.
+    head = [""] * (data_index + 1)
+    head[0] = "@relation r"
+    for k, c in enumerate(columns):
+        head[c.line - 1] = f"@attribute a{k} STRING"
+    head[data_index] = "@data"
+
+    data_idx: list[int] = []
+    sparse_pos: list[int] = []
+    for i in range(data_index + 1, len(lines)):
+        s = lines[i].strip()
+        if s and s[0] != "%":
+            if s[0] == "{":
+                sparse_pos.append(len(data_idx))
+            data_idx.append(i)
+    n = len(data_idx)
+    if n == 0:
+        raise DataError("no data rows after @data", src, data_index + 1)
+    line_numbers = np.asarray(data_idx, dtype=np.int64) + 1
+
+    body = lines[data_index + 1 :]
+    if not sparse_pos:
+        rows = _decode_rows(head + body, lines, m, False, src)
+        if len(rows) != n:  # pragma: no cover - would be a bug in the line scan
+            raise DataError(f"internal error: {len(rows)} rows read but {n} data lines found", src)
+        cells = np.empty((n, m), dtype=object)
+        cells[:, :] = rows
+    else:
+        sparse_lines = {data_idx[p] for p in sparse_pos}
+        offset = data_index + 1
+        dense_body = ["" if (offset + j) in sparse_lines else t for j, t in enumerate(body)]
+        sparse_body = [t if (offset + j) in sparse_lines else "" for j, t in enumerate(body)]
+        is_sparse = np.zeros(n, dtype=bool)
+        is_sparse[sparse_pos] = True
+        cells = np.empty((n, m), dtype=object)
+        if len(sparse_pos) < n:
+            cells[~is_sparse, :] = _decode_rows(head + dense_body, lines, m, False, src)
+        sparse_rows = _decode_rows(head + sparse_body, lines, m, True, src)
+        block = np.empty((len(sparse_rows), m), dtype=object)
+        block[:, :] = _ABSENT
+        for r, row in enumerate(sparse_rows):
+            for k, v in row.items():
+                block[r, k] = v
+        cells[is_sparse, :] = block
+        # An attribute left out of a sparse row has value 0: the number 0, or
+        # the first declared value of a nominal attribute (as in Weka). A left
+        # out string or date value is read as missing.
+        for k, c in enumerate(columns):
+            col = cells[:, k]
+            absent = np.fromiter((v is _ABSENT for v in col), dtype=bool, count=n)
+            if absent.any():
+                fill = "0" if c.kind == "numeric" else (c.values[0] if c.kind == "nominal" else None)
+                col[absent] = fill
+    return _Table(relation, columns, cells, line_numbers, "arff")
+
+
+# --------------------------------------------------------------------------
+# CSV
+# --------------------------------------------------------------------------
+_DELIMITERS = (",", ";", "\t")
+
+
+def _count_outside_quotes(line: str, ch: str) -> int:
+    count, quoted = 0, False
+    for c in line:
+        if c == '"':
+            quoted = not quoted
+        elif c == ch and not quoted:
+            count += 1
+    return count
+
+
+def _guess_delimiter(header: str, following: list[str]) -> str:
+    counts = {d: _count_outside_quotes(header, d) for d in _DELIMITERS}
+    best = max(counts.values())
+    if best == 0:
+        return ","
+    tied = [d for d in _DELIMITERS if counts[d] == best]
+    if len(tied) == 1:
+        return tied[0]
+    # Tie on the header: prefer the delimiter that splits the next rows alike.
+    agree = {d: sum(_count_outside_quotes(t, d) == best for t in following) for d in tied}
+    return max(tied, key=lambda d: agree[d])
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _parse_csv(text: str, src: str, relation: str, delimiter: str | None) -> _Table:
+    lines = text.split("\n")
+    first = next((i for i, t in enumerate(lines) if t.strip()), None)
+    if first is None:
+        raise DataError("the file is empty", src)
+    if delimiter is None:
+        following = [t for t in lines[first + 1 : first + 40] if t.strip()][:5]
+        delimiter = _guess_delimiter(lines[first], following)
+
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter, skipinitialspace=True)
+    header: list[str] | None = None
+    header_line = 0
+    rows: list[list[str]] = []
+    row_lines: list[int] = []
+    start = 1
+    try:
+        for fields in reader:
+            lineno, start = start, reader.line_num + 1
+            if not fields or (len(fields) == 1 and not fields[0].strip()):
+                continue
+            fields = [f.strip() for f in fields]
+            if header is None:
+                header, header_line = fields, lineno
+                continue
+            if len(fields) != len(header):
+                raise DataError(
+                    f"expected {len(header)} fields (as in the header on line {header_line}), found {len(fields)}",
+                    src,
+                    lineno,
+                )
+            rows.append(fields)
+            row_lines.append(lineno)
+    except csv.Error as exc:
+        raise DataError(f"cannot read the CSV text ({exc})", src, reader.line_num or None) from None
+
+    assert header is not None
+    shown = {",": "comma", ";": "semicolon", "\t": "TAB"}[delimiter]
+    if all(_is_number(h) for h in header):
+        raise DataError(
+            f"no header row: the first row holds only numbers ({_show(delimiter.join(header))}); "
+            f"add a first row of column names ({shown}-separated)",
+            src,
+            header_line,
+        )
+    seen: dict[str, int] = {}
+    for k, h in enumerate(header):
+        if not h:
+            raise DataError(f"column {k + 1} of the header has no name", src, header_line)
+        if h in seen:
+            what = f"column name {h!r} appears twice in the header (columns {seen[h] + 1} and {k + 1})"
+            raise DataError(what, src, header_line)
+        seen[h] = k
+    if not rows:
+        raise DataError("no data rows after the header", src, header_line)
+
+    cells = np.empty((len(rows), len(header)), dtype=object)
+    cells[:, :] = rows
+    for k in range(len(header)):
+        col = cells[:, k]
+        miss = np.fromiter((v in _CSV_MISSING for v in col), dtype=bool, count=len(col))
+        col[miss] = None
+    columns = [_Column(h, None, (), None) for h in header]
+    return _Table(relation, columns, cells, np.asarray(row_lines, dtype=np.int64), "csv")
+
+
+# --------------------------------------------------------------------------
+# Coding columns
+# --------------------------------------------------------------------------
+def _to_float(col: np.ndarray) -> np.ndarray | None:
+    """Column of str/None -> float64 (None -> NaN); None if a value is not a number."""
+    try:
+        return col.astype(np.float64)
+    except (ValueError, TypeError):
+        return None
+
+
+def _numeric(col: np.ndarray, name: str, table: _Table, src: str, schema_kind: str | None = None) -> np.ndarray:
+    out = _to_float(col)
+    if out is None:
+        for i, v in enumerate(col):
+            if v is not None and not _is_number(v):
+                if schema_kind is not None:
+                    what = (
+                        f"attribute {name!r} is numeric in the training data "
+                        f"but here holds the non-number {_show(v)}"
+                    )
+                else:
+                    what = f"value {_show(v)} is not numeric for attribute {name!r}"
+                raise DataError(what, src, int(table.lines[i]))
+        raise AssertionError("unreachable")  # pragma: no cover
+    inf = np.isinf(out)
+    if inf.any():
+        i = int(np.argmax(inf))
+        raise DataError(f"value {_show(col[i])} of attribute {name!r} is not a finite number", src, int(table.lines[i]))
+    return out
+
+
+def _codes(col: np.ndarray, values: Sequence[str], name: str, table: _Table, src: str, training: bool) -> np.ndarray:
+    """Column of str/None -> int64 codes into ``values`` (-1 = missing)."""
+    lut: dict[Any, int] = {v: k for k, v in enumerate(values)}
+    lut[None] = -1
+    codes = np.fromiter((lut.get(v, -2) for v in col), dtype=np.int64, count=len(col))
+    bad = codes == -2
+    if bad.any():
+        i = int(np.argmax(bad))
+        if training:
+            what = (
+                f"value {_show(col[i])} of attribute {name!r} was not seen in the training data "
+                f"(known values: {_names(values)})"
+            )
+        else:
+            what = f"value {_show(col[i])} is not declared for nominal attribute {name!r} (declared: {_names(values)})"
+        raise DataError(what, src, int(table.lines[i]))
+    return codes
+
+
+def _sorted_distinct(col: np.ndarray) -> tuple[str, ...]:
+    return tuple(sorted({v for v in col if v is not None}))
+
+
+# --------------------------------------------------------------------------
+# Reading the input
+# --------------------------------------------------------------------------
+def _read_bytes(source: Any, stdin: BinaryIO | None) -> tuple[bytes | str, str, str | None]:
+    """Return (content, source as shown, file suffix or None for stdin)."""
+    if isinstance(source, str) and source == "-":
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        return stream.read(), "<stdin>", None
+    try:
+        path = os.fspath(source)
+    except TypeError:
+        raise TypeError(f"source must be a path or '-', not {type(source).__name__}") from None
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    try:
+        with open(path, "rb") as fh:
+            content = fh.read()
+    except FileNotFoundError:
+        raise DataError("no such file", path) from None
+    except IsADirectoryError:
+        raise DataError("is a directory, not a data file", path) from None
+    except PermissionError:
+        raise DataError("permission denied", path) from None
+    except OSError as exc:
+        raise DataError(f"cannot read the file ({exc.strerror or exc})", path) from None
+    return content, path, Path(path).suffix.lower()
+
+
+def _decode_text(content: bytes | str) -> str:
+    if isinstance(content, str):
+        text = content[1:] if content.startswith("\ufeff") else content
+    else:
+        try:
+            text = content.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            # Old Weka files are often Latin-1; every byte sequence decodes.
+            text = content.decode("latin-1")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _sniff_arff(text: str) -> bool:
+    for raw in text.split("\n", 200)[:200]:
+        s = raw.strip()
+        if s and not s.startswith("%"):
+            return s[:9].lower() == "@relation"
+    return False
+
+
+# --------------------------------------------------------------------------
+# Building the Dataset
+# --------------------------------------------------------------------------
+def _check_usable(c: _Column, src: str, allow_string: bool) -> None:
+    if c.kind == "date":
+        raise DataError(
+            f"attribute {c.name!r} (line {c.line}) is a date attribute, which ensemblekit does not read; "
+            f"drop it with --ignore {c.name!r} (or Weka's RemoveType filter), or convert it to a number first",
+            src,
+        )
+    if c.kind == "string" and not allow_string:
+        raise DataError(
+            f"attribute {c.name!r} (line {c.line}) is a string attribute, which no algorithm here can use; "
+            f"drop it with --ignore {c.name!r} (or Weka's RemoveType filter)",
+            src,
+        )
+
+
+def _build(table: _Table, src: str, name: str, target: str | None, no_class: bool, allow_string: bool) -> Dataset:
+    columns = table.columns
+    for c in columns:
+        _check_usable(c, src, allow_string)
+    if no_class:
+        class_index = None
+    elif target is None:
+        class_index = len(columns) - 1
+    else:
+        names = [c.name for c in columns]
+        if target not in names:
+            what = f"no attribute named {target!r} to use as the class; attributes are: {_names(names, 50)}"
+            raise DataError(what, src)
+        class_index = names.index(target)
+
+    n = table.cells.shape[0]
+    attributes: list[Attribute] = []
+    X = np.empty((n, len(columns) - (class_index is not None)), dtype=np.float64)
+    y = None
+    j = 0
+    for k, c in enumerate(columns):
+        col = table.cells[:, k]
+        kind = c.kind
+        if kind is None:  # CSV: numeric when every present value is a number
+            kind = "numeric" if _to_float(col) is not None else "nominal"
+        if kind == "numeric":
+            attributes.append(Attribute(c.name, "numeric"))
+            values_f = _numeric(col, c.name, table, src)
+            codes = None
+        else:
+            values = c.values if c.kind == "nominal" else _sorted_distinct(col)
+            attributes.append(Attribute(c.name, kind, values))
+            codes = _codes(col, values, c.name, table, src, training=False)
+            values_f = codes.astype(np.float64)
+            values_f[codes < 0] = np.nan
+        if k == class_index:
+            y = values_f if codes is None else codes
+        else:
+            X[:, j] = values_f
+            j += 1
+    schema = Schema(table.relation, tuple(attributes), class_index)
+    return Dataset(name, src, schema, X, y, table.lines.copy())
+
+
+def _conform(table: _Table, src: str, name: str, schema: Schema) -> Dataset:
+    by_name = {c.name: k for k, c in enumerate(table.columns)}
+    n = table.cells.shape[0]
+    X = np.empty((n, len(schema.features)), dtype=np.float64)
+    y = None
+    j = 0
+    for k, a in enumerate(schema.attributes):
+        is_class = k == schema.class_index
+        if a.name not in by_name:
+            if is_class:
+                continue
+            raise DataError(
+                f"attribute {a.name!r} of the training data is missing "
+                f"(the file has: {_names([c.name for c in table.columns])})",
+                src,
+            )
+        c = table.columns[by_name[a.name]]
+        if c.kind == "date":
+            _check_usable(c, src, False)
+        col = table.cells[:, by_name[a.name]]
+        file_kind = c.kind
+        if file_kind is not None and (file_kind == "numeric") != (a.kind == "numeric"):
+            raise DataError(
+                f"attribute {a.name!r} (line {c.line}) is {file_kind} here but {a.kind} in the training data",
+                src,
+            )
+        if a.kind == "numeric":
+            values_f = _numeric(col, a.name, table, src, schema_kind=a.kind)
+            codes = None
+        else:
+            codes = _codes(col, a.values, a.name, table, src, training=True)
+            values_f = codes.astype(np.float64)
+            values_f[codes < 0] = np.nan
+        if is_class:
+            y = values_f if codes is None else codes
+        else:
+            X[:, j] = values_f
+            j += 1
+    return Dataset(name, src, schema, X, y, table.lines.copy())
+
+
+def load_dataset(
+    source: str | os.PathLike,
+    *,
+    target: str | None = None,
+    fmt: str | None = None,
+    schema: Schema | None = None,
+    ignore: Iterable[str] = (),
+    allow_string: bool = False,
+    no_class: bool = False,
+    stdin: BinaryIO | None = None,
+) -> Dataset:
+    """Read an ARFF or CSV file into a :class:`Dataset`.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        Path of the file, or ``"-"`` for standard input.
+    target : str, optional
+        Name of the class attribute. Default: the last attribute (Weka's
+        convention).
+    fmt : {"arff", "csv"}, optional
+        File format. Default: from the extension (``.arff``; ``.csv``,
+        ``.tsv``, ``.txt``); for standard input or another extension, ARFF
+        when the first line that is neither blank nor a ``%`` comment starts
+        with ``@relation``, otherwise CSV.
+    schema : Schema, optional
+        Training schema to conform to (for prediction). Attributes are matched
+        by name; file attributes not in the schema are dropped; nominal values
+        are coded in the schema's value order; CSV columns take the schema's
+        kinds. The class attribute may be absent (``y`` is then None). The
+        returned dataset carries this schema.
+    ignore : iterable of str
+        Attributes to drop before anything else (so a string or date attribute
+        can be dropped this way).
+    allow_string : bool, default False
+        Keep ARFF string attributes, coded against their sorted distinct values
+        (for ``info``); otherwise they are an error.
+    no_class : bool, default False
+        Make every attribute a feature; ``y`` is None.
+    stdin : binary stream, optional
+        Where ``"-"`` reads from (default ``sys.stdin.buffer``).
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n_instances, n_features), float64 with NaN for missing
+        values; ``y`` of shape (n_instances,) (int64 codes, -1 missing, for a
+        nominal class; float64 for a numeric class) or None.
+
+    Raises
+    ------
+    DataError
+        The input cannot be read: missing or unreadable file; malformed ARFF
+        header or row (with its line); a value not numeric for a numeric
+        attribute or not declared for a nominal one; wrong number of values in
+        a row; CSV without a header row; no data rows; unknown ``target`` or
+        ``ignore`` name; a string attribute (unless ``allow_string``); a date
+        attribute; with ``schema``, a missing feature, a changed attribute type
+        or a nominal value unseen in training.
+    ValueError
+        Bad arguments (unknown ``fmt``, ``target`` together with ``no_class``
+        or contradicting ``schema``).
+
+    Notes
+    -----
+    ARFF follows Weka's format: ``?`` is missing; in a sparse row
+    (``{index value, ...}``) a left-out attribute is 0, which for a nominal
+    attribute is its first declared value. A CSV column is numeric when every
+    present value parses as a number, otherwise nominal with the sorted
+    distinct values; ``?``, an empty field, ``NA`` and ``NaN`` (any case) are
+    missing. Infinite numbers are rejected.
+    """
+    if fmt not in (None, "arff", "csv"):
+        raise ValueError(f"fmt must be 'arff', 'csv' or None, not {fmt!r}")
+    if no_class and target is not None:
+        raise ValueError("give either target or no_class=True, not both")
+    if schema is not None:
+        ca = schema.class_attribute
+        if target is not None and (ca is None or ca.name != target):
+            raise ValueError(f"target {target!r} contradicts the schema's class attribute")
+        if no_class and ca is not None:
+            raise ValueError("no_class=True contradicts a schema that has a class attribute")
+    if isinstance(ignore, str):
+        ignore = (ignore,)
+    ignore = tuple(ignore)
+
+    content, src, suffix = _read_bytes(source, stdin)
+    text = _decode_text(content)
+    if not text.strip():
+        raise DataError("the input is empty", src)
+
+    delimiter = None
+    if fmt is None:
+        if suffix == ".arff":
+            fmt = "arff"
+        elif suffix in (".csv", ".tsv", ".txt"):
+            fmt = "csv"
+            delimiter = "\t" if suffix == ".tsv" else None
+        else:
+            fmt = "arff" if _sniff_arff(text) else "csv"
+
+    if fmt == "arff":
+        table = _parse_arff(text, src)
+    else:
+        stem = Path(src).stem if suffix is not None else "stdin"
+        table = _parse_csv(text, src, stem, delimiter)
+    name = Path(src).stem if suffix is not None else table.relation
+
+    if ignore:
+        names = [c.name for c in table.columns]
+        unknown = [g for g in ignore if g not in names]
+        if unknown:
+            what = f"cannot ignore {_names(unknown)}: no such attribute; attributes are: {_names(names, 50)}"
+            raise DataError(what, src)
+        keep = [k for k, c in enumerate(table.columns) if c.name not in set(ignore)]
+        if not keep:
+            raise DataError("no attributes left after ignoring " + _names(ignore), src)
+        table.columns = [table.columns[k] for k in keep]
+        table.cells = table.cells[:, keep]
+
+    if schema is not None:
+        return _conform(table, src, name, schema)
+    return _build(table, src, name, target, no_class, allow_string)
+
+
+# --------------------------------------------------------------------------
+# Writing ARFF
+# --------------------------------------------------------------------------
+_RE_NEEDS_QUOTES = re.compile(r"[\s,'\"%{}\\]|^\?$|^$")
+_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _quote_value(value: str) -> str:
+    """ARFF token for a nominal/string value (liac-arff reads it back unchanged)."""
+    if not _RE_NEEDS_QUOTES.search(value):
+        return value
+    out = []
+    for ch in value:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 32:
+            out.append("\\%03o" % ord(ch))
+        else:
+            out.append(ch)
+    return "'" + "".join(out) + "'"
+
+
+def _quote_name(name: str) -> str:
+    """ARFF token for a relation or attribute name (read back by stripping quotes)."""
+    if name and not re.search(r"[\s,'\"%{}]", name):
+        return name
+    if "\n" in name or "\r" in name or ("'" in name and '"' in name) or name.endswith(("'", '"')):
+        raise ValueError(f"name {name!r} cannot be written to ARFF")
+    return f'"{name}"' if "'" in name else f"'{name}'"
+
+
+def write_arff(stream: TextIO, relation: str, attributes: Sequence[Attribute], rows: Iterable[Sequence]) -> None:
+    """Write rows as an ARFF file that :func:`load_dataset` reads back unchanged.
+
+    Parameters
+    ----------
+    stream : text stream
+        Where to write (opened by the caller; not closed).
+    relation : str
+        ``@relation`` name.
+    attributes : sequence of Attribute
+        Column declarations. Numeric attributes are written as ``numeric``,
+        nominal ones with their values in order, string ones as ``string``.
+    rows : iterable of sequences
+        One value per attribute: a str for nominal/string attributes (a nominal
+        value must be declared), an int or float for numeric ones; None (or a
+        float NaN) for missing. Floats are written in Python's shortest
+        round-trip form, so reading back gives the same float64.
+
+    Raises
+    ------
+    ValueError
+        A row of the wrong length, an undeclared nominal value, a non-number
+        for a numeric attribute, a non-string for a nominal one, or a name
+        that cannot be quoted.
+    """
+    attributes = tuple(attributes)
+    if not attributes:
+        raise ValueError("write_arff needs at least one attribute")
+    stream.write(f"@relation {_quote_name(relation)}\n\n")
+    lookups: list[frozenset[str] | None] = []
+    for a in attributes:
+        if a.kind == "numeric":
+            decl = "numeric"
+            lookups.append(None)
+        elif a.kind == "nominal":
+            if not a.values:
+                raise ValueError(f"nominal attribute {a.name!r} has no values")
+            decl = "{" + ",".join(_quote_value(v) for v in a.values) + "}"
+            lookups.append(frozenset(a.values))
+        else:
+            decl = "string"
+            lookups.append(None)
+        stream.write(f"@attribute {_quote_name(a.name)} {decl}\n")
+    stream.write("\n@data\n")
+    m = len(attributes)
+    for r, row in enumerate(rows):
+        if len(row) != m:
+            raise ValueError(f"row {r}: {len(row)} values for {m} attributes")
+        tokens = []
+        for a, allowed, v in zip(attributes, lookups, row):
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                tokens.append("?")
+            elif a.kind == "numeric":
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+                    raise ValueError(f"row {r}: {v!r} is not a number for numeric attribute {a.name!r}")
+                if isinstance(v, numbers.Integral):
+                    tokens.append(str(int(v)))
+                else:
+                    f = float(v)
+                    tokens.append("?" if math.isnan(f) else repr(f))
+            else:
+                if not isinstance(v, str):
+                    raise ValueError(f"row {r}: {v!r} is not a string for attribute {a.name!r}")
+                if allowed is not None and v not in allowed:
+                    raise ValueError(f"row {r}: {v!r} is not a declared value of attribute {a.name!r}")
+                tokens.append(_quote_value(v))
+        stream.write(",".join(tokens) + "\n")

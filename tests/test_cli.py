@@ -1,0 +1,281 @@
+"""The command line end to end: CliRunner for most cases, real subprocesses for pipes."""
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import arff
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from ensemblekit.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data"
+IRIS = str(SAMPLE / "iris.arff")
+VOTE = str(SAMPLE / "vote.arff")
+
+runner = CliRunner()
+
+
+def run(*args, input=None):
+    return runner.invoke(app, [str(a) for a in args], input=input)
+
+
+def test_help_and_version():
+    result = run("--help")
+    assert result.exit_code == 0
+    for command in ("fit", "predict", "cluster", "evaluate", "compare", "algorithms", "show", "info"):
+        assert command in result.stdout
+    assert run("--version").stdout.startswith("ensemblekit ")
+
+
+def test_algorithms_json_lists_every_registry_entry():
+    result = run("algorithms", "--format", "json")
+    assert result.exit_code == 0
+    entries = {e["name"]: e for e in json.loads(result.stdout)}
+    assert set(entries) >= {"kmeans", "iekm", "knn", "c45"}
+    iekm = {p["name"]: p["default"] for p in entries["iekm"]["parameters"]}
+    assert iekm["n_estimators"] == 10 and iekm["max_features"] == 0.5
+    assert "one-hot" in entries["iekm"]["preprocessing"]
+
+
+def test_info_json_counts_classes_and_missing():
+    result = run("info", VOTE, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["instances"] == 435
+    assert summary["class"]["counts"] == {"democrat": 267, "republican": 168}
+    # vote's missing values: count them from the file itself with liac-arff
+    raw = arff.load(open(VOTE))
+    first = raw["attributes"][0][0]
+    expected = sum(row[0] is None for row in raw["data"])
+    got = next(a for a in summary["attributes"] if a["name"] == first)["missing"]
+    assert got == expected > 0
+
+
+def test_info_table_reads_stdin():
+    text = Path(IRIS).read_text()
+    result = run("info", "-", input=text)
+    assert result.exit_code == 0, result.stderr
+    assert "Iris-setosa" in result.stdout and "150" in result.stdout
+
+
+def test_fit_predict_round_trip_and_formats(tmp_path):
+    model = tmp_path / "vote.ekm"
+    result = run("fit", "c45", VOTE, "-o", model, "--seed", "3")
+    assert result.exit_code == 0, result.stderr
+    assert model.exists() and result.stdout == ""
+    out = run("predict", model, VOTE)
+    assert out.exit_code == 0, out.stderr
+    rows = list(csv.reader(io.StringIO(out.stdout)))
+    assert rows[0] == ["row", "prediction"]
+    assert [int(r[0]) for r in rows[1:]] == list(range(1, 436))
+    predictions = [r[1] for r in rows[1:]]
+    assert set(predictions) <= {"democrat", "republican"}
+    truth = [row[-1] for row in arff.load(open(VOTE))["data"]]
+    # an unpruned tree with min 2 instances per leaf fits its own training data closely
+    assert np.mean(np.array(predictions) == np.array(truth)) > 0.95
+
+    proba = run("predict", model, VOTE, "--proba", "--format", "jsonl")
+    records = [json.loads(line) for line in proba.stdout.splitlines()]
+    assert len(records) == 435
+    for r in records[:20]:
+        assert r["p_democrat"] + r["p_republican"] == pytest.approx(1.0, abs=2e-6)
+        assert r["prediction"] == max(("democrat", "republican"), key=lambda c: r[f"p_{c}"])
+
+    as_json = json.loads(run("predict", model, VOTE, "--format", "json").stdout)
+    assert [r["prediction"] for r in as_json] == predictions
+    tsv = run("predict", model, VOTE, "--format", "tsv").stdout.splitlines()
+    assert tsv[1].split("\t") == ["1", predictions[0]]
+    parsed = arff.loads(run("predict", model, VOTE, "--format", "arff", "--proba").stdout)
+    assert [r[1] for r in parsed["data"]] == predictions
+
+    # same seed, same model file, byte for byte
+    again = tmp_path / "again.ekm"
+    assert run("fit", "c45", VOTE, "-o", again, "--seed", "3").exit_code == 0
+    assert again.read_bytes() == model.read_bytes()
+
+
+def test_predict_output_file_and_show(tmp_path):
+    model = tmp_path / "iris.ekm"
+    assert run("fit", "c45", IRIS, "-o", model).exit_code == 0
+    target = tmp_path / "pred.csv"
+    result = run("predict", model, IRIS, "-o", target)
+    assert result.exit_code == 0 and result.stdout == ""
+    assert target.read_text().startswith("row,prediction\n1,Iris-setosa\n")
+    shown = run("show", model)
+    assert shown.exit_code == 0, shown.stderr
+    assert "petalwidth" in shown.stdout or "petallength" in shown.stdout
+    meta = json.loads(run("show", model, "--format", "json").stdout)
+    assert meta["algorithm"] == "c45" and meta["training_data"]["instances"] == 150
+
+
+def test_predict_schema_mismatch_names_the_attribute(tmp_path):
+    model = tmp_path / "iris.ekm"
+    assert run("fit", "c45", IRIS, "-o", model).exit_code == 0
+    raw = arff.load(open(IRIS))
+    raw["attributes"] = [("petal_width_cm" if n == "petalwidth" else n, t) for n, t in raw["attributes"]]
+    renamed = tmp_path / "renamed.arff"
+    renamed.write_text(arff.dumps(raw))
+    result = run("predict", model, renamed)
+    assert result.exit_code == 2
+    assert "petalwidth" in result.stderr and result.stdout == ""
+
+
+def test_predict_unseen_nominal_value_names_value_and_row(tmp_path):
+    model = tmp_path / "vote.ekm"
+    assert run("fit", "c45", VOTE, "-o", model).exit_code == 0
+    raw = arff.load(open(VOTE))
+    name, values = raw["attributes"][0]
+    raw["attributes"][0] = (name, values + ["abstain"])
+    raw["data"][4][0] = "abstain"
+    changed = tmp_path / "vote2.arff"
+    changed.write_text(arff.dumps(raw))
+    result = run("predict", model, changed)
+    assert result.exit_code == 2
+    assert "abstain" in result.stderr and name in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (("fit", "nosuch", IRIS, "-o", "x.ekm"), "unknown algorithm 'nosuch'"),
+        (("fit", "iekm", IRIS, "-o", "x.ekm", "--set", "trees=3"), "valid keys"),
+        (("fit", "iekm", IRIS, "-o", "x.ekm", "--set", "max_features=7"), "max_features"),
+        (("info", "no/such/file.arff"), "no/such/file.arff"),
+        (("compare", "knn", "kmeans", "--data", IRIS), "different tasks"),
+        (("compare", "knn", "--data", IRIS, "--runs", "3"), "--runs"),
+        (("cluster", "knn", IRIS), "clustering algorithm"),
+        (("predict", "no-model.ekm", IRIS), "no-model.ekm"),
+    ],
+)
+def test_bad_usage_exits_2_with_one_line(tmp_path, args, needle):
+    os.chdir(tmp_path)
+    result = run(*args)
+    assert result.exit_code == 2, result.stdout
+    assert needle in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "x.ekm").exists()
+
+
+def test_tampered_model_is_refused(tmp_path):
+    model = tmp_path / "m.ekm"
+    assert run("fit", "knn", IRIS, "-o", model).exit_code == 0
+    data = bytearray(model.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    model.write_bytes(bytes(data))
+    result = run("predict", model, IRIS)
+    assert result.exit_code == 2 and str(model) in result.stderr
+
+
+def test_cluster_reports_prototypes_and_external_indices(tmp_path):
+    labels = tmp_path / "labels.csv"
+    result = run("cluster", "iekm", IRIS, "-k", "3", "--format", "json", "--labels-out", labels,
+                 "--seed", "5")
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert sum(out["sizes"]) == 150 and len(out["prototypes"]) == 3
+    assert set(out["external"]) == {"nmi", "purity", "ari"}
+    assert 0.5 < out["external"]["purity"] <= 1.0
+    rows = labels.read_text().splitlines()
+    assert rows[0] == "row,cluster" and len(rows) == 151
+    counts = np.bincount([int(r.split(",")[1]) for r in rows[1:]], minlength=3)
+    assert counts.tolist() == out["sizes"]
+    # prototypes are the means of their members (iris has no nominal features)
+    data = np.array([r[:4] for r in arff.load(open(IRIS))["data"]], dtype=float)
+    assign = np.array([int(r.split(",")[1]) for r in rows[1:]])
+    for k, proto in enumerate(out["prototypes"]):
+        np.testing.assert_allclose(list(proto.values()), data[assign == k].mean(axis=0), rtol=1e-9)
+    table = run("cluster", "kmeans", IRIS, "--seed", "5")
+    assert table.exit_code == 0 and "NMI" in table.stdout
+
+
+def test_saved_clusterer_predicts_its_training_labels(tmp_path):
+    model = tmp_path / "km.ekm"
+    labels = tmp_path / "l.csv"
+    assert run("cluster", "kmeans", IRIS, "--save", model, "--labels-out", labels).exit_code == 0
+    pred = run("predict", model, IRIS)
+    assert pred.exit_code == 0, pred.stderr
+    assert pred.stdout.replace("prediction", "cluster") == labels.read_text()
+
+
+def test_evaluate_algorithm_and_model(tmp_path):
+    result = run("evaluate", "knn", IRIS, "--cv", "5", "--repeats", "2", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    cell = out["metrics"]["accuracy"]["rows"][0]["scores"]["knn"]
+    assert cell["n"] == 10 and 0.85 < cell["mean"] <= 1.0
+    model = tmp_path / "m.ekm"
+    assert run("fit", "knn", IRIS, "-o", model).exit_code == 0
+    scored = json.loads(run("evaluate", model, IRIS, "--format", "json").stdout)
+    # 1-NN on its own training data: every instance is its own nearest neighbour,
+    # except exact duplicates with different classes (none in iris)
+    assert scored["scores"]["accuracy"] == 1.0
+
+
+def test_compare_clusterers_is_deterministic_and_writes_long_scores(tmp_path):
+    out_csv = tmp_path / "scores.csv"
+    args = ("compare", "kmeans", "iekm", "--data", SAMPLE / "iris.arff", "--data", SAMPLE / "wine.arff",
+            "--runs", "3", "--seed", "7", "--format", "json")
+    first = run(*args, "--output", out_csv)
+    assert first.exit_code == 0, first.stderr
+    second = run(*args)
+    assert first.stdout == second.stdout
+    result = json.loads(first.stdout)
+    assert set(result["metrics"]) == {"nmi", "purity"}
+    ranks = result["metrics"]["nmi"]["average_rank"]
+    assert sum(ranks.values()) == pytest.approx(3.0)
+    rows = list(csv.DictReader(io.StringIO(out_csv.read_text())))
+    assert len(rows) == 2 * 2 * 3 * 2  # data sets x algorithms x runs x metrics
+    assert {r["fold"] for r in rows} == {"0"}
+    nmi_means = np.mean([float(r["value"]) for r in rows
+                         if r["dataset"] == "iris" and r["algorithm"] == "iekm" and r["metric"] == "nmi"])
+    assert nmi_means == pytest.approx(result["metrics"]["nmi"]["rows"][0]["scores"]["iekm"]["mean"])
+
+
+def test_compare_folder_of_classifiers_table():
+    result = run("compare", "knn", "c45", "--data", SAMPLE, "--cv", "3", "--repeats", "1")
+    assert result.exit_code == 0, result.stderr
+    for name in ("iris", "glass", "vote", "breast-cancer", "wine", "average rank"):
+        assert name in result.stdout
+
+
+def test_failed_compare_leaves_no_output_file(tmp_path):
+    target = tmp_path / "scores.csv"
+    result = run("compare", "knn", "--data", IRIS, "--data", tmp_path / "missing.arff", "--cv", "3",
+                 "--repeats", "1", "--output", target)
+    assert result.exit_code == 2
+    assert not target.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def _ensemblekit():
+    exe = Path(sys.executable).parent / "ensemblekit"
+    return [str(exe)] if exe.exists() else [sys.executable, "-c", "from ensemblekit.cli import main; main()"]
+
+
+def test_predict_pipe_into_head_is_clean(tmp_path):
+    model = tmp_path / "m.ekm"
+    subprocess.run(_ensemblekit() + ["fit", "c45", VOTE, "-o", str(model)], check=True,
+                   capture_output=True)
+    # enough rows that the writer outlives `head`, so the pipe really closes early
+    raw = arff.load(open(VOTE))
+    raw["data"] = raw["data"] * 60
+    big = tmp_path / "big.arff"
+    big.write_text(arff.dumps(raw))
+    cmd = " ".join(_ensemblekit()) if len(_ensemblekit()) == 1 else None
+    if cmd is None:
+        pytest.skip("console script not installed")
+    shell = f"set -o pipefail; cat {big} | {cmd} predict {model} - | head -3"
+    proc = subprocess.run(["bash", "-c", shell], capture_output=True, text=True)
+    assert proc.stderr == ""
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "row,prediction" and len(lines) == 3
+    assert all(line.split(",")[1] in ("democrat", "republican") for line in lines[1:])

@@ -1,0 +1,156 @@
+"""Tests for ensemblekit.metrics: hand-computed cases, invariants, agreement with scikit-learn."""
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn import metrics as skm
+
+from ensemblekit.metrics import METRICS, Metric, accuracy, adjusted_rand, nmi, purity
+
+CLUSTER_FUNCS = [nmi, purity, adjusted_rand]
+
+
+def test_case_2x2_table_by_hand():
+    # true [0,0,1,1], pred [0,0,0,1]. Contingency (rows class, columns cluster):
+    #            c0  c1
+    #   class 0   2   0
+    #   class 1   1   1
+    t, p = [0, 0, 1, 1], [0, 0, 0, 1]
+    # accuracy: 3 of 4 equal.
+    assert accuracy(t, p) == 0.75
+    # purity: cluster c0 majority 2, cluster c1 majority 1 -> 3/4.
+    assert purity(t, p) == 0.75
+    # NMI (bits): H(class) = 1; H(cluster) = H(3/4, 1/4) = 0.811278;
+    # H(cluster | class) = 1/2 * 0 (class 0 all in c0) + 1/2 * 1 (class 1
+    # split 1:1) = 0.5, so I = H(cluster) - H(cluster | class) = 0.311278 and
+    # NMI = 0.311278 / sqrt(1 * 0.811278) = 0.345592.
+    h_cluster = -(0.75 * math.log2(0.75) + 0.25 * math.log2(0.25))
+    mi = h_cluster - 0.5
+    assert nmi(t, p) == pytest.approx(mi / math.sqrt(1.0 * h_cluster))
+    assert nmi(t, p) == pytest.approx(0.3455920, abs=1e-6)
+    # ARI: sum C(n_ij,2) = C(2,2) = 1; rows sum C(a,2) = 1+1 = 2;
+    # columns sum C(b,2) = C(3,2)+0 = 3; C(4,2) = 6; expected = 2*3/6 = 1;
+    # max = (2+3)/2 = 2.5; ARI = (1-1)/(2.5-1) = 0.
+    assert adjusted_rand(t, p) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_case_2x3_table_by_hand():
+    # true [0,0,0,1,1,1], pred [0,0,1,1,2,2]. Contingency:
+    #            c0  c1  c2
+    #   class 0   2   1   0
+    #   class 1   0   1   2
+    t, p = [0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 2, 2]
+    # purity: (2 + 1 + 2) / 6
+    assert purity(t, p) == pytest.approx(5 / 6)
+    # NMI: H(class) = 1 bit, H(cluster) = log2 3; H(class|cluster) = 2/6 * 1
+    # (only c1 is mixed, 1:1), so I = 1 - 1/3 = 2/3; NMI = (2/3)/sqrt(log2 3).
+    assert nmi(t, p) == pytest.approx((2 / 3) / math.sqrt(math.log2(3)))
+    # ARI: sum C(n_ij,2) = 1 + 1 = 2; rows: C(3,2)*2 = 6; columns: 1*3 = 3;
+    # C(6,2) = 15; expected = 6*3/15 = 1.2; max = 4.5; (2-1.2)/(4.5-1.2) = 8/33.
+    assert adjusted_rand(t, p) == pytest.approx(8 / 33)
+    # Geometric (Strehl & Ghosh) differs from scikit-learn's default arithmetic mean.
+    arithmetic = (2 / 3) / ((1 + math.log2(3)) / 2)
+    assert skm.normalized_mutual_info_score(t, p) == pytest.approx(arithmetic)
+    assert nmi(t, p) != pytest.approx(arithmetic)
+
+
+def test_purity_is_not_symmetric():
+    # Four classes in one cluster vs. one class in four clusters.
+    t, p = [0, 1, 2, 3], [0, 0, 0, 0]
+    assert purity(t, p) == 0.25  # one cluster, majority 1 of 4
+    assert purity(p, t) == 1.0  # four singleton clusters, each pure
+
+
+def test_perfect_clustering_with_renamed_clusters_scores_one():
+    t = np.array([0, 0, 1, 1, 2, 2, 2])
+    p = np.array([7, 7, -3, -3, 100, 100, 100])
+    for f in CLUSTER_FUNCS:
+        assert f(t, p) == pytest.approx(1.0)
+    assert accuracy(t, t) == 1.0
+
+
+@pytest.mark.parametrize("func", CLUSTER_FUNCS)
+def test_cluster_relabelling_leaves_index_unchanged(func):
+    rng = np.random.RandomState(0)
+    t = rng.randint(0, 3, 50)
+    p = rng.randint(0, 4, 50)
+    perm = np.array([2, 0, 3, 1])
+    renamed = perm[p] * 10 + 5  # bijective renaming of cluster ids
+    assert func(t, renamed) == pytest.approx(func(t, p))
+
+
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [
+        (accuracy, skm.accuracy_score),
+        (nmi, lambda a, b: skm.normalized_mutual_info_score(a, b, average_method="geometric")),
+        (adjusted_rand, skm.adjusted_rand_score),
+    ],
+)
+def test_agrees_with_sklearn(ours, theirs):
+    rng = np.random.RandomState(42)
+    for _ in range(5):
+        a = rng.randint(0, 3, 40)
+        b = rng.randint(0, 3, 40)
+        assert ours(a, b) == pytest.approx(theirs(a, b))
+
+
+def test_purity_agrees_with_direct_count():
+    rng = np.random.RandomState(1)
+    t = rng.randint(0, 3, 60)
+    p = rng.randint(0, 5, 60)
+    total = sum(np.bincount(t[p == k]).max() for k in np.unique(p))
+    assert purity(t, p) == pytest.approx(total / 60)
+
+
+def test_nmi_and_ari_are_symmetric():
+    rng = np.random.RandomState(2)
+    a, b = rng.randint(0, 3, 30), rng.randint(0, 4, 30)
+    assert nmi(a, b) == pytest.approx(nmi(b, a))
+    assert adjusted_rand(a, b) == pytest.approx(adjusted_rand(b, a))
+
+
+def test_single_cluster_edge_cases():
+    # Both partitions trivial: they agree -> 1. Only one trivial: independent -> 0.
+    assert nmi([1, 1, 1], [4, 4, 4]) == 1.0
+    assert nmi([0, 1, 0, 1], [0, 0, 0, 0]) == 0.0
+
+
+def test_string_and_int_labels():
+    assert accuracy(["a", "b", "b"], ["a", "b", "a"]) == pytest.approx(2 / 3)
+    assert purity(["x", "x", "y"], [3, 3, 3]) == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("func", [accuracy, *CLUSTER_FUNCS])
+def test_bad_input(func):
+    with pytest.raises(ValueError, match="different lengths \\(3 and 2\\)"):
+        func([0, 1, 1], [0, 1])
+    with pytest.raises(ValueError, match="empty"):
+        func([], [])
+    with pytest.raises(ValueError, match="1-D"):
+        func([[0, 1]], [[0, 1]])
+    with pytest.raises(ValueError, match="NaN"):
+        func([0.0, np.nan], [0, 1])
+
+
+def test_registry():
+    assert list(METRICS) == ["accuracy", "nmi", "purity", "ari"]
+    for name, m in METRICS.items():
+        assert isinstance(m, Metric)
+        assert m.name == name
+        assert m.greater_is_better is True
+        assert m.task in ("classification", "clustering")
+    assert METRICS["accuracy"].task == "classification"
+    assert METRICS["ari"].func is adjusted_rand
+    assert METRICS["nmi"]([0, 0, 1, 1], [1, 1, 0, 0]) == pytest.approx(1.0)
+    assert METRICS["nmi"].display_name == "NMI"
+    assert Metric("x", accuracy, "classification").display_name == "x"
+
+
+def test_import_does_not_load_sklearn():
+    code = "import sys, ensemblekit.metrics; print('sklearn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
