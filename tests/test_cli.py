@@ -279,3 +279,16 @@ def test_predict_pipe_into_head_is_clean(tmp_path):
     lines = proc.stdout.splitlines()
     assert lines[0] == "row,prediction" and len(lines) == 3
     assert all(line.split(",")[1] in ("democrat", "republican") for line in lines[1:])
+
+
+def test_classifier_on_csv_with_numeric_labels(tmp_path):
+    path = tmp_path / "two.csv"
+    rows = ["x,y,label"] + [f"{i},{i % 3},{int(i >= 10)}" for i in range(20)]
+    path.write_text("\n".join(rows) + "\n")
+    model = tmp_path / "m.ekm"
+    assert run("fit", "c45", path, "-o", model).exit_code == 0
+    out = run("predict", model, path)
+    assert out.exit_code == 0, out.stderr
+    predicted = [line.split(",")[1] for line in out.stdout.splitlines()[1:]]
+    # x alone separates the classes at 9.5, so the tree reproduces the labels
+    assert predicted == ["0"] * 10 + ["1"] * 10

@@ -653,3 +653,22 @@ def test_module_imports_no_heavy_libraries():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_with_nominal_class_turns_numeric_labels_into_classes(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text("a,b,label\n1.5,x,2\n2.5,y,0\n3.5,x,?\n4.5,y,2\n")
+    ds = load_dataset(path)
+    assert ds.schema.class_attribute.kind == "numeric"
+    nominal = ds.with_nominal_class()
+    assert nominal.schema.class_attribute.values == ("0", "2")
+    assert nominal.y.tolist() == [1, 0, -1, 1]
+    np.testing.assert_array_equal(nominal.X, ds.X)
+    # already nominal: unchanged object
+    assert nominal.with_nominal_class() is nominal
+
+
+def test_with_nominal_class_keeps_non_integer_values_exact(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text("a,label\n1,0.5\n2,1.25\n")
+    assert load_dataset(path).with_nominal_class().schema.class_attribute.values == ("0.5", "1.25")

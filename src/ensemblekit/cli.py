@@ -177,13 +177,18 @@ _SEED = typer.Option(1, "--seed", help="Random seed: same seed, same output.", m
 _IGNORE = typer.Option([], "--ignore", help="Attribute to drop before anything else (repeatable).")
 _INPUT_FORMAT = typer.Option(None, "--input-format", help="Input format: arff or csv (default: by "
                              "file extension, sniffed for '-').")
+_CV = typer.Option(None, "--cv", help="Folds of stratified CV (default 10).")
+_REPEATS = typer.Option(None, "--repeats", help="CV repeats (default 10).")
+_RUNS = typer.Option(None, "--runs", help="Clustering runs (default 30).")
+_METRIC = typer.Option([], "--metric", "-m", help="Metric (repeatable; default: accuracy, or nmi and purity).")
+_JSON_FORMAT = typer.Option(None, "--format", help="json for scripts.")
 _NJOBS = typer.Option(1, "--n-jobs", "-j", help="Parallel workers (joblib); -1 = all cores.")
 
 
 # --------------------------------------------------------------------------- commands
 @app.command()
 def algorithms(
-    format_: Optional[str] = typer.Option(None, "--format", help="json for scripts."),
+    format_: Optional[str] = _JSON_FORMAT,
 ):
     """List every algorithm with its task, parameters, defaults and preprocessing."""
     import json
@@ -205,7 +210,7 @@ def info(
     target: Optional[str] = _TARGET,
     ignore: List[str] = _IGNORE,
     input_format: Optional[str] = _INPUT_FORMAT,
-    format_: Optional[str] = typer.Option(None, "--format", help="json for scripts."),
+    format_: Optional[str] = _JSON_FORMAT,
 ):
     """Print a file's schema: attributes, types, classes and their counts, missing values."""
     import json
@@ -243,6 +248,7 @@ def fit(
         spec, params = _resolve(algo, settings, n_clusters)
         ds = _load(data, target=target, ignore=ignore, input_format=input_format)
         if spec.task == registry.CLASSIFICATION:
+            ds = ds.with_nominal_class()
             X, y = _require_classes(ds, algo)
         else:
             X, y = ds.X, None
@@ -328,7 +334,7 @@ def cluster(
     no_class: bool = typer.Option(False, "--no-class", help="The file has no class attribute."),
     ignore: List[str] = _IGNORE,
     input_format: Optional[str] = _INPUT_FORMAT,
-    format_: Optional[str] = typer.Option(None, "--format", help="json for scripts."),
+    format_: Optional[str] = _JSON_FORMAT,
 ):
     """Cluster a file; print the prototypes and, when it has a class, NMI, purity and ARI."""
     import json
@@ -481,6 +487,8 @@ def _run_comparison(algos: list[str], settings: List[str], data_files: list[str]
     protocol = _protocol(task, cv, repeats, runs, seed, n_clusters)
     metrics = _metrics_for(task, metric)
     datasets = [_load(f, target=target, ignore=ignore, input_format=input_format) for f in data_files]
+    if task == registry.CLASSIFICATION:
+        datasets = [d.with_nominal_class() for d in datasets]
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise UsageError("two data files have the same name: " + ", ".join(names))
@@ -514,10 +522,10 @@ def evaluate(
                                         help="Registry name (cross-validated) or a model file "
                                              "(scored on DATA as a test set)."),
     data: str = typer.Argument(..., help="ARFF or CSV file, or '-' for stdin."),
-    cv: Optional[int] = typer.Option(None, "--cv", help="Folds of stratified CV (default 10)."),
-    repeats: Optional[int] = typer.Option(None, "--repeats", help="CV repeats (default 10)."),
-    runs: Optional[int] = typer.Option(None, "--runs", help="Clustering runs (default 30)."),
-    metric: List[str] = typer.Option([], "--metric", "-m", help="Metric (repeatable)."),
+    cv: Optional[int] = _CV,
+    repeats: Optional[int] = _REPEATS,
+    runs: Optional[int] = _RUNS,
+    metric: List[str] = _METRIC,
     target: Optional[str] = _TARGET,
     settings: List[str] = _SET,
     seed: int = _SEED,
@@ -525,7 +533,7 @@ def evaluate(
     ignore: List[str] = _IGNORE,
     input_format: Optional[str] = _INPUT_FORMAT,
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Per-fold scores (.csv/.json)."),
-    format_: Optional[str] = typer.Option(None, "--format", help="json for scripts."),
+    format_: Optional[str] = _JSON_FORMAT,
 ):
     """Evaluate one algorithm (repeated CV or clustering runs) or one saved model (test set)."""
     with _user_errors():
@@ -572,10 +580,10 @@ def _evaluate_model(model_file: Path, data: str, metric: List[str], input_format
 def compare(
     algos: List[str] = typer.Argument(..., metavar="ALGO...", help="Registry names of one task."),
     data: List[str] = typer.Option(..., "--data", "-d", help="Data file or folder (repeatable)."),
-    cv: Optional[int] = typer.Option(None, "--cv", help="Folds of stratified CV (default 10)."),
-    repeats: Optional[int] = typer.Option(None, "--repeats", help="CV repeats (default 10)."),
-    runs: Optional[int] = typer.Option(None, "--runs", help="Clustering runs (default 30)."),
-    metric: List[str] = typer.Option([], "--metric", "-m", help="Metric (repeatable)."),
+    cv: Optional[int] = _CV,
+    repeats: Optional[int] = _REPEATS,
+    runs: Optional[int] = _RUNS,
+    metric: List[str] = _METRIC,
     target: Optional[str] = _TARGET,
     settings: List[str] = _SET,
     seed: int = _SEED,
@@ -584,7 +592,7 @@ def compare(
     input_format: Optional[str] = _INPUT_FORMAT,
     output: Optional[Path] = typer.Option(None, "--output", "-o",
                                           help="Every per-fold score, long format (.csv or .json)."),
-    format_: Optional[str] = typer.Option(None, "--format", help="json for scripts."),
+    format_: Optional[str] = _JSON_FORMAT,
 ):
     """Compare algorithms over data sets under one protocol: one table per metric, average ranks."""
     with _user_errors():

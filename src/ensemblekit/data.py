@@ -293,6 +293,36 @@ class Dataset:
         ca = self.schema.class_attribute
         return () if ca is None else ca.values
 
+    def with_nominal_class(self) -> Dataset:
+        """Return the data set with a numeric class turned nominal, for classifiers.
+
+        A CSV column of class labels written as numbers (``0``/``1``, ``1``/``2``/``3``)
+        is read as numeric; classifiers need it nominal. Its distinct values
+        become the nominal values in increasing numeric order, written as
+        integers when they all are (``"1"``, not ``"1.0"``).
+
+        Returns
+        -------
+        Dataset
+            ``self`` when the class is already nominal or absent, else a copy
+            with a nominal class attribute and int64 codes (-1 = missing).
+        """
+        ca = self.schema.class_attribute
+        if ca is None or ca.kind != "numeric" or self.y is None:
+            return self
+        present = ~np.isnan(self.y)
+        distinct = np.unique(self.y[present])
+        if np.all(distinct == np.round(distinct)):
+            values = tuple(str(int(v)) for v in distinct)
+        else:
+            values = tuple(repr(float(v)) for v in distinct)
+        codes = np.full(self.y.shape, -1, dtype=np.int64)
+        codes[present] = np.searchsorted(distinct, self.y[present])
+        attributes = list(self.schema.attributes)
+        attributes[self.schema.class_index] = Attribute(ca.name, "nominal", values)
+        schema = Schema(self.schema.relation, tuple(attributes), self.schema.class_index)
+        return Dataset(self.name, self.source, schema, self.X, codes, self.lines)
+
 
 # --------------------------------------------------------------------------
 # Internal table: attribute declarations + raw cell tokens

@@ -155,18 +155,20 @@ def comparison_tables(summary, ranks, datasets: Sequence[str], algorithms: Seque
 
     Returns
     -------
-    list of rich.table.Table
-        The best mean of each row is bold; the last row holds the average ranks
-        (1 = best).
+    list
+        For each metric a heading (rich Text) and a table. The best mean of each
+        row is bold; the last row holds the average ranks (1 = best).
     """
     from rich.table import Table
+    from rich.text import Text
 
     from ensemblekit.metrics import METRICS
 
     tables = []
     for metric in metrics:
         info = METRICS[metric]
-        table = Table(title=f"{info.label} (mean ± sd)", caption=protocol_text, title_justify="left")
+        tables.append(Text(f"{info.label} (mean ± sd), {protocol_text}", style="bold"))
+        table = Table()
         table.add_column("data set")
         for a in algorithms:
             table.add_column(a, justify="right")
@@ -324,7 +326,10 @@ def _plain(v) -> str:
 
 
 def prototypes_table(centers, feature_names: Sequence[str], sizes: Sequence[int], title: str):
-    """Rich table of cluster prototypes: one row per cluster, one column per feature.
+    """Rich table of cluster prototypes: one column per cluster, one row per feature.
+
+    Features go down the rows so that data with many (one-hot) columns stays
+    readable in a terminal.
 
     Parameters
     ----------
@@ -336,28 +341,31 @@ def prototypes_table(centers, feature_names: Sequence[str], sizes: Sequence[int]
     from rich.table import Table
 
     table = Table(title=title, title_justify="left")
-    table.add_column("cluster", justify="right")
-    table.add_column("size", justify="right")
-    for name in feature_names:
-        table.add_column(name, justify="right")
-    for k, row in enumerate(centers):
-        table.add_row(str(k), str(int(sizes[k])), *(f"{v:.4g}" for v in row))
+    table.add_column("feature")
+    for k in range(len(centers)):
+        table.add_column(f"cluster {k}", justify="right")
+    table.add_row("[italic]size[/italic]", *(str(int(n)) for n in sizes))
+    table.add_section()
+    for j, name in enumerate(feature_names):
+        table.add_row(name, *(f"{row[j]:.4g}" for row in centers))
     return table
 
 
 def metrics_table(values: dict[str, float], title: str):
-    """Two-column rich table ``metric | value``."""
+    """A heading and a two-column rich table ``metric | value``."""
+    from rich.console import Group
     from rich.table import Table
+    from rich.text import Text
 
     from ensemblekit.metrics import METRICS
 
-    table = Table(title=title, title_justify="left")
+    table = Table()
     table.add_column("metric")
     table.add_column("value", justify="right")
     for name, v in values.items():
         label = METRICS[name].label if name in METRICS else name
         table.add_row(label, fmt(v))
-    return table
+    return Group(Text(title, style="bold"), table)
 
 
 def model_description(model, metadata: dict, schema) -> list:
