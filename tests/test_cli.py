@@ -292,3 +292,101 @@ def test_classifier_on_csv_with_numeric_labels(tmp_path):
     predicted = [line.split(",")[1] for line in out.stdout.splitlines()[1:]]
     # x alone separates the classes at 9.5, so the tree reproduces the labels
     assert predicted == ["0"] * 10 + ["1"] * 10
+
+
+def test_table_output_into_closed_pipe_is_clean(tmp_path):
+    if len(_ensemblekit()) != 1:
+        pytest.skip("console script not installed")
+    wide = tmp_path / "wide.arff"
+    names = [f"a{i}" for i in range(3000)]
+    wide.write_text("@relation wide\n" + "".join(f"@attribute {n} numeric\n" for n in names)
+                    + "@attribute c {x,y}\n@data\n" + ",".join(["1"] * 3000) + ",x\n")
+    shell = f"set -o pipefail; {_ensemblekit()[0]} info {wide} | head -2"
+    proc = subprocess.run(["bash", "-c", shell], capture_output=True, text=True)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert len(proc.stdout.splitlines()) == 2
+
+
+def test_usage_errors_from_option_parsing_are_one_line(tmp_path):
+    if len(_ensemblekit()) != 1:
+        pytest.skip("console script not installed")
+    for args in (["compare", "knn", "--data", IRIS, "--seed", "99999999999"], ["fit", "knn"]):
+        proc = subprocess.run(_ensemblekit() + args, capture_output=True, text=True)
+        assert proc.returncode == 2
+        assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("ensemblekit: error:")
+
+
+def test_numeric_class_is_refused_by_classifiers(tmp_path):
+    reg = tmp_path / "reg.arff"
+    reg.write_text("@relation r\n@attribute a numeric\n@attribute t numeric\n@data\n"
+                   + "".join(f"{i},{i * 0.5}\n" for i in range(12)))
+    result = run("evaluate", "c45", reg, "--cv", "2", "--repeats", "1")
+    assert result.exit_code == 2 and "nominal class" in result.stderr
+    result = run("fit", "knn", reg, "-o", tmp_path / "m.ekm")
+    assert result.exit_code == 2 and "numeric class attribute 't'" in result.stderr
+
+
+def test_clusterer_keeps_a_numeric_last_column_as_a_feature(tmp_path):
+    path = tmp_path / "num.csv"
+    path.write_text("x,y,z\n1,2,3\n1,2,4\n8,9,9\n8,9,8\n")
+    result = run("cluster", "kmeans", path, "-k", "2", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert "'z' is numeric" in result.stderr
+    protos = sorted(json.loads(result.stdout)["prototypes"], key=lambda p: p["x"])
+    assert protos == [{"x": 1.0, "y": 2.0, "z": 3.5}, {"x": 8.0, "y": 9.0, "z": 8.5}]
+
+
+def test_fit_clusterer_defaults_to_the_number_of_classes(tmp_path):
+    model = tmp_path / "g.ekm"
+    assert run("fit", "kmeans", SAMPLE / "glass.arff", "-o", model).exit_code == 0
+    meta = json.loads(run("show", model, "--format", "json").stdout)
+    assert meta["params"]["n_clusters"] == 6  # glass declares 7 types; 6 occur
+
+
+def test_damaged_metadata_is_a_bad_model_file(tmp_path):
+    import zipfile
+
+    model = tmp_path / "m.ekm"
+    assert run("fit", "knn", IRIS, "-o", model).exit_code == 0
+    with zipfile.ZipFile(model) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    for change in ({"task": "clustering"}, {"schema": None}, {"algorithm": "nosuch"}):
+        meta = json.loads(members["metadata.json"])
+        meta.update(change)
+        if meta["schema"] is None:
+            del meta["schema"]
+        damaged = tmp_path / "damaged.ekm"
+        with zipfile.ZipFile(damaged, "w") as z:
+            for name, data in members.items():
+                z.writestr(name, json.dumps(meta) if name == "metadata.json" else data)
+        for args in (("predict", damaged, IRIS), ("show", damaged)):
+            result = run(*args)
+            assert result.exit_code == 2, (change, result.stderr)
+            assert "damaged" in result.stderr
+
+
+def test_failing_unit_is_a_clear_error():
+    result = run("evaluate", "knn", IRIS, "--set", "n_neighbors=1000", "--cv", "2", "--repeats", "1")
+    assert result.exit_code == 2
+    assert "knn failed (repeat 1, fold 1)" in result.stderr and "n_neighbors" in result.stderr
+
+
+def test_output_into_a_missing_folder_is_refused_before_work(tmp_path):
+    result = run("compare", "knn", "--data", IRIS, "--cv", "2", "--repeats", "1",
+                 "--output", tmp_path / "nope" / "s.csv")
+    assert result.exit_code == 2 and "does not exist" in result.stderr and result.stdout == ""
+    result = run("cluster", "kmeans", IRIS, "--labels-out", tmp_path / "l.csv",
+                 "--save", tmp_path / "nope" / "m.ekm")
+    assert result.exit_code == 2 and not (tmp_path / "l.csv").exists()
+
+
+def test_evaluate_model_refuses_protocol_options(tmp_path):
+    model = tmp_path / "m.ekm"
+    assert run("fit", "knn", IRIS, "-o", model).exit_code == 0
+    result = run("evaluate", model, IRIS, "--cv", "5")
+    assert result.exit_code == 2 and "--cv" in result.stderr
+
+
+def test_n_jobs_zero_is_refused():
+    result = run("compare", "knn", "--data", IRIS, "-j", "0")
+    assert result.exit_code == 2 and "--n-jobs" in result.stderr

@@ -668,7 +668,17 @@ def test_with_nominal_class_turns_numeric_labels_into_classes(tmp_path):
     assert nominal.with_nominal_class() is nominal
 
 
-def test_with_nominal_class_keeps_non_integer_values_exact(tmp_path):
-    path = tmp_path / "labels.csv"
-    path.write_text("a,label\n1,0.5\n2,1.25\n")
-    assert load_dataset(path).with_nominal_class().schema.class_attribute.values == ("0.5", "1.25")
+def test_with_nominal_class_leaves_regression_targets_alone(tmp_path):
+    fractions = tmp_path / "labels.csv"
+    fractions.write_text("a,label\n1,0.5\n2,1.25\n")
+    ds = load_dataset(fractions)
+    assert ds.with_nominal_class() is ds
+    many = tmp_path / "many.csv"
+    many.write_text("a,label\n" + "".join(f"{i},{i}\n" for i in range(5)))
+    ds = load_dataset(many)
+    assert ds.with_nominal_class(max_classes=4) is ds
+    assert ds.with_nominal_class(max_classes=5).schema.class_attribute.kind == "nominal"
+    declared = tmp_path / "declared.arff"
+    declared.write_text("@relation r\n@attribute a numeric\n@attribute t numeric\n@data\n1,0\n2,1\n")
+    ds = load_dataset(declared)
+    assert ds.format == "arff" and ds.with_nominal_class() is ds

@@ -85,12 +85,24 @@ def _user_errors():
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
+def _quiet_exit_on_closed_pipe() -> None:
+    """The reader (e.g. ``head``) closed stdout: stop quietly with exit code 0."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    raise typer.Exit(0)
+
+
 def _stdout_console():
     from rich.console import Console
 
+    class _PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            _quiet_exit_on_closed_pipe()
+
     tty = sys.stdout.isatty()
-    return Console(file=sys.stdout, width=None if tty else 200, soft_wrap=False,
-                   force_terminal=None if tty else False, highlight=False)
+    return _PipeConsole(file=sys.stdout, width=None if tty else 200, soft_wrap=False,
+                        force_terminal=None if tty else False, highlight=False)
 
 
 def _write_stdout(text: str) -> None:
@@ -99,19 +111,37 @@ def _write_stdout(text: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        raise typer.Exit(0) from None
+        _quiet_exit_on_closed_pipe()
+
+
+def _check_destination(path: Optional[Path], option: str) -> None:
+    """Refuse, before any work, an output path whose folder does not exist or is read-only."""
+    if path is None:
+        return
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"{option} {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise UsageError(f"{option} {path}: folder {folder} is not writable")
+    if path.is_dir():
+        raise UsageError(f"{option} {path}: is a folder")
+
+
+def _write_file(path: Path, text: str) -> None:
+    from ensemblekit.report import write_text_atomic
+
+    try:
+        write_text_atomic(path, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _emit(text: str, output: Optional[Path]) -> None:
     """Send machine output to ``output`` (atomically) or to stdout."""
-    from ensemblekit.report import write_text_atomic
-
     if output is None:
         _write_stdout(text)
     else:
-        write_text_atomic(output, text)
+        _write_file(output, text)
 
 
 def _load(path: str, *, target=None, ignore=(), input_format=None, schema=None,
@@ -120,6 +150,83 @@ def _load(path: str, *, target=None, ignore=(), input_format=None, schema=None,
 
     return load_dataset(path, target=target, fmt=input_format, schema=schema, ignore=tuple(ignore),
                         allow_string=allow_string, no_class=no_class)
+
+
+def _load_for(task: str, path: str, *, target=None, ignore=(), input_format=None, no_class=False):
+    """Load a file for fitting or evaluating an algorithm of ``task``.
+
+    Classifiers need a nominal class (an inferred whole-number CSV column counts).
+    Clusterers use the class only to score against: when none is named and the last
+    attribute is numeric, it is kept as a feature (Weka's clusterers cannot score
+    against a numeric class either), with a note; ``--target`` names label columns.
+    """
+    ds = _load(path, target=target, ignore=ignore, input_format=input_format, no_class=no_class)
+    if task == registry.CLASSIFICATION or target is not None:
+        ds = ds.with_nominal_class()
+    cls = ds.schema.class_attribute
+    if (task == registry.CLUSTERING and target is None and cls is not None
+            and cls.kind == "numeric"):
+        _note(f"note: {ds.source}: last attribute '{cls.name}' is numeric, so it is clustered as a "
+              "feature; name a class with --target to score against it")
+        ds = _load(path, ignore=ignore, input_format=input_format, no_class=True)
+    if ds.X.shape[1] == 0:
+        raise UsageError(f"{ds.source}: no attributes besides the class '{cls.name}'" if cls else
+                         f"{ds.source}: no attributes")
+    return ds
+
+
+def _model_metadata(path: Path) -> dict:
+    """A model file's metadata, checked to hold what the commands rely on.
+
+    Raises
+    ------
+    ModelFileError
+        If a required key is missing or does not fit the registry.
+    """
+    from ensemblekit.data import Schema
+    from ensemblekit.persistence import ModelFileError, read_metadata
+
+    metadata = read_metadata(path)
+    try:
+        spec = registry.get(metadata["algorithm"])
+        if metadata["task"] != spec.task:
+            raise ValueError(f"task {metadata['task']!r} is not {spec.name}'s ({spec.task})")
+        schema = Schema.from_dict(metadata["schema"])
+        if not isinstance(metadata["params"], dict):
+            raise ValueError("params is not a mapping")
+        if spec.task == registry.CLASSIFICATION and (
+                schema.class_attribute is None or schema.class_attribute.kind != "nominal"):
+            raise ValueError("a classifier's schema needs a nominal class")
+    except (KeyError, TypeError, ValueError, registry.UnknownAlgorithmError) as exc:
+        what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise ModelFileError(f"{path}: the model's metadata is damaged ({what})") from None
+    return metadata
+
+
+def _load_checked_model(path: Path):
+    """Load a model and check the estimator is the one its metadata names."""
+    from ensemblekit.persistence import ModelFileError, load_model
+
+    metadata = _model_metadata(path)
+    model, metadata = load_model(path)
+    spec = registry.get(metadata["algorithm"])
+    expected = spec.estimator.split(":")[1]
+    step = getattr(model, "named_steps", {}).get("model")
+    if step is None or type(step).__name__ != expected:
+        raise ModelFileError(f"{path}: the stored estimator is not a {spec.name} model")
+    return model, metadata
+
+
+def _default_n_clusters(ds, n_clusters: Optional[int], settings: List[str]) -> Optional[int]:
+    """-k, else --set n_clusters, else the number of classes present in the data."""
+    import numpy as np
+
+    if n_clusters is not None or "n_clusters" in registry.parse_settings(settings):
+        return n_clusters
+    cls = ds.schema.class_attribute
+    if cls is None or cls.kind != "nominal":
+        raise UsageError(f"{ds.source}: no nominal class to take the number of clusters from; give -k")
+    return int(len(np.unique(ds.y[ds.y >= 0])))
 
 
 def _progress(total: int, description: str):
@@ -173,7 +280,7 @@ def _resolve(algo: str, settings: List[str], n_clusters: Optional[int] = None):
 # --------------------------------------------------------------------------- options
 _TARGET = typer.Option(None, "--target", "-c", help="Class attribute (default: the last one).")
 _SET = typer.Option([], "--set", "-s", help="Algorithm parameter key=value (repeatable).")
-_SEED = typer.Option(1, "--seed", help="Random seed: same seed, same output.", min=0)
+_SEED = typer.Option(1, "--seed", help="Random seed: same seed, same output.", min=0, max=2**31 - 1)
 _IGNORE = typer.Option([], "--ignore", help="Attribute to drop before anything else (repeatable).")
 _INPUT_FORMAT = typer.Option(None, "--input-format", help="Input format: arff or csv (default: by "
                              "file extension, sniffed for '-').")
@@ -237,7 +344,10 @@ def fit(
     target: Optional[str] = _TARGET,
     settings: List[str] = _SET,
     seed: int = _SEED,
-    n_clusters: Optional[int] = typer.Option(None, "-k", help="Clusters (clustering algorithms)."),
+    n_clusters: Optional[int] = typer.Option(
+        None, "-k", help="Clusters (clustering algorithms; default: number of classes)."),
+    no_class: bool = typer.Option(False, "--no-class", help="Every attribute is a feature "
+                                  "(clustering)."),
     ignore: List[str] = _IGNORE,
     input_format: Optional[str] = _INPUT_FORMAT,
 ):
@@ -245,10 +355,14 @@ def fit(
     from ensemblekit.persistence import data_fingerprint, save_model
 
     with _user_errors():
+        spec = registry.get(algo)
+        _check_destination(output, "--output")
+        ds = _load_for(spec.task, data, target=target, ignore=ignore, input_format=input_format,
+                       no_class=no_class)
+        if spec.task == registry.CLUSTERING:
+            n_clusters = _default_n_clusters(ds, n_clusters, settings)
         spec, params = _resolve(algo, settings, n_clusters)
-        ds = _load(data, target=target, ignore=ignore, input_format=input_format)
         if spec.task == registry.CLASSIFICATION:
-            ds = ds.with_nominal_class()
             X, y = _require_classes(ds, algo)
         else:
             X, y = ds.X, None
@@ -303,16 +417,19 @@ def predict(
 ):
     """Predict every row of a file with a saved model (one output row per input row, in order)."""
     from ensemblekit.data import Schema
-    from ensemblekit.persistence import load_model, read_metadata
     from ensemblekit.report import OUTPUT_FORMATS, format_predictions, prediction_rows
 
     with _user_errors():
         _check_format(format_, OUTPUT_FORMATS, "--format")
-        metadata = read_metadata(model_file)
+        _check_destination(output, "--output")
+        metadata = _model_metadata(model_file)
         schema = Schema.from_dict(metadata["schema"])
         ds = _load(data, schema=schema, input_format=input_format)
-        model, metadata = load_model(model_file)
-        labels, probabilities, classes = _predict_table(model, metadata, ds, proba)
+        model, metadata = _load_checked_model(model_file)
+        try:
+            labels, probabilities, classes = _predict_table(model, metadata, ds, proba)
+        except ValueError as exc:
+            raise UsageError(f"{model_file}: the model cannot predict {ds.source}: {exc}") from None
         columns = ["row", "prediction", *(f"p_{c}" for c in classes)]
         values = schema.class_attribute.values if metadata["task"] == registry.CLASSIFICATION else \
             tuple(str(k) for k in range(int(metadata["params"].get("n_clusters", 0))))
@@ -350,13 +467,12 @@ def cluster(
         spec = registry.get(algo)
         if spec.task != registry.CLUSTERING:
             raise UsageError(f"{algo} is a {spec.task} algorithm; 'cluster' needs a clustering algorithm")
-        ds = _load(data, target=target, ignore=ignore, input_format=input_format, no_class=no_class)
+        _check_destination(labels_out, "--labels-out")
+        _check_destination(save, "--save")
+        ds = _load_for(spec.task, data, target=target, ignore=ignore, input_format=input_format,
+                       no_class=no_class)
         has_class = ds.y is not None and ds.schema.class_attribute.kind == "nominal"
-        if n_clusters is None and "n_clusters" not in registry.parse_settings(settings):
-            if not has_class:
-                raise UsageError(f"{ds.source}: no nominal class to take k from; give -k")
-            n_clusters = int(len(np.unique(ds.y[ds.y >= 0])))
-        spec, params = _resolve(algo, settings, n_clusters)
+        spec, params = _resolve(algo, settings, _default_n_clusters(ds, n_clusters, settings))
         model = registry.make_estimator(algo, ds.schema, params, seed)
         try:
             labels = np.asarray(model.fit_predict(ds.X))
@@ -372,9 +488,7 @@ def cluster(
         estimator = model.named_steps["model"]
         names = feature_names(ds.schema)
         if labels_out is not None:
-            from ensemblekit.report import write_text_atomic
-
-            write_text_atomic(labels_out, format_predictions(
+            _write_file(labels_out, format_predictions(
                 prediction_rows([str(int(v)) for v in labels]), ["row", "cluster"], "csv"))
         if save is not None:
             from ensemblekit.persistence import data_fingerprint, save_model
@@ -399,6 +513,11 @@ def cluster(
                                            f"({getattr(estimator, 'n_iter_', '?')} iterations)"))
             if values:
                 console.print(metrics_table(values, f"agreement with class '{ds.schema.class_attribute.name}'"))
+
+
+def _check_n_jobs(n_jobs: int) -> None:
+    if n_jobs == 0 or n_jobs < -1:
+        raise UsageError(f"--n-jobs must be a positive number of workers or -1 (all cores), got {n_jobs}")
 
 
 def _protocol(task: str, cv: Optional[int], repeats: Optional[int], runs: Optional[int], seed: int,
@@ -441,9 +560,9 @@ def _data_files(items: List[str]) -> list[str]:
         path = Path(item)
         if item != "-" and path.is_dir():
             found = sorted(str(p) for p in path.iterdir()
-                           if p.suffix.lower() in (".arff", ".csv") and p.is_file())
+                           if p.suffix.lower() in (".arff", ".csv", ".tsv") and p.is_file())
             if not found:
-                raise UsageError(f"{item}: no .arff or .csv files in this folder")
+                raise UsageError(f"{item}: no .arff, .csv or .tsv files in this folder")
             files.extend(found)
         else:
             files.append(item)
@@ -463,6 +582,7 @@ def _run_comparison(algos: list[str], settings: List[str], data_files: list[str]
     from ensemblekit.report import comparison_json, comparison_tables, scores_text
 
     _check_format(format_, ("json", "table"), "--format")
+    _check_n_jobs(n_jobs)
     if output is not None and output.suffix.lower() not in (".csv", ".json"):
         raise UsageError(f"--output {output}: the file name must end in .csv or .json")
     specs = [registry.get(a) for a in algos]
@@ -486,9 +606,9 @@ def _run_comparison(algos: list[str], settings: List[str], data_files: list[str]
         algorithms.append((s.name, s.resolve(known)))
     protocol = _protocol(task, cv, repeats, runs, seed, n_clusters)
     metrics = _metrics_for(task, metric)
-    datasets = [_load(f, target=target, ignore=ignore, input_format=input_format) for f in data_files]
-    if task == registry.CLASSIFICATION:
-        datasets = [d.with_nominal_class() for d in datasets]
+    _check_destination(output, "--output")
+    datasets = [_load_for(task, f, target=target, ignore=ignore, input_format=input_format)
+                for f in data_files]
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise UsageError("two data files have the same name: " + ", ".join(names))
@@ -538,6 +658,13 @@ def evaluate(
     """Evaluate one algorithm (repeated CV or clustering runs) or one saved model (test set)."""
     with _user_errors():
         if algo_or_model not in registry.ALGORITHMS and Path(algo_or_model).is_file():
+            given = [name for name, v in (("--cv", cv), ("--repeats", repeats), ("--runs", runs),
+                                          ("--set", settings or None), ("--output", output),
+                                          ("--target", target), ("--ignore", ignore or None))
+                     if v is not None]
+            if given:
+                raise UsageError(f"{', '.join(given)} cannot be used when evaluating a saved model "
+                                 "(it is scored as it is on DATA)")
             _evaluate_model(Path(algo_or_model), data, metric, input_format, format_)
             return
         _run_comparison([algo_or_model], settings, [data], target=target, ignore=ignore,
@@ -552,11 +679,10 @@ def _evaluate_model(model_file: Path, data: str, metric: List[str], input_format
 
     from ensemblekit.data import Schema
     from ensemblekit.metrics import METRICS
-    from ensemblekit.persistence import load_model, read_metadata
     from ensemblekit.report import metrics_table
 
     _check_format(format_, ("json", "table"), "--format")
-    metadata = read_metadata(model_file)
+    metadata = _model_metadata(model_file)
     schema = Schema.from_dict(metadata["schema"])
     ds = _load(data, schema=schema, input_format=input_format)
     if ds.y is None:
@@ -564,7 +690,7 @@ def _evaluate_model(model_file: Path, data: str, metric: List[str], input_format
                          "to score the model against" if schema.class_attribute else
                          f"{ds.source}: has no class attribute to score against")
     metrics = _metrics_for(metadata["task"], metric)
-    model, metadata = load_model(model_file)
+    model, metadata = _load_checked_model(model_file)
     keep = ds.y >= 0
     predicted = np.asarray(model.predict(ds.X[keep]))
     values = {m: float(METRICS[m].func(ds.y[keep], predicted)) for m in metrics}
@@ -612,12 +738,11 @@ def show(
     import json
 
     from ensemblekit.data import Schema
-    from ensemblekit.persistence import load_model
     from ensemblekit.report import model_description
 
     with _user_errors():
         _check_format(format_, ("json", "table"), "--format")
-        model, metadata = load_model(model_file)
+        model, metadata = _load_checked_model(model_file)
         if format_ == "json":
             _write_stdout(json.dumps(metadata, indent=1, sort_keys=True) + "\n")
             return
@@ -626,10 +751,32 @@ def show(
             console.print(renderable)
 
 
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    text = " ".join(str(message).split())
+    sys.stderr.write(f"ensemblekit: warning: {text}\n")
+
+
 def main() -> None:
     """Console-script entry point: run the app, map failures to exit codes."""
+    import warnings
+
+    warnings.showwarning = _one_line_warning
     try:
-        app(prog_name="ensemblekit")
+        try:
+            code = app(prog_name="ensemblekit", standalone_mode=False)
+        except typer.Abort:
+            _err("aborted")
+            sys.exit(EXIT_FAILURE)
+        except typer.TyperException as exc:  # option parsing: one line, exit 2
+            show = getattr(exc, "show", None)
+            if type(exc).__name__ == "NoArgsIsHelpError" and show is not None:
+                show()
+                sys.exit(0)
+            message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+            command = getattr(getattr(exc, "ctx", None), "command_path", "ensemblekit")
+            _err(f"error: {message} (see '{command} --help')")
+            sys.exit(getattr(exc, "exit_code", EXIT_BAD_INPUT))
+        sys.exit(code if isinstance(code, int) else 0)
     except BrokenPipeError:
         # The reader (e.g. `head`) closed the pipe: stop quietly, like other Unix tools.
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -273,6 +273,8 @@ class Dataset:
         lacks the class attribute).
     lines : ndarray of shape (n_instances,), int64
         1-based line in the file where each row starts, for messages.
+    format : {"arff", "csv"}
+        The file format; in CSV the attribute kinds are inferred, not declared.
     """
 
     name: str
@@ -281,6 +283,7 @@ class Dataset:
     X: np.ndarray
     y: np.ndarray | None
     lines: np.ndarray
+    format: str = "arff"
 
     @property
     def n_instances(self) -> int:
@@ -293,35 +296,41 @@ class Dataset:
         ca = self.schema.class_attribute
         return () if ca is None else ca.values
 
-    def with_nominal_class(self) -> Dataset:
-        """Return the data set with a numeric class turned nominal, for classifiers.
+    def with_nominal_class(self, max_classes: int = 100) -> Dataset:
+        """Return the data set with an inferred numeric CSV class turned nominal.
 
-        A CSV column of class labels written as numbers (``0``/``1``, ``1``/``2``/``3``)
-        is read as numeric; classifiers need it nominal. Its distinct values
-        become the nominal values in increasing numeric order, written as
-        integers when they all are (``"1"``, not ``"1.0"``).
+        A CSV column of class labels written as whole numbers (``0``/``1``,
+        ``1``/``2``/``3``) is inferred numeric; classifiers need it nominal. Its
+        distinct values become the nominal values in increasing numeric order,
+        written as integers (``"1"``, not ``"1.0"``). A class *declared*
+        numeric (ARFF), or holding fractions or more than ``max_classes``
+        distinct values, is a regression target and is left alone.
+
+        Parameters
+        ----------
+        max_classes : int, default=100
+            Most distinct values a column may hold to be read as class labels.
 
         Returns
         -------
         Dataset
-            ``self`` when the class is already nominal or absent, else a copy
-            with a nominal class attribute and int64 codes (-1 = missing).
+            ``self`` when nothing applies, else a copy with a nominal class
+            attribute and int64 codes (-1 = missing).
         """
         ca = self.schema.class_attribute
-        if ca is None or ca.kind != "numeric" or self.y is None:
+        if ca is None or ca.kind != "numeric" or self.y is None or self.format != "csv":
             return self
         present = ~np.isnan(self.y)
         distinct = np.unique(self.y[present])
-        if np.all(distinct == np.round(distinct)):
-            values = tuple(str(int(v)) for v in distinct)
-        else:
-            values = tuple(repr(float(v)) for v in distinct)
+        if distinct.size > max_classes or not np.all(distinct == np.round(distinct)):
+            return self
+        values = tuple(str(int(v)) for v in distinct)
         codes = np.full(self.y.shape, -1, dtype=np.int64)
         codes[present] = np.searchsorted(distinct, self.y[present])
         attributes = list(self.schema.attributes)
         attributes[self.schema.class_index] = Attribute(ca.name, "nominal", values)
         schema = Schema(self.schema.relation, tuple(attributes), self.schema.class_index)
-        return Dataset(self.name, self.source, schema, self.X, codes, self.lines)
+        return Dataset(self.name, self.source, schema, self.X, codes, self.lines, self.format)
 
 
 # --------------------------------------------------------------------------
@@ -1045,8 +1054,11 @@ def load_dataset(
         table.cells = table.cells[:, keep]
 
     if schema is not None:
-        return _conform(table, src, name, schema)
-    return _build(table, src, name, target, no_class, allow_string)
+        ds = _conform(table, src, name, schema)
+    else:
+        ds = _build(table, src, name, target, no_class, allow_string)
+    ds.format = fmt
+    return ds
 
 
 # --------------------------------------------------------------------------

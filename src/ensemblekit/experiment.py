@@ -191,8 +191,9 @@ def plan(datasets: Sequence, algorithms: Sequence[tuple[str, dict]], protocol: P
                 )
             smallest = counts[counts > 0].min()
             if smallest < protocol.folds:
-                notes.append(f"{ds.name}: the smallest class has {smallest} instances, fewer than "
-                             f"{protocol.folds} folds; some folds lack it")
+                notes.append(f"{ds.name}: the smallest class has {smallest} instance"
+                             f"{'' if smallest == 1 else 's'}, fewer than {protocol.folds} folds; "
+                             "some folds lack it")
             splitter = RepeatedStratifiedKFold(
                 n_splits=protocol.folds, n_repeats=protocol.repeats, random_state=protocol.seed
             )
@@ -276,6 +277,14 @@ def run(
 
 
 def _run_unit(ds, unit: _Unit, n_clusters: int | None, metrics: tuple[str, ...]):
+    try:
+        return _score_unit(ds, unit, n_clusters, metrics)
+    except ValueError as exc:
+        where = f"repeat {unit.repeat}, fold {unit.fold}" if unit.fold else f"run {unit.repeat}"
+        raise ProtocolError(f"{ds.source}: {unit.algorithm} failed ({where}): {exc}") from None
+
+
+def _score_unit(ds, unit: _Unit, n_clusters: int | None, metrics: tuple[str, ...]):
     from ensemblekit.metrics import METRICS
 
     params = json.loads(unit.params_json)

@@ -203,7 +203,8 @@ _KMEANS_PARAMS = (
           choices=("random", "k-means++")),
     Param("scale", "choice", "none", "attribute scaling fitted on the training data",
           choices=("none", "minmax", "zscore")),
-    Param("max_iter", "int", 300, "maximum number of assignment/update iterations", low=1),
+    Param("max_iter", "int", 300, "maximum number of assignment/update iterations", low=1,
+          high=100000),
 )
 
 _NUMERIC_PREP = "nominal: one-hot; missing: training mean (numeric) / mode (nominal)"
@@ -228,7 +229,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             estimator="ensemblekit.clustering.inner_kmeans:InnerEnsembleKMeans",
             params=_KMEANS_PARAMS
             + (
-                Param("n_estimators", "int", 10, "ensemble size E: votes per instance and step", low=1),
+                Param("n_estimators", "int", 10, "ensemble size E: votes per instance and step",
+                      low=1, high=1000),
                 Param("max_features", "float", 0.5, "fraction of the features in each subset",
                       low=0.1, high=1.0),
                 Param("bootstrap_features", "bool", False,

@@ -32,6 +32,9 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the usual mode
         os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):

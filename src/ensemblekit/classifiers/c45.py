@@ -32,8 +32,10 @@ class C45Tree(ClassifierMixin, BaseEstimator):
     It is **not** Quinlan's C4.5 and results will not match Weka's J48 exactly:
 
     * splits are chosen by information gain, not by gain ratio;
-    * nominal attributes are treated as their integer codes with binary
-      threshold splits, not split multiway (one branch per value);
+    * the tree sees numbers only: the ``c45`` registry entry one-hot encodes
+      nominal attributes, so a nominal test is "value v or not" (a binary
+      split on an indicator column), not a multiway split with one branch
+      per value;
     * there is no pruning of any kind (neither C4.5's pessimistic-error
       pruning nor subtree raising), so it resembles ``J48 -U`` only in spirit;
     * missing values are handled by scikit-learn's rule (at each split the

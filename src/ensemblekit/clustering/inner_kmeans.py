@@ -326,7 +326,9 @@ class InnerEnsembleKMeans(_BasePrototypeClustering):
     bootstrap_features : bool, default=False
         Draw each subset with replacement. A feature drawn twice counts twice
         in that member's squared distance. The paper's tables report the
-        with-replacement runs.
+        with-replacement runs (set it to True to reproduce them); the default
+        follows scikit-learn's bagging estimators, where a member's features
+        are distinct.
     resample : {"each-iteration", "once"}, default="each-iteration"
         When subsets are drawn. ``"each-iteration"``: new subsets for every
         assignment step (the paper draws inside the loop), including the
@@ -408,8 +410,12 @@ class InnerEnsembleKMeans(_BasePrototypeClustering):
 
     *Stopping.* The loop ends at the first step whose assignment equals the
     previous one, or whose centres are exactly unchanged. If ``max_iter`` is
-    reached first, one more assignment step is made with the final centres,
-    so ``labels_`` and ``cluster_centers_`` correspond.
+    reached first, one more assignment step (a vote, with fresh subsets under
+    ``resample="each-iteration"``) is made with the final centres, so
+    ``labels_`` is the vote those centres receive; the centres are then not
+    exactly the means of ``labels_``. With subsets redrawn at every step the
+    assignment rarely repeats exactly, so on large data sets the loop often
+    runs to ``max_iter``.
 
     References
     ----------
