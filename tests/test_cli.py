@@ -368,7 +368,9 @@ def test_damaged_metadata_is_a_bad_model_file(tmp_path):
 def test_failing_unit_is_a_clear_error():
     result = run("evaluate", "knn", IRIS, "--set", "n_neighbors=1000", "--cv", "2", "--repeats", "1")
     assert result.exit_code == 2
-    assert "knn failed (repeat 1, fold 1)" in result.stderr and "n_neighbors" in result.stderr
+    assert "2 of 2 units failed" in result.stderr
+    assert "knn failed on iris (repeat 1, fold 1)" in result.stderr and "n_neighbors" in result.stderr
+    assert "failed" in result.stdout  # the table shows the cell as failed
 
 
 def test_output_into_a_missing_folder_is_refused_before_work(tmp_path):

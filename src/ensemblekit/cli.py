@@ -13,6 +13,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from pathlib import Path
 from typing import List, Optional
 
@@ -234,9 +236,12 @@ def _progress(total: int, description: str):
     if not sys.stderr.isatty() or total <= 1:
         return contextlib.nullcontext(None)
     from rich.console import Console
-    from rich.progress import Progress
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
 
-    progress = Progress(console=Console(stderr=True), transient=True)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                        console=Console(stderr=True), transient=True)
 
     @contextlib.contextmanager
     def bar():
@@ -571,69 +576,196 @@ def _data_files(items: List[str]) -> list[str]:
     return files
 
 
-def _run_comparison(algos: list[str], settings: List[str], data_files: list[str], *, target, ignore,
-                    input_format, metric: List[str], cv, repeats, runs, seed, n_jobs, output,
-                    format_):
+@dataclass
+class _CompareOptions:
+    """Everything 'compare' (and 'evaluate ALGO') takes besides algorithms and data."""
+
+    settings: List[str]
+    target: Optional[str] = None
+    ignore: List[str] = dc_field(default_factory=list)
+    input_format: Optional[str] = None
+    metric: List[str] = dc_field(default_factory=list)
+    cv: Optional[int] = None
+    repeats: Optional[int] = None
+    runs: Optional[int] = None
+    seed: int = 1
+    n_jobs: int = 1
+    output: Optional[Path] = None
+    format_: Optional[str] = None
+    baseline: Optional[str] = None
+    grid: List[str] = dc_field(default_factory=list)
+    max_instances: Optional[int] = None
+    scheduler: Optional[str] = None
+    resume: Optional[Path] = None
+    plot: Optional[Path] = None
+    alpha: float = 0.05
+
+
+def _candidates(specs, opts: _CompareOptions):
+    """Resolve --set for each algorithm and expand --grid into candidates."""
+    from ensemblekit import experiment
+
+    parsed = registry.parse_settings(opts.settings)
+    every = sorted({n for t in specs for n in t.param_names})
+    for key in parsed:
+        if key not in every:
+            raise registry.ParameterError(f"unknown parameter {key!r}; valid keys: {', '.join(every)}")
+    n_clusters = None
+    if specs[0].task == registry.CLUSTERING and "n_clusters" in parsed:
+        n_clusters = specs[0].params[specs[0].param_names.index("n_clusters")].parse(parsed.pop("n_clusters"))
+    grid_raw = [experiment.parse_grid(item) for item in opts.grid]
+    if len({k for k, _ in grid_raw}) != len(grid_raw):
+        raise UsageError("a --grid parameter is given twice")
+    candidates = []
+    gridded = []
+    for spec in specs:
+        params = spec.resolve({k: v for k, v in parsed.items() if k in spec.param_names})
+        grid = {}
+        if spec.name != opts.baseline:
+            for key, values in grid_raw:
+                if key in spec.param_names:
+                    param = spec.params[spec.param_names.index(key)]
+                    grid[key] = [param.parse(v) for v in values]
+        if grid:
+            gridded.append(spec.name)
+        candidates.extend(experiment.expand_grid(spec.name, params, grid))
+    for key, _ in grid_raw:
+        if not any(key in s.param_names for s in specs if s.name != opts.baseline):
+            raise registry.ParameterError(f"--grid {key}: no compared algorithm (other than the "
+                                          f"baseline) has this parameter; valid keys: {', '.join(every)}")
+    return candidates, n_clusters, gridded
+
+
+def _run_comparison(algos: list[str], data_files: list[str], opts: _CompareOptions):
     """Shared body of 'compare' and 'evaluate ALGO'."""
-    import numpy as np
-
-    from ensemblekit import experiment, stats
+    from ensemblekit import experiment
     from ensemblekit.metrics import METRICS
-    from ensemblekit.report import comparison_json, comparison_tables, scores_text
+    from ensemblekit.report import (comparison_json, comparison_tables, grid_summary, grid_table,
+                                    scores_text)
 
-    _check_format(format_, ("json", "table"), "--format")
-    _check_n_jobs(n_jobs)
-    if output is not None and output.suffix.lower() not in (".csv", ".json"):
-        raise UsageError(f"--output {output}: the file name must end in .csv or .json")
+    _check_format(opts.format_, ("json", "table"), "--format")
+    _check_n_jobs(opts.n_jobs)
+    if not 0 < opts.alpha < 1:
+        raise UsageError(f"--alpha must lie strictly between 0 and 1, got {opts.alpha}")
+    if opts.output is not None and opts.output.suffix.lower() not in (".csv", ".json"):
+        raise UsageError(f"--output {opts.output}: the file name must end in .csv or .json")
+    if opts.plot is not None and opts.plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise UsageError(f"--plot {opts.plot}: the file name must end in .png, .svg or .pdf")
     specs = [registry.get(a) for a in algos]
     tasks = {s.task for s in specs}
     if len(tasks) > 1:
         raise UsageError("algorithms of different tasks cannot be compared: "
                          + ", ".join(f"{s.name} ({s.task})" for s in specs))
     task = tasks.pop()
-    parsed = registry.parse_settings(settings)
-    n_clusters = None
-    if task == registry.CLUSTERING and "n_clusters" in parsed:
-        n_clusters = specs[0].params[specs[0].param_names.index("n_clusters")].parse(parsed.pop("n_clusters"))
-    algorithms = []
-    for s in specs:
-        known = {k: v for k, v in parsed.items() if k in s.param_names}
-        unknown = [k for k in parsed if not any(k in t.param_names for t in specs)]
-        if unknown:
-            raise registry.ParameterError(
-                f"unknown parameter {unknown[0]!r}; valid keys: "
-                + ", ".join(sorted({n for t in specs for n in t.param_names})))
-        algorithms.append((s.name, s.resolve(known)))
-    protocol = _protocol(task, cv, repeats, runs, seed, n_clusters)
-    metrics = _metrics_for(task, metric)
-    _check_destination(output, "--output")
-    datasets = [_load_for(task, f, target=target, ignore=ignore, input_format=input_format)
-                for f in data_files]
+    if opts.baseline is not None and opts.baseline not in algos:
+        raise UsageError(f"--baseline {opts.baseline} is not among the compared algorithms "
+                         f"({', '.join(algos)})")
+    if opts.grid and opts.baseline is None:
+        raise UsageError("--grid needs --baseline: the algorithm the grid points are measured against")
+    candidates, n_clusters, gridded = _candidates(specs, opts)
+    protocol = _protocol(task, opts.cv, opts.repeats, opts.runs, opts.seed, n_clusters)
+    metrics = _metrics_for(task, opts.metric)
+    for path, option in ((opts.output, "--output"), (opts.plot, "--plot"), (opts.resume, "--resume")):
+        _check_destination(path, option)
+    datasets = [_load_for(task, f, target=opts.target, ignore=opts.ignore,
+                          input_format=opts.input_format) for f in data_files]
+    if opts.max_instances is not None:
+        datasets = [experiment.subsample(d, opts.max_instances, opts.seed) for d in datasets]
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise UsageError("two data files have the same name: " + ", ".join(names))
-    work = experiment.plan(datasets, algorithms, protocol)
+    work = experiment.plan(datasets, candidates, protocol)
     for note in work.notes:
         _note(f"note: {note}")
-    with _progress(len(work.units), "evaluating") as advance:
-        scores = experiment.run(datasets, work, protocol, metrics, n_jobs=n_jobs,
-                                on_unit_done=advance)
-    summary = experiment.summarize(scores)
-    ranks = {}
-    if len(algos) > 1:
+    with _progress(len(work.units), "units") as advance:
+        result = experiment.run(datasets, work, protocol, metrics, n_jobs=opts.n_jobs,
+                                scheduler=opts.scheduler, resume=opts.resume, on_unit_done=advance)
+    if opts.resume is not None:
+        _note(f"note: {result.computed} of {len(work.units)} units computed now, the rest read "
+              f"from {opts.resume}")
+    summary = experiment.summarize(result.scores)
+    labels = [c.label for c in candidates]
+    failed = {(f.dataset, f.algorithm) for f in result.failures}
+    ok_scores = [s for s in result.scores if (s.dataset, s.algorithm) not in failed]
+    analyses = {m: experiment.analyse(ok_scores, labels, datasets, m, protocol,
+                                      baseline=opts.baseline, alpha=opts.alpha) for m in metrics}
+    if opts.output is not None:
+        _emit(scores_text(result.scores, result.failures, opts.output.suffix.lower().lstrip(".")),
+              opts.output)
+    grid_rows = {}
+    if gridded:
         for m in metrics:
-            table = np.array([[summary[(d, a, m)][0] for a in algos] for d in names])
-            ranks[m] = stats.average_ranks(table, METRICS[m].greater_is_better)
-    if output is not None:
-        _emit(scores_text(scores, output.suffix.lower().lstrip(".")), output)
-    if format_ == "json":
+            grid_rows[m] = grid_summary(summary, candidates, opts.baseline, names, m,
+                                        METRICS[m].greater_is_better)
+    if opts.plot is not None:
+        _write_plot(opts.plot, analyses, metrics, grid_rows, summary, candidates, names, opts)
+    if opts.format_ == "json":
         proto = {"kind": protocol.kind, "folds": protocol.folds if protocol.kind == "cv" else None,
-                 "repeats": protocol.repeats, "seed": protocol.seed}
-        _write_stdout(comparison_json(summary, ranks, names, algos, metrics, proto))
+                 "repeats": protocol.repeats, "seed": protocol.seed, "alpha": opts.alpha,
+                 "max_instances": opts.max_instances}
+        text = comparison_json(summary, analyses, names, labels, proto, result.failures, opts.baseline)
+        if grid_rows:
+            import json
+
+            doc = json.loads(text)
+            doc["grid"] = grid_rows
+            text = json.dumps(doc, indent=1) + "\n"
+        _write_stdout(text)
     else:
         console = _stdout_console()
-        for table in comparison_tables(summary, ranks, names, algos, metrics, _protocol_text(protocol)):
-            console.print(table)
+        if gridded:
+            for m in metrics:
+                for renderable in grid_table(grid_rows[m], opts.baseline, METRICS[m].label,
+                                             _protocol_text(protocol)):
+                    console.print(renderable)
+        else:
+            for renderable in comparison_tables(summary, analyses, names, labels,
+                                                _protocol_text(protocol), failed, opts.baseline):
+                console.print(renderable)
+    if result.failures:
+        first = result.failures[0].error
+        _err(f"{len(result.failures)} of {len(work.units)} units failed; first: {first}")
+        bad_input = all(f.bad_input for f in result.failures)
+        raise typer.Exit(EXIT_BAD_INPUT if bad_input else EXIT_FAILURE)
+
+
+def _write_plot(path: Path, analyses, metrics, grid_rows, summary, candidates, names, opts):
+    """CD diagram of the first metric, or sensitivity heat maps for a grid."""
+    import numpy as np
+
+    from ensemblekit import plots
+
+    metric = metrics[0]
+    if grid_rows:
+        panels = []
+        for c_alg in dict.fromkeys(c.algorithm for c in candidates if c.grid):
+            points = [c for c in candidates if c.algorithm == c_alg and c.grid]
+            keys = list(points[0].grid)
+            if len(keys) > 2:
+                raise UsageError("--plot draws heat maps for grids over one or two parameters")
+            xs = list(dict.fromkeys(c.grid[keys[-1]] for c in points))
+            ys = list(dict.fromkeys(c.grid[keys[0]] for c in points)) if len(keys) == 2 else None
+            for d in names:
+                values = np.full((len(ys) if ys else 1, len(xs)), np.nan)
+                for c in points:
+                    cell = summary.get((d, c.label, metric))
+                    if cell is not None:
+                        row = ys.index(c.grid[keys[0]]) if ys else 0
+                        values[row, xs.index(c.grid[keys[-1]])] = cell[0]
+                base = summary.get((d, opts.baseline, metric))
+                panels.append({"dataset": f"{d}: {c_alg}", "x_name": keys[-1], "x_values": xs,
+                               "y_name": keys[0] if ys else None, "y_values": ys, "values": values,
+                               "baseline": None if base is None else base[0], "metric": metric})
+        plots.plot_sensitivity_heatmaps(panels, path, title=f"{metric} over the grid "
+                                                            f"(baseline {opts.baseline})")
+        return
+    an = analyses[metric]
+    if an.cd is None:
+        raise UsageError("--plot needs at least 2 algorithms and 2 complete data sets for a "
+                         "critical-difference diagram")
+    plots.plot_critical_difference(an.labels, an.ranks, an.cd, path,
+                                   title=f"{metric}: Nemenyi CD at alpha {opts.alpha:g}",
+                                   alpha=opts.alpha)
 
 
 @app.command()
@@ -667,9 +799,10 @@ def evaluate(
                                  "(it is scored as it is on DATA)")
             _evaluate_model(Path(algo_or_model), data, metric, input_format, format_)
             return
-        _run_comparison([algo_or_model], settings, [data], target=target, ignore=ignore,
-                        input_format=input_format, metric=metric, cv=cv, repeats=repeats, runs=runs,
-                        seed=seed, n_jobs=n_jobs, output=output, format_=format_)
+        _run_comparison([algo_or_model], [data], _CompareOptions(
+            settings=settings, target=target, ignore=ignore, input_format=input_format, metric=metric,
+            cv=cv, repeats=repeats, runs=runs, seed=seed, n_jobs=n_jobs, output=output,
+            format_=format_))
 
 
 def _evaluate_model(model_file: Path, data: str, metric: List[str], input_format, format_):
@@ -719,14 +852,29 @@ def compare(
     output: Optional[Path] = typer.Option(None, "--output", "-o",
                                           help="Every per-fold score, long format (.csv or .json)."),
     format_: Optional[str] = _JSON_FORMAT,
+    baseline: Optional[str] = typer.Option(None, "--baseline", "-b",
+                                           help="Algorithm the others are tested against."),
+    grid: List[str] = typer.Option([], "--grid", help="Parameter grid key=start:stop:step or "
+                                   "key=v1,v2 (repeatable; needs --baseline)."),
+    max_instances: Optional[int] = typer.Option(None, "--max-instances", min=1,
+                                                help="Subsample each data set to at most N rows."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address "
+                                            "(tcp://host:8786) to run the units on."),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="JSON-lines journal: finished "
+                                          "units are kept there and not computed again."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Critical-difference diagram (or "
+                                        "heat maps with --grid): .png, .svg or .pdf."),
+    alpha: float = typer.Option(0.05, "--alpha", help="Significance level of the tests."),
 ):
-    """Compare algorithms over data sets under one protocol: one table per metric, average ranks."""
+    """Compare algorithms over data sets under one protocol: tables, ranks, Friedman/Nemenyi."""
     with _user_errors():
         if len(set(algos)) != len(algos):
             raise UsageError("an algorithm is named twice")
-        _run_comparison(list(algos), settings, _data_files(data), target=target, ignore=ignore,
-                        input_format=input_format, metric=metric, cv=cv, repeats=repeats, runs=runs,
-                        seed=seed, n_jobs=n_jobs, output=output, format_=format_)
+        _run_comparison(list(algos), _data_files(data), _CompareOptions(
+            settings=settings, target=target, ignore=ignore, input_format=input_format, metric=metric,
+            cv=cv, repeats=repeats, runs=runs, seed=seed, n_jobs=n_jobs, output=output,
+            format_=format_, baseline=baseline, grid=grid, max_instances=max_instances,
+            scheduler=scheduler, resume=resume, plot=plot, alpha=alpha))
 
 
 @app.command()

@@ -18,8 +18,13 @@ Nothing here reads files or prints; progress is reported through a callback.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
-from dataclasses import dataclass
+import os
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
@@ -46,7 +51,8 @@ class Score:
     dataset : str
         Data set name (file stem).
     algorithm : str
-        Registry name.
+        Display label: the registry name, with the grid parameters in brackets
+        for a grid point (``iekm[max_features=0.3]``).
     params : str
         The algorithm's resolved parameters as compact JSON with sorted keys.
     repeat : int
@@ -54,9 +60,13 @@ class Score:
     fold : int
         Fold number from 1; 0 for clustering runs.
     metric : str
-        Metric name (see :data:`ensemblekit.metrics.METRICS`).
+        Metric name (see :data:`ensemblekit.metrics.METRICS`); NaN value when
+        the unit failed.
     value : float
         The score.
+    seconds : float
+        Wall time of the unit (fit and score), the only field that differs
+        between two runs with the same seed.
     """
 
     dataset: str
@@ -66,6 +76,48 @@ class Score:
     fold: int
     metric: str
     value: float
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A unit that raised: where, the error in one line, and whether it was a ValueError
+    (bad data or parameters for the estimator) rather than an unexpected failure."""
+
+    dataset: str
+    algorithm: str
+    params: str
+    repeat: int
+    fold: int
+    error: str
+    bad_input: bool = False
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An algorithm with fixed parameters: one column of a comparison.
+
+    Attributes
+    ----------
+    algorithm : str
+        Registry name.
+    params : dict
+        Resolved parameters.
+    label : str
+        Column name: the registry name, or ``name[k=v,...]`` for a grid point.
+    grid : dict
+        The grid parameters of this point (empty outside a grid).
+    """
+
+    algorithm: str
+    params: dict
+    label: str
+    grid: dict = field(default_factory=dict)
+
+    @property
+    def params_json(self) -> str:
+        """Parameters as compact JSON with sorted keys (stable across runs)."""
+        return _params_json(self.params)
 
 
 @dataclass(frozen=True)
@@ -122,11 +174,122 @@ def derive_seed(seed: int, *keys: int) -> int:
     return int(state) >> 1
 
 
+def parse_grid(text: str) -> tuple[str, list[str]]:
+    """Parse one ``--grid`` item: ``key=start:stop:step`` or ``key=v1,v2,...``.
+
+    A range includes both ends when ``stop`` lies on the step (floating-point
+    steps are rounded to 10 decimals, so ``0.1:0.9:0.1`` gives nine values).
+
+    Returns
+    -------
+    (key, values)
+        Values as text, for the parameter's own parser.
+
+    Raises
+    ------
+    ProtocolError
+        On a malformed item, a non-positive step, ``stop < start``, or more
+        than 1000 values.
+    """
+    key, sep, body = text.partition("=")
+    key = key.strip()
+    if not sep or not key or not body.strip():
+        raise ProtocolError(f"--grid expects key=start:stop:step or key=v1,v2,..., got {text!r}")
+    if ":" in body:
+        parts = body.split(":")
+        if len(parts) != 3:
+            raise ProtocolError(f"--grid {text!r}: a range is start:stop:step")
+        try:
+            start, stop, step = (float(p) for p in parts)
+        except ValueError:
+            raise ProtocolError(f"--grid {text!r}: start, stop and step must be numbers") from None
+        if not step > 0 or stop < start:
+            raise ProtocolError(f"--grid {text!r}: needs step > 0 and stop >= start")
+        count = int(np.floor((stop - start) / step + 1e-9)) + 1
+        if count > 1000:
+            raise ProtocolError(f"--grid {text!r}: {count} values; at most 1000")
+        integral = all(float(p).is_integer() for p in parts)
+        values = [start + i * step for i in range(count)]
+        return key, [str(int(round(v))) if integral else repr(round(v, 10)) for v in values]
+    values = [v.strip() for v in body.split(",") if v.strip()]
+    if not values:
+        raise ProtocolError(f"--grid {text!r}: no values")
+    return key, values
+
+
+def expand_grid(algorithm: str, params: dict, grid: dict[str, list]) -> list[Candidate]:
+    """One candidate per point of the Cartesian product of the grid values.
+
+    Parameters
+    ----------
+    algorithm : str
+        Registry name.
+    params : dict
+        Resolved parameters; grid keys override them point by point.
+    grid : dict
+        ``{key: [parsed values]}`` in the order given; the first key varies slowest.
+
+    Returns
+    -------
+    list of Candidate
+        A single candidate labelled ``algorithm`` when ``grid`` is empty.
+    """
+    import itertools
+
+    if not grid:
+        return [Candidate(algorithm, dict(params), algorithm)]
+    keys = list(grid)
+    out = []
+    for combo in itertools.product(*(grid[k] for k in keys)):
+        point = dict(zip(keys, combo))
+        label = algorithm + "[" + ",".join(f"{k}={_plain(v)}" for k, v in point.items()) + "]"
+        out.append(Candidate(algorithm, {**params, **point}, label, point))
+    return out
+
+
+def _plain(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(round(v, 10))
+    return str(v)
+
+
+def subsample(ds, max_instances: int, seed: int):
+    """At most ``max_instances`` rows drawn without replacement (Abbasian et al. 2013, Sect. 3.2).
+
+    The draw depends only on the seed and the data set's name, so every
+    algorithm and every run sees the same rows, and adding a data set to a
+    comparison does not change the others. Rows keep their file order.
+
+    Parameters
+    ----------
+    ds : ensemblekit.data.Dataset
+    max_instances : int
+        >= 1.
+    seed : int
+
+    Returns
+    -------
+    ensemblekit.data.Dataset
+        ``ds`` itself when it is small enough.
+    """
+    import zlib
+
+    if max_instances < 1:
+        raise ProtocolError(f"--max-instances must be at least 1, got {max_instances}")
+    if ds.n_instances <= max_instances:
+        return ds
+    rng = np.random.RandomState(derive_seed(seed, zlib.crc32(ds.name.encode("utf-8"))))
+    rows = np.sort(rng.choice(ds.n_instances, size=max_instances, replace=False))
+    y = None if ds.y is None else ds.y[rows]
+    return replace(ds, X=ds.X[rows], y=y, lines=ds.lines[rows])
+
+
 @dataclass(frozen=True)
 class _Unit:
     data_index: int
-    algorithm: str
-    params_json: str
+    candidate: int
     repeat: int
     fold: int
     train: np.ndarray | None
@@ -141,24 +304,26 @@ class Plan:
     Attributes
     ----------
     units : list
-        Units ordered by data set, repeat, fold, algorithm.
+        Units ordered by data set, repeat, fold, candidate.
+    candidates : list of Candidate
     notes : list of str
         E.g. a class with fewer instances than folds (stratification is then partial).
     """
 
     units: list
+    candidates: list
     notes: list
 
 
-def plan(datasets: Sequence, algorithms: Sequence[tuple[str, dict]], protocol: Protocol) -> Plan:
+def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol) -> Plan:
     """Cut a protocol into units of work, in a fixed order.
 
     Parameters
     ----------
     datasets : sequence of ensemblekit.data.Dataset
         Each must have a nominal class (CV, and external indices for runs).
-    algorithms : sequence of (name, params)
-        Registry names with resolved parameters.
+    candidates : sequence of Candidate
+        Algorithms with fixed parameters (see :func:`expand_grid`).
     protocol : Protocol
 
     Returns
@@ -180,7 +345,7 @@ def plan(datasets: Sequence, algorithms: Sequence[tuple[str, dict]], protocol: P
         y = _labelled_class(ds)
         labelled = np.flatnonzero(y >= 0)
         if protocol.kind == "cv":
-            counts = np.bincount(y[labelled])
+            counts = np.bincount(y[labelled]) if labelled.size else np.zeros(1, dtype=int)
             if labelled.size < protocol.folds:
                 raise ProtocolError(
                     f"{ds.source}: {labelled.size} labelled instances, fewer than {protocol.folds} folds"
@@ -203,15 +368,15 @@ def plan(datasets: Sequence, algorithms: Sequence[tuple[str, dict]], protocol: P
             for s, (train, test) in enumerate(splits):
                 repeat, fold = divmod(s, protocol.folds)
                 rs = derive_seed(protocol.seed, repeat + 1, fold + 1)
-                for name, params in algorithms:
-                    units.append(_Unit(d_index, name, _params_json(params), repeat + 1, fold + 1,
+                for c in range(len(candidates)):
+                    units.append(_Unit(d_index, c, repeat + 1, fold + 1,
                                        labelled[train], labelled[test], rs))
         else:
             for run in range(protocol.repeats):
                 rs = derive_seed(protocol.seed, run + 1)
-                for name, params in algorithms:
-                    units.append(_Unit(d_index, name, _params_json(params), run + 1, 0, None, None, rs))
-    return Plan(units, notes)
+                for c in range(len(candidates)):
+                    units.append(_Unit(d_index, c, run + 1, 0, None, None, rs))
+    return Plan(units, list(candidates), notes)
 
 
 def _labelled_class(ds) -> np.ndarray:
@@ -226,6 +391,30 @@ def _params_json(params: dict) -> str:
     return json.dumps(params, sort_keys=True, separators=(",", ":"))
 
 
+@dataclass(frozen=True)
+class RunResult:
+    """Everything a protocol produced.
+
+    Attributes
+    ----------
+    scores : list of Score
+        In plan order (data set, repeat, fold, candidate, metric); failed units
+        are absent.
+    failures : list of Failure
+        Units that raised, in plan order.
+    computed : int
+        Units computed by this call (the others came from the resume journal).
+    """
+
+    scores: list
+    failures: list
+    computed: int
+
+
+def _unit_key(ds_name: str, cand: Candidate, unit: _Unit) -> tuple:
+    return (ds_name, cand.algorithm, cand.params_json, unit.repeat, unit.fold)
+
+
 def run(
     datasets: Sequence,
     work: Plan,
@@ -233,9 +422,11 @@ def run(
     metrics: Sequence[str],
     *,
     n_jobs: int = 1,
+    scheduler: str | None = None,
+    resume: str | os.PathLike | None = None,
     on_unit_done: Callable[[], None] | None = None,
-) -> list[Score]:
-    """Run a protocol and return every per-unit score.
+) -> RunResult:
+    """Run a protocol; record every unit's scores, or its error.
 
     Parameters
     ----------
@@ -247,61 +438,227 @@ def run(
         Metric names (keys of :data:`ensemblekit.metrics.METRICS`).
     n_jobs : int, default=1
         Parallel workers (joblib); results do not depend on it.
+    scheduler : str, optional
+        Address of a Dask distributed scheduler (``tcp://host:8786``); the units
+        then run on its workers through joblib's dask backend (needs the
+        ``distributed`` package). Results are identical to a serial run.
+    resume : path, optional
+        JSON-lines journal: finished units found there are not computed again;
+        each unit computed now is appended and flushed as soon as it finishes,
+        so a killed run loses at most the units under way. Failed units are
+        tried again.
     on_unit_done : callable, optional
         Called with no argument after each unit finishes (for a progress bar).
 
     Returns
     -------
-    list of Score
-        In plan order: data set, repeat, fold, algorithm, metric.
+    RunResult
 
+    Raises
+    ------
+    ProtocolError
+        If the journal belongs to another comparison, or the scheduler cannot be
+        reached.
     """
-    from joblib import Parallel, delayed
-
     units = work.units
-    jobs = (
-        delayed(_run_unit)(datasets[u.data_index], u, protocol.n_clusters, tuple(metrics))
-        for u in units
-    )
-    results = []
-    for result in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
-        results.append(result)
+    names = [ds.name for ds in datasets]
+    keys = [_unit_key(names[u.data_index], work.candidates[u.candidate], u) for u in units]
+    outcomes: dict[tuple, dict] = {}
+    journal = None
+    if resume is not None:
+        fingerprint = _run_fingerprint(datasets, work, protocol, metrics)
+        journal = _Journal(Path(resume), fingerprint)
+        outcomes.update({k: v for k, v in journal.done().items() if v.get("error") is None})
+    todo = [i for i, k in enumerate(keys) if k not in outcomes]
+    for _ in range(len(units) - len(todo)):
         if on_unit_done is not None:
             on_unit_done()
-    scores: list[Score] = []
-    for u, values in zip(units, results):
-        name = datasets[u.data_index].name
-        for metric, value in values:
-            scores.append(Score(name, u.algorithm, u.params_json, u.repeat, u.fold, metric, value))
-    return scores
-
-
-def _run_unit(ds, unit: _Unit, n_clusters: int | None, metrics: tuple[str, ...]):
     try:
-        return _score_unit(ds, unit, n_clusters, metrics)
-    except ValueError as exc:
+        with _backend(scheduler, datasets) as n_workers:
+            _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal,
+                     n_jobs if n_workers is None else n_workers, on_unit_done)
+    finally:
+        if journal is not None:
+            journal.close()
+    scores: list[Score] = []
+    failures: list[Failure] = []
+    for u, key in zip(units, keys):
+        cand = work.candidates[u.candidate]
+        outcome = outcomes[key]
+        if outcome.get("error") is not None:
+            failures.append(Failure(key[0], cand.label, cand.params_json, u.repeat, u.fold,
+                                    outcome["error"], bool(outcome.get("bad_input"))))
+            continue
+        for metric in metrics:
+            scores.append(Score(key[0], cand.label, cand.params_json, u.repeat, u.fold, metric,
+                                float(outcome["scores"][metric]), float(outcome["seconds"])))
+    return RunResult(scores, failures, len(todo))
+
+
+def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n_jobs, on_unit_done):
+    from joblib import Parallel, delayed
+
+    metrics = tuple(metrics)
+    jobs = (
+        delayed(_run_unit)(i, datasets[work.units[i].data_index], work.candidates[work.units[i].candidate],
+                           work.units[i], protocol.n_clusters, metrics)
+        for i in todo
+    )
+    pending = set(todo)
+    try:
+        for i, outcome in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
+            outcomes[keys[i]] = outcome
+            pending.discard(i)
+            if journal is not None:
+                journal.append(keys[i], outcome)
+            if on_unit_done is not None:
+                on_unit_done()
+    except Exception as exc:  # a worker died: the units not finished are failures
+        if not pending:
+            raise
+        message = f"worker lost: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+        for i in sorted(pending):
+            outcomes[keys[i]] = {"scores": {}, "seconds": 0.0, "error": message}
+
+
+@contextlib.contextmanager
+def _backend(scheduler: str | None, datasets):
+    """joblib's default backend, or the dask backend on a distributed cluster."""
+    if scheduler is None:
+        yield None
+        return
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ProtocolError("--scheduler needs the distributed package: "
+                            "pip install 'ensemblekit[distributed]'") from None
+    from joblib import parallel_config
+
+    try:
+        client = Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError) as exc:
+        raise ProtocolError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+    try:
+        workers = max(1, sum(client.nthreads().values()))
+        with parallel_config(backend="dask", scatter=list(datasets)):
+            yield workers
+    finally:
+        client.close()
+
+
+def _run_unit(index: int, ds, cand: Candidate, unit: _Unit, n_clusters: int | None,
+              metrics: tuple[str, ...]):
+    start = time.perf_counter()
+    try:
+        values = _score_unit(ds, cand, unit, n_clusters, metrics)
+    except Exception as exc:  # recorded per unit; the rest of the run goes on
         where = f"repeat {unit.repeat}, fold {unit.fold}" if unit.fold else f"run {unit.repeat}"
-        raise ProtocolError(f"{ds.source}: {unit.algorithm} failed ({where}): {exc}") from None
+        text = " ".join(str(exc).split())
+        return index, {"scores": {}, "seconds": time.perf_counter() - start,
+                       "error": f"{cand.label} failed on {ds.name} ({where}): {type(exc).__name__}: {text}",
+                       "bad_input": isinstance(exc, ValueError)}
+    return index, {"scores": values, "seconds": time.perf_counter() - start, "error": None}
 
 
-def _score_unit(ds, unit: _Unit, n_clusters: int | None, metrics: tuple[str, ...]):
+def _score_unit(ds, cand: Candidate, unit: _Unit, n_clusters: int | None, metrics: tuple[str, ...]):
     from ensemblekit.metrics import METRICS
 
-    params = json.loads(unit.params_json)
-    spec = registry.get(unit.algorithm)
+    params = dict(cand.params)
+    spec = registry.get(cand.algorithm)
     y = np.asarray(ds.y, dtype=np.int64)
     if unit.train is not None:
-        model = registry.make_estimator(unit.algorithm, ds.schema, params, unit.random_state)
+        model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
         model.fit(ds.X[unit.train], y[unit.train])
         truth, predicted = y[unit.test], model.predict(ds.X[unit.test])
     else:
         if "n_clusters" in spec.param_names:
             params["n_clusters"] = n_clusters or len(np.unique(y[y >= 0]))
-        model = registry.make_estimator(unit.algorithm, ds.schema, params, unit.random_state)
+        model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
         labels = model.fit_predict(ds.X)
         keep = y >= 0
         truth, predicted = y[keep], np.asarray(labels)[keep]
-    return [(m, float(METRICS[m].func(truth, predicted))) for m in metrics]
+    return {m: float(METRICS[m].func(truth, predicted)) for m in metrics}
+
+
+def _run_fingerprint(datasets, work: Plan, protocol: Protocol, metrics) -> str:
+    """Hash of everything that decides the units' results (not n_jobs or the scheduler)."""
+    h = hashlib.sha256()
+    head = {
+        "protocol": [protocol.kind, protocol.folds, protocol.repeats, protocol.seed, protocol.n_clusters],
+        "metrics": list(metrics),
+        "candidates": [[c.algorithm, c.params_json] for c in work.candidates],
+        "datasets": [ds.name for ds in datasets],
+    }
+    h.update(json.dumps(head, sort_keys=True).encode())
+    for ds in datasets:
+        h.update(np.ascontiguousarray(ds.X).tobytes())
+        if ds.y is not None:
+            h.update(np.ascontiguousarray(ds.y).tobytes())
+    return "sha256:" + h.hexdigest()
+
+
+class _Journal:
+    """Append-only JSON-lines record of finished units (``--resume``).
+
+    The first line names the comparison (a fingerprint of data, candidates,
+    protocol and metrics); each further line is one finished unit. A line cut
+    short by a killed process is dropped when the journal is opened again.
+    """
+
+    VERSION = 1
+
+    def __init__(self, path: Path, fingerprint: str):
+        self.path = path
+        self.fingerprint = fingerprint
+        self._done: dict[tuple, dict] = {}
+        if path.exists() and path.stat().st_size > 0:
+            raw = path.read_bytes()
+            complete = raw[: raw.rfind(b"\n") + 1]
+            lines = complete.decode("utf-8", errors="replace").splitlines()
+            try:
+                head = json.loads(lines[0]) if lines else {}
+            except json.JSONDecodeError:
+                head = {}
+            if head.get("ensemblekit_journal") != self.VERSION or head.get("run") != fingerprint:
+                raise ProtocolError(
+                    f"{path} records a different comparison (other data, algorithms, parameters, "
+                    "protocol, seed or metrics); use a new --resume file or delete this one")
+            for line in lines[1:]:
+                try:
+                    rec = json.loads(line)
+                    key = (rec["dataset"], rec["algorithm"], rec["params"], rec["repeat"], rec["fold"])
+                    self._done[key] = {"scores": rec["scores"], "seconds": rec["seconds"],
+                                       "error": rec.get("error")}
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    continue
+            if len(complete) != len(raw):  # drop a half-written last line
+                with open(path, "r+b") as fh:
+                    fh.truncate(len(complete))
+            self._fh = open(path, "a", encoding="utf-8")
+        else:
+            try:
+                self._fh = open(path, "w", encoding="utf-8")
+            except OSError as exc:
+                raise ProtocolError(f"cannot write --resume file {path}: {exc.strerror}") from None
+            self._write({"ensemblekit_journal": self.VERSION, "run": fingerprint})
+
+    def done(self) -> dict[tuple, dict]:
+        """Finished units read from the file: ``{key: outcome}``."""
+        return dict(self._done)
+
+    def append(self, key: tuple, outcome: dict) -> None:
+        """Record one finished unit and flush it to the operating system."""
+        dataset, algorithm, params, repeat, fold = key
+        self._write({"dataset": dataset, "algorithm": algorithm, "params": params, "repeat": repeat,
+                     "fold": fold, "scores": outcome["scores"], "seconds": outcome["seconds"],
+                     "error": outcome.get("error")})
+
+    def _write(self, record: dict) -> None:
+        self._fh.write(json.dumps(record, sort_keys=True) + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
 
 
 def summarize(scores: Sequence[Score]) -> dict[tuple[str, str, str], tuple[float, float, int]]:
@@ -314,8 +671,8 @@ def summarize(scores: Sequence[Score]) -> dict[tuple[str, str, str], tuple[float
     Returns
     -------
     dict
-        ``{(dataset, algorithm, metric): (mean, sd, n)}``; for CV the values are
-        the r*k per-fold scores, for clustering the r per-run scores.
+        ``{(dataset, algorithm label, metric): (mean, sd, n)}``; for CV the
+        values are the r*k per-fold scores, for clustering the r per-run scores.
     """
     cells: dict[tuple[str, str, str], list[float]] = {}
     for s in scores:
@@ -326,3 +683,123 @@ def summarize(scores: Sequence[Score]) -> dict[tuple[str, str, str], tuple[float
         sd = float(arr.std(ddof=1)) if arr.size > 1 else 0.0
         out[key] = (float(arr.mean()), sd, int(arr.size))
     return out
+
+
+# --------------------------------------------------------------------------- analysis
+@dataclass
+class MetricAnalysis:
+    """Statistics of one metric over data sets (Demšar 2006).
+
+    Attributes
+    ----------
+    metric : str
+    labels : list of str
+        Candidate labels (table columns).
+    datasets : list of str
+        Data sets with a score for every candidate (the others are left out
+        of ranks and tests).
+    means : ndarray of shape (n_datasets, n_candidates)
+    ranks : ndarray of shape (n_candidates,) or None
+        Average ranks (1 = best); None with fewer than 2 candidates.
+    friedman : stats.FriedmanResult or None
+        None with fewer than 2 data sets or candidates.
+    cd : float or None
+        Nemenyi critical difference at ``alpha``.
+    marks : dict
+        ``{(dataset, label): "▲" | "▼" | ""}``: significantly better / worse
+        than the baseline on that data set (paired test over folds or runs).
+    pairwise : list of tuple
+        ``(label_a, label_b, rank_difference, significant)`` for every pair,
+        a the better-ranked.
+    versus_baseline : list
+        ``stats.PairedResult`` of each candidate against the baseline over data
+        sets (Wilcoxon signed-rank, Holm-adjusted).
+    """
+
+    metric: str
+    labels: list
+    datasets: list
+    means: np.ndarray
+    ranks: np.ndarray | None = None
+    friedman: object = None
+    cd: float | None = None
+    marks: dict = field(default_factory=dict)
+    pairwise: list = field(default_factory=list)
+    versus_baseline: list = field(default_factory=list)
+    alpha: float = 0.05
+
+
+def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, metric: str,
+            protocol: Protocol, *, baseline: str | None = None, alpha: float = 0.05) -> MetricAnalysis:
+    """Average ranks, Friedman/Iman–Davenport, Nemenyi CD and paired tests for one metric.
+
+    Parameters
+    ----------
+    scores : sequence of Score
+        From :func:`run`.
+    labels : sequence of str
+        Candidate labels in column order.
+    datasets : sequence of ensemblekit.data.Dataset
+        The data sets compared (their sizes give the t-test's train/test ratio).
+    metric : str
+    protocol : Protocol
+    baseline : str, optional
+        Label of the baseline candidate for the per-cell marks and the
+        Wilcoxon–Holm comparison.
+    alpha : float, default=0.05
+        Significance level of every test.
+
+    Returns
+    -------
+    MetricAnalysis
+    """
+    from ensemblekit import stats
+    from ensemblekit.metrics import METRICS
+
+    better_high = METRICS[metric].greater_is_better
+    per_cell: dict[tuple[str, str], list[tuple[int, int, float]]] = {}
+    for s in scores:
+        if s.metric == metric:
+            per_cell.setdefault((s.dataset, s.algorithm), []).append((s.repeat, s.fold, s.value))
+    names = [d.name for d in datasets]
+    complete = [d for d in names if all((d, a) in per_cell for a in labels)]
+    means = np.array([[np.mean([v for _, _, v in per_cell[(d, a)]]) for a in labels] for d in complete])
+    result = MetricAnalysis(metric, list(labels), complete, means.reshape(len(complete), len(labels)),
+                            alpha=alpha)
+    if baseline is not None:
+        sizes = {d.name: int((np.asarray(d.y) >= 0).sum()) for d in datasets}
+        for d in complete:
+            base = sorted(per_cell[(d, baseline)])
+            for a in labels:
+                if a == baseline:
+                    result.marks[(d, a)] = ""
+                    continue
+                other = sorted(per_cell[(d, a)])
+                if [k[:2] for k in other] != [k[:2] for k in base]:
+                    result.marks[(d, a)] = ""
+                    continue
+                x = np.array([v for _, _, v in other])
+                b = np.array([v for _, _, v in base])
+                if protocol.kind == "cv":
+                    n_test = sizes[d] / protocol.folds
+                    _, p = stats.corrected_resampled_ttest(x, b, sizes[d] - n_test, n_test)
+                else:
+                    p = stats.wilcoxon_holm(np.column_stack([b, x]), 0, better_high, alpha)[0].pvalue \
+                        if len(x) > 1 else 1.0
+                diff = x.mean() - b.mean()
+                better = diff > 0 if better_high else diff < 0
+                result.marks[(d, a)] = "" if not p < alpha or diff == 0 else ("▲" if better else "▼")
+    if len(labels) >= 2 and len(complete) >= 1:
+        result.ranks = stats.average_ranks(result.means, better_high)
+    if len(labels) >= 2 and len(complete) >= 2:
+        result.friedman = stats.friedman_test(result.means, better_high)
+        result.cd = stats.critical_difference(len(labels), len(complete), alpha)
+        order = np.argsort(result.ranks, kind="stable")
+        for i_pos, i in enumerate(order):
+            for j in order[i_pos + 1:]:
+                gap = float(result.ranks[j] - result.ranks[i])
+                result.pairwise.append((labels[i], labels[j], gap, gap > result.cd))
+        if baseline is not None:
+            result.versus_baseline = stats.wilcoxon_holm(result.means, list(labels).index(baseline),
+                                                         better_high, alpha)
+    return result

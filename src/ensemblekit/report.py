@@ -116,100 +116,282 @@ def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
 
 
 # --------------------------------------------------------------------------- scores
-SCORE_COLUMNS = ("dataset", "algorithm", "params", "repeat", "fold", "metric", "value")
+SCORE_COLUMNS = ("dataset", "algorithm", "params", "repeat", "fold", "metric", "value", "seconds",
+                 "error")
 
 
-def scores_text(scores, fmt_name: str) -> str:
+def scores_text(scores, failures, fmt_name: str) -> str:
     """Per-unit scores in long format (one row per data set, algorithm, repeat, fold, metric).
 
     Parameters
     ----------
     scores : sequence of ensemblekit.experiment.Score
+    failures : sequence of ensemblekit.experiment.Failure
+        Written as rows with metric ``-``, no value, and the error text.
     fmt_name : {"csv", "json"}
+
+    Returns
+    -------
+    str
+        Values are printed with ``repr`` (exact round trip); ``seconds`` is the
+        only column that differs between two runs with the same seed.
     """
-    rows = [[getattr(s, c) for c in SCORE_COLUMNS] for s in scores]
+    rows = [[s.dataset, s.algorithm, s.params, s.repeat, s.fold, s.metric, s.value,
+             round(s.seconds, 4), ""] for s in scores]
+    rows += [[f.dataset, f.algorithm, f.params, f.repeat, f.fold, "-", None, None, f.error]
+             for f in failures]
     if fmt_name == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(SCORE_COLUMNS)
-        writer.writerows([*r[:-1], repr(float(r[-1]))] for r in rows)
+        for r in rows:
+            writer.writerow([*r[:6], "" if r[6] is None else repr(float(r[6])),
+                             "" if r[7] is None else r[7], r[8]])
         return buf.getvalue()
     if fmt_name == "json":
         return json.dumps([dict(zip(SCORE_COLUMNS, r)) for r in rows], indent=1) + "\n"
     raise ValueError(f"unknown scores format {fmt_name!r}; expected csv or json")
 
 
-def comparison_tables(summary, ranks, datasets: Sequence[str], algorithms: Sequence[str],
-                      metrics: Sequence[str], protocol_text: str):
+def comparison_tables(summary, analyses: dict, datasets: Sequence[str], labels: Sequence[str],
+                      protocol_text: str, failed: set = frozenset(), baseline: str | None = None):
     """One rich table per metric: rows data sets, columns algorithms, mean ± sd.
 
     Parameters
     ----------
     summary : dict
-        ``{(dataset, algorithm, metric): (mean, sd, n)}`` from
+        ``{(dataset, label, metric): (mean, sd, n)}`` from
         :func:`ensemblekit.experiment.summarize`.
-    ranks : dict
-        ``{metric: ndarray (n_algorithms,)}`` average ranks, or a metric missing
-        when ranks cannot be computed.
-    datasets, algorithms, metrics : sequences of str
-        Row, column and table order.
+    analyses : dict
+        ``{metric: MetricAnalysis}`` from :func:`ensemblekit.experiment.analyse`.
+    datasets, labels : sequences of str
+        Row and column order.
     protocol_text : str
-        Caption, e.g. ``"10x10 stratified CV, seed 1"``.
+        Heading suffix, e.g. ``"10x10-fold stratified CV, seed 1"``.
+    failed : set of (dataset, label)
+        Cells with at least one failed unit (shown as ``failed``).
+    baseline : str, optional
+        Column the marks refer to.
 
     Returns
     -------
     list
-        For each metric a heading (rich Text) and a table. The best mean of each
-        row is bold; the last row holds the average ranks (1 = best).
+        For each metric a heading (rich Text), a table and the verdict lines.
+        The best mean of each row is bold; ▲/▼ marks a cell significantly
+        better/worse than the baseline on that data set; the last row holds
+        the average ranks (1 = best).
     """
     from rich.table import Table
     from rich.text import Text
 
     from ensemblekit.metrics import METRICS
 
-    tables = []
-    for metric in metrics:
+    out = []
+    for metric, an in analyses.items():
         info = METRICS[metric]
-        tables.append(Text(f"{info.label} (mean ± sd), {protocol_text}", style="bold"))
+        out.append(Text(f"{info.label} (mean ± sd), {protocol_text}", style="bold"))
         table = Table()
         table.add_column("data set")
-        for a in algorithms:
-            table.add_column(a, justify="right")
+        for a in labels:
+            table.add_column(a + (" (baseline)" if a == baseline else ""), justify="right")
         for d in datasets:
-            means = [summary[(d, a, metric)][0] for a in algorithms]
-            best = max(means) if info.greater_is_better else min(means)
+            present = [summary[(d, a, metric)][0] for a in labels if (d, a, metric) in summary
+                       and (d, a) not in failed]
+            best = (max(present) if info.greater_is_better else min(present)) if present else None
             cells = []
-            for a, m in zip(algorithms, means):
-                _, sd, _ = summary[(d, a, metric)]
-                text = f"{fmt(m)} ± {fmt(sd)}"
+            for a in labels:
+                if (d, a) in failed or (d, a, metric) not in summary:
+                    cells.append("[red]failed[/red]")
+                    continue
+                m, sd, _ = summary[(d, a, metric)]
+                text = f"{fmt(m)} ± {fmt(sd)}" + (f" {an.marks[(d, a)]}" if an.marks.get((d, a)) else "")
                 cells.append(f"[bold]{text}[/bold]" if m == best else text)
             table.add_row(d, *cells)
-        if metric in ranks:
+        if an.ranks is not None:
             table.add_section()
-            table.add_row("average rank", *(f"{r:.2f}" for r in ranks[metric]))
-        tables.append(table)
-    return tables
+            table.add_row("average rank", *(f"{r:.2f}" for r in an.ranks))
+        out.append(table)
+        out.extend(Text(line) for line in verdict_lines(an, baseline))
+    return out
 
 
-def comparison_json(summary, ranks, datasets, algorithms, metrics, protocol: dict) -> str:
-    """The comparison table as JSON (for ``--format json``)."""
-    out = {
-        "protocol": protocol,
-        "metrics": {},
-    }
-    for metric in metrics:
+def verdict_lines(an, baseline: str | None = None, max_pairs: int = 45) -> list[str]:
+    """The Friedman/Nemenyi (and Wilcoxon–Holm) verdict in words, one finding per line.
+
+    Parameters
+    ----------
+    an : ensemblekit.experiment.MetricAnalysis
+    baseline : str, optional
+    max_pairs : int
+        Pairwise Nemenyi findings are listed only up to this many pairs.
+    """
+    lines: list[str] = []
+    if len(an.datasets) < 2 or an.friedman is None:
+        if len(an.labels) >= 2:
+            lines.append(f"statistics across data sets need at least 2 complete data sets "
+                         f"(have {len(an.datasets)})")
+        return lines
+    f = an.friedman
+    lines.append(f"Friedman chi2 = {f.chi2:.3f} (p = {f.chi2_pvalue:.4g}); Iman-Davenport F = "
+                 f"{f.iman_davenport:.3f} (p = {f.f_pvalue:.4g}); N = {f.n_datasets} data sets, "
+                 f"k = {f.n_algorithms}; Nemenyi CD = {an.cd:.3f}")
+    if not f.f_pvalue < _alpha_of(an):
+        lines.append(f"no significant differences among the algorithms (Iman-Davenport p = "
+                     f"{f.f_pvalue:.4g} >= {_alpha_of(an):g})")
+    elif len(an.pairwise) <= max_pairs:
+        for a, b, gap, significant in an.pairwise:
+            if significant:
+                lines.append(f"{a} is significantly better than {b} (rank difference {gap:.2f} > "
+                             f"CD {an.cd:.2f})")
+            else:
+                lines.append(f"{a} vs {b}: not significant (rank difference {gap:.2f} <= CD {an.cd:.2f})")
+    else:
+        n_sig = sum(1 for p in an.pairwise if p[3])
+        lines.append(f"{n_sig} of {len(an.pairwise)} pairs differ by more than the CD")
+    for r in an.versus_baseline:
+        verdict = ("significantly better" if r.better else "significantly worse") if r.significant \
+            else "not significantly different"
+        lines.append(f"{an.labels[r.index]} vs {baseline}: {verdict} (Wilcoxon p = {r.pvalue:.4g}, "
+                     f"Holm-adjusted {r.adjusted_pvalue:.4g})")
+    return lines
+
+
+def _alpha_of(an) -> float:
+    return getattr(an, "alpha", 0.05)
+
+
+def comparison_json(summary, analyses: dict, datasets, labels, protocol: dict,
+                    failures=(), baseline: str | None = None) -> str:
+    """The comparison as JSON (for ``--format json``): cells, ranks, tests, failures."""
+    out = {"protocol": protocol, "baseline": baseline, "metrics": {},
+           "failures": [f.error for f in failures]}
+    for metric, an in analyses.items():
         rows = []
         for d in datasets:
             cells = {}
-            for a in algorithms:
-                mean, sd, n = summary[(d, a, metric)]
-                cells[a] = {"mean": mean, "sd": sd, "n": n}
+            for a in labels:
+                if (d, a, metric) in summary:
+                    mean, sd, n = summary[(d, a, metric)]
+                    cells[a] = {"mean": mean, "sd": sd, "n": n, "mark": an.marks.get((d, a), "")}
+                else:
+                    cells[a] = None
             rows.append({"dataset": d, "scores": cells})
-        entry = {"rows": rows}
-        if metric in ranks:
-            entry["average_rank"] = dict(zip(algorithms, (float(r) for r in ranks[metric])))
+        entry: dict = {"rows": rows}
+        if an.ranks is not None:
+            entry["average_rank"] = dict(zip(labels, (float(r) for r in an.ranks)))
+        if an.friedman is not None:
+            f = an.friedman
+            entry["friedman"] = {"chi2": f.chi2, "chi2_pvalue": f.chi2_pvalue,
+                                 "iman_davenport": f.iman_davenport, "f_pvalue": f.f_pvalue,
+                                 "n_datasets": f.n_datasets, "n_algorithms": f.n_algorithms}
+            entry["nemenyi_cd"] = an.cd
+            entry["pairs"] = [{"better": a, "worse": b, "rank_difference": g, "significant": s}
+                              for a, b, g, s in an.pairwise]
+        if an.versus_baseline:
+            entry["versus_baseline"] = [
+                {"algorithm": an.labels[r.index], "statistic": r.statistic, "pvalue": r.pvalue,
+                 "holm_pvalue": r.adjusted_pvalue, "significant": r.significant, "better": r.better}
+                for r in an.versus_baseline]
+        entry["verdict"] = verdict_lines(an, baseline)
         out["metrics"][metric] = entry
-    return json.dumps(out, indent=1) + "\n"
+    return json.dumps(out, indent=1, default=_json_default) + "\n"
+
+
+def _json_default(value):
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def grid_summary(summary, candidates, baseline: str, datasets: Sequence[str], metric: str,
+                 greater_is_better: bool = True) -> list[dict]:
+    """Sensitivity analysis in the layout of the Inner Ensembles paper's Tables 1–3.
+
+    For each data set and gridded algorithm: the baseline's score, the range of
+    each grid parameter over the points that beat the baseline, the percentage
+    of points that beat it, and the average and best score over those points.
+
+    Parameters
+    ----------
+    summary : dict
+        From :func:`ensemblekit.experiment.summarize`.
+    candidates : sequence of ensemblekit.experiment.Candidate
+        The grid points (those with a non-empty ``grid``) and the baseline.
+    baseline : str
+        Label of the baseline candidate.
+    datasets : sequence of str
+    metric : str
+    greater_is_better : bool
+
+    Returns
+    -------
+    list of dict
+        One per (data set, algorithm): ``dataset``, ``algorithm``, ``baseline``,
+        ``ranges`` ({param: [min, max]} over winning points, or None),
+        ``percent``, ``average``, ``best``, ``best_point``, ``points``.
+    """
+    rows = []
+    algorithms = sorted({c.algorithm for c in candidates if c.grid}, key=lambda a: [
+        c.algorithm for c in candidates].index(a))
+    for d in datasets:
+        if (d, baseline, metric) not in summary:
+            continue
+        base = summary[(d, baseline, metric)][0]
+        for alg in algorithms:
+            points = [c for c in candidates if c.algorithm == alg and c.grid
+                      and (d, c.label, metric) in summary]
+            scores = [summary[(d, c.label, metric)][0] for c in points]
+            wins = [(c, v) for c, v in zip(points, scores)
+                    if (v > base if greater_is_better else v < base)]
+            row = {"dataset": d, "algorithm": alg, "baseline": base, "points": len(points),
+                   "percent": 100.0 * len(wins) / len(points) if points else 0.0,
+                   "ranges": None, "average": None, "best": None, "best_point": None}
+            if wins:
+                keys = list(wins[0][0].grid)
+                row["ranges"] = {k: [min(c.grid[k] for c, _ in wins), max(c.grid[k] for c, _ in wins)]
+                                 for k in keys}
+                values = [v for _, v in wins]
+                row["average"] = sum(values) / len(values)
+                best_c, best_v = (max if greater_is_better else min)(wins, key=lambda cv: cv[1])
+                row["best"], row["best_point"] = best_v, dict(best_c.grid)
+            rows.append(row)
+    return rows
+
+
+def grid_table(rows: list[dict], baseline: str, metric_label: str, protocol_text: str):
+    """Rich renderables for :func:`grid_summary` (the paper's Tables 1–3 layout)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    keys: list[str] = []
+    for r in rows:
+        for k in (r["ranges"] or {}):
+            if k not in keys:
+                keys.append(k)
+    table = Table()
+    table.add_column("data set")
+    table.add_column("algorithm")
+    table.add_column(baseline, justify="right")
+    for k in keys:
+        table.add_column(f"{k} (better)", justify="right")
+    for col in ("% better", "avg better", "best", "best at"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        ranges = r["ranges"] or {}
+        cells = [_range_text(ranges[k]) if k in ranges else "-" for k in keys]
+        best_at = ", ".join(f"{k}={_plain(v)}" for k, v in (r["best_point"] or {}).items()) or "-"
+        table.add_row(r["dataset"], r["algorithm"], fmt(r["baseline"]), *cells, f"{r['percent']:.0f}%",
+                      "-" if r["average"] is None else fmt(r["average"]),
+                      "-" if r["best"] is None else fmt(r["best"]), best_at)
+    heading = Text(f"{metric_label}: grid points that beat {baseline}, {protocol_text}", style="bold")
+    return [heading, table]
+
+
+def _range_text(pair) -> str:
+    lo, hi = pair
+    return _plain(lo) if lo == hi else f"{_plain(lo)}–{_plain(hi)}"
 
 
 # --------------------------------------------------------------------------- data sets
