@@ -74,10 +74,11 @@ def _user_errors():
 
     handled: tuple = (DataError, registry.ParameterError, registry.UnknownAlgorithmError, UsageError)
     try:
-        from ensemblekit.persistence import ModelFileError
         from ensemblekit.experiment import ProtocolError
+        from ensemblekit.persistence import ModelFileError
+        from ensemblekit.plots import PlotError
 
-        handled += (ModelFileError, ProtocolError)
+        handled += (ModelFileError, ProtocolError, PlotError)
     except ImportError:  # pragma: no cover - modules always present in a release
         pass
     try:
@@ -734,6 +735,7 @@ def _write_plot(path: Path, analyses, metrics, grid_rows, summary, candidates, n
     import numpy as np
 
     from ensemblekit import plots
+    from ensemblekit.metrics import METRICS
 
     metric = metrics[0]
     if grid_rows:
@@ -755,7 +757,8 @@ def _write_plot(path: Path, analyses, metrics, grid_rows, summary, candidates, n
                 base = summary.get((d, opts.baseline, metric))
                 panels.append({"dataset": f"{d}: {c_alg}", "x_name": keys[-1], "x_values": xs,
                                "y_name": keys[0] if ys else None, "y_values": ys, "values": values,
-                               "baseline": None if base is None else base[0], "metric": metric})
+                               "baseline": None if base is None else base[0], "metric": metric,
+                               "greater_is_better": METRICS[metric].greater_is_better})
         plots.plot_sensitivity_heatmaps(panels, path, title=f"{metric} over the grid "
                                                             f"(baseline {opts.baseline})")
         return

@@ -781,7 +781,7 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
                 x = np.array([v for _, _, v in other])
                 b = np.array([v for _, _, v in base])
                 if protocol.kind == "cv":
-                    n_test = sizes[d] / protocol.folds
+                    n_test = max(1, round(sizes[d] / protocol.folds))  # a fold's size
                     _, p = stats.corrected_resampled_ttest(x, b, sizes[d] - n_test, n_test)
                 else:
                     p = stats.wilcoxon_holm(np.column_stack([b, x]), 0, better_high, alpha)[0].pvalue \

@@ -1,0 +1,223 @@
+"""Protocols, grids, subsampling, the resume journal and scale-out."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ensemblekit import experiment
+from ensemblekit.data import load_dataset
+from ensemblekit.experiment import Candidate, Protocol, ProtocolError
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data"
+
+
+@pytest.fixture(scope="module")
+def iris():
+    return load_dataset(SAMPLE / "iris.arff")
+
+
+@pytest.fixture(scope="module")
+def wine():
+    return load_dataset(SAMPLE / "wine.arff")
+
+
+def test_parse_grid_ranges_and_lists():
+    assert experiment.parse_grid("max_features=0.1:0.9:0.1") == (
+        "max_features", ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9"])
+    assert experiment.parse_grid("n_estimators=10:100:10")[1] == [str(v) for v in range(10, 101, 10)]
+    assert experiment.parse_grid("n_estimators=5:12:5")[1] == ["5", "10"]  # stop off the step
+    assert experiment.parse_grid("init=random,k-means++") == ("init", ["random", "k-means++"])
+
+
+@pytest.mark.parametrize("bad", ["n_estimators", "x=", "x=1:2", "x=a:b:c", "x=1:5:0", "x=5:1:1",
+                                 "x=0:100000:1"])
+def test_parse_grid_rejects(bad):
+    with pytest.raises(ProtocolError):
+        experiment.parse_grid(bad)
+
+
+def test_expand_grid_is_a_cartesian_product_first_key_slowest():
+    cands = experiment.expand_grid("iekm", {"n_estimators": 10, "max_features": 0.5},
+                                   {"n_estimators": [5, 10], "max_features": [0.3, 0.6, 0.9]})
+    assert [c.grid for c in cands][:3] == [{"n_estimators": 5, "max_features": v} for v in (0.3, 0.6, 0.9)]
+    assert len(cands) == 6 and len({c.label for c in cands}) == 6
+    assert cands[0].label == "iekm[n_estimators=5,max_features=0.3]"
+    assert cands[4].params == {"n_estimators": 10, "max_features": 0.6}
+    assert experiment.expand_grid("knn", {"n_neighbors": 1}, {}) == [Candidate("knn", {"n_neighbors": 1}, "knn")]
+
+
+def test_subsample_is_seeded_sorted_and_per_data_set(iris, wine):
+    small = experiment.subsample(iris, 40, seed=3)
+    assert small.n_instances == 40
+    rows = [int(np.flatnonzero(iris.lines == line)[0]) for line in small.lines]
+    assert rows == sorted(rows) and len(set(rows)) == 40
+    np.testing.assert_array_equal(small.X, iris.X[rows])
+    np.testing.assert_array_equal(small.y, iris.y[rows])
+    again = experiment.subsample(iris, 40, seed=3)
+    np.testing.assert_array_equal(again.lines, small.lines)
+    assert not np.array_equal(experiment.subsample(iris, 40, seed=4).lines, small.lines)
+    assert experiment.subsample(iris, 500, seed=3) is iris
+    with pytest.raises(ProtocolError):
+        experiment.subsample(iris, 0, seed=3)
+
+
+def test_cv_plan_shares_folds_and_seeds_across_algorithms(iris):
+    cands = [Candidate("knn", {"n_neighbors": 1, "weights": "uniform"}, "knn"),
+             Candidate("c45", {"min_samples_leaf": 2, "max_depth": None}, "c45")]
+    work = experiment.plan([iris], cands, Protocol("cv", folds=5, repeats=2, seed=7))
+    assert len(work.units) == 2 * 5 * 2
+    for a, b in zip(work.units[0::2], work.units[1::2]):
+        assert (a.candidate, b.candidate) == (0, 1)
+        np.testing.assert_array_equal(a.test, b.test)
+        assert a.random_state == b.random_state
+    # every instance is tested exactly once per repeat, and folds are stratified (10 per class)
+    for repeat in (1, 2):
+        tests = [u.test for u in work.units if u.repeat == repeat and u.candidate == 0]
+        assert sorted(np.concatenate(tests).tolist()) == list(range(150))
+        for t in tests:
+            assert np.bincount(iris.y[t]).tolist() == [10, 10, 10]
+
+
+def test_runs_share_the_initial_centres_of_kmeans_and_iekm(iris):
+    from ensemblekit import registry
+
+    cands = experiment.expand_grid("kmeans", registry.get("kmeans").defaults(), {}) + \
+        experiment.expand_grid("iekm", registry.get("iekm").defaults(), {})
+    work = experiment.plan([iris], cands, Protocol("runs", repeats=3, seed=2))
+    for run in (1, 2, 3):
+        a, b = [u for u in work.units if u.repeat == run]
+        ka = registry.make_estimator("kmeans", iris.schema, {"n_clusters": 3}, a.random_state).fit(iris.X)
+        kb = registry.make_estimator("iekm", iris.schema, {"n_clusters": 3}, b.random_state).fit(iris.X)
+        np.testing.assert_array_equal(ka.named_steps["model"].init_centers_,
+                                      kb.named_steps["model"].init_centers_)
+
+
+def _knn_c45_run(iris, **kwargs):
+    cands = [Candidate("knn", {"n_neighbors": 3, "weights": "uniform"}, "knn"),
+             Candidate("c45", {"min_samples_leaf": 2, "max_depth": None}, "c45")]
+    protocol = Protocol("cv", folds=3, repeats=2, seed=5)
+    work = experiment.plan([iris], cands, protocol)
+    return experiment.run([iris], work, protocol, ["accuracy"], **kwargs)
+
+
+def test_parallel_run_equals_serial_run(iris):
+    serial = _knn_c45_run(iris)
+    parallel = _knn_c45_run(iris, n_jobs=2)
+    strip = lambda scores: [(s.dataset, s.algorithm, s.repeat, s.fold, s.value) for s in scores]  # noqa: E731
+    assert strip(parallel.scores) == strip(serial.scores)
+    assert len(serial.scores) == 12 and not serial.failures
+
+
+def test_journal_resumes_and_drops_a_half_written_line(iris, tmp_path):
+    journal = tmp_path / "j.jsonl"
+    first = _knn_c45_run(iris, resume=journal)
+    assert first.computed == 12
+    lines = journal.read_text().splitlines()
+    assert len(lines) == 13 and json.loads(lines[0])["ensemblekit_journal"] == 1
+    # simulate a kill: keep the header, 4 units and half of the fifth
+    journal.write_text("\n".join(lines[:5]) + "\n" + lines[5][: len(lines[5]) // 2])
+    second = _knn_c45_run(iris, resume=journal)
+    assert second.computed == 8
+    strip = lambda scores: [(s.algorithm, s.repeat, s.fold, s.value) for s in scores]  # noqa: E731
+    assert strip(second.scores) == strip(first.scores)
+    records = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    keys = [(r["algorithm"], r["repeat"], r["fold"]) for r in records]
+    assert len(keys) == len(set(keys)) == 12
+    assert _knn_c45_run(iris, resume=journal).computed == 0
+
+
+def test_journal_of_another_comparison_is_refused(iris, wine, tmp_path):
+    journal = tmp_path / "j.jsonl"
+    _knn_c45_run(iris, resume=journal)
+    cands = [Candidate("knn", {"n_neighbors": 3, "weights": "uniform"}, "knn")]
+    protocol = Protocol("cv", folds=3, repeats=2, seed=6)
+    with pytest.raises(ProtocolError, match="different comparison"):
+        experiment.run([iris], experiment.plan([iris], cands, protocol), protocol, ["accuracy"],
+                       resume=journal)
+
+
+def test_a_failing_unit_is_recorded_and_the_rest_completes(iris):
+    cands = [Candidate("knn", {"n_neighbors": 120, "weights": "uniform"}, "knn"),
+             Candidate("c45", {"min_samples_leaf": 2, "max_depth": None}, "c45")]
+    protocol = Protocol("cv", folds=2, repeats=1, seed=1)
+    result = experiment.run([iris], experiment.plan([iris], cands, protocol), protocol, ["accuracy"])
+    # 75 training rows per fold: 120 neighbours cannot be found
+    assert len(result.failures) == 2 and all(f.bad_input for f in result.failures)
+    assert "n_neighbors" in result.failures[0].error
+    assert [s.algorithm for s in result.scores] == ["c45", "c45"]
+
+
+def test_analyse_marks_and_friedman_on_hand_made_scores(iris, wine):
+    # three candidates on two data sets; per-fold accuracies made up so the
+    # means and ranks are known: a > b > c on both data sets.
+    scores = []
+    for d in ("iris", "wine"):
+        for fold in range(1, 6):
+            for label, base in (("a", 0.9), ("b", 0.8), ("c", 0.5)):
+                scores.append(experiment.Score(d, label, "{}", 1, fold, "accuracy",
+                                               base + 0.01 * fold))
+    an = experiment.analyse(scores, ["a", "b", "c"], [iris, wine], "accuracy",
+                            Protocol("cv", folds=5, repeats=1), baseline="b")
+    np.testing.assert_allclose(an.ranks, [1, 2, 3])
+    np.testing.assert_allclose(an.means[:, 0], [0.93, 0.93])
+    # constant differences: the corrected t-test is infinite, so both marks are significant
+    assert an.marks[("iris", "a")] == "▲" and an.marks[("iris", "c")] == "▼"
+    assert an.marks[("iris", "b")] == ""
+    # Friedman with N=2, k=3 and identical rankings: chi2 = 12*2/(3*4) * (1+4+9 - 12) = 4
+    assert an.friedman.chi2 == pytest.approx(4.0)
+
+
+def _ek():
+    exe = Path(sys.executable).parent / "ensemblekit"
+    if not exe.exists():
+        pytest.skip("console script not installed")
+    return str(exe)
+
+
+def test_killed_resume_run_completes_without_recomputing(tmp_path):
+    args = [_ek(), "compare", "kmeans", "iekm", "--data", str(SAMPLE / "glass.arff"),
+            "--data", str(SAMPLE / "iris.arff"), "--runs", "25", "--seed", "4", "--format", "json",
+            "--set", "n_estimators=40"]
+    journal = tmp_path / "j.jsonl"
+    proc = subprocess.Popen(args + ["--resume", str(journal)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if journal.exists() and len(journal.read_text().splitlines()) >= 12:
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done_before = len(journal.read_text().splitlines()) - 1
+    assert 0 < done_before < 100, "the run should be killed part-way"
+    resumed = subprocess.run(args + ["--resume", str(journal)], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{100 - done_before} of 100 units computed now" in resumed.stderr or \
+        "of 100 units computed now" in resumed.stderr
+    fresh = subprocess.run(args, capture_output=True, text=True)
+    assert resumed.stdout == fresh.stdout
+    records = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    keys = [(r["dataset"], r["algorithm"], r["repeat"]) for r in records]
+    assert len(keys) == len(set(keys)) == 100
+
+
+def test_dask_cluster_gives_the_serial_result():
+    distributed = pytest.importorskip("distributed")
+    args = ["compare", "knn", "c45", "--data", str(SAMPLE / "iris.arff"), "--data",
+            str(SAMPLE / "wine.arff"), "--cv", "3", "--repeats", "2", "--seed", "9", "--format", "json",
+            "--baseline", "knn"]
+    serial = subprocess.run([_ek(), *args], capture_output=True, text=True, check=True).stdout
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        remote = subprocess.run([_ek(), *args, "--scheduler", cluster.scheduler_address],
+                                capture_output=True, text=True)
+    assert remote.returncode == 0, remote.stderr
+    assert remote.stdout == serial
