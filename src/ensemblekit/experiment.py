@@ -495,30 +495,60 @@ def run(
     return RunResult(scores, failures, len(todo))
 
 
+def _batches(todo: list[int], units: list, n_workers: int) -> list[list[int]]:
+    """Group units into tasks: consecutive units of one data set, about 8 tasks per worker.
+
+    Shipping a data set to a worker costs about as much as a small unit, so a
+    parallel run sends each data set once per batch rather than once per unit.
+    A serial run keeps one unit per task (finest resume granularity).
+    """
+    if n_workers == 1:
+        return [[i] for i in todo]
+    size = max(1, -(-len(todo) // (8 * n_workers)))
+    batches: list[list[int]] = []
+    for i in todo:
+        last = batches[-1] if batches else None
+        if last and len(last) < size and units[last[0]].data_index == units[i].data_index:
+            last.append(i)
+        else:
+            batches.append([i])
+    return batches
+
+
 def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n_jobs, on_unit_done):
+    import os as _os
+
     from joblib import Parallel, delayed
 
     metrics = tuple(metrics)
+    workers = (_os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
+    batches = _batches(todo, work.units, workers)
     jobs = (
-        delayed(_run_unit)(i, datasets[work.units[i].data_index], work.candidates[work.units[i].candidate],
-                           work.units[i], protocol.n_clusters, metrics)
-        for i in todo
+        delayed(_run_batch)(batch, datasets[work.units[batch[0]].data_index],
+                            [work.candidates[work.units[i].candidate] for i in batch],
+                            [work.units[i] for i in batch], protocol.n_clusters, metrics)
+        for batch in batches
     )
     pending = set(todo)
     try:
-        for i, outcome in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
-            outcomes[keys[i]] = outcome
-            pending.discard(i)
-            if journal is not None:
-                journal.append(keys[i], outcome)
-            if on_unit_done is not None:
-                on_unit_done()
+        for results in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
+            for i, outcome in results:
+                outcomes[keys[i]] = outcome
+                pending.discard(i)
+                if journal is not None:
+                    journal.append(keys[i], outcome)
+                if on_unit_done is not None:
+                    on_unit_done()
     except Exception as exc:  # a worker died: the units not finished are failures
         if not pending:
             raise
         message = f"worker lost: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
         for i in sorted(pending):
             outcomes[keys[i]] = {"scores": {}, "seconds": 0.0, "error": message}
+
+
+def _run_batch(indices, ds, cands, units, n_clusters, metrics):
+    return [_run_unit(i, ds, c, u, n_clusters, metrics) for i, c, u in zip(indices, cands, units)]
 
 
 @contextlib.contextmanager
