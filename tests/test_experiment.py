@@ -79,6 +79,7 @@ def test_cv_plan_shares_folds_and_seeds_across_algorithms(iris):
         np.testing.assert_array_equal(a.test, b.test)
         assert a.random_state == b.random_state
     # every instance is tested exactly once per repeat, and folds are stratified (10 per class)
+    assert all(u.test.dtype == np.int32 for u in work.units)
     for repeat in (1, 2):
         tests = [u.test for u in work.units if u.repeat == repeat and u.candidate == 0]
         assert sorted(np.concatenate(tests).tolist()) == list(range(150))

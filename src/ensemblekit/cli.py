@@ -668,6 +668,7 @@ def _run_comparison(algos: list[str], data_files: list[str], opts: _CompareOptio
     metrics = _metrics_for(task, opts.metric)
     for path, option in ((opts.output, "--output"), (opts.plot, "--plot"), (opts.resume, "--resume")):
         _check_destination(path, option)
+    warming = experiment.prestart(opts.n_jobs, opts.scheduler)
     datasets = [_load_for(task, f, target=opts.target, ignore=opts.ignore,
                           input_format=opts.input_format) for f in data_files]
     if opts.max_instances is not None:
@@ -678,6 +679,8 @@ def _run_comparison(algos: list[str], data_files: list[str], opts: _CompareOptio
     work = experiment.plan(datasets, candidates, protocol)
     for note in work.notes:
         _note(f"note: {note}")
+    if warming is not None:
+        warming.join()
     with _progress(len(work.units), "units") as advance:
         result = experiment.run(datasets, work, protocol, metrics, n_jobs=opts.n_jobs,
                                 scheduler=opts.scheduler, resume=opts.resume, on_unit_done=advance)

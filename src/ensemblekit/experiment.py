@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -292,9 +293,9 @@ class _Unit:
     candidate: int
     repeat: int
     fold: int
-    train: np.ndarray | None
-    test: np.ndarray | None
+    test: np.ndarray | None  # int32 rows of the test fold (ascending); the rest of the labelled rows train
     random_state: int
+    data_size: int = 0  # instances x features, to order the work
 
 
 @dataclass(frozen=True)
@@ -343,6 +344,7 @@ def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol
     notes: list[str] = []
     for d_index, ds in enumerate(datasets):
         y = _labelled_class(ds)
+        size = int(ds.X.shape[0]) * max(1, int(ds.X.shape[1]))
         labelled = np.flatnonzero(y >= 0)
         if protocol.kind == "cv":
             counts = np.bincount(y[labelled]) if labelled.size else np.zeros(1, dtype=int)
@@ -370,12 +372,12 @@ def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol
                 rs = derive_seed(protocol.seed, repeat + 1, fold + 1)
                 for c in range(len(candidates)):
                     units.append(_Unit(d_index, c, repeat + 1, fold + 1,
-                                       labelled[train], labelled[test], rs))
+                                       labelled[test].astype(np.int32), rs, size))
         else:
             for run in range(protocol.repeats):
                 rs = derive_seed(protocol.seed, run + 1)
                 for c in range(len(candidates)):
-                    units.append(_Unit(d_index, c, run + 1, 0, None, None, rs))
+                    units.append(_Unit(d_index, c, run + 1, 0, None, rs, size))
     return Plan(units, list(candidates), notes)
 
 
@@ -512,16 +514,15 @@ def _batches(todo: list[int], units: list, n_workers: int) -> list[list[int]]:
             last.append(i)
         else:
             batches.append([i])
-    return batches
+    # largest data sets first (stable), so no worker is left with a long batch at the end
+    return sorted(batches, key=lambda b: -units[b[0]].data_size)
 
 
 def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n_jobs, on_unit_done):
-    import os as _os
-
     from joblib import Parallel, delayed
 
     metrics = tuple(metrics)
-    workers = (_os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
+    workers = (os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
     batches = _batches(todo, work.units, workers)
     jobs = (
         delayed(_run_batch)(batch, datasets[work.units[batch[0]].data_index],
@@ -531,14 +532,20 @@ def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n
     )
     pending = set(todo)
     try:
-        for results in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
-            for i, outcome in results:
-                outcomes[keys[i]] = outcome
-                pending.discard(i)
-                if journal is not None:
-                    journal.append(keys[i], outcome)
-                if on_unit_done is not None:
-                    on_unit_done()
+        # units are already grouped in batches: joblib passes them on one by one and
+        # keeps two per worker in flight, so a worker that finishes gets the next one
+        # (balanced by cost, not by count)
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1,
+                            pre_dispatch="2*n_jobs")
+        with _one_core() if workers == 1 else contextlib.nullcontext():  # serial: pin once
+            for results in parallel(jobs):
+                for i, outcome in results:
+                    outcomes[keys[i]] = outcome
+                    pending.discard(i)
+                    if journal is not None:
+                        journal.append(keys[i], outcome)
+                    if on_unit_done is not None:
+                        on_unit_done()
     except Exception as exc:  # a worker died: the units not finished are failures
         if not pending:
             raise
@@ -548,7 +555,73 @@ def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n
 
 
 def _run_batch(indices, ds, cands, units, n_clusters, metrics):
-    return [_run_unit(i, ds, c, u, n_clusters, metrics) for i, c, u in zip(indices, cands, units)]
+    # A unit runs on one core, whatever runs it: BLAS/OpenMP reductions then
+    # add up in the same order in a serial run, a joblib worker or a Dask
+    # worker (so results are identical bit for bit), parallelism comes from
+    # running units side by side, and scikit-learn's own joblib calls stay in
+    # this process (under the dask backend they would otherwise be sent back
+    # to the cluster as tiny tasks, several times slower).
+    with _one_core():
+        return [_run_unit(i, ds, c, u, n_clusters, metrics) for i, c, u in zip(indices, cands, units)]
+
+
+_PINNED = threading.local()
+
+
+@contextlib.contextmanager
+def _one_core():
+    """Limit BLAS/OpenMP to one thread and joblib to sequential, once per thread (re-entrant)."""
+    from joblib import parallel_config
+    from threadpoolctl import threadpool_limits
+
+    if getattr(_PINNED, "active", False):
+        yield
+        return
+    _PINNED.active = True
+    try:
+        with threadpool_limits(limits=1), parallel_config(backend="sequential"):
+            yield
+    finally:
+        _PINNED.active = False
+
+
+def _warm_worker() -> None:
+    """Import what units need, so a worker's first unit does not pay for it."""
+    import importlib
+
+    for spec in registry.ALGORITHMS.values():
+        importlib.import_module(spec.estimator.split(":")[0])
+    for module in ("sklearn.pipeline", "sklearn.compose", "sklearn.impute", "sklearn.preprocessing",
+                   "ensemblekit.preprocessing", "ensemblekit.metrics", "threadpoolctl"):
+        importlib.import_module(module)
+
+
+def prestart(n_jobs: int = 1, scheduler: str | None = None):
+    """Start the workers and their imports in the background (returns a joinable thread or None).
+
+    Called before the data sets are read, so that the worker processes start
+    and import scikit-learn while the main process parses files. Failures are
+    ignored here: :func:`run` reports them.
+    """
+    if scheduler is None and n_jobs == 1:
+        return None
+
+    def warm():
+        try:
+            if scheduler is not None:
+                client = _dask_client(scheduler)
+                client.run(_warm_worker)
+            else:
+                from joblib import Parallel, delayed
+
+                workers = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+                Parallel(n_jobs=n_jobs)(delayed(_warm_worker)() for _ in range(workers))
+        except Exception:  # noqa: BLE001 - only an optimisation
+            pass
+
+    thread = threading.Thread(target=warm, name="ensemblekit-prestart", daemon=True)
+    thread.start()
+    return thread
 
 
 @contextlib.contextmanager
@@ -565,7 +638,7 @@ def _backend(scheduler: str | None, datasets):
     from joblib import parallel_config
 
     try:
-        client = Client(scheduler, timeout="10s")
+        client = _dask_client(scheduler)
     except (OSError, TimeoutError) as exc:
         raise ProtocolError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
     try:
@@ -573,7 +646,27 @@ def _backend(scheduler: str | None, datasets):
         with parallel_config(backend="dask", scatter=list(datasets)):
             yield workers
     finally:
+        _CLIENTS.pop(scheduler, None)
         client.close()
+
+
+_CLIENTS: dict = {}
+
+
+_CLIENT_LOCK = threading.Lock()
+
+
+def _dask_client(address: str):
+    """One client per scheduler address in this process (shared by :func:`prestart` and :func:`run`)."""
+    from distributed import Client
+
+    with _CLIENT_LOCK:
+        client = _CLIENTS.get(address)
+        if client is None or client.status in ("closing", "closed"):
+            client = Client(address, timeout="10s")
+            _CLIENTS[address] = client
+        return client
+
 
 
 def _run_unit(index: int, ds, cand: Candidate, unit: _Unit, n_clusters: int | None,
@@ -596,10 +689,14 @@ def _score_unit(ds, cand: Candidate, unit: _Unit, n_clusters: int | None, metric
     params = dict(cand.params)
     spec = registry.get(cand.algorithm)
     y = np.asarray(ds.y, dtype=np.int64)
-    if unit.train is not None:
+    if unit.test is not None:
+        test = unit.test.astype(np.intp)
+        in_test = np.zeros(y.shape[0], dtype=bool)
+        in_test[test] = True
+        train = np.flatnonzero((y >= 0) & ~in_test)  # ascending, as the splitter gives it
         model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
-        model.fit(ds.X[unit.train], y[unit.train])
-        truth, predicted = y[unit.test], model.predict(ds.X[unit.test])
+        model.fit(ds.X[train], y[train])
+        truth, predicted = y[test], model.predict(ds.X[test])
     else:
         if "n_clusters" in spec.param_names:
             params["n_clusters"] = n_clusters or len(np.unique(y[y >= 0]))
