@@ -631,7 +631,7 @@ def _backend(scheduler: str | None, datasets):
         yield None
         return
     try:
-        from distributed import Client
+        import distributed  # noqa: F401  (the dask backend of joblib needs it)
     except ImportError:
         raise ProtocolError("--scheduler needs the distributed package: "
                             "pip install 'ensemblekit[distributed]'") from None

@@ -35,7 +35,6 @@ import inspect
 import io
 import json
 import os
-import secrets
 import sys
 import zipfile
 import zlib
@@ -656,23 +655,9 @@ def _canonical_skops(data) -> bytes:
 
 
 def _atomic_write(name, data) -> None:
-    directory = os.path.dirname(os.path.abspath(name))
-    temp = os.path.join(directory, f".{os.path.basename(name)}.{secrets.token_hex(8)}.tmp")
+    from ensemblekit.atomic import write_atomic
+
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        write_atomic(name, data, fsync=True)
     except OSError as exc:
         raise ModelFileError(f"cannot write model file {name}: {exc.strerror or _one_line(exc)}") from exc
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(temp, name)
-    except BaseException as exc:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise ModelFileError(f"cannot write model file {name}: {exc.strerror or _one_line(exc)}") from exc
-        raise

@@ -16,7 +16,6 @@ import contextlib
 import io
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -578,24 +577,9 @@ def _save(fig, path, fmt) -> None:
 
 
 def _write_bytes_atomic(path, data: bytes) -> None:
-    target = Path(os.fspath(path))
-    directory = target.parent
+    from ensemblekit.atomic import write_atomic
+
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        write_atomic(path, data)
     except OSError as exc:
-        raise PlotError(f"cannot write plot file {target}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the usual mode
-        os.replace(tmp, target)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise PlotError(f"cannot write plot file {target}: {exc.strerror or exc}") from exc
-        raise
+        raise PlotError(f"cannot write plot file {path}: {exc.strerror or exc}") from exc

@@ -11,35 +11,22 @@ import csv
 import io
 import json
 import os
-import tempfile
-from pathlib import Path
 from typing import Iterable, Sequence
 
 OUTPUT_FORMATS = ("csv", "tsv", "json", "jsonl", "arff")
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` through a temporary file and a rename.
+    """Write ``text`` (UTF-8) to ``path`` all at once (see :func:`ensemblekit.atomic.write_atomic`).
 
     Raises
     ------
     OSError
-        If the directory is not writable; no file is left behind.
+        If the folder is missing or not writable; no file is left behind.
     """
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the usual mode
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from ensemblekit.atomic import write_atomic
+
+    write_atomic(path, text.encode("utf-8"))
 
 
 def fmt(x: float, digits: int = 4) -> str:
