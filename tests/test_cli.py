@@ -371,6 +371,11 @@ def test_failing_unit_is_a_clear_error():
     assert "2 of 2 units failed" in result.stderr
     assert "knn failed on iris (repeat 1, fold 1)" in result.stderr and "n_neighbors" in result.stderr
     assert "failed" in result.stdout  # the table shows the cell as failed
+    as_json = run("evaluate", "knn", IRIS, "--set", "n_neighbors=1000", "--cv", "2", "--repeats", "1",
+                  "--format", "json")
+    out = json.loads(as_json.stdout)
+    assert out["metrics"]["accuracy"]["rows"][0]["scores"]["knn"] is None
+    assert [(f["dataset"], f["repeat"], f["fold"]) for f in out["failures"]] == [("iris", 1, 1), ("iris", 1, 2)]
 
 
 def test_output_into_a_missing_folder_is_refused_before_work(tmp_path):
@@ -392,3 +397,73 @@ def test_evaluate_model_refuses_protocol_options(tmp_path):
 def test_n_jobs_zero_is_refused():
     result = run("compare", "knn", "--data", IRIS, "-j", "0")
     assert result.exit_code == 2 and "--n-jobs" in result.stderr
+
+
+def test_compare_grid_table_matches_the_long_scores(tmp_path):
+    out_csv = tmp_path / "g.csv"
+    result = run("compare", "kmeans", "iekm", "--data", IRIS, "--data", SAMPLE / "wine.arff",
+                 "--runs", "3", "--seed", "2", "--baseline", "kmeans", "--grid", "n_estimators=5,20",
+                 "--grid", "max_features=0.5:1.0:0.5", "--format", "json", "--metric", "nmi",
+                 "--output", out_csv)
+    assert result.exit_code == 0, result.stderr
+    grid = json.loads(result.stdout)["grid"]["nmi"]
+    rows = list(csv.DictReader(io.StringIO(out_csv.read_text())))
+    means = {}
+    for r in rows:
+        means.setdefault((r["dataset"], r["algorithm"]), []).append(float(r["value"]))
+    means = {k: sum(v) / len(v) for k, v in means.items()}
+    for row in grid:
+        d = row["dataset"]
+        base = means[(d, "kmeans")]
+        assert row["baseline"] == pytest.approx(base)
+        points = {k[1]: v for k, v in means.items() if k[0] == d and k[1].startswith("iekm[")}
+        assert len(points) == 4 == row["points"]
+        wins = {label: v for label, v in points.items() if v > base + 1e-12}
+        assert row["percent"] == pytest.approx(100 * len(wins) / 4)
+        if wins:
+            assert row["average"] == pytest.approx(sum(wins.values()) / len(wins))
+            assert row["best"] == pytest.approx(max(wins.values()))
+    table = run("compare", "kmeans", "iekm", "--data", IRIS, "--data", SAMPLE / "wine.arff", "--runs", "2",
+                "--baseline", "kmeans", "--grid", "n_estimators=5,20", "--metric", "nmi")
+    assert table.exit_code == 0 and "% better" in table.stdout and "n_estimators (better)" in table.stdout
+
+
+def test_compare_plots_and_refuses_unplottable_before_work(tmp_path):
+    cd = tmp_path / "cd.png"
+    result = run("compare", "knn", "c45", "--data", IRIS, "--data", SAMPLE / "wine.arff", "--cv", "3",
+                 "--repeats", "1", "--plot", cd)
+    assert result.exit_code == 0, result.stderr
+    assert cd.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    heat = tmp_path / "heat.svg"
+    result = run("compare", "kmeans", "iekm", "--data", IRIS, "--runs", "2", "--baseline", "kmeans",
+                 "--grid", "n_estimators=5,10", "--plot", heat)
+    assert result.exit_code == 0, result.stderr
+    assert heat.read_text().lstrip().startswith("<?xml")
+    scores = tmp_path / "s.csv"
+    refused = run("compare", "knn", "c45", "--data", IRIS, "--cv", "3", "--repeats", "1",
+                  "--plot", tmp_path / "one.png", "--output", scores)
+    assert refused.exit_code == 2 and "2 data sets" in refused.stderr
+    assert not scores.exists() and refused.stdout == ""
+
+
+def test_max_instances_subsamples_before_the_folds(tmp_path):
+    out_csv = tmp_path / "s.csv"
+    result = run("compare", "knn", "--data", IRIS, "--cv", "4", "--repeats", "1", "--max-instances", "40",
+                 "--output", out_csv)
+    assert result.exit_code == 0, result.stderr
+    values = [float(r["value"]) for r in csv.DictReader(io.StringIO(out_csv.read_text()))]
+    # 40 instances in 4 folds: 10 test instances each, so every accuracy is a multiple of 0.1
+    assert len(values) == 4
+    assert all(abs(v * 10 - round(v * 10)) < 1e-9 for v in values)
+
+
+def test_without_baseline_marks_are_against_the_first_algorithm():
+    result = run("compare", "knn", "c45", "--data", IRIS, "--data", SAMPLE / "wine.arff", "--cv", "5",
+                 "--repeats", "2", "--format", "json")
+    out = json.loads(result.stdout)
+    assert out["marks_against"] == "knn" and out["baseline"] is None
+    entry = out["metrics"]["accuracy"]
+    assert [(p["better"], p["worse"]) for p in entry["pairs"]] in ([("knn", "c45")], [("c45", "knn")])
+    for pair in entry["pairs"]:  # a pair is significant only after the Friedman test rejects
+        assert pair["significant"] == (pair["exceeds_cd"] and entry["friedman_significant"])
+    assert all(row["scores"]["knn"]["mark"] == "" for row in entry["rows"])  # the reference itself

@@ -664,6 +664,8 @@ def _run_comparison(algos: list[str], data_files: list[str], opts: _CompareOptio
     if opts.grid and opts.baseline is None:
         raise UsageError("--grid needs --baseline: the algorithm the grid points are measured against")
     candidates, n_clusters, gridded = _candidates(specs, opts)
+    if opts.plot is not None:
+        _check_plottable(opts, candidates, gridded, len(data_files))
     protocol = _protocol(task, opts.cv, opts.repeats, opts.runs, opts.seed, n_clusters)
     metrics = _metrics_for(task, opts.metric)
     for path, option in ((opts.output, "--output"), (opts.plot, "--plot"), (opts.resume, "--resume")):
@@ -691,23 +693,26 @@ def _run_comparison(algos: list[str], data_files: list[str], opts: _CompareOptio
     labels = [c.label for c in candidates]
     failed = {(f.dataset, f.algorithm) for f in result.failures}
     ok_scores = [s for s in result.scores if (s.dataset, s.algorithm) not in failed]
-    analyses = {m: experiment.analyse(ok_scores, labels, datasets, m, protocol,
-                                      baseline=opts.baseline, alpha=opts.alpha) for m in metrics}
-    if opts.output is not None:
-        _emit(scores_text(result.scores, result.failures, opts.output.suffix.lower().lstrip(".")),
-              opts.output)
+    # per-cell marks: against the baseline, else against the first algorithm
+    reference = None if opts.baseline is not None or len(labels) < 2 else labels[0]
+    analyses = {m: experiment.analyse(ok_scores, labels, datasets, m, protocol, baseline=opts.baseline,
+                                      reference=reference, alpha=opts.alpha) for m in metrics}
     grid_rows = {}
     if gridded:
         for m in metrics:
             grid_rows[m] = grid_summary(summary, candidates, opts.baseline, names, m,
-                                        METRICS[m].greater_is_better)
+                                        METRICS[m].greater_is_better, failed)
     if opts.plot is not None:
         _write_plot(opts.plot, analyses, metrics, grid_rows, summary, candidates, names, opts)
+    if opts.output is not None:
+        _emit(scores_text(result.scores, result.failures, opts.output.suffix.lower().lstrip(".")),
+              opts.output)
     if opts.format_ == "json":
         proto = {"kind": protocol.kind, "folds": protocol.folds if protocol.kind == "cv" else None,
                  "repeats": protocol.repeats, "seed": protocol.seed, "alpha": opts.alpha,
                  "max_instances": opts.max_instances}
-        text = comparison_json(summary, analyses, names, labels, proto, result.failures, opts.baseline)
+        text = comparison_json(summary, analyses, names, labels, proto, result.failures, opts.baseline,
+                               reference)
         if grid_rows:
             import json
 
@@ -724,13 +729,26 @@ def _run_comparison(algos: list[str], data_files: list[str], opts: _CompareOptio
                     console.print(renderable)
         else:
             for renderable in comparison_tables(summary, analyses, names, labels,
-                                                _protocol_text(protocol), failed, opts.baseline):
+                                                _protocol_text(protocol), failed, opts.baseline,
+                                                reference, protocol.kind):
                 console.print(renderable)
     if result.failures:
         first = result.failures[0].error
         _err(f"{len(result.failures)} of {len(work.units)} units failed; first: {first}")
         bad_input = all(f.bad_input for f in result.failures)
         raise typer.Exit(EXIT_BAD_INPUT if bad_input else EXIT_FAILURE)
+
+
+def _check_plottable(opts: _CompareOptions, candidates, gridded, n_data: int) -> None:
+    """Refuse, before any work, a --plot that could not be drawn."""
+    if gridded:
+        keys = {k for c in candidates for k in c.grid}
+        if len(keys) > 2:
+            raise UsageError("--plot draws heat maps for grids over one or two parameters")
+        return
+    if len(candidates) < 2 or n_data < 2:
+        raise UsageError("--plot draws a critical-difference diagram, which needs at least 2 "
+                         "algorithms and 2 data sets")
 
 
 def _write_plot(path: Path, analyses, metrics, grid_rows, summary, candidates, names, opts):

@@ -215,6 +215,8 @@ def parse_grid(text: str) -> tuple[str, list[str]]:
     values = [v.strip() for v in body.split(",") if v.strip()]
     if not values:
         raise ProtocolError(f"--grid {text!r}: no values")
+    if len(set(values)) != len(values):
+        raise ProtocolError(f"--grid {text!r}: a value is given twice")
     return key, values
 
 
@@ -469,7 +471,7 @@ def run(
     journal = None
     if resume is not None:
         fingerprint = _run_fingerprint(datasets, work, protocol, metrics)
-        journal = _Journal(Path(resume), fingerprint)
+        journal = _Journal(Path(resume), fingerprint, set(keys), metrics)
         outcomes.update({k: v for k, v in journal.done().items() if v.get("error") is None})
     todo = [i for i, k in enumerate(keys) if k not in outcomes]
     for _ in range(len(units) - len(todo)):
@@ -519,39 +521,65 @@ def _batches(todo: list[int], units: list, n_workers: int) -> list[list[int]]:
 
 
 def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n_jobs, on_unit_done):
-    from joblib import Parallel, delayed
-
+    """Run the units ``todo``; a unit lost with a dead worker is tried once more on its own."""
     metrics = tuple(metrics)
     workers = (os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
-    batches = _batches(todo, work.units, workers)
+    # with a journal every unit is its own task, so each is recorded as soon as it finishes
+    batches = [[i] for i in todo] if journal is not None else _batches(todo, work.units, workers)
+    lost = _dispatch(datasets, work, protocol, metrics, batches, keys, outcomes, journal, n_jobs,
+                     workers, on_unit_done)
+    if lost:
+        # a worker died (killed, out of memory, crashed): give every unfinished unit a
+        # second chance alone, so one bad unit cannot take its neighbours down with it
+        lost = _dispatch(datasets, work, protocol, metrics, [[i] for i in lost], keys, outcomes,
+                         journal, n_jobs, workers, on_unit_done)
+    for i, reason in lost.items():
+        outcomes[keys[i]] = {"scores": {}, "seconds": 0.0, "error": f"{_where(work, datasets, i)}: {reason}"}
+        if on_unit_done is not None:
+            on_unit_done()
+
+
+def _where(work, datasets, i) -> str:
+    u = work.units[i]
+    place = f"repeat {u.repeat}, fold {u.fold}" if u.fold else f"run {u.repeat}"
+    return f"{work.candidates[u.candidate].label} on {datasets[u.data_index].name} ({place})"
+
+
+def _dispatch(datasets, work, protocol, metrics, batches, keys, outcomes, journal, n_jobs, workers,
+              on_unit_done) -> dict[int, str]:
+    """Run batches through joblib; return ``{unit: reason}`` for units lost with a worker."""
+    from joblib import Parallel, delayed
+
     jobs = (
         delayed(_run_batch)(batch, datasets[work.units[batch[0]].data_index],
                             [work.candidates[work.units[i].candidate] for i in batch],
                             [work.units[i] for i in batch], protocol.n_clusters, metrics)
         for batch in batches
     )
-    pending = set(todo)
-    try:
-        # units are already grouped in batches: joblib passes them on one by one and
-        # keeps two per worker in flight, so a worker that finishes gets the next one
-        # (balanced by cost, not by count)
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1,
-                            pre_dispatch="2*n_jobs")
-        with _one_core() if workers == 1 else contextlib.nullcontext():  # serial: pin once
-            for results in parallel(jobs):
-                for i, outcome in results:
-                    outcomes[keys[i]] = outcome
-                    pending.discard(i)
-                    if journal is not None:
-                        journal.append(keys[i], outcome)
-                    if on_unit_done is not None:
-                        on_unit_done()
-    except Exception as exc:  # a worker died: the units not finished are failures
-        if not pending:
-            raise
-        message = f"worker lost: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
-        for i in sorted(pending):
-            outcomes[keys[i]] = {"scores": {}, "seconds": 0.0, "error": message}
+    pending = {i for batch in batches for i in batch}
+    # units are already grouped in batches: joblib passes them on one by one and keeps
+    # two per worker in flight, so a worker that finishes gets the next one (balanced
+    # by cost, not by count)
+    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1,
+                        pre_dispatch="2*n_jobs")
+    with _one_core() if workers == 1 else contextlib.nullcontext():  # serial: pin once
+        iterator = iter(parallel(jobs))
+        while True:
+            try:
+                results = next(iterator)
+            except StopIteration:
+                break
+            except Exception as exc:  # noqa: BLE001 - a worker died; its units are retried
+                reason = f"worker lost: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+                return {i: reason for i in sorted(pending)}
+            for i, outcome in results:
+                outcomes[keys[i]] = outcome
+                pending.discard(i)
+                if journal is not None:
+                    journal.append(keys[i], outcome)
+                if on_unit_done is not None:
+                    on_unit_done()
+    return {}
 
 
 def _run_batch(indices, ds, cands, units, n_clusters, metrics):
@@ -710,7 +738,10 @@ def _score_unit(ds, cand: Candidate, unit: _Unit, n_clusters: int | None, metric
 def _run_fingerprint(datasets, work: Plan, protocol: Protocol, metrics) -> str:
     """Hash of everything that decides the units' results (not n_jobs or the scheduler)."""
     h = hashlib.sha256()
+    from ensemblekit import __version__
+
     head = {
+        "ensemblekit": __version__,
         "protocol": [protocol.kind, protocol.folds, protocol.repeats, protocol.seed, protocol.n_clusters],
         "metrics": list(metrics),
         "candidates": [[c.algorithm, c.params_json] for c in work.candidates],
@@ -734,40 +765,50 @@ class _Journal:
 
     VERSION = 1
 
-    def __init__(self, path: Path, fingerprint: str):
+    def __init__(self, path: Path, fingerprint: str, keys: set, metrics: Sequence[str]):
         self.path = path
         self.fingerprint = fingerprint
         self._done: dict[tuple, dict] = {}
-        if path.exists() and path.stat().st_size > 0:
-            raw = path.read_bytes()
-            complete = raw[: raw.rfind(b"\n") + 1]
-            lines = complete.decode("utf-8", errors="replace").splitlines()
-            try:
-                head = json.loads(lines[0]) if lines else {}
-            except json.JSONDecodeError:
-                head = {}
-            if head.get("ensemblekit_journal") != self.VERSION or head.get("run") != fingerprint:
-                raise ProtocolError(
-                    f"{path} records a different comparison (other data, algorithms, parameters, "
-                    "protocol, seed or metrics); use a new --resume file or delete this one")
-            for line in lines[1:]:
-                try:
-                    rec = json.loads(line)
-                    key = (rec["dataset"], rec["algorithm"], rec["params"], rec["repeat"], rec["fold"])
-                    self._done[key] = {"scores": rec["scores"], "seconds": rec["seconds"],
-                                       "error": rec.get("error")}
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    continue
-            if len(complete) != len(raw):  # drop a half-written last line
-                with open(path, "r+b") as fh:
-                    fh.truncate(len(complete))
-            self._fh = open(path, "a", encoding="utf-8")
-        else:
+        raw = path.read_bytes() if path.exists() else b""
+        complete = raw[: raw.rfind(b"\n") + 1]
+        if not complete:  # new, empty, or only a header cut short: start afresh
             try:
                 self._fh = open(path, "w", encoding="utf-8")
             except OSError as exc:
                 raise ProtocolError(f"cannot write --resume file {path}: {exc.strerror}") from None
             self._write({"ensemblekit_journal": self.VERSION, "run": fingerprint})
+            return
+        lines = complete.decode("utf-8", errors="replace").splitlines()
+        try:
+            head = json.loads(lines[0])
+        except json.JSONDecodeError:
+            head = {}
+        if not isinstance(head, dict) or head.get("ensemblekit_journal") != self.VERSION \
+                or head.get("run") != fingerprint:
+            raise ProtocolError(
+                f"{path} records a different comparison (other data, algorithms, parameters, "
+                "protocol, seed, metrics or ensemblekit version); use a new --resume file or "
+                "delete this one")
+        for number, line in enumerate(lines[1:], start=2):
+            try:
+                rec = json.loads(line)
+                key = (rec["dataset"], rec["algorithm"], rec["params"], rec["repeat"], rec["fold"])
+                outcome = {"scores": rec["scores"], "seconds": float(rec["seconds"]),
+                           "error": rec.get("error")}
+                if key not in keys:
+                    raise ValueError("a unit that is not part of this comparison")
+                if outcome["error"] is None and not all(
+                        isinstance(outcome["scores"].get(m), (int, float))
+                        and np.isfinite(outcome["scores"][m]) for m in metrics):
+                    raise ValueError("missing or non-finite scores")
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise ProtocolError(f"{path}, line {number}: damaged journal record ({exc}); "
+                                    "use a new --resume file or delete this one") from None
+            self._done[key] = outcome
+        if len(complete) != len(raw):  # drop a half-written last line
+            with open(path, "r+b") as fh:
+                fh.truncate(len(complete))
+        self._fh = open(path, "a", encoding="utf-8")
 
     def done(self) -> dict[tuple, dict]:
         """Finished units read from the file: ``{key: outcome}``."""
@@ -857,13 +898,14 @@ class MetricAnalysis:
 
 
 def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, metric: str,
-            protocol: Protocol, *, baseline: str | None = None, alpha: float = 0.05) -> MetricAnalysis:
+            protocol: Protocol, *, baseline: str | None = None, reference: str | None = None,
+            alpha: float = 0.05) -> MetricAnalysis:
     """Average ranks, Friedman/Iman–Davenport, Nemenyi CD and paired tests for one metric.
 
     Parameters
     ----------
     scores : sequence of Score
-        From :func:`run`.
+        From :func:`run`; cells with a failed unit must be left out.
     labels : sequence of str
         Candidate labels in column order.
     datasets : sequence of ensemblekit.data.Dataset
@@ -871,14 +913,22 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
     metric : str
     protocol : Protocol
     baseline : str, optional
-        Label of the baseline candidate for the per-cell marks and the
-        Wilcoxon–Holm comparison.
+        Label of the baseline: the per-cell marks and the Wilcoxon–Holm
+        comparison over data sets are made against it.
+    reference : str, optional
+        Label the per-cell marks are made against when there is no baseline
+        (e.g. the first algorithm); no Wilcoxon–Holm comparison then.
     alpha : float, default=0.05
         Significance level of every test.
 
     Returns
     -------
     MetricAnalysis
+        Per-cell marks come from the corrected resampled t-test over the r*k
+        folds (Nadeau & Bengio 2003) for CV, and from the Wilcoxon signed-rank
+        test over the paired runs for clustering; they are not corrected for
+        the number of cells. Nemenyi pairs are significant when their average
+        ranks differ by at least the CD (Demšar 2006, Sect. 3.2.2).
     """
     from ensemblekit import stats
     from ensemblekit.metrics import METRICS
@@ -893,29 +943,27 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
     means = np.array([[np.mean([v for _, _, v in per_cell[(d, a)]]) for a in labels] for d in complete])
     result = MetricAnalysis(metric, list(labels), complete, means.reshape(len(complete), len(labels)),
                             alpha=alpha)
-    if baseline is not None:
+    ref = baseline if baseline is not None else reference
+    if ref is not None:
         sizes = {d.name: int((np.asarray(d.y) >= 0).sum()) for d in datasets}
         for d in complete:
-            base = sorted(per_cell[(d, baseline)])
+            base = sorted(per_cell[(d, ref)])
             for a in labels:
-                if a == baseline:
-                    result.marks[(d, a)] = ""
-                    continue
                 other = sorted(per_cell[(d, a)])
-                if [k[:2] for k in other] != [k[:2] for k in base]:
-                    result.marks[(d, a)] = ""
+                result.marks[(d, a)] = ""
+                if a == ref or [k[:2] for k in other] != [k[:2] for k in base] or len(other) < 2:
                     continue
                 x = np.array([v for _, _, v in other])
                 b = np.array([v for _, _, v in base])
                 if protocol.kind == "cv":
                     n_test = max(1, round(sizes[d] / protocol.folds))  # a fold's size
-                    _, p = stats.corrected_resampled_ttest(x, b, sizes[d] - n_test, n_test)
+                    t, p = stats.corrected_resampled_ttest(x, b, sizes[d] - n_test, n_test)
+                    better = t > 0 if better_high else t < 0
                 else:
-                    p = stats.wilcoxon_holm(np.column_stack([b, x]), 0, better_high, alpha)[0].pvalue \
-                        if len(x) > 1 else 1.0
-                diff = x.mean() - b.mean()
-                better = diff > 0 if better_high else diff < 0
-                result.marks[(d, a)] = "" if not p < alpha or diff == 0 else ("▲" if better else "▼")
+                    test = stats.wilcoxon_holm(np.column_stack([b, x]), 0, better_high, alpha)[0]
+                    p, better = test.pvalue, test.better
+                if p < alpha:
+                    result.marks[(d, a)] = "▲" if better else "▼"
     if len(labels) >= 2 and len(complete) >= 1:
         result.ranks = stats.average_ranks(result.means, better_high)
     if len(labels) >= 2 and len(complete) >= 2:
@@ -925,7 +973,7 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
         for i_pos, i in enumerate(order):
             for j in order[i_pos + 1:]:
                 gap = float(result.ranks[j] - result.ranks[i])
-                result.pairwise.append((labels[i], labels[j], gap, gap > result.cd))
+                result.pairwise.append((labels[i], labels[j], gap, gap >= result.cd))
         if baseline is not None:
             result.versus_baseline = stats.wilcoxon_holm(result.means, list(labels).index(baseline),
                                                          better_high, alpha)

@@ -141,7 +141,8 @@ def scores_text(scores, failures, fmt_name: str) -> str:
 
 
 def comparison_tables(summary, analyses: dict, datasets: Sequence[str], labels: Sequence[str],
-                      protocol_text: str, failed: set = frozenset(), baseline: str | None = None):
+                      protocol_text: str, failed: set = frozenset(), baseline: str | None = None,
+                      reference: str | None = None, protocol_kind: str = "cv"):
     """One rich table per metric: rows data sets, columns algorithms, mean ± sd.
 
     Parameters
@@ -158,7 +159,11 @@ def comparison_tables(summary, analyses: dict, datasets: Sequence[str], labels: 
     failed : set of (dataset, label)
         Cells with at least one failed unit (shown as ``failed``).
     baseline : str, optional
-        Column the marks refer to.
+        Column the marks and the Wilcoxon–Holm lines refer to.
+    reference : str, optional
+        Column the marks refer to when there is no baseline.
+    protocol_kind : {"cv", "runs"}
+        Names the per-cell test in the legend.
 
     Returns
     -------
@@ -198,6 +203,12 @@ def comparison_tables(summary, analyses: dict, datasets: Sequence[str], labels: 
             table.add_section()
             table.add_row("average rank", *(f"{r:.2f}" for r in an.ranks))
         out.append(table)
+        legend = marks_legend(an, baseline or reference, protocol_kind)
+        if legend:
+            out.append(Text(legend))
+        excluded = [d for d in datasets if d not in an.datasets]
+        if excluded and an.ranks is not None:
+            out.append(Text(f"left out of ranks and tests (a failed cell): {', '.join(excluded)}"))
         out.extend(Text(line) for line in verdict_lines(an, baseline))
     return out
 
@@ -228,13 +239,13 @@ def verdict_lines(an, baseline: str | None = None, max_pairs: int = 45) -> list[
     elif len(an.pairwise) <= max_pairs:
         for a, b, gap, significant in an.pairwise:
             if significant:
-                lines.append(f"{a} is significantly better than {b} (rank difference {gap:.2f} > "
+                lines.append(f"{a} is significantly better than {b} (rank difference {gap:.2f} >= "
                              f"CD {an.cd:.2f})")
             else:
-                lines.append(f"{a} vs {b}: not significant (rank difference {gap:.2f} <= CD {an.cd:.2f})")
+                lines.append(f"{a} vs {b}: not significant (rank difference {gap:.2f} < CD {an.cd:.2f})")
     else:
         n_sig = sum(1 for p in an.pairwise if p[3])
-        lines.append(f"{n_sig} of {len(an.pairwise)} pairs differ by more than the CD")
+        lines.append(f"{n_sig} of {len(an.pairwise)} pairs differ by at least the CD")
     for r in an.versus_baseline:
         verdict = ("significantly better" if r.better else "significantly worse") if r.significant \
             else "not significantly different"
@@ -243,21 +254,37 @@ def verdict_lines(an, baseline: str | None = None, max_pairs: int = 45) -> list[
     return lines
 
 
+def marks_legend(an, reference: str | None, protocol_kind: str) -> str | None:
+    """One line saying what ▲/▼ mean, or None when no cell is marked."""
+    if reference is None or not any(an.marks.values()):
+        return None
+    test = ("corrected resampled t-test over folds (Nadeau & Bengio)" if protocol_kind == "cv"
+            else "Wilcoxon signed-rank test over runs")
+    return (f"▲/▼: significantly better/worse than {reference} on that data set ({test}, "
+            f"alpha {_alpha_of(an):g}, not corrected for the number of cells)")
+
+
 def _alpha_of(an) -> float:
     return getattr(an, "alpha", 0.05)
 
 
 def comparison_json(summary, analyses: dict, datasets, labels, protocol: dict,
-                    failures=(), baseline: str | None = None) -> str:
-    """The comparison as JSON (for ``--format json``): cells, ranks, tests, failures."""
-    out = {"protocol": protocol, "baseline": baseline, "metrics": {},
-           "failures": [f.error for f in failures]}
+                    failures=(), baseline: str | None = None, reference: str | None = None) -> str:
+    """The comparison as JSON (for ``--format json``): cells, ranks, tests, failures.
+
+    A cell with a failed unit is ``null``; the failures are listed with their place.
+    """
+    failed = {(f.dataset, f.algorithm) for f in failures}
+    out = {"protocol": protocol, "baseline": baseline, "marks_against": baseline or reference,
+           "metrics": {},
+           "failures": [{"dataset": f.dataset, "algorithm": f.algorithm, "repeat": f.repeat,
+                         "fold": f.fold, "error": f.error} for f in failures]}
     for metric, an in analyses.items():
         rows = []
         for d in datasets:
             cells = {}
             for a in labels:
-                if (d, a, metric) in summary:
+                if (d, a, metric) in summary and (d, a) not in failed:
                     mean, sd, n = summary[(d, a, metric)]
                     cells[a] = {"mean": mean, "sd": sd, "n": n, "mark": an.marks.get((d, a), "")}
                 else:
@@ -272,7 +299,11 @@ def comparison_json(summary, analyses: dict, datasets, labels, protocol: dict,
                                  "iman_davenport": f.iman_davenport, "f_pvalue": f.f_pvalue,
                                  "n_datasets": f.n_datasets, "n_algorithms": f.n_algorithms}
             entry["nemenyi_cd"] = an.cd
-            entry["pairs"] = [{"better": a, "worse": b, "rank_difference": g, "significant": s}
+            entry["friedman_significant"] = bool(f.f_pvalue < _alpha_of(an))
+            entry["datasets_in_tests"] = list(an.datasets)
+            # a pair counts only when the Friedman test rejects first (Demšar's procedure)
+            entry["pairs"] = [{"better": a, "worse": b, "rank_difference": g,
+                               "exceeds_cd": s, "significant": bool(s and entry["friedman_significant"])}
                               for a, b, g, s in an.pairwise]
         if an.versus_baseline:
             entry["versus_baseline"] = [
@@ -293,7 +324,7 @@ def _json_default(value):
 
 
 def grid_summary(summary, candidates, baseline: str, datasets: Sequence[str], metric: str,
-                 greater_is_better: bool = True) -> list[dict]:
+                 greater_is_better: bool = True, failed=frozenset()) -> list[dict]:
     """Sensitivity analysis in the layout of the Inner Ensembles paper's Tables 1–3.
 
     For each data set and gridded algorithm: the baseline's score, the range of
@@ -311,27 +342,33 @@ def grid_summary(summary, candidates, baseline: str, datasets: Sequence[str], me
     datasets : sequence of str
     metric : str
     greater_is_better : bool
+    failed : set of (dataset, label)
+        Cells with a failed unit: left out.
 
     Returns
     -------
     list of dict
         One per (data set, algorithm): ``dataset``, ``algorithm``, ``baseline``,
-        ``ranges`` ({param: [min, max]} over winning points, or None),
-        ``percent``, ``average``, ``best``, ``best_point``, ``points``.
+        ``ranges`` ({param: [min, max]} of each parameter over the winning
+        points, taken one parameter at a time, or None), ``percent``,
+        ``average``, ``best``, ``best_point``, ``points``. A point wins when
+        its mean beats the baseline's by more than 1e-12 (relative), so ties up
+        to rounding do not count.
     """
     rows = []
     algorithms = sorted({c.algorithm for c in candidates if c.grid}, key=lambda a: [
         c.algorithm for c in candidates].index(a))
     for d in datasets:
-        if (d, baseline, metric) not in summary:
+        if (d, baseline, metric) not in summary or (d, baseline) in failed:
             continue
         base = summary[(d, baseline, metric)][0]
         for alg in algorithms:
             points = [c for c in candidates if c.algorithm == alg and c.grid
-                      and (d, c.label, metric) in summary]
+                      and (d, c.label, metric) in summary and (d, c.label) not in failed]
             scores = [summary[(d, c.label, metric)][0] for c in points]
+            margin = 1e-12 * max(1.0, abs(base))
             wins = [(c, v) for c, v in zip(points, scores)
-                    if (v > base if greater_is_better else v < base)]
+                    if (v > base + margin if greater_is_better else v < base - margin)]
             row = {"dataset": d, "algorithm": alg, "baseline": base, "points": len(points),
                    "percent": 100.0 * len(wins) / len(points) if points else 0.0,
                    "ranges": None, "average": None, "best": None, "best_point": None}
@@ -372,7 +409,8 @@ def grid_table(rows: list[dict], baseline: str, metric_label: str, protocol_text
         table.add_row(r["dataset"], r["algorithm"], fmt(r["baseline"]), *cells, f"{r['percent']:.0f}%",
                       "-" if r["average"] is None else fmt(r["average"]),
                       "-" if r["best"] is None else fmt(r["best"]), best_at)
-    heading = Text(f"{metric_label}: grid points that beat {baseline}, {protocol_text}", style="bold")
+    heading = Text(f"{metric_label}: grid points that beat {baseline} (ranges per parameter over "
+                   f"those points), {protocol_text}", style="bold")
     return [heading, table]
 
 

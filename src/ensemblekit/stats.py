@@ -465,7 +465,8 @@ def wilcoxon_holm(
     baseline : int
         Column of the baseline algorithm, in ``[0, n_algorithms)``.
     greater_is_better : bool, default=True
-        Whether larger scores are better; only decides ``better``, since the test
+        Whether larger scores are better; only decides ``better`` (taken from the
+        test's own direction, R+ against R-, not from the means), since the test
         is two-sided.
     alpha : float, default=0.05
         Family-wise significance level for ``significant``, in (0, 1).
@@ -520,23 +521,28 @@ def wilcoxon_holm(
         raise ValueError(f"baseline {base} is out of range for {k} algorithms")
     alpha = _check_alpha(alpha)
 
+    from scipy.stats import rankdata
+
     others = [j for j in range(k) if j != base]
-    stats_, pvals = [], []
+    stats_, pvals, leans = [], [], []
     for j in others:
         d = arr[:, j] - arr[:, base]
         if not d.any():
             stats_.append(n * (n + 1) / 4.0)
             pvals.append(1.0)
+            leans.append(0.0)
             continue
         res = wilcoxon(d, zero_method="zsplit", alternative="two-sided")
         stats_.append(float(res.statistic))
         pvals.append(min(1.0, max(0.0, float(res.pvalue))))
+        # direction of the test itself: R+ - R- (zero differences split evenly)
+        ranks = rankdata(np.abs(d))
+        leans.append(float(ranks[d > 0].sum() - ranks[d < 0].sum()))
     adjusted = holm(pvals)
 
-    means = arr.mean(axis=0)
     results = []
     for pos, j in enumerate(others):
-        better = means[j] > means[base] if greater_is_better else means[j] < means[base]
+        better = leans[pos] > 0 if greater_is_better else leans[pos] < 0
         results.append(
             PairedResult(
                 index=j,
