@@ -467,3 +467,28 @@ def test_without_baseline_marks_are_against_the_first_algorithm():
     for pair in entry["pairs"]:  # a pair is significant only after the Friedman test rejects
         assert pair["significant"] == (pair["exceeds_cd"] and entry["friedman_significant"])
     assert all(row["scores"]["knn"]["mark"] == "" for row in entry["rows"])  # the reference itself
+
+
+def test_k2_fit_show_graph_and_compare(tmp_path):
+    model = tmp_path / "k2.ekm"
+    result = run("fit", "k2", IRIS, "-o", model)
+    assert result.exit_code == 0, result.stderr
+    shown = run("show", model, "--graph", tmp_path / "net.dot")
+    assert shown.exit_code == 0, shown.stderr
+    assert "parents of each node" in shown.stdout and "petalwidth" in shown.stdout
+    dot = (tmp_path / "net.dot").read_text()
+    assert dot.startswith("digraph") and dot.count("->") >= 4  # naive-Bayes arcs at least
+    proba = run("predict", model, IRIS, "--proba", "--format", "jsonl")
+    records = [json.loads(line) for line in proba.stdout.splitlines()]
+    assert len(records) == 150
+    for r in records[:10]:
+        assert sum(v for k, v in r.items() if k.startswith("p_")) == pytest.approx(1.0, abs=3e-6)
+    not_a_network = tmp_path / "knn.ekm"
+    assert run("fit", "knn", IRIS, "-o", not_a_network).exit_code == 0
+    refused = run("show", not_a_network, "--graph", tmp_path / "x.dot")
+    assert refused.exit_code == 2 and not (tmp_path / "x.dot").exists()
+    compared = run("compare", "k2", "knn", "--data", IRIS, "--data", VOTE, "--cv", "3", "--repeats", "1",
+                   "--format", "json")
+    assert compared.exit_code == 0, compared.stderr
+    rows = json.loads(compared.stdout)["metrics"]["accuracy"]["rows"]
+    assert all(0.8 < row["scores"]["k2"]["mean"] <= 1.0 for row in rows)

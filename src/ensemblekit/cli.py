@@ -905,6 +905,8 @@ def compare(
 def show(
     model_file: Path = typer.Argument(..., metavar="MODEL", help="Model file written by 'fit'."),
     format_: Optional[str] = typer.Option(None, "--format", help="json for scripts (metadata)."),
+    graph: Optional[Path] = typer.Option(None, "--graph", help="Write a Bayesian network as "
+                                         "Graphviz DOT here."),
 ):
     """Print what a saved model learned, with its metadata."""
     import json
@@ -914,7 +916,15 @@ def show(
 
     with _user_errors():
         _check_format(format_, ("json", "table"), "--format")
+        _check_destination(graph, "--graph")
         model, metadata = _load_checked_model(model_file)
+        if graph is not None:
+            estimator = model.named_steps["model"]
+            if not hasattr(estimator, "to_dot"):
+                raise UsageError(f"--graph: a {metadata['algorithm']} model is not a Bayesian network")
+            schema = Schema.from_dict(metadata["schema"])
+            names = registry.model_feature_names(metadata["algorithm"], schema)
+            _write_file(graph, estimator.to_dot(names, schema.class_attribute.name))
         if format_ == "json":
             _write_stdout(json.dumps(metadata, indent=1, sort_keys=True) + "\n")
             return

@@ -142,8 +142,11 @@ class AlgorithmSpec:
         The parameters users may set with ``--set``.
     preprocessing : str
         One line saying what is done to nominal attributes and missing values.
-    encode : {"onehot"}
-        How nominal attributes are turned into numbers.
+    encode : {"onehot", "codes"}
+        How nominal attributes reach the estimator: one-hot indicator columns,
+        or their integer codes as they are (with NaN for missing values; the
+        estimator is then told which columns are nominal and how many values
+        each has, through its ``nominal_features`` and ``n_categories``).
     impute_numeric : bool
         Replace missing numeric values by the training mean (``False`` when the
         estimator handles gaps itself).
@@ -256,6 +259,33 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             scale="minmax",
         ),
         AlgorithmSpec(
+            name="k2",
+            task=CLASSIFICATION,
+            description="Bayesian network by global K2 search with the leave-one-out score "
+            "(Weka BayesNet, global.K2 -S LOO-CV; Abbasian et al. 2013, Alg. 2-3)",
+            estimator="ensemblekit.bayesnet.classifier:K2Classifier",
+            params=(
+                Param("max_parents", "int", 2, "parent limit, the class included (1 = naive Bayes; "
+                      "none = unlimited)", low=1, none_ok=True),
+                Param("init", "choice", "naive-bayes", "initial structure",
+                      choices=("naive-bayes", "empty")),
+                Param("scoring", "choice", "loo-probability",
+                      "LOO score: mean posterior of the true class (Weka's default) or 0/1 accuracy",
+                      choices=("loo-probability", "loo-accuracy")),
+                Param("alpha", "float", 0.5, "Dirichlet pseudo-count of the CPTs (Weka -A)",
+                      low=1e-9, high=1e6),
+                Param("discretize", "choice", "mdl", "numeric attributes: supervised MDL "
+                      "(Fayyad & Irani, as Weka) or equal-frequency bins",
+                      choices=("mdl", "equal-frequency")),
+                Param("n_bins", "int", 10, "bins for equal-frequency discretisation", low=2,
+                      high=1000),
+            ),
+            preprocessing="numeric: discretised on the training data (MDL); missing: training mode "
+            "after discretisation (as Weka's BayesNet); nominal: used as they are",
+            encode="codes",
+            impute_numeric=False,
+        ),
+        AlgorithmSpec(
             name="c45",
             task=CLASSIFICATION,
             description="unpruned entropy decision tree (scikit-learn binary tree, not Quinlan's C4.5)",
@@ -338,8 +368,28 @@ def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
     kwargs.update(values)
     if "random_state" in cls().get_params():
         kwargs["random_state"] = random_state
-    prep = make_preprocessor(schema, impute_numeric=spec.impute_numeric, scale=spec.scale)
+    if spec.encode == "codes":
+        nominal = [i for i, a in enumerate(schema.features) if a.kind != "numeric"]
+        kwargs["nominal_features"] = nominal
+        kwargs["n_categories"] = [max(1, len(schema.features[i].values)) for i in nominal]
+        prep = "passthrough"
+    else:
+        prep = make_preprocessor(schema, impute_numeric=spec.impute_numeric, scale=spec.scale)
     return Pipeline([("prep", prep), ("model", cls(**kwargs))])
+
+
+def model_feature_names(name: str, schema) -> list[str]:
+    """Names of the columns the estimator of ``name`` sees, for reports.
+
+    One-hot algorithms see ``attr`` and ``attr=value`` columns
+    (:func:`ensemblekit.preprocessing.feature_names`); ``codes`` algorithms see
+    the attributes themselves.
+    """
+    if get(name).encode == "codes":
+        return [a.name for a in schema.features]
+    from ensemblekit.preprocessing import feature_names
+
+    return feature_names(schema)
 
 
 def parse_settings(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:

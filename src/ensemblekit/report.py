@@ -600,8 +600,6 @@ def model_description(model, metadata: dict, schema) -> list:
     from rich.table import Table
     from rich.text import Text
 
-    from ensemblekit.preprocessing import feature_names
-
     head = Table.grid(padding=(0, 2))
     train = metadata.get("training_data", {})
     params = ", ".join(f"{k}={_plain(v)}" for k, v in sorted(metadata.get("params", {}).items()))
@@ -616,8 +614,10 @@ def model_description(model, metadata: dict, schema) -> list:
     ):
         head.add_row(key, value)
     out: list = [head]
+    from ensemblekit.registry import model_feature_names
+
     estimator = model.named_steps["model"] if hasattr(model, "named_steps") else model
-    names = feature_names(schema)
+    names = model_feature_names(metadata["algorithm"], schema)
     if hasattr(estimator, "cluster_centers_"):
         centers = estimator.cluster_centers_
         labels = getattr(estimator, "labels_", None)
@@ -631,6 +631,16 @@ def model_description(model, metadata: dict, schema) -> list:
         classes = [schema.class_attribute.values[int(c)] for c in estimator.classes_]
         out.append(Text(f"decision tree: {tree.get_n_leaves()} leaves, depth {tree.get_depth()}\n"
                         + export_text(tree, feature_names=names, class_names=classes, decimals=4)))
+    elif hasattr(estimator, "parents_") and hasattr(estimator, "network"):
+        class_name = schema.class_attribute.name if schema.class_attribute else "class"
+        table = Table(title="Bayesian network: parents of each node", title_justify="left")
+        for col in ("node", "values", "parents", "CPT size"):
+            table.add_column(col, justify="right" if col in ("values", "CPT size") else "left")
+        for node in estimator.network(names, class_name):
+            rows, cols = node["cpt_shape"]
+            table.add_row(node["name"], str(node["n_values"]), ", ".join(node["parents"]) or "-",
+                          f"{rows} x {cols}")
+        out.append(table)
     elif hasattr(estimator, "n_samples_fit_"):
         out.append(Text(f"stores {estimator.n_samples_fit_} training instances "
                         f"({len(names)} encoded features)"))
