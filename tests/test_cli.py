@@ -492,3 +492,14 @@ def test_k2_fit_show_graph_and_compare(tmp_path):
     assert compared.exit_code == 0, compared.stderr
     rows = json.loads(compared.stdout)["metrics"]["accuracy"]["rows"]
     assert all(0.8 < row["scores"]["k2"]["mean"] <= 1.0 for row in rows)
+
+
+def test_bagged_k2_averages_its_members(tmp_path):
+    model = tmp_path / "b.ekm"
+    assert run("fit", "bagged-k2", IRIS, "-o", model, "--set", "n_estimators=4").exit_code == 0
+    out = run("predict", model, IRIS, "--proba")
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert len(rows) == 150
+    total = [sum(float(v) for k, v in r.items() if k.startswith("p_")) for r in rows]
+    assert all(abs(t - 1.0) < 3e-6 for t in total)
+    assert "bagging of 4 Bayesian networks" in run("show", model).stdout

@@ -53,7 +53,7 @@ def test_none_is_accepted_only_where_declared():
 
 
 def test_unknown_algorithm_lists_known_names():
-    with pytest.raises(registry.UnknownAlgorithmError, match="unknown algorithm 'kmedoids'; known: c45"):
+    with pytest.raises(registry.UnknownAlgorithmError, match="unknown algorithm 'kmedoids'; known: bagged-k2, c45"):
         registry.get("kmedoids")
 
 

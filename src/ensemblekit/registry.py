@@ -212,6 +212,22 @@ _KMEANS_PARAMS = (
 
 _NUMERIC_PREP = "nominal: one-hot; missing: training mean (numeric) / mode (nominal)"
 
+_K2_PARAMS = (
+    Param("max_parents", "int", 2, "parent limit, the class included (1 = naive Bayes; "
+          "none = unlimited)", low=1, none_ok=True),
+    Param("init", "choice", "naive-bayes", "initial structure", choices=("naive-bayes", "empty")),
+    Param("scoring", "choice", "loo-probability",
+          "LOO score: mean posterior of the true class (Weka's default) or 0/1 accuracy",
+          choices=("loo-probability", "loo-accuracy")),
+    Param("alpha", "float", 0.5, "Dirichlet pseudo-count of the CPTs (Weka -A)", low=1e-9, high=1e6),
+    Param("discretize", "choice", "mdl", "numeric attributes: supervised MDL (Fayyad & Irani, as "
+          "Weka) or equal-frequency bins", choices=("mdl", "equal-frequency")),
+    Param("n_bins", "int", 10, "bins for equal-frequency discretisation", low=2, high=1000),
+)
+
+_BN_PREP = ("numeric: discretised on the training data (MDL); missing: training mode after "
+            "discretisation (as Weka's BayesNet); nominal: used as they are")
+
 ALGORITHMS: dict[str, AlgorithmSpec] = {
     spec.name: spec
     for spec in (
@@ -264,24 +280,23 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="Bayesian network by global K2 search with the leave-one-out score "
             "(Weka BayesNet, global.K2 -S LOO-CV; Abbasian et al. 2013, Alg. 2-3)",
             estimator="ensemblekit.bayesnet.classifier:K2Classifier",
+            params=_K2_PARAMS,
+            preprocessing=_BN_PREP,
+            encode="codes",
+            impute_numeric=False,
+        ),
+        AlgorithmSpec(
+            name="bagged-k2",
+            task=CLASSIFICATION,
+            description="bagging of k2 (BGBN): members' class probabilities averaged, as Weka's Bagging",
+            estimator="ensemblekit.bayesnet.bagging:BaggedK2Classifier",
             params=(
-                Param("max_parents", "int", 2, "parent limit, the class included (1 = naive Bayes; "
-                      "none = unlimited)", low=1, none_ok=True),
-                Param("init", "choice", "naive-bayes", "initial structure",
-                      choices=("naive-bayes", "empty")),
-                Param("scoring", "choice", "loo-probability",
-                      "LOO score: mean posterior of the true class (Weka's default) or 0/1 accuracy",
-                      choices=("loo-probability", "loo-accuracy")),
-                Param("alpha", "float", 0.5, "Dirichlet pseudo-count of the CPTs (Weka -A)",
-                      low=1e-9, high=1e6),
-                Param("discretize", "choice", "mdl", "numeric attributes: supervised MDL "
-                      "(Fayyad & Irani, as Weka) or equal-frequency bins",
-                      choices=("mdl", "equal-frequency")),
-                Param("n_bins", "int", 10, "bins for equal-frequency discretisation", low=2,
-                      high=1000),
-            ),
-            preprocessing="numeric: discretised on the training data (MDL); missing: training mode "
-            "after discretisation (as Weka's BayesNet); nominal: used as they are",
+                Param("n_estimators", "int", 10, "number of bagged networks", low=1, high=1000),
+                Param("max_samples", "float", 1.0, "bag size as a fraction of the training set",
+                      low=1e-6, high=1.0),
+                Param("bootstrap", "bool", True, "draw bags with replacement"),
+            ) + _K2_PARAMS,
+            preprocessing=_BN_PREP + "; each member discretises its own bag",
             encode="codes",
             impute_numeric=False,
         ),

@@ -641,6 +641,11 @@ def model_description(model, metadata: dict, schema) -> list:
             table.add_row(node["name"], str(node["n_values"]), ", ".join(node["parents"]) or "-",
                           f"{rows} x {cols}")
         out.append(table)
+    elif hasattr(estimator, "estimators_") and hasattr(estimator, "bagging_"):
+        sizes = [len(set(map(int, rows))) for rows in estimator.estimators_samples_]
+        arcs = [sum(len(p) for p in member.parents_) for member in estimator.estimators_]
+        out.append(Text(f"bagging of {len(estimator.estimators_)} Bayesian networks; distinct training "
+                        f"rows per bag {min(sizes)}-{max(sizes)}; arcs per network {min(arcs)}-{max(arcs)}"))
     elif hasattr(estimator, "n_samples_fit_"):
         out.append(Text(f"stores {estimator.n_samples_fit_} training instances "
                         f"({len(names)} encoded features)"))
