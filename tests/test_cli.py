@@ -503,3 +503,17 @@ def test_bagged_k2_averages_its_members(tmp_path):
     total = [sum(float(v) for k, v in r.items() if k.startswith("p_")) for r in rows]
     assert all(abs(t - 1.0) < 3e-6 for t in total)
     assert "bagging of 4 Bayesian networks" in run("show", model).stdout
+
+
+def test_iebn_is_one_network_and_reproducible(tmp_path):
+    first, second = tmp_path / "a.ekm", tmp_path / "b.ekm"
+    for path in (first, second):
+        assert run("fit", "iebn", VOTE, "-o", path, "--seed", "4", "--set", "n_estimators=5").exit_code == 0
+    assert first.read_bytes() == second.read_bytes()
+    shown = run("show", first)
+    assert "parents of each node" in shown.stdout
+    compared = run("compare", "k2", "iebn", "bagged-k2", "--data", IRIS, "--data", VOTE, "--cv", "3",
+                   "--repeats", "1", "--set", "n_estimators=3", "--baseline", "k2", "--format", "json")
+    assert compared.exit_code == 0, compared.stderr
+    ranks = json.loads(compared.stdout)["metrics"]["accuracy"]["average_rank"]
+    assert set(ranks) == {"k2", "iebn", "bagged-k2"} and sum(ranks.values()) == pytest.approx(6.0)

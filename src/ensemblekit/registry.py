@@ -286,6 +286,25 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             impute_numeric=False,
         ),
         AlgorithmSpec(
+            name="iebn",
+            task=CLASSIFICATION,
+            description="Inner-Ensemble k2: each structure scored by the mean leave-one-out score "
+            "over E samples (Abbasian et al. 2013, Alg. 4); one network",
+            estimator="ensemblekit.bayesnet.inner:InnerEnsembleK2Classifier",
+            params=(
+                Param("n_estimators", "int", 10, "ensemble size E: samples the score averages over",
+                      low=1, high=1000),
+                Param("max_samples", "float", 0.5, "sample size as a fraction of the training set",
+                      low=1e-6, high=1.0),
+                Param("bootstrap", "bool", False, "draw the samples with replacement"),
+                Param("loo_duplicates", "choice", "one", "leaving out a duplicated row removes one "
+                      "copy (as Weka's weighted update) or all copies", choices=("one", "all")),
+            ) + _K2_PARAMS,
+            preprocessing=_BN_PREP,
+            encode="codes",
+            impute_numeric=False,
+        ),
+        AlgorithmSpec(
             name="bagged-k2",
             task=CLASSIFICATION,
             description="bagging of k2 (BGBN): members' class probabilities averaged, as Weka's Bagging",

@@ -312,16 +312,7 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
         codes = np.where(missing, self.modes_[None, :].astype(np.float64), codes)
         codes = codes.astype(np.int64)
         # (3) structure search, (4) CPTs on the full training data
-        self.parents_ = k2_search(
-            codes,
-            y_codes,
-            self.cardinalities_,
-            n_classes,
-            max_parents=self.max_parents,
-            init=self.init,
-            score=self.scoring,
-            alpha=self.alpha,
-        )
+        self.parents_ = self._search_structure(codes, y_codes, n_classes)
         self.cpts_ = fit_cpts(
             codes,
             y_codes,
@@ -331,6 +322,16 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
             alpha=self.alpha,
         )
         return self
+
+    def _search_structure(self, codes, y_codes, n_classes):
+        """Parent sets from K2 with the leave-one-out score on the whole training set.
+
+        Subclasses change how candidate structures are scored (see
+        :class:`~ensemblekit.bayesnet.inner.InnerEnsembleK2Classifier`).
+        """
+        return k2_search(codes, y_codes, self.cardinalities_, n_classes,
+                         max_parents=self.max_parents, init=self.init, score=self.scoring,
+                         alpha=self.alpha)
 
     def predict_proba(self, X):
         """Class probabilities of the fitted network.

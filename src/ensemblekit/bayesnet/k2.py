@@ -43,11 +43,25 @@ family node, adding a parent to node ``v`` changes only ``v``'s matrix, so a
 candidate costs ``O(n C)`` array work. (Each factor is computed as the log of
 the quotient, which is how Weka evaluates it, so tied candidates stay tied.)
 
+Scoring on samples (the Inner-Ensemble score)
+---------------------------------------------
+With ``samples=`` (a list of ``E`` arrays of row indices, repeats allowed)
+the score of a structure is the mean over the samples of each sample's LOO
+score (Abbasian et al. 2013, Algorithm 4). A sample is reduced to its
+distinct rows with multiplicities ``w``: the counts are ``w``-weighted, a
+row's LOO posterior is the same for all its copies and weighs ``w`` in the
+sample's average, and leaving out one copy removes ``drop = 1`` copy
+(``loo_duplicates="one"``) or ``drop = w`` copies (``"all"``) in the formula
+above (``d`` becomes ``d * drop``). A sample without repeats runs the
+unweighted arithmetic, so ``samples=None`` and one sample holding every
+row once give the same network bit for bit.
+
 References
 ----------
 .. [1] Abbasian, H., Drummond, C., Japkowicz, N., Matwin, S. (2013). Inner
    Ensembles: Using Ensemble Methods Inside the Learning Algorithm. ECML PKDD
-   2013, LNCS 8190, pp. 33-48. Algorithm 2 (K2) and Algorithm 3 (LOO score).
+   2013, LNCS 8190, pp. 33-48. Algorithm 2 (K2), Algorithm 3 (LOO score) and
+   Algorithm 4 (ensemble LOO score).
 .. [2] Cooper, G. F., Herskovits, E. (1992). A Bayesian method for the
    induction of probabilistic networks from data. Machine Learning 9(4),
    309-347.
@@ -59,6 +73,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 
@@ -201,12 +216,25 @@ def _true_column(M: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _family_log_factor(
-    vals: np.ndarray, card: np.ndarray, v: int, J: np.ndarray, size: int, alpha: float
+    vals: np.ndarray,
+    card: np.ndarray,
+    v: int,
+    J: np.ndarray,
+    size: int,
+    alpha: float,
+    w: np.ndarray | None = None,
+    drop: np.ndarray | None = None,
 ) -> np.ndarray:
     """LOO log factors ``log f_v(i, c)`` of a node whose family holds the class.
 
     ``J`` is the node's configuration matrix from :func:`_configs` (possibly
     re-coded), ``size`` an upper bound of its codes. Returns ``(n, C)``.
+
+    With ``w`` (float, shape ``(n,)``) row ``i`` of ``vals`` stands for
+    ``w[i]`` identical instances: the counts are ``w``-weighted and leaving
+    one of them out removes ``drop[i]`` copies (1 or ``w[i]``) from the
+    cells it touched. ``w=None`` is the unweighted case (every row once,
+    one copy removed), computed exactly as before weights existed.
     """
     n = vals.shape[0]
     y = vals[:, 0]
@@ -216,6 +244,17 @@ def _family_log_factor(
     jt = _true_column(J, y)
     kt = y if v == 0 else vals[:, v]
     cell_t = jt * r + kt
+    if w is not None:
+        counts = np.bincount(cell_t, weights=w, minlength=size * r).reshape(size, r)
+        row = counts.sum(axis=1)
+        if v == 0:
+            num = counts[jt] + alpha
+            num[idx, y] -= drop
+            return np.log(num / (row[jt] - drop + ra)[:, None])
+        logp = np.log((counts + alpha) / (row + ra)[:, None]).ravel()
+        F = logp[J * r + kt[:, None]]
+        F[idx, y] = np.log((counts[jt, kt] - drop + alpha) / (row[jt] - drop + ra))
+        return F
     counts = np.bincount(cell_t, minlength=size * r).astype(np.float64).reshape(size, r)
     row = counts.sum(axis=1)
     if v == 0:
@@ -246,7 +285,19 @@ def _posterior_from_logs(L: np.ndarray) -> np.ndarray:
     return E / E.sum(axis=1, keepdims=True)
 
 
-def _score_from_logs(L: np.ndarray, y: np.ndarray, score: str) -> float:
+def _score_from_logs(
+    L: np.ndarray,
+    y: np.ndarray,
+    score: str,
+    w: np.ndarray | None = None,
+    exact: bool = False,
+) -> float | Fraction:
+    """Mean LOO score of the rows of ``L``; with ``w``, row ``i`` counts ``w[i]`` times.
+
+    With ``exact``, ``"loo-accuracy"`` is returned as an exact
+    :class:`~fractions.Fraction` (correct instances / instances), so that
+    means over samples tie exactly when they are equal.
+    """
     n, C = L.shape
     m = _row_max(L)
     if score == "loo-accuracy":
@@ -255,11 +306,20 @@ def _score_from_logs(L: np.ndarray, y: np.ndarray, score: str) -> float:
         pred = np.empty(n, dtype=np.int64)
         for k in range(C - 1, -1, -1):
             pred[L[:, k] == m] = k
+        if exact:
+            hits = pred == y
+            if w is None:
+                return Fraction(int(np.count_nonzero(hits)), n)
+            return Fraction(int(np.dot(w, hits)), int(w.sum()))
+        if w is not None:
+            return float(np.dot(w, pred == y) / w.sum())
         return float(np.mean(pred == y))
     E = np.exp(L - m[:, None])
     total = E[:, 0].copy()
     for k in range(1, C):
         total += E[:, k]
+    if w is not None:
+        return float(np.dot(w, E[np.arange(n), y] / total) / w.sum())
     return float(np.mean(E[np.arange(n), y] / total))
 
 
@@ -267,25 +327,125 @@ def _in_family(v: int, ps: Sequence[int]) -> bool:
     return v == 0 or 0 in ps
 
 
-def _loo_logs(vals, card, parents, alpha) -> np.ndarray:
+def _loo_logs(vals, card, parents, alpha, w=None, drop=None) -> np.ndarray:
     n = vals.shape[0]
     L = np.zeros((n, int(card[0])))
     for v, ps in enumerate(parents):
         if _in_family(v, ps):
             J, size = _configs(vals, card, ps)
-            L += _family_log_factor(vals, card, v, J, size, alpha)
+            L += _family_log_factor(vals, card, v, J, size, alpha, w, drop)
     return L
+
+
+_LOO_DUPLICATES = ("one", "all")
+
+
+class _Sample:
+    """One sample of the training rows, reduced to its distinct rows.
+
+    ``vals`` holds the distinct rows (ascending row index), ``w`` their
+    multiplicities and ``drop`` the copies one leave-one-out step removes
+    (1, or the multiplicity under ``loo_duplicates="all"``); ``inverse``
+    maps every position of the sample to its distinct row. A sample without
+    repeats gets ``w = drop = None``: it is then scored by exactly the
+    unweighted code path, on the rows in ascending order.
+    """
+
+    __slots__ = ("drop", "inverse", "vals", "w")
+
+    @classmethod
+    def whole(cls, vals: np.ndarray) -> _Sample:
+        """The full data set, every row once (the unweighted score)."""
+        self = cls.__new__(cls)
+        self.vals = vals
+        self.inverse = np.arange(vals.shape[0])
+        self.w = self.drop = None
+        return self
+
+    def __init__(self, vals: np.ndarray, idx: np.ndarray, loo_duplicates: str):
+        rows, inverse, mult = np.unique(idx, return_inverse=True, return_counts=True)
+        self.vals = vals[rows]
+        self.inverse = inverse.reshape(-1)
+        if mult.max() == 1:
+            self.w = self.drop = None
+        else:
+            self.w = mult.astype(np.float64)
+            self.drop = self.w if loo_duplicates == "all" else np.ones_like(self.w)
+
+
+def _check_samples(
+    samples, vals: np.ndarray, loo_duplicates: str
+) -> list[_Sample] | None:
+    """Validate ``samples`` against the ``n`` rows of ``vals``; ``None`` stays ``None``."""
+    n = vals.shape[0]
+    if loo_duplicates not in _LOO_DUPLICATES:
+        raise ValueError(
+            f"loo_duplicates must be one of {_LOO_DUPLICATES}, got {loo_duplicates!r}"
+        )
+    if samples is None:
+        return None
+    if isinstance(samples, np.ndarray) and samples.ndim != 2:
+        raise ValueError(
+            "samples must be a sequence of 1-D arrays of row indices (or a 2-D array, "
+            f"one sample per row), got an array of shape {samples.shape}"
+        )
+    out = []
+    for k, s in enumerate(samples):
+        s = np.asarray(s)
+        if s.ndim != 1 or s.size == 0:
+            raise ValueError(
+                f"samples[{k}] must be a non-empty 1-D array of row indices, got shape {s.shape}"
+            )
+        if not np.issubdtype(s.dtype, np.integer):
+            raise ValueError(
+                f"samples[{k}] must hold integer row indices, got dtype {s.dtype}"
+            )
+        if s.min() < 0 or s.max() >= n:
+            raise ValueError(f"samples[{k}] holds row indices outside 0..{n - 1}")
+        out.append(_Sample(vals, s.astype(np.int64), loo_duplicates))
+    if not out:
+        raise ValueError("samples must hold at least one sample")
+    return out
+
+
+def _mean_score(scores: list) -> float:
+    """Mean of the samples' scores.
+
+    One float score is returned unchanged (so ``samples=None`` stays
+    bit-for-bit). Accuracies come as exact fractions and are averaged
+    exactly, so structures whose mean accuracies are equal tie exactly
+    (the strict-improvement rule of K2 then keeps the current one) instead
+    of differing by the rounding of a float sum.
+    """
+    if len(scores) == 1:
+        return float(scores[0])
+    if isinstance(scores[0], Fraction):
+        return float(sum(scores, Fraction(0)) / len(scores))
+    return float(sum(scores) / len(scores))
 
 
 # --------------------------------------------------------------------------
 # public API
 # --------------------------------------------------------------------------
-def loo_posteriors(X, y, parents, cardinalities, n_classes, alpha=0.5) -> np.ndarray:
+def loo_posteriors(
+    X,
+    y,
+    parents,
+    cardinalities,
+    n_classes,
+    alpha=0.5,
+    *,
+    samples=None,
+    loo_duplicates="one",
+):
     """Leave-one-out class posteriors of a fixed network, from counts.
 
     Row ``i`` is the posterior ``P(c | x_i)`` of the network whose CPTs are
     estimated on all instances but ``i`` (Abbasian et al. 2013, Algorithm 3,
-    line 4), computed in closed form from the full-data counts.
+    line 4), computed in closed form from the full-data counts. With
+    ``samples``, the same within every sample: position ``t`` of sample ``k``
+    gets the posterior of the network counted on sample ``k`` without that
+    instance (see ``loo_duplicates``).
 
     Parameters
     ----------
@@ -301,34 +461,69 @@ def loo_posteriors(X, y, parents, cardinalities, n_classes, alpha=0.5) -> np.nda
         Number of classes ``C`` (>= 1).
     alpha : float, default=0.5
         Dirichlet pseudo-count ``a`` of ``P = (N_jk + a) / (N_j + r a)``; > 0.
+    samples : sequence of array-like of int, or None, default=None
+        ``E`` samples of the training rows, each a non-empty 1-D array of row
+        indices into ``X`` (repeats allowed, as in a bootstrap sample). With
+        samples the score is the mean over the samples of each sample's LOO
+        score (Abbasian et al. 2013, Algorithm 4): a sample's counts are its
+        multiplicity-weighted counts, and its LOO score averages over its
+        instances, every copy of a repeated row counting as one instance.
+        ``None`` scores the full data set, every row once.
+    loo_duplicates : {"one", "all"}, default="one"
+        What leaving out one instance of a sample removes when the sample
+        holds ``m > 1`` copies of its row: ``"one"`` removes that copy only
+        (the other ``m - 1`` stay in the counts, as Weka's weighted count
+        update does), ``"all"`` removes all ``m`` copies. Irrelevant for rows
+        that occur once, hence for ``samples=None``.
 
     Returns
     -------
-    ndarray of float, shape (n, C)
-        Rows sum to one.
+    ndarray of float, shape (n, C), or list of E such arrays
+        Rows sum to one. With ``samples``, a list whose array ``k`` has shape
+        ``(len(samples[k]), C)``, one row per instance in sample order (copies
+        of a row get identical rows).
 
     Raises
     ------
     ValueError
-        Malformed or out-of-range codes, a bad parent set or a cycle, or
-        ``alpha <= 0``.
+        Malformed or out-of-range codes, a bad parent set or a cycle,
+        ``alpha <= 0``, a malformed sample or an unknown ``loo_duplicates``.
     """
     alpha = _check_alpha(alpha)
     vals, card = _check_data(X, y, cardinalities, n_classes)
     parents = _check_parents(parents, card.shape[0])
-    return _posterior_from_logs(_loo_logs(vals, card, parents, alpha))
+    parts = _check_samples(samples, vals, loo_duplicates)
+    if parts is None:
+        return _posterior_from_logs(_loo_logs(vals, card, parents, alpha))
+    return [
+        _posterior_from_logs(
+            _loo_logs(part.vals, card, parents, alpha, part.w, part.drop)
+        )[part.inverse]
+        for part in parts
+    ]
 
 
 def loo_score(
-    X, y, parents, cardinalities, n_classes, *, score="loo-probability", alpha=0.5
+    X,
+    y,
+    parents,
+    cardinalities,
+    n_classes,
+    *,
+    score="loo-probability",
+    alpha=0.5,
+    samples=None,
+    loo_duplicates="one",
 ) -> float:
     """Global leave-one-out score of a fixed network (Algorithm 3 of [1]_).
 
     ``"loo-probability"`` is the mean LOO posterior of the true class (Weka's
     default); ``"loo-accuracy"`` the mean 0/1 correctness of the LOO arg-max
-    (ties go to the lowest class code, as in Weka). Parameters, raises: see
-    :func:`loo_posteriors`; ``score`` outside those two names raises
-    ``ValueError``.
+    (ties go to the lowest class code, as in Weka). With ``samples``, the
+    mean over the samples of each sample's score, every instance (copy) of a
+    sample weighing one (the ensemble score, Algorithm 4). Parameters,
+    raises: see :func:`loo_posteriors`; ``score`` outside those two names
+    raises ``ValueError``.
 
     Returns
     -------
@@ -339,7 +534,23 @@ def loo_score(
     alpha = _check_alpha(alpha)
     vals, card = _check_data(X, y, cardinalities, n_classes)
     parents = _check_parents(parents, card.shape[0])
-    return _score_from_logs(_loo_logs(vals, card, parents, alpha), vals[:, 0], score)
+    parts = _check_samples(samples, vals, loo_duplicates)
+    if parts is None:
+        return _score_from_logs(
+            _loo_logs(vals, card, parents, alpha), vals[:, 0], score
+        )
+    return _mean_score(
+        [
+            _score_from_logs(
+                _loo_logs(part.vals, card, parents, alpha, part.w, part.drop),
+                part.vals[:, 0],
+                score,
+                part.w,
+                exact=True,
+            )
+            for part in parts
+        ]
+    )
 
 
 def k2_search(
@@ -352,6 +563,8 @@ def k2_search(
     init: str = "naive-bayes",
     score: str = "loo-probability",
     alpha: float = 0.5,
+    samples=None,
+    loo_duplicates: str = "one",
 ) -> list[tuple[int, ...]]:
     """K2 structure search with the global leave-one-out score.
 
@@ -364,7 +577,10 @@ def k2_search(
     has ``max_parents`` parents, the class parent included. This is Algorithm
     2 of Abbasian et al. (2013) with the score of their Algorithm 3, with the
     semantics of Weka's ``bayes.net.search.global.K2 -S LOO-CV`` (Cooper &
-    Herskovits 1992 for K2 itself).
+    Herskovits 1992 for K2 itself). With ``samples`` the score of a structure
+    is the mean LOO score over the given samples (the Inner-Ensemble score,
+    Algorithm 4 of Abbasian et al. 2013); every candidate is scored on the
+    same samples.
 
     Parameters
     ----------
@@ -389,6 +605,20 @@ def k2_search(
         (Weka's ``-Q``).
     alpha : float, default=0.5
         Dirichlet pseudo-count of the CPT estimate (``SimpleEstimator -A``); > 0.
+    samples : sequence of array-like of int, or None, default=None
+        ``E`` samples of the training rows, each a non-empty 1-D array of row
+        indices into ``X`` (repeats allowed, as in a bootstrap sample). With
+        samples the score is the mean over the samples of each sample's LOO
+        score (Abbasian et al. 2013, Algorithm 4): a sample's counts are its
+        multiplicity-weighted counts, and its LOO score averages over its
+        instances, every copy of a repeated row counting as one instance.
+        ``None`` scores the full data set, every row once.
+    loo_duplicates : {"one", "all"}, default="one"
+        What leaving out one instance of a sample removes when the sample
+        holds ``m > 1`` copies of its row: ``"one"`` removes that copy only
+        (the other ``m - 1`` stay in the counts, as Weka's weighted count
+        update does), ``"all"`` removes all ``m`` copies. Irrelevant for rows
+        that occur once, hence for ``samples=None``.
 
     Returns
     -------
@@ -400,13 +630,17 @@ def k2_search(
     Raises
     ------
     ValueError
-        Malformed or out-of-range codes, unknown ``init`` or ``score``,
-        ``max_parents < 0`` or ``alpha <= 0``.
+        Malformed or out-of-range codes, unknown ``init``, ``score`` or
+        ``loo_duplicates``, ``max_parents < 0``, ``alpha <= 0``, or a
+        malformed sample (not 1-D, empty, non-integer or out of range).
 
     Notes
     -----
     Each candidate is scored in ``O(n C)`` array operations from the full-data
-    counts (see the module docstring), never by refitting. Adding an attribute
+    counts (see the module docstring), never by refitting; with ``samples``,
+    in ``O(E n_u C)``, ``n_u`` being the number of distinct rows of a sample
+    (its rows weighted by their multiplicities). ``samples=None`` runs the
+    same arithmetic as a single sample holding every row once. Adding an attribute
     parent to a node that has no class parent cannot change the score, so such
     candidates are never accepted; Weka evaluates them numerically and
     rounding noise can, rarely, make it accept one under ``init="empty"``.
@@ -423,60 +657,91 @@ def k2_search(
         )
     alpha = _check_alpha(alpha)
     vals, card = _check_data(X, y, cardinalities, n_classes)
-    n, n_nodes = vals.shape
+    parts = _check_samples(samples, vals, loo_duplicates)
+    exact = parts is not None  # exact mean accuracies over samples
+    if parts is None:
+        parts = [_Sample.whole(vals)]
+    n_nodes = vals.shape[1]
     C = int(card[0])
-    yv = vals[:, 0]
 
     parents: list[list[int]] = [[] for _ in range(n_nodes)]
     if init == "naive-bayes":
         for v in range(1, n_nodes):
             parents[v].append(0)
-    # per node: configuration codes, their bound, and the LOO log factors
-    Js: list[np.ndarray] = []
-    sizes: list[int] = []
-    Fs: list[np.ndarray | None] = []
-    for v in range(n_nodes):
-        J, size = _configs(vals, card, parents[v])
-        Js.append(J)
-        sizes.append(size)
-        Fs.append(
-            _family_log_factor(vals, card, v, J, size, alpha)
-            if _in_family(v, parents[v])
-            else None
-        )
+    # per sample, per node: configuration codes, their bound, LOO log factors
+    Js: list[list[np.ndarray]] = []
+    sizes: list[list[int]] = []
+    Fs: list[list[np.ndarray | None]] = []
+    for part in parts:
+        Js.append([])
+        sizes.append([])
+        Fs.append([])
+        for v in range(n_nodes):
+            J, size = _configs(part.vals, card, parents[v])
+            Js[-1].append(J)
+            sizes[-1].append(size)
+            Fs[-1].append(
+                _family_log_factor(
+                    part.vals, card, v, J, size, alpha, part.w, part.drop
+                )
+                if _in_family(v, parents[v])
+                else None
+            )
 
     for v in range(1, n_nodes):
         if len(parents[v]) >= max_parents:
             continue
-        rest = np.zeros((n, C))
-        for u in range(n_nodes):
-            if u != v and Fs[u] is not None:
-                rest += Fs[u]
-        current = _score_from_logs(
-            rest + Fs[v] if Fs[v] is not None else rest, yv, score
-        )
+        rests, scores = [], []
+        for k, part in enumerate(parts):
+            rest = np.zeros((part.vals.shape[0], C))
+            for u in range(n_nodes):
+                if u != v and Fs[k][u] is not None:
+                    rest += Fs[k][u]
+            rests.append(rest)
+            scores.append(
+                _score_from_logs(
+                    rest + Fs[k][v] if Fs[k][v] is not None else rest,
+                    part.vals[:, 0],
+                    score,
+                    part.w,
+                    exact,
+                )
+            )
+        current = _mean_score(scores)
         r = int(card[v])
         while len(parents[v]) < max_parents:
             best, best_state = current, None
             for p in range(v):
                 if p in parents[v]:
                     continue
-                if Fs[v] is None and p != 0:
+                if Fs[0][v] is None and p != 0:
                     continue  # v stays outside the class's families: same score
-                xp = np.arange(C)[None, :] if p == 0 else vals[:, p, None]
-                J = Js[v] * card[p] + xp
-                size = sizes[v] * int(card[p])
-                if size * r > _DENSE_CELLS:
-                    _, inv = np.unique(J, return_inverse=True)
-                    J = inv.reshape(J.shape).astype(np.int64)
-                    size = int(J.max()) + 1
-                F = _family_log_factor(vals, card, v, J, size, alpha)
-                s = _score_from_logs(rest + F, yv, score)
+                states, scores = [], []
+                for k, part in enumerate(parts):
+                    xp = np.arange(C)[None, :] if p == 0 else part.vals[:, p, None]
+                    J = Js[k][v] * card[p] + xp
+                    size = sizes[k][v] * int(card[p])
+                    if size * r > _DENSE_CELLS:
+                        _, inv = np.unique(J, return_inverse=True)
+                        J = inv.reshape(J.shape).astype(np.int64)
+                        size = int(J.max()) + 1
+                    F = _family_log_factor(
+                        part.vals, card, v, J, size, alpha, part.w, part.drop
+                    )
+                    scores.append(
+                        _score_from_logs(
+                            rests[k] + F, part.vals[:, 0], score, part.w, exact
+                        )
+                    )
+                    states.append((J, size, F))
+                s = _mean_score(scores)
                 if s > best:
-                    best, best_state = s, (p, J, size, F)
+                    best, best_state = s, (p, states)
             if best_state is None:
                 break
-            p, Js[v], sizes[v], Fs[v] = best_state
+            p, states = best_state
+            for k, (J, size, F) in enumerate(states):
+                Js[k][v], sizes[k][v], Fs[k][v] = J, size, F
             parents[v].append(p)
             current = best
     return [tuple(ps) for ps in parents]
