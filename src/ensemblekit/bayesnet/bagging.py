@@ -49,7 +49,7 @@ from sklearn.utils.validation import (
 )
 
 from ..discretize import MDLDiscretizer
-from .classifier import K2Classifier, _missing_target_mask
+from .classifier import K2Classifier, _missing_target_mask, check_sampling_params
 
 __all__ = ["BaggedK2Classifier"]
 
@@ -201,22 +201,7 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
         )
 
     def _validate_params_once(self) -> None:
-        n = self.n_estimators
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n_estimators must be an integer >= 1, got {n!r}")
-        m = self.max_samples
-        if (
-            isinstance(m, bool)
-            or not isinstance(m, numbers.Real)
-            or not np.isfinite(m)
-            or not 0 < m <= 1
-        ):
-            raise ValueError(
-                f"max_samples must be a fraction in (0, 1] of the training rows, got {m!r}"
-            )
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            # ValueError for every bad parameter, as K2Classifier and scikit-learn
-            raise ValueError(f"bootstrap must be True or False, got {self.bootstrap!r}")  # noqa: TRY004
+        check_sampling_params(self.n_estimators, self.max_samples, self.bootstrap)
         b = self.n_bins
         if isinstance(b, bool) or not isinstance(b, numbers.Integral) or b < 1:
             raise ValueError(f"n_bins must be a positive integer, got {b!r}")

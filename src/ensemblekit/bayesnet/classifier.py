@@ -85,6 +85,26 @@ def _training_modes(codes: np.ndarray, cardinalities: np.ndarray) -> np.ndarray:
     return modes
 
 
+def check_sampling_params(n_estimators, max_samples, bootstrap) -> None:
+    """Check the ensemble parameters shared by ``iebn`` and ``bagged-k2``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_estimators`` is not an integer >= 1, ``max_samples`` not a finite
+        fraction in (0, 1], or ``bootstrap`` not a bool.
+    """
+    if isinstance(n_estimators, bool) or not isinstance(n_estimators, numbers.Integral) \
+            or n_estimators < 1:
+        raise ValueError(f"n_estimators must be an integer >= 1, got {n_estimators!r}")
+    m = max_samples
+    if isinstance(m, bool) or not isinstance(m, numbers.Real) or not np.isfinite(m) or not 0 < m <= 1:
+        raise ValueError(f"max_samples must be a fraction in (0, 1] of the training rows, got {m!r}")
+    if not isinstance(bootstrap, (bool, np.bool_)):
+        # ValueError for every bad parameter, as scikit-learn's estimators do
+        raise ValueError(f"bootstrap must be True or False, got {bootstrap!r}")  # noqa: TRY004
+
+
 class K2Classifier(ClassifierMixin, BaseEstimator):
     """Bayesian-network classifier learnt by K2 with the global LOO score.
 

@@ -23,12 +23,11 @@ References
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .classifier import K2Classifier
+from .classifier import K2Classifier, check_sampling_params
 from .k2 import k2_search
 
 __all__ = ["InnerEnsembleK2Classifier", "draw_samples", "sample_size"]
@@ -214,15 +213,7 @@ class InnerEnsembleK2Classifier(K2Classifier):
 
     def _validate_params_once(self) -> None:
         super()._validate_params_once()
-        e = self.n_estimators
-        if isinstance(e, bool) or not isinstance(e, numbers.Integral) or e < 1:
-            raise ValueError(f"n_estimators must be an integer >= 1, got {e!r}")
-        f = self.max_samples
-        if isinstance(f, bool) or not isinstance(f, numbers.Real) or not (0 < f <= 1):
-            raise ValueError(f"max_samples must be a number in (0, 1], got {f!r}")
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            # ValueError for every bad parameter, as K2Classifier does
-            raise ValueError(f"bootstrap must be True or False, got {self.bootstrap!r}")  # noqa: TRY004
+        check_sampling_params(self.n_estimators, self.max_samples, self.bootstrap)
         if self.loo_duplicates not in ("one", "all"):
             raise ValueError(
                 f"loo_duplicates must be 'one' or 'all', got {self.loo_duplicates!r}"
