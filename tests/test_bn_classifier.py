@@ -9,10 +9,6 @@ iris, vote, breast-cancer and labor when Java and Weka's jar are present.
 
 from __future__ import annotations
 
-import importlib.util
-import re
-import shutil
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -21,6 +17,8 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from weka_tools import bayesnet_k2, needs_weka
 
 from ensemblekit.bayesnet.classifier import K2Classifier
 
@@ -234,22 +232,6 @@ def test_clone_and_score_method():
 # --------------------------------------------------------------------------
 # (6) agreement with Weka 3.9.7
 # --------------------------------------------------------------------------
-def _weka_jar() -> Path | None:
-    spec = importlib.util.find_spec("weka")  # finds the package, imports nothing
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for loc in spec.submodule_search_locations:
-        jar = Path(loc) / "lib" / "weka.jar"
-        if jar.exists():
-            return jar
-    return None
-
-
-WEKA_JAR = _weka_jar()
-needs_weka = pytest.mark.skipif(
-    shutil.which("java") is None or WEKA_JAR is None,
-    reason="needs java and Weka's weka.jar (PyPI python-weka-wrapper3)",
-)
 WEKA_FILES = ("iris", "vote", "breast-cancer", "labor")
 WEKA_SETTINGS = [(p, s) for p in (2, 3) for s in ("loo-probability", "loo-accuracy")]
 
@@ -281,53 +263,13 @@ def load_arff(path: Path):
     return names, A[:, :-1], A[:, -1], nominal, n_categories
 
 
-def weka_options(max_parents: int, scoring: str) -> list[str]:
-    return [
-        "-Q", "weka.classifiers.bayes.net.search.global.K2", "--",
-        "-P", str(max_parents), "-S", "LOO-CV",
-        *(["-Q"] if scoring == "loo-accuracy" else []),  # GlobalScoreSearchAlgorithm: 0/1
-        "-E", "weka.classifiers.bayes.net.estimate.SimpleEstimator", "--", "-A", "0.5",
-    ]  # fmt: skip
-
-
-def run_weka(path: Path, max_parents: int, scoring: str, jar: Path):
-    """Weka's parent sets {node: (parents...)} and training-file distributions."""
-    base = ["java", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-cp", str(jar),
-            "weka.classifiers.bayes.BayesNet", "-t", str(path)]  # fmt: skip
-    opts = weka_options(max_parents, scoring)
-
-    def run(*args):
-        return subprocess.run(
-            [*base, *args, *opts],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=300,
-        ).stdout
-
-    out = run("-no-cv")
-    block = out.split("Network structure (nodes followed by parents)\n")[1]
-    block = block.split("LogScore")[0]
-    parents = {}
-    for line in block.strip().splitlines():
-        m = re.fullmatch(r"(.+)\((\d+)\):\s*(.*?)\s*", line)
-        parents[m.group(1)] = (int(m.group(2)), tuple(m.group(3).split()))
-    out = run("-T", str(path), "-p", "0", "-distribution")
-    dist = [
-        [float(v.lstrip("*")) for v in line.split()[-1].split(",")]
-        for line in out.splitlines()
-        if re.match(r"\s+\d+\s+\d+:", line)
-    ]
-    return parents, np.array(dist)
-
-
 @pytest.fixture(scope="module")
 def weka_results():
     """Weka's outputs for every file and setting, run once, in parallel."""
     keys = [(f, p, s) for f in WEKA_FILES for p, s in WEKA_SETTINGS]
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = {
-            k: pool.submit(run_weka, DATA / f"{k[0]}.arff", k[1], k[2], WEKA_JAR)
+            k: pool.submit(bayesnet_k2, DATA / f"{k[0]}.arff", k[1], k[2])
             for k in keys
         }
         return {k: fut.result() for k, fut in futures.items()}

@@ -1,10 +1,7 @@
 """Tests for ensemblekit.discretize: MDL cut points (Fayyad & Irani, as Weka) and bins."""
 
-import importlib.util
 import math
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import arff
@@ -13,6 +10,8 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from weka_tools import needs_weka, run_weka
 
 from ensemblekit.discretize import (
     MDLDiscretizer,
@@ -26,16 +25,6 @@ GLASS = ROOT / "sample_data" / "glass.arff"
 DIABETES = ROOT / "tests" / "data" / "diabetes.arff"
 
 
-def _weka_jar():
-    # python-weka-wrapper3 ships Weka's jar; find it without importing the package.
-    spec = importlib.util.find_spec("weka")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    jar = Path(next(iter(spec.submodule_search_locations))) / "lib" / "weka.jar"
-    return jar if jar.is_file() else None
-
-
-WEKA_JAR = _weka_jar()
 
 
 def load_arff(path):
@@ -307,30 +296,11 @@ def test_parse_weka_header():
     assert parse_weka_header(text) == {"a": [5.55, 6.15], "b": [-0.5], "c": []}
 
 
-@pytest.mark.skipif(
-    shutil.which("java") is None or WEKA_JAR is None,
-    reason="needs java and Weka's weka.jar",
-)
+@needs_weka
 @pytest.mark.parametrize("path", [IRIS, GLASS], ids=["iris", "glass"])
 def test_cut_points_agree_with_running_weka(path):
-    out = subprocess.run(
-        [
-            "java",
-            "--add-opens",
-            "java.base/java.lang=ALL-UNNAMED",
-            "-cp",
-            str(WEKA_JAR),
-            "weka.filters.supervised.attribute.Discretize",
-            "-i",
-            str(path),
-            "-c",
-            "last",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    ).stdout
+    out = run_weka("weka.filters.supervised.attribute.Discretize", "-i", str(path), "-c", "last",
+                   timeout=120)
     weka = parse_weka_header(out)
     X, y, names, n_classes = load_arff(path)
     assert set(names) <= set(weka)

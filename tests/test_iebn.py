@@ -18,6 +18,8 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from bn_reference import literal_k2, random_data, ref_posterior
+
 from ensemblekit.bayesnet.classifier import K2Classifier
 from ensemblekit.bayesnet.inner import (
     InnerEnsembleK2Classifier,
@@ -33,26 +35,6 @@ DATA = Path(__file__).parent / "data"
 # --------------------------------------------------------------------------
 # literal references
 # --------------------------------------------------------------------------
-def _ref_posterior(train, card, parents, row, alpha):
-    """P(c | row) under the network whose CPTs are counted on ``train`` (class in column 0)."""
-    logs = []
-    for c in range(card[0]):
-        full = row.copy()
-        full[0] = c
-        total = 0.0
-        for v, ps in enumerate(parents):
-            match = np.ones(train.shape[0], dtype=bool)
-            for p in ps:
-                match &= train[:, p] == full[p]
-            n_row = match.sum()
-            n_cell = (match & (train[:, v] == full[v])).sum()
-            total += np.log((n_cell + alpha) / (n_row + card[v] * alpha))
-        logs.append(total)
-    logs = np.array(logs)
-    e = np.exp(logs - logs.max())
-    return e / e.sum()
-
-
 def _ref_sample_posteriors(X, y, parents, card_attr, C, alpha, sample, dup):
     """For every instance (copy) t of the sample: drop it (one / all copies), recount, score."""
     vals = np.column_stack([y, X])
@@ -63,17 +45,12 @@ def _ref_sample_posteriors(X, y, parents, card_attr, C, alpha, sample, dup):
             rest = np.delete(sample, t)
         else:
             rest = sample[sample != i]
-        out[t] = _ref_posterior(vals[rest], card, parents, vals[i], alpha)
+        out[t] = ref_posterior(vals[rest], card, parents, vals[i], alpha)
     return out
 
 
 def _random_data(rng, n=30, card=(2, 3, 2, 3), C=3):
-    card = np.array(card)
-    X = np.column_stack([rng.integers(0, r, n) for r in card])
-    y = rng.integers(0, C, n)
-    X[:, 0] = np.where(rng.random(n) < 0.6, y % card[0], X[:, 0])
-    X[:, 2] = np.where(rng.random(n) < 0.5, X[:, 0], X[:, 2])
-    return X, y, card, C
+    return random_data(rng, n=n, card=card, C=C)
 
 
 # nodes: 0 = class, 1..4 = columns 0..3
@@ -162,31 +139,8 @@ def test_sample_of_every_row_is_the_plain_score_bit_for_bit():
 
 def _ref_k2(X, y, card, C, max_parents, scoring, samples, dup):
     """Literal greedy K2 over loo_score(samples=...) (strict improvement, first best wins)."""
-    d = X.shape[1]
-    parents = [()] + [(0,) for _ in range(d)]
-
-    def score(ps):
-        return loo_score(
-            X, y, ps, card, C, score=scoring, samples=samples, loo_duplicates=dup
-        )
-
-    for v in range(1, d + 1):
-        current = score(parents)
-        while len(parents[v]) < max_parents:
-            best, best_p = current, None
-            for p in range(v):
-                if p in parents[v]:
-                    continue
-                trial = list(parents)
-                trial[v] = parents[v] + (p,)
-                s = score(trial)
-                if s > best + 1e-12:
-                    best, best_p = s, p
-            if best_p is None:
-                break
-            parents[v] = parents[v] + (best_p,)
-            current = best
-    return parents
+    return literal_k2(X.shape[1], max_parents, lambda ps: loo_score(
+        X, y, ps, card, C, score=scoring, samples=samples, loo_duplicates=dup))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import arff
 import numpy as np
 import pytest
+
+from bn_reference import literal_k2, random_data, ref_posterior
+from weka_tools import bayesnet_k2, needs_weka
 
 from ensemblekit.bayesnet.k2 import (
     fit_cpts,
@@ -20,43 +20,11 @@ from ensemblekit.bayesnet.k2 import (
 )
 
 DATA = Path(__file__).parent / "data"
-WEKA_JAR = Path("/work/venv/lib/python3.11/site-packages/weka/lib/weka.jar")
 
 
 # --------------------------------------------------------------------------
-# slow, literal references
+# slow, literal references (shared ones in bn_reference.py)
 # --------------------------------------------------------------------------
-def _ref_log_joint(
-    train: np.ndarray, card: np.ndarray, parents, row: np.ndarray, alpha: float
-) -> float:
-    """log P(row) under the network whose CPTs are counted on ``train``.
-
-    ``train`` and ``row`` hold the class in column 0. Every node is included,
-    whether or not its family contains the class.
-    """
-    total = 0.0
-    for v, ps in enumerate(parents):
-        match = np.ones(train.shape[0], dtype=bool)
-        for p in ps:
-            match &= train[:, p] == row[p]
-        n_row = match.sum()
-        n_cell = (match & (train[:, v] == row[v])).sum()
-        total += np.log((n_cell + alpha) / (n_row + card[v] * alpha))
-    return total
-
-
-def _ref_posterior(train, card, parents, x_row, alpha):
-    C = card[0]
-    logs = []
-    for c in range(C):
-        row = x_row.copy()
-        row[0] = c
-        logs.append(_ref_log_joint(train, card, parents, row, alpha))
-    logs = np.array(logs)
-    e = np.exp(logs - logs.max())
-    return e / e.sum()
-
-
 def _ref_loo_posteriors(X, y, parents, card_attr, C, alpha):
     """Remove instance i, recount every table, score instance i: for every i."""
     vals = np.column_stack([y, X])
@@ -64,18 +32,8 @@ def _ref_loo_posteriors(X, y, parents, card_attr, C, alpha):
     out = np.empty((len(y), C))
     for i in range(len(y)):
         train = np.delete(vals, i, axis=0)
-        out[i] = _ref_posterior(train, card, parents, vals[i], alpha)
+        out[i] = ref_posterior(train, card, parents, vals[i], alpha)
     return out
-
-
-def _random_data(rng, n=40, card=(2, 3, 2, 4, 3), C=3):
-    card = np.array(card)
-    X = np.column_stack([rng.integers(0, r, n) for r in card])
-    y = rng.integers(0, C, n)
-    # make a few attributes depend on the class and on each other
-    X[:, 0] = np.where(rng.random(n) < 0.6, y % card[0], X[:, 0])
-    X[:, 2] = np.where(rng.random(n) < 0.5, X[:, 0], X[:, 2])
-    return X, y, card, C
 
 
 # nodes: 0 = class, 1..5 = columns 0..4
@@ -109,7 +67,7 @@ STRUCTURES = [
 @pytest.mark.parametrize("alpha", [0.5, 1.0])
 def test_loo_posteriors_equal_refit_loop(structure, alpha):
     rng = np.random.default_rng(7)
-    X, y, card, C = _random_data(rng)
+    X, y, card, C = random_data(rng)
     fast = loo_posteriors(X, y, structure, card, C, alpha=alpha)
     slow = _ref_loo_posteriors(X, y, structure, card, C, alpha)
     assert fast.shape == (len(y), C)
@@ -128,7 +86,7 @@ def test_loo_posteriors_equal_refit_loop(structure, alpha):
 def test_loo_posteriors_with_empty_cells_and_binary_class():
     # small n, many configurations: most cells are empty, some hold one instance
     rng = np.random.default_rng(3)
-    X, y, card, C = _random_data(rng, n=12, card=(3, 3, 4), C=2)
+    X, y, card, C = random_data(rng, n=12, card=(3, 3, 4), C=2)
     structure = [(), (0,), (0, 1), (2, 0, 1)]
     np.testing.assert_allclose(
         loo_posteriors(X, y, structure, card, C),
@@ -141,17 +99,17 @@ def test_loo_posteriors_with_empty_cells_and_binary_class():
 @pytest.mark.parametrize("structure", STRUCTURES)
 def test_fit_cpts_and_predict_proba_equal_direct_counts(structure):
     rng = np.random.default_rng(11)
-    X, y, card, C = _random_data(rng, n=50)
+    X, y, card, C = random_data(rng, n=50)
     cpts = fit_cpts(X, y, structure, card, C, alpha=0.5)
     full_card = np.concatenate([[C], card])
     for v, ps in enumerate(structure):
         assert cpts[v].shape == (int(np.prod(full_card[list(ps)])), full_card[v])
         np.testing.assert_allclose(cpts[v].sum(axis=1), 1.0)
-    Xt, _, _, _ = _random_data(np.random.default_rng(12), n=15)
+    Xt, _, _, _ = random_data(np.random.default_rng(12), n=15)
     proba = predict_proba(Xt, structure, cpts, card, C)
     vals = np.column_stack([y, X])
     for i in range(len(Xt)):
-        ref = _ref_posterior(
+        ref = ref_posterior(
             vals, full_card, structure, np.concatenate([[0], Xt[i]]), 0.5
         )
         np.testing.assert_allclose(proba[i], ref, rtol=0, atol=1e-12)
@@ -224,39 +182,13 @@ def test_accuracy_ties_go_to_the_first_class():
 # --------------------------------------------------------------------------
 # (3) search invariants
 # --------------------------------------------------------------------------
-def _naive_k2(X, y, card, C, max_parents, init, score):
-    """Algorithm 2 written directly over ``loo_score`` (no incremental state)."""
-    d = X.shape[1]
-    parents = [[] for _ in range(d + 1)]
-    if init == "naive-bayes":
-        for v in range(1, d + 1):
-            parents[v].append(0)
-    current = loo_score(X, y, parents, card, C, score=score)
-    for v in range(1, d + 1):
-        while len(parents[v]) < max_parents:
-            best, best_p = current, None
-            for p in range(v):
-                if p in parents[v]:
-                    continue
-                trial = [list(ps) for ps in parents]
-                trial[v].append(p)
-                s = loo_score(X, y, trial, card, C, score=score)
-                if s > best + 1e-12:
-                    best, best_p = s, p
-            if best_p is None:
-                break
-            parents[v].append(best_p)
-            current = best
-    return [tuple(ps) for ps in parents]
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("max_parents", [1, 2, 3])
 @pytest.mark.parametrize("init", ["naive-bayes", "empty"])
 @pytest.mark.parametrize("score", ["loo-probability", "loo-accuracy"])
 def test_search_invariants_and_naive_reference(seed, max_parents, init, score):
     rng = np.random.default_rng(seed)
-    X, y, card, C = _random_data(rng, n=60)
+    X, y, card, C = random_data(rng, n=60)
     ps = k2_search(X, y, card, C, max_parents=max_parents, init=init, score=score)
     assert len(ps) == X.shape[1] + 1
     assert ps[0] == ()
@@ -282,12 +214,13 @@ def test_search_invariants_and_naive_reference(seed, max_parents, init, score):
             s = loo_score(X, y, trial, card, C, score=score)
             assert s > prev
             prev = s
-    assert ps == _naive_k2(X, y, card, C, max_parents, init, score)
+    assert ps == literal_k2(X.shape[1], max_parents,
+                             lambda t: loo_score(X, y, t, card, C, score=score), init)
 
 
 def test_empty_init_versus_naive_bayes():
     rng = np.random.default_rng(5)
-    X, y, card, C = _random_data(rng, n=80)
+    X, y, card, C = random_data(rng, n=80)
     X[:, 4] = rng.integers(0, card[4], len(y))  # one pure-noise column
     nb = k2_search(X, y, card, C, max_parents=1, init="naive-bayes")
     assert nb == [()] + [(0,)] * 5
@@ -347,7 +280,7 @@ def test_unlimited_parents_with_compressed_configurations(monkeypatch):
     from ensemblekit.bayesnet import k2
 
     rng = np.random.default_rng(4)
-    X, y, card, C = _random_data(rng, n=60)
+    X, y, card, C = random_data(rng, n=60)
     dense = k2_search(X, y, card, C, max_parents=None)
     monkeypatch.setattr(k2, "_DENSE_CELLS", 1)
     assert k2_search(X, y, card, C, max_parents=None) == dense
@@ -367,63 +300,15 @@ def _load_nominal(path: Path):
     return names, codes[:, :-1], codes[:, -1], card, len(domains[-1])
 
 
-def _weka(*args: str) -> str:
-    cmd = [
-        "java",
-        "--add-opens",
-        "java.base/java.lang=ALL-UNNAMED",
-        "-cp",
-        str(WEKA_JAR),
-        "weka.classifiers.bayes.BayesNet",
-        *args,
-    ]
-    return subprocess.run(
-        cmd, capture_output=True, text=True, check=True, timeout=300
-    ).stdout
-
-
-def _k2_options(max_parents: int, accuracy: bool) -> list[str]:
-    return [
-        "-Q",
-        "weka.classifiers.bayes.net.search.global.K2",
-        "--",
-        "-P",
-        str(max_parents),
-        "-S",
-        "LOO-CV",
-        *(["-Q"] if accuracy else []),
-        "-E",
-        "weka.classifiers.bayes.net.estimate.SimpleEstimator",
-        "--",
-        "-A",
-        "0.5",
-    ]
-
-
-needs_weka = pytest.mark.skipif(
-    shutil.which("java") is None or not WEKA_JAR.exists(),
-    reason="needs java and Weka's weka.jar",
-)
-
-
 @needs_weka
 @pytest.mark.parametrize("max_parents", [2, 3])
 @pytest.mark.parametrize("score", ["loo-probability", "loo-accuracy"])
 def test_weka_agreement_tic_tac_toe(max_parents, score):
     path = DATA / "tic-tac-toe.arff"
     names, X, y, card, C = _load_nominal(path)
-    accuracy = score == "loo-accuracy"
-    opts = _k2_options(max_parents, accuracy)
-
+    weka_network, weka_proba = bayesnet_k2(path, max_parents, score)
     # parent sets: Weka prints "node(r): parent parent ..." in addition order
-    out = _weka("-t", str(path), "-no-cv", *opts)
-    block = out.split("Network structure (nodes followed by parents)\n")[1].split(
-        "LogScore"
-    )[0]
-    weka_parents = {}
-    for line in block.strip().splitlines():
-        m = re.fullmatch(r"(.+)\((\d+)\):\s*(.*?)\s*", line)
-        weka_parents[m.group(1)] = tuple(m.group(3).split())
+    weka_parents = {name: ps for name, (_, ps) in weka_network.items()}
     node_names = [names[-1]] + names[:-1]  # class first, then attribute order
     ours = k2_search(X, y, card, C, max_parents=max_parents, score=score)
     assert {
@@ -432,13 +317,6 @@ def test_weka_agreement_tic_tac_toe(max_parents, score):
     assert any(len(ps) == max_parents for ps in ours)  # the search did add arcs
 
     # class probabilities on the training file, to Weka's three printed decimals
-    out = _weka("-t", str(path), "-T", str(path), "-p", "0", "-distribution", *opts)
-    rows = [
-        line.split() for line in out.splitlines() if re.match(r"\s+\d+\s+\d+:", line)
-    ]
-    weka_proba = np.array(
-        [[float(v.lstrip("*")) for v in r[-1].split(",")] for r in rows]
-    )
     proba = predict_proba(X, ours, fit_cpts(X, y, ours, card, C, alpha=0.5), card, C)
     assert weka_proba.shape == proba.shape == (958, 2)
     np.testing.assert_array_less(np.abs(proba - weka_proba), 0.0005 + 1e-9)

@@ -1,0 +1,81 @@
+"""Finding and running Weka 3.9.7 for the agreement tests (shared by the test modules).
+
+The jar comes with the PyPI package python-weka-wrapper3 (a test dependency); it is
+found without importing the package. Tests that need it are marked ``needs_weka``
+and skip where Java or the jar is missing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+
+def weka_jar() -> Path | None:
+    """Path of ``weka.jar`` inside the installed python-weka-wrapper3 package, or None."""
+    spec = importlib.util.find_spec("weka")  # locates the package, imports nothing
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        jar = Path(location) / "lib" / "weka.jar"
+        if jar.is_file():
+            return jar
+    return None
+
+
+WEKA_JAR = weka_jar()
+
+needs_weka = pytest.mark.skipif(
+    shutil.which("java") is None or WEKA_JAR is None,
+    reason="needs java and Weka's weka.jar (PyPI python-weka-wrapper3)",
+)
+
+
+def run_weka(main_class: str, *args: str, timeout: float = 300) -> str:
+    """Standard output of ``java -cp weka.jar MAIN_CLASS ARGS...`` (raises on failure)."""
+    cmd = ["java", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-cp", str(WEKA_JAR),
+           main_class, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=timeout).stdout
+
+
+def k2_options(max_parents: int, scoring: str) -> list[str]:
+    """BayesNet options for global K2 with the LOO score and SimpleEstimator -A 0.5."""
+    return [
+        "-Q", "weka.classifiers.bayes.net.search.global.K2", "--",
+        "-P", str(max_parents), "-S", "LOO-CV",
+        *(["-Q"] if scoring == "loo-accuracy" else []),  # GlobalScoreSearchAlgorithm: 0/1 score
+        "-E", "weka.classifiers.bayes.net.estimate.SimpleEstimator", "--", "-A", "0.5",
+    ]  # fmt: skip
+
+
+def bayesnet_k2(path: Path, max_parents: int, scoring: str):
+    """Weka's K2 network and training-file class distributions for an ARFF file.
+
+    Returns
+    -------
+    parents : dict
+        ``{node name: (number of values, (parent names in the order added))}``,
+        from the "Network structure" block Weka prints.
+    distributions : ndarray of shape (n, C)
+        ``-p 0 -distribution`` on the training file (3 printed decimals).
+    """
+    import re
+
+    import numpy as np
+
+    opts = k2_options(max_parents, scoring)
+    out = run_weka("weka.classifiers.bayes.BayesNet", "-t", str(path), "-no-cv", *opts)
+    block = out.split("Network structure (nodes followed by parents)\n")[1].split("LogScore")[0]
+    parents = {}
+    for line in block.strip().splitlines():
+        m = re.fullmatch(r"(.+)\((\d+)\):\s*(.*?)\s*", line)
+        parents[m.group(1)] = (int(m.group(2)), tuple(m.group(3).split()))
+    out = run_weka("weka.classifiers.bayes.BayesNet", "-t", str(path), "-T", str(path), "-p", "0",
+                   "-distribution", *opts)
+    dist = [[float(v.lstrip("*")) for v in line.split()[-1].split(",")]
+            for line in out.splitlines() if re.match(r"\s+\d+\s+\d+:", line)]
+    return parents, np.array(dist)
