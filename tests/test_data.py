@@ -682,3 +682,17 @@ def test_with_nominal_class_leaves_regression_targets_alone(tmp_path):
     declared.write_text("@relation r\n@attribute a numeric\n@attribute t numeric\n@data\n1,0\n2,1\n")
     ds = load_dataset(declared)
     assert ds.format == "arff" and ds.with_nominal_class() is ds
+
+
+@pytest.mark.parametrize("text,target", [
+    ("a,b,c\n1,x,2.5\n3,?,4\n5,y,NA\n", None),  # numeric class last, one missing
+    ("a,b,c\n1,x,2.5\n3,?,4\n5,y,NA\n", "b"),  # nominal class in the middle, one missing
+])
+def test_class_as_feature_equals_reading_without_a_class(tmp_path, text, target):
+    path = tmp_path / "d.csv"
+    path.write_text(text)
+    moved = load_dataset(path, target=target).class_as_feature()
+    direct = load_dataset(path, no_class=True)
+    assert moved.schema == direct.schema and moved.y is None
+    np.testing.assert_array_equal(moved.X, direct.X)  # NaN in the same places
+    assert direct.class_as_feature() is direct

@@ -171,7 +171,7 @@ def _load_for(task: str, path: str, *, target=None, ignore=(), input_format=None
             and cls.kind == "numeric"):
         _note(f"note: {ds.source}: last attribute '{cls.name}' is numeric, so it is clustered as a "
               "feature; name a class with --target to score against it")
-        ds = _load(path, ignore=ignore, input_format=input_format, no_class=True)
+        ds = ds.class_as_feature()
     if ds.X.shape[1] == 0:
         raise UsageError(f"{ds.source}: no attributes besides the class '{cls.name}'" if cls else
                          f"{ds.source}: no attributes")
@@ -711,15 +711,8 @@ def _run_comparison(algos: list[str], data_files: list[str], opts: _CompareOptio
         proto = {"kind": protocol.kind, "folds": protocol.folds if protocol.kind == "cv" else None,
                  "repeats": protocol.repeats, "seed": protocol.seed, "alpha": opts.alpha,
                  "max_instances": opts.max_instances}
-        text = comparison_json(summary, analyses, names, labels, proto, result.failures, opts.baseline,
-                               reference)
-        if grid_rows:
-            import json
-
-            doc = json.loads(text)
-            doc["grid"] = grid_rows
-            text = json.dumps(doc, indent=1) + "\n"
-        _write_stdout(text)
+        _write_stdout(comparison_json(summary, analyses, names, labels, proto, result.failures,
+                                      opts.baseline, reference, grid=grid_rows or None))
     else:
         console = _stdout_console()
         if gridded:

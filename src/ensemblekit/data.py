@@ -296,6 +296,30 @@ class Dataset:
         ca = self.schema.class_attribute
         return () if ca is None else ca.values
 
+    def class_as_feature(self) -> Dataset:
+        """Return the data set with its class attribute turned into an ordinary feature.
+
+        The attribute keeps its place in file order among the features (as
+        ``load_dataset(..., no_class=True)`` would read it, without reading the
+        file again); a nominal class becomes a nominal feature with its codes
+        (missing = NaN).
+
+        Returns
+        -------
+        Dataset
+            ``self`` when there is no class, else a copy with ``y`` None and
+            ``X`` of shape (n_instances, n_features + 1).
+        """
+        ci = self.schema.class_index
+        if ci is None:
+            return self
+        column = np.asarray(self.y, dtype=np.float64).copy()
+        if self.schema.attributes[ci].kind != "numeric":
+            column[np.asarray(self.y) < 0] = np.nan
+        X = np.insert(self.X, ci, column, axis=1)  # ci features precede the class
+        schema = Schema(self.schema.relation, self.schema.attributes, None)
+        return Dataset(self.name, self.source, schema, X, None, self.lines, self.format)
+
     def with_nominal_class(self, max_classes: int = 100) -> Dataset:
         """Return the data set with an inferred numeric CSV class turned nominal.
 

@@ -400,7 +400,7 @@ def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
     cls = getattr(importlib.import_module(module_name), class_name)
     kwargs = dict(spec.fixed)
     kwargs.update(values)
-    if "random_state" in cls().get_params():
+    if "random_state" in cls._get_param_names():
         kwargs["random_state"] = random_state
     if spec.encode == "codes":
         nominal = [i for i, a in enumerate(schema.features) if a.kind != "numeric"]

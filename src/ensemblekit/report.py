@@ -269,10 +269,12 @@ def _alpha_of(an) -> float:
 
 
 def comparison_json(summary, analyses: dict, datasets, labels, protocol: dict,
-                    failures=(), baseline: str | None = None, reference: str | None = None) -> str:
+                    failures=(), baseline: str | None = None, reference: str | None = None,
+                    grid: dict | None = None) -> str:
     """The comparison as JSON (for ``--format json``): cells, ranks, tests, failures.
 
     A cell with a failed unit is ``null``; the failures are listed with their place.
+    ``grid`` (``{metric: rows of grid_summary}``) is added under ``"grid"`` when given.
     """
     failed = {(f.dataset, f.algorithm) for f in failures}
     out = {"protocol": protocol, "baseline": baseline, "marks_against": baseline or reference,
@@ -312,6 +314,8 @@ def comparison_json(summary, analyses: dict, datasets, labels, protocol: dict,
                 for r in an.versus_baseline]
         entry["verdict"] = verdict_lines(an, baseline)
         out["metrics"][metric] = entry
+    if grid is not None:
+        out["grid"] = grid
     return json.dumps(out, indent=1, default=_json_default) + "\n"
 
 
