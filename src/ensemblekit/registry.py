@@ -333,6 +333,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "kept (the tree routes them)",
             impute_numeric=False,
         ),
+        # --- cluster ensembles and clustering baselines (issue 5) go here ---
+        # --- lazy ensembles and their rivals (issue 6) go here ---
     )
 }
 
