@@ -232,7 +232,8 @@ def test_clone_and_score_method():
 # --------------------------------------------------------------------------
 # (6) agreement with Weka 3.9.7
 # --------------------------------------------------------------------------
-WEKA_FILES = ("iris", "vote", "breast-cancer", "labor")
+WEKA_FILES = ("iris", "vote", "breast-cancer", "labor", "tic-tac-toe", "credit-a", "kr-vs-kp",
+              "diabetes")  # the eight files of issue 4's acceptance
 WEKA_SETTINGS = [(p, s) for p in (2, 3) for s in ("loo-probability", "loo-accuracy")]
 
 

@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -542,3 +543,37 @@ def test_data_fingerprint():
     assert data_fingerprint([[1.0, 2.0]], [0]) == data_fingerprint(np.array([[1.0, 2.0]]), np.array([0]))
     with pytest.raises(ValueError, match="dtype object"):
         data_fingerprint(np.array([[1, "a"]], dtype=object))
+
+
+def test_skops_imported_without_the_estimator_scan_keeps_the_policy(tmp_path):
+    # ensemblekit imports skops with its default list of trusted scikit-learn
+    # estimators left empty (persistence._skops_io). Then the policy judges
+    # scikit-learn classes too: every round trip above must still load, and
+    # every hostile payload must still be refused before it runs.
+    code = textwrap.dedent(
+        f"""
+        import pathlib, sys
+        from ensemblekit.persistence import _skops_io
+        _skops_io()
+        import skops.io._trusted_types as trusted
+        assert trusted.SKLEARN_ESTIMATOR_TYPE_NAMES == [], "the scan ran"
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import test_persistence as t
+        from sklearn.tree import DecisionTreeClassifier
+        root = pathlib.Path({str(tmp_path)!r})
+        for kind in ("pipeline", "tree", "c45", "kbest"):
+            (root / kind).mkdir()
+            t.test_round_trip_predictions_and_metadata(root / kind, kind)
+        for which in t.ATTACK_IDS:
+            where = root / which
+            where.mkdir()
+            X, y = t._data()
+            model = where / "model.ekm"
+            t.save_model(model, DecisionTreeClassifier(random_state=0).fit(X, y), t.META)
+            t.test_hostile_payload_is_refused_before_anything_runs(where, model, which)
+        print("checked")
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "checked"

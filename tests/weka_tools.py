@@ -67,15 +67,21 @@ def bayesnet_k2(path: Path, max_parents: int, scoring: str):
 
     import numpy as np
 
+    import tempfile
+
     opts = k2_options(max_parents, scoring)
-    out = run_weka("weka.classifiers.bayes.BayesNet", "-t", str(path), "-no-cv", *opts)
+    with tempfile.TemporaryDirectory() as tmp:
+        # build once (-d saves the model), then predict the training file with it
+        model = str(Path(tmp) / "k2.model")
+        out = run_weka("weka.classifiers.bayes.BayesNet", "-t", str(path), "-no-cv", "-d", model,
+                       *opts)
+        pred = run_weka("weka.classifiers.bayes.BayesNet", "-l", model, "-T", str(path), "-p", "0",
+                        "-distribution")
     block = out.split("Network structure (nodes followed by parents)\n")[1].split("LogScore")[0]
     parents = {}
     for line in block.strip().splitlines():
         m = re.fullmatch(r"(.+)\((\d+)\):\s*(.*?)\s*", line)
         parents[m.group(1)] = (int(m.group(2)), tuple(m.group(3).split()))
-    out = run_weka("weka.classifiers.bayes.BayesNet", "-t", str(path), "-T", str(path), "-p", "0",
-                   "-distribution", *opts)
     dist = [[float(v.lstrip("*")) for v in line.split()[-1].split(",")]
-            for line in out.splitlines() if re.match(r"\s+\d+\s+\d+:", line)]
+            for line in pred.splitlines() if re.match(r"\s+\d+\s+\d+:", line)]
     return parents, np.array(dist)

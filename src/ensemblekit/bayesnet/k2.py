@@ -191,150 +191,150 @@ def _check_parents(parents, n_nodes: int) -> list[tuple[int, ...]]:
 # --------------------------------------------------------------------------
 # kernels
 # --------------------------------------------------------------------------
-def _configs(
+# Layout: per-instance, per-class arrays are class-major, shape (C, n), so a
+# class's row is contiguous and sums over the classes add whole rows.
+
+
+def _family_codes(
     vals: np.ndarray, card: np.ndarray, ps: Sequence[int]
-) -> tuple[np.ndarray, int]:
-    """Parent configuration of every instance with every class substituted.
+) -> tuple[np.ndarray, int, int]:
+    """Parent configurations of a node as an affine function of the class.
 
-    Returns ``J`` of shape ``(n, C)`` when the class is a parent, else
-    ``(n, 1)``, and the number of configurations ``prod(card[ps])``.
+    The mixed-radix configuration of instance ``i`` with class ``c`` put in
+    place of its own is ``J(i, c) = base[i] + c * stride`` (``stride = 0``
+    when the class is not a parent). Returns ``(base, stride, size)`` with
+    ``size = prod(card[ps])``.
     """
-    n = vals.shape[0]
-    J = np.zeros((n, 1), dtype=np.int64)
-    size = 1
+    base = np.zeros(vals.shape[0], dtype=np.int64)
+    stride, size = 0, 1
     for p in ps:
-        J = J * card[p] + (np.arange(card[0])[None, :] if p == 0 else vals[:, p, None])
-        size *= int(card[p])
-    return J, size
+        base, stride, size = _extend_codes(vals, card, (base, stride, size), p)
+    return base, stride, size
 
 
-def _true_column(M: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``M[i, y_i]`` for an ``(n, C)`` array, ``M[i, 0]`` for an ``(n, 1)`` one."""
-    if M.shape[1] == 1:
-        return M[:, 0]
-    return M[np.arange(M.shape[0]), y]
+def _extend_codes(vals, card, codes, p: int) -> tuple[np.ndarray, int, int]:
+    """Codes of the family after appending parent ``p`` (least significant digit)."""
+    base, stride, size = codes
+    rp = int(card[p])
+    if p == 0:  # the new digit is the substituted class itself
+        return base * rp, stride * rp + 1, size * rp
+    return base * rp + vals[:, p], stride * rp, size * rp
 
 
-def _family_log_factor(
-    vals: np.ndarray,
-    card: np.ndarray,
-    v: int,
-    J: np.ndarray,
-    size: int,
-    alpha: float,
-    w: np.ndarray | None = None,
-    drop: np.ndarray | None = None,
-) -> np.ndarray:
-    """LOO log factors ``log f_v(i, c)`` of a node whose family holds the class.
+def _compress_codes(codes, n_classes: int) -> tuple[np.ndarray, int, int]:
+    """Renumber the configurations that occur, keeping the affine form.
 
-    ``J`` is the node's configuration matrix from :func:`_configs` (possibly
-    re-coded), ``size`` an upper bound of its codes. Returns ``(n, C)``.
-
-    With ``w`` (float, shape ``(n,)``) row ``i`` of ``vals`` stands for
-    ``w[i]`` identical instances: the counts are ``w``-weighted and leaving
-    one of them out removes ``drop[i]`` copies (1 or ``w[i]``) from the
-    cells it touched. ``w=None`` is the unweighted case (every row once,
-    one copy removed), computed exactly as before weights existed.
+    Different ``(base, c)`` pairs give different configurations, so numbering
+    the distinct ``base`` values ``0 .. U - 1`` and writing
+    ``J' = base' * C + c`` (or ``J' = base'`` when the class is not a parent)
+    keeps every configuration apart while bounding the codes by ``U * C``.
     """
+    base, stride, _ = codes
+    distinct, inverse = np.unique(base, return_inverse=True)
+    inverse = inverse.reshape(-1).astype(np.int64)
+    if stride == 0:
+        return inverse, 0, int(distinct.shape[0])
+    return inverse * n_classes, 1, int(distinct.shape[0]) * n_classes
+
+
+def _node_factor(part, card: np.ndarray, v: int, codes, alpha: float) -> np.ndarray:
+    """LOO factors ``f_v(i, c)`` of a node whose family holds the class; ``(C, n)``.
+
+    ``f_v(i, c)`` is the CPT entry of node ``v`` for instance ``i`` with class
+    ``c``, counted on the sample ``part`` without instance ``i``: only the
+    cell and the row that ``i`` itself touched (``c = y_i``; for the class
+    node, its row for every ``c``) lose ``drop`` counts. Each entry is one
+    quotient of counts, as Weka evaluates it.
+    """
+    vals, w = part.vals, part.w
+    drop = 1.0 if w is None else part.drop
     n = vals.shape[0]
     y = vals[:, 0]
+    C = int(card[0])
     r = int(card[v])
     ra = r * alpha
-    idx = np.arange(n)
-    jt = _true_column(J, y)
-    kt = y if v == 0 else vals[:, v]
-    cell_t = jt * r + kt
-    if w is not None:
-        counts = np.bincount(cell_t, weights=w, minlength=size * r).reshape(size, r)
-        row = counts.sum(axis=1)
-        if v == 0:
-            num = counts[jt] + alpha
-            num[idx, y] -= drop
-            return np.log(num / (row[jt] - drop + ra)[:, None])
-        logp = np.log((counts + alpha) / (row + ra)[:, None]).ravel()
-        F = logp[J * r + kt[:, None]]
-        F[idx, y] = np.log((counts[jt, kt] - drop + alpha) / (row[jt] - drop + ra))
-        return F
-    counts = np.bincount(cell_t, minlength=size * r).astype(np.float64).reshape(size, r)
-    row = counts.sum(axis=1)
+    base, stride, size = codes
+    if v == 0:  # the class node: its cells are the classes, its row the parents' configuration
+        cell0, step = base * r, 1
+    else:
+        cell0, step = base * r + vals[:, v], stride * r
+    cell_t = cell0 + y * step
+    counts = np.bincount(cell_t, weights=w, minlength=size * r).astype(np.float64, copy=False)
+    row = counts.reshape(size, r).sum(axis=1)
+    G = np.empty((C, n))
     if v == 0:
-        # the class node's row is the whole data set (or, were the class to
-        # have parents, the instance's own row): one instance fewer for every c
-        num = counts[jt] + alpha
-        num[idx, y] -= 1.0
-        return np.log(num / (row[jt] - 1.0 + ra)[:, None])
-    # cells the instance did not touch keep their full-data probability ...
-    logp = np.log((counts + alpha) / (row + ra)[:, None]).ravel()
-    F = logp[J * r + kt[:, None]]
-    # ... the cell and row it did touch lose its count
-    F[idx, y] = np.log((counts[jt, kt] - 1.0 + alpha) / (row[jt] - 1.0 + ra))
-    return F
-
-
-def _row_max(L: np.ndarray) -> np.ndarray:
-    # a loop over the (few) columns is much faster than a reduction along a
-    # short axis=1
-    m = L[:, 0].copy()
-    for k in range(1, L.shape[1]):
-        np.maximum(m, L[:, k], out=m)
-    return m
-
-
-def _posterior_from_logs(L: np.ndarray) -> np.ndarray:
-    E = np.exp(L - _row_max(L)[:, None])
-    return E / E.sum(axis=1, keepdims=True)
-
-
-def _score_from_logs(
-    L: np.ndarray,
-    y: np.ndarray,
-    score: str,
-    w: np.ndarray | None = None,
-    exact: bool = False,
-) -> float | Fraction:
-    """Mean LOO score of the rows of ``L``; with ``w``, row ``i`` counts ``w[i]`` times.
-
-    With ``exact``, ``"loo-accuracy"`` is returned as an exact
-    :class:`~fractions.Fraction` (correct instances / instances), so that
-    means over samples tie exactly when they are equal.
-    """
-    n, C = L.shape
-    m = _row_max(L)
-    if score == "loo-accuracy":
-        # the prediction is the first class reaching the maximum, as in
-        # Weka's classifyInstance
-        pred = np.empty(n, dtype=np.int64)
-        for k in range(C - 1, -1, -1):
-            pred[L[:, k] == m] = k
-        if exact:
-            hits = pred == y
-            if w is None:
-                return Fraction(int(np.count_nonzero(hits)), n)
-            return Fraction(int(np.dot(w, hits)), int(w.sum()))
-        if w is not None:
-            return float(np.dot(w, pred == y) / w.sum())
-        return float(np.mean(pred == y))
-    E = np.exp(L - m[:, None])
-    total = E[:, 0].copy()
-    for k in range(1, C):
-        total += E[:, k]
-    if w is not None:
-        return float(np.dot(w, E[np.arange(n), y] / total) / w.sum())
-    return float(np.mean(E[np.arange(n), y] / total))
+        # the instance's own row loses it whatever c is
+        G[:] = (counts.reshape(size, r)[base].T + alpha) / ((row[base] + ra) - drop)
+    else:
+        # cells the instance did not touch keep their full-data probability
+        P = ((counts.reshape(size, r) + alpha) / (row + ra)[:, None]).ravel()
+        for c in range(C):
+            np.take(P[c * step:], cell0, out=G[c], mode="clip")
+    row_t = cell_t // r
+    G.reshape(-1)[y * n + np.arange(n)] = ((counts[cell_t] + alpha) - drop) / (
+        (row[row_t] + ra) - drop
+    )
+    return G
 
 
 def _in_family(v: int, ps: Sequence[int]) -> bool:
     return v == 0 or 0 in ps
 
 
-def _loo_logs(vals, card, parents, alpha, w=None, drop=None) -> np.ndarray:
-    n = vals.shape[0]
-    L = np.zeros((n, int(card[0])))
-    for v, ps in enumerate(parents):
-        if _in_family(v, ps):
-            J, size = _configs(vals, card, ps)
-            L += _family_log_factor(vals, card, v, J, size, alpha, w, drop)
-    return L
+def _log_sum(factors) -> np.ndarray:
+    """Sum of the logs of the family nodes' factors, ``(C, n)``."""
+    S = None
+    for G in factors:
+        if G is not None:
+            S = np.log(G) if S is None else S + np.log(G)
+    return S
+
+
+def _relative(S: np.ndarray) -> np.ndarray:
+    """``exp(S - max_c S)``: per-instance class weights with the largest at 1."""
+    return np.exp(S - S.max(axis=0))
+
+
+def _posterior(factors) -> np.ndarray:
+    """LOO posteriors ``(n, C)`` from the family nodes' factors."""
+    Q = _relative(_log_sum(factors))
+    return (Q / Q.sum(axis=0)).T
+
+
+def _score(Q: np.ndarray, part, score: str, exact: bool = False) -> float | Fraction:
+    """Mean LOO score of a sample from unnormalised posteriors ``Q`` (shape ``(C, n)``).
+
+    With weights, row ``i`` of the sample counts ``w[i]`` times. With
+    ``exact``, ``"loo-accuracy"`` is an exact :class:`~fractions.Fraction`
+    (correct instances / instances), so that means over samples tie exactly
+    when they are equal.
+    """
+    y, w = part.vals[:, 0], part.w
+    n = y.shape[0]
+    if score == "loo-accuracy":
+        # the prediction is the first class reaching the maximum, as in
+        # Weka's classifyInstance
+        hits = Q.argmax(axis=0) == y
+        if exact:
+            if w is None:
+                return Fraction(int(np.count_nonzero(hits)), n)
+            return Fraction(int(np.dot(w, hits)), int(w.sum()))
+        if w is not None:
+            return float(np.dot(w, hits) / w.sum())
+        return float(np.mean(hits))
+    p = Q.reshape(-1)[y * n + np.arange(n)] / Q.sum(axis=0)
+    if w is not None:
+        return float(np.dot(w, p) / w.sum())
+    return float(np.mean(p))
+
+
+def _loo_factors(part, card, parents, alpha) -> list[np.ndarray | None]:
+    return [
+        _node_factor(part, card, v, _family_codes(part.vals, card, ps), alpha)
+        if _in_family(v, ps)
+        else None
+        for v, ps in enumerate(parents)
+    ]
 
 
 _LOO_DUPLICATES = ("one", "all")
@@ -494,11 +494,9 @@ def loo_posteriors(
     parents = _check_parents(parents, card.shape[0])
     parts = _check_samples(samples, vals, loo_duplicates)
     if parts is None:
-        return _posterior_from_logs(_loo_logs(vals, card, parents, alpha))
+        return _posterior(_loo_factors(_Sample.whole(vals), card, parents, alpha))
     return [
-        _posterior_from_logs(
-            _loo_logs(part.vals, card, parents, alpha, part.w, part.drop)
-        )[part.inverse]
+        _posterior(_loo_factors(part, card, parents, alpha))[part.inverse]
         for part in parts
     ]
 
@@ -536,18 +534,13 @@ def loo_score(
     parents = _check_parents(parents, card.shape[0])
     parts = _check_samples(samples, vals, loo_duplicates)
     if parts is None:
-        return _score_from_logs(
-            _loo_logs(vals, card, parents, alpha), vals[:, 0], score
-        )
+        whole = _Sample.whole(vals)
+        return float(_score(_relative(_log_sum(_loo_factors(whole, card, parents, alpha))),
+                            whole, score))
     return _mean_score(
         [
-            _score_from_logs(
-                _loo_logs(part.vals, card, parents, alpha, part.w, part.drop),
-                part.vals[:, 0],
-                score,
-                part.w,
-                exact=True,
-            )
+            _score(_relative(_log_sum(_loo_factors(part, card, parents, alpha))), part, score,
+                   exact=True)
             for part in parts
         ]
     )
@@ -668,45 +661,24 @@ def k2_search(
     if init == "naive-bayes":
         for v in range(1, n_nodes):
             parents[v].append(0)
-    # per sample, per node: configuration codes, their bound, LOO log factors
-    Js: list[list[np.ndarray]] = []
-    sizes: list[list[int]] = []
-    Fs: list[list[np.ndarray | None]] = []
-    for part in parts:
-        Js.append([])
-        sizes.append([])
-        Fs.append([])
-        for v in range(n_nodes):
-            J, size = _configs(part.vals, card, parents[v])
-            Js[-1].append(J)
-            sizes[-1].append(size)
-            Fs[-1].append(
-                _family_log_factor(
-                    part.vals, card, v, J, size, alpha, part.w, part.drop
-                )
-                if _in_family(v, parents[v])
-                else None
-            )
+    # per sample and node: configuration codes and LOO factors (None off the
+    # class's families); per sample: the sum of the factors' logs
+    codes = [[_family_codes(part.vals, card, ps) for ps in parents] for part in parts]
+    factors = [_loo_factors(part, card, parents, alpha) for part in parts]
+    log_sums = [_log_sum(fs) for fs in factors]
 
     for v in range(1, n_nodes):
         if len(parents[v]) >= max_parents:
             continue
-        rests, scores = [], []
+        # the other nodes' factors stay fixed while v's parents change
+        rests, rest_logs, scores = [], [], []
         for k, part in enumerate(parts):
-            rest = np.zeros((part.vals.shape[0], C))
-            for u in range(n_nodes):
-                if u != v and Fs[k][u] is not None:
-                    rest += Fs[k][u]
+            G = factors[k][v]
+            rest_log = log_sums[k] if G is None else log_sums[k] - np.log(G)
+            rest = _relative(rest_log)
+            rest_logs.append(rest_log)
             rests.append(rest)
-            scores.append(
-                _score_from_logs(
-                    rest + Fs[k][v] if Fs[k][v] is not None else rest,
-                    part.vals[:, 0],
-                    score,
-                    part.w,
-                    exact,
-                )
-            )
+            scores.append(_score(rest if G is None else rest * G, part, score, exact))
         current = _mean_score(scores)
         r = int(card[v])
         while len(parents[v]) < max_parents:
@@ -714,36 +686,29 @@ def k2_search(
             for p in range(v):
                 if p in parents[v]:
                     continue
-                if Fs[0][v] is None and p != 0:
+                if factors[0][v] is None and p != 0:
                     continue  # v stays outside the class's families: same score
                 states, scores = [], []
                 for k, part in enumerate(parts):
-                    xp = np.arange(C)[None, :] if p == 0 else part.vals[:, p, None]
-                    J = Js[k][v] * card[p] + xp
-                    size = sizes[k][v] * int(card[p])
-                    if size * r > _DENSE_CELLS:
-                        _, inv = np.unique(J, return_inverse=True)
-                        J = inv.reshape(J.shape).astype(np.int64)
-                        size = int(J.max()) + 1
-                    F = _family_log_factor(
-                        part.vals, card, v, J, size, alpha, part.w, part.drop
-                    )
-                    scores.append(
-                        _score_from_logs(
-                            rests[k] + F, part.vals[:, 0], score, part.w, exact
-                        )
-                    )
-                    states.append((J, size, F))
+                    new = _extend_codes(part.vals, card, codes[k][v], p)
+                    if new[2] * r > _DENSE_CELLS:
+                        new = _compress_codes(new, C)
+                    G = _node_factor(part, card, v, new, alpha)
+                    scores.append(_score(rests[k] * G, part, score, exact))
+                    states.append((new, G))
                 s = _mean_score(scores)
                 if s > best:
                     best, best_state = s, (p, states)
             if best_state is None:
                 break
             p, states = best_state
-            for k, (J, size, F) in enumerate(states):
-                Js[k][v], sizes[k][v], Fs[k][v] = J, size, F
+            for k, (new, G) in enumerate(states):
+                codes[k][v], factors[k][v] = new, G
             parents[v].append(p)
             current = best
+        for k in range(len(parts)):
+            G = factors[k][v]
+            log_sums[k] = rest_logs[k] if G is None else rest_logs[k] + np.log(G)
     return [tuple(ps) for ps in parents]
 
 
@@ -847,7 +812,10 @@ def predict_proba(X, parents, cpts, cardinalities, n_classes) -> np.ndarray:
             )
         if not _in_family(v, ps):
             continue
-        J, _ = _configs(vals, card, ps)
+        base, stride, _ = _family_codes(vals, card, ps)
+        J = base[:, None] + stride * np.arange(C)[None, :]
         K = np.arange(C)[None, :] if v == 0 else vals[:, v, None]
         L += np.log(table)[J, K]
-    return _posterior_from_logs(L)
+    # the softmax over the classes, as Weka normalises its log posteriors
+    E = np.exp(L - L.max(axis=1, keepdims=True))
+    return E / E.sum(axis=1, keepdims=True)
