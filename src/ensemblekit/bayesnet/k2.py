@@ -37,11 +37,14 @@ where ``J_v(i, c)`` and ``K_v(i, c)`` are the parent configuration and value
 of ``v`` with ``c`` put in place of the class, ``d_row = d`` for an attribute
 node and ``d_row = 1`` for the class node (its row is the whole data set,
 whatever ``c`` is). Factors of nodes outside the class's families do not
-depend on ``c`` and cancel in the posterior, which is the softmax over ``c``
-of ``sum_v log f_v(i, c)``. Keeping one ``n x C`` matrix of log factors per
-family node, adding a parent to node ``v`` changes only ``v``'s matrix, so a
-candidate costs ``O(n C)`` array work. (Each factor is computed as the log of
-the quotient, which is how Weka evaluates it, so tied candidates stay tied.)
+depend on ``c`` and cancel in the posterior, which is proportional over ``c``
+to ``prod_v f_v(i, c)``. Keeping one ``C x n`` matrix of factors per family
+node, adding a parent to node ``v`` changes only ``v``'s matrix: the product
+of the other nodes' factors is formed once per node (through a sum of logs,
+rescaled so that its largest class is 1), and each candidate then costs one
+table of count quotients, one gather per class and one product, ``O(n C)``
+array work. Each factor is one quotient of counts, as Weka evaluates it, so
+candidates that change nothing tie exactly with the current structure.
 
 Scoring on samples (the Inner-Ensemble score)
 ---------------------------------------------
@@ -52,9 +55,12 @@ distinct rows with multiplicities ``w``: the counts are ``w``-weighted, a
 row's LOO posterior is the same for all its copies and weighs ``w`` in the
 sample's average, and leaving out one copy removes ``drop = 1`` copy
 (``loo_duplicates="one"``) or ``drop = w`` copies (``"all"``) in the formula
-above (``d`` becomes ``d * drop``). A sample without repeats runs the
-unweighted arithmetic, so ``samples=None`` and one sample holding every
-row once give the same network bit for bit.
+above (``d`` becomes ``d * drop``). When no sample repeats a row the
+unweighted arithmetic runs, so ``samples=None`` and one sample holding every
+row once give the same network bit for bit. The samples are stacked into one
+array of rows, the sample index acting as one more, most significant, digit
+of every configuration, so one array operation scores a candidate on all
+``E`` samples at once.
 
 References
 ----------
@@ -195,21 +201,19 @@ def _check_parents(parents, n_nodes: int) -> list[tuple[int, ...]]:
 # class's row is contiguous and sums over the classes add whole rows.
 
 
-def _family_codes(
-    vals: np.ndarray, card: np.ndarray, ps: Sequence[int]
-) -> tuple[np.ndarray, int, int]:
+def _family_codes(part: _Samples, card: np.ndarray, ps: Sequence[int]) -> tuple[np.ndarray, int, int]:
     """Parent configurations of a node as an affine function of the class.
 
-    The mixed-radix configuration of instance ``i`` with class ``c`` put in
-    place of its own is ``J(i, c) = base[i] + c * stride`` (``stride = 0``
-    when the class is not a parent). Returns ``(base, stride, size)`` with
-    ``size = prod(card[ps])``.
+    The configuration of stacked row ``i`` with class ``c`` put in place of
+    its own is ``J(i, c) = base[i] + c * stride`` (``stride = 0`` when the
+    class is not a parent): the mixed-radix number whose most significant
+    digit is the row's sample, followed by the parents in order. Returns
+    ``(base, stride, size)`` with ``size = n_samples * prod(card[ps])``.
     """
-    base = np.zeros(vals.shape[0], dtype=np.int64)
-    stride, size = 0, 1
+    codes = (part.sid.astype(np.int64), 0, part.n_samples)
     for p in ps:
-        base, stride, size = _extend_codes(vals, card, (base, stride, size), p)
-    return base, stride, size
+        codes = _extend_codes(part.vals, card, codes, p)
+    return codes
 
 
 def _extend_codes(vals, card, codes, p: int) -> tuple[np.ndarray, int, int]:
@@ -271,7 +275,7 @@ def _node_factor(part, card: np.ndarray, v: int, codes, alpha: float) -> np.ndar
         for c in range(C):
             np.take(P[c * step:], cell0, out=G[c], mode="clip")
     row_t = cell_t // r
-    G.reshape(-1)[y * n + np.arange(n)] = ((counts[cell_t] + alpha) - drop) / (
+    G.reshape(-1)[part.flat_true] = ((counts[cell_t] + alpha) - drop) / (
         (row[row_t] + ra) - drop
     )
     return G
@@ -301,36 +305,28 @@ def _posterior(factors) -> np.ndarray:
     return (Q / Q.sum(axis=0)).T
 
 
-def _score(Q: np.ndarray, part, score: str, exact: bool = False) -> float | Fraction:
-    """Mean LOO score of a sample from unnormalised posteriors ``Q`` (shape ``(C, n)``).
+def _score(Q: np.ndarray, part: _Samples, score: str) -> float:
+    """Mean over the samples of their mean LOO scores, from unnormalised posteriors.
 
-    With weights, row ``i`` of the sample counts ``w[i]`` times. With
-    ``exact``, ``"loo-accuracy"`` is an exact :class:`~fractions.Fraction`
-    (correct instances / instances), so that means over samples tie exactly
-    when they are equal.
+    ``Q`` has shape ``(C, n)`` for the ``n`` stacked rows; a row counts
+    ``w[i]`` times in its sample. Accuracies are exact fractions (correct
+    instances / instances) averaged exactly (:func:`_mean_score`).
     """
-    y, w = part.vals[:, 0], part.w
-    n = y.shape[0]
     if score == "loo-accuracy":
         # the prediction is the first class reaching the maximum, as in
         # Weka's classifyInstance
-        hits = Q.argmax(axis=0) == y
-        if exact:
-            if w is None:
-                return Fraction(int(np.count_nonzero(hits)), n)
-            return Fraction(int(np.dot(w, hits)), int(w.sum()))
-        if w is not None:
-            return float(np.dot(w, hits) / w.sum())
-        return float(np.mean(hits))
-    p = Q.reshape(-1)[y * n + np.arange(n)] / Q.sum(axis=0)
-    if w is not None:
-        return float(np.dot(w, p) / w.sum())
-    return float(np.mean(p))
+        hits = part.per_sample((Q.argmax(axis=0) == part.vals[:, 0]).astype(np.float64))
+        if len(set(part.totals)) == 1:  # equal sample sizes: one exact quotient
+            return float(Fraction(int(hits.sum()), part.totals[0] * part.n_samples))
+        return _mean_score([Fraction(int(h), t) for h, t in zip(hits, part.totals)])
+    p = Q.reshape(-1)[part.flat_true] / Q.sum(axis=0)
+    sums = part.per_sample(p)
+    return _mean_score([float(x / t) for x, t in zip(sums, part.totals)])
 
 
 def _loo_factors(part, card, parents, alpha) -> list[np.ndarray | None]:
     return [
-        _node_factor(part, card, v, _family_codes(part.vals, card, ps), alpha)
+        _node_factor(part, card, v, _family_codes(part, card, ps), alpha)
         if _in_family(v, ps)
         else None
         for v, ps in enumerate(parents)
@@ -340,50 +336,64 @@ def _loo_factors(part, card, parents, alpha) -> list[np.ndarray | None]:
 _LOO_DUPLICATES = ("one", "all")
 
 
-class _Sample:
-    """One sample of the training rows, reduced to its distinct rows.
+class _Samples:
+    """The samples a score averages over, stacked into one array of rows.
 
-    ``vals`` holds the distinct rows (ascending row index), ``w`` their
-    multiplicities and ``drop`` the copies one leave-one-out step removes
-    (1, or the multiplicity under ``loo_duplicates="all"``); ``inverse``
-    maps every position of the sample to its distinct row. A sample without
-    repeats gets ``w = drop = None``: it is then scored by exactly the
-    unweighted code path, on the rows in ascending order.
+    Each sample is reduced to its distinct rows (ascending row index); the
+    samples' rows are stacked in sample order in ``vals``, ``sid`` giving the
+    sample of every stacked row. ``w`` holds the multiplicities and ``drop``
+    the copies one leave-one-out step removes (1, or the multiplicity under
+    ``loo_duplicates="all"``); both are ``None`` when no sample repeats a row,
+    and the unweighted arithmetic then runs. ``inverse[k]`` maps every
+    position of sample ``k`` to its stacked row. ``totals[k]`` is the number
+    of instances of sample ``k`` (copies counted).
+
+    Stacking lets one array operation serve all samples: the sample index
+    enters every node's configuration code as one more, most significant,
+    digit that never depends on the class (:func:`_family_codes`), so the
+    counts of different samples fall in different cells.
     """
 
-    __slots__ = ("drop", "inverse", "vals", "w")
+    __slots__ = ("drop", "flat_true", "inverse", "n_samples", "sid", "totals", "vals", "w")
 
-    @classmethod
-    def whole(cls, vals: np.ndarray) -> _Sample:
-        """The full data set, every row once (the unweighted score)."""
-        self = cls.__new__(cls)
-        self.vals = vals
-        self.inverse = np.arange(vals.shape[0])
-        self.w = self.drop = None
-        return self
-
-    def __init__(self, vals: np.ndarray, idx: np.ndarray, loo_duplicates: str):
-        rows, inverse, mult = np.unique(idx, return_inverse=True, return_counts=True)
-        self.vals = vals[rows]
-        self.inverse = inverse.reshape(-1)
+    def __init__(self, vals: np.ndarray, samples: list[np.ndarray] | None, loo_duplicates: str):
+        if samples is None:  # the full data set, every row once
+            samples = [np.arange(vals.shape[0])]
+        rows, mults, self.inverse = [], [], []
+        for idx in samples:
+            distinct, inverse, mult = np.unique(idx, return_inverse=True, return_counts=True)
+            offset = sum(r.shape[0] for r in rows)
+            rows.append(distinct)
+            mults.append(mult)
+            self.inverse.append(inverse.reshape(-1) + offset)
+        self.n_samples = len(rows)
+        self.vals = vals[np.concatenate(rows)]
+        self.sid = np.repeat(np.arange(self.n_samples), [r.shape[0] for r in rows])
+        mult = np.concatenate(mults)
         if mult.max() == 1:
             self.w = self.drop = None
         else:
             self.w = mult.astype(np.float64)
             self.drop = self.w if loo_duplicates == "all" else np.ones_like(self.w)
+        self.totals = [int(m.sum()) for m in mults]
+        n = self.vals.shape[0]
+        self.flat_true = self.vals[:, 0] * n + np.arange(n)
+
+    def per_sample(self, values: np.ndarray) -> np.ndarray:
+        """Sums of ``values`` (one per stacked row, weighted by ``w``) per sample."""
+        weights = values if self.w is None else self.w * values
+        return np.bincount(self.sid, weights=weights, minlength=self.n_samples)
 
 
-def _check_samples(
-    samples, vals: np.ndarray, loo_duplicates: str
-) -> list[_Sample] | None:
-    """Validate ``samples`` against the ``n`` rows of ``vals``; ``None`` stays ``None``."""
+def _check_samples(samples, vals: np.ndarray, loo_duplicates: str) -> _Samples:
+    """Validate ``samples`` against the ``n`` rows of ``vals`` and stack them."""
     n = vals.shape[0]
     if loo_duplicates not in _LOO_DUPLICATES:
         raise ValueError(
             f"loo_duplicates must be one of {_LOO_DUPLICATES}, got {loo_duplicates!r}"
         )
     if samples is None:
-        return None
+        return _Samples(vals, None, loo_duplicates)
     if isinstance(samples, np.ndarray) and samples.ndim != 2:
         raise ValueError(
             "samples must be a sequence of 1-D arrays of row indices (or a 2-D array, "
@@ -402,10 +412,10 @@ def _check_samples(
             )
         if s.min() < 0 or s.max() >= n:
             raise ValueError(f"samples[{k}] holds row indices outside 0..{n - 1}")
-        out.append(_Sample(vals, s.astype(np.int64), loo_duplicates))
+        out.append(s.astype(np.int64))
     if not out:
         raise ValueError("samples must hold at least one sample")
-    return out
+    return _Samples(vals, out, loo_duplicates)
 
 
 def _mean_score(scores: list) -> float:
@@ -492,13 +502,11 @@ def loo_posteriors(
     alpha = _check_alpha(alpha)
     vals, card = _check_data(X, y, cardinalities, n_classes)
     parents = _check_parents(parents, card.shape[0])
-    parts = _check_samples(samples, vals, loo_duplicates)
-    if parts is None:
-        return _posterior(_loo_factors(_Sample.whole(vals), card, parents, alpha))
-    return [
-        _posterior(_loo_factors(part, card, parents, alpha))[part.inverse]
-        for part in parts
-    ]
+    part = _check_samples(samples, vals, loo_duplicates)
+    post = _posterior(_loo_factors(part, card, parents, alpha))
+    if samples is None:
+        return post
+    return [post[inverse] for inverse in part.inverse]
 
 
 def loo_score(
@@ -532,18 +540,8 @@ def loo_score(
     alpha = _check_alpha(alpha)
     vals, card = _check_data(X, y, cardinalities, n_classes)
     parents = _check_parents(parents, card.shape[0])
-    parts = _check_samples(samples, vals, loo_duplicates)
-    if parts is None:
-        whole = _Sample.whole(vals)
-        return float(_score(_relative(_log_sum(_loo_factors(whole, card, parents, alpha))),
-                            whole, score))
-    return _mean_score(
-        [
-            _score(_relative(_log_sum(_loo_factors(part, card, parents, alpha))), part, score,
-                   exact=True)
-            for part in parts
-        ]
-    )
+    part = _check_samples(samples, vals, loo_duplicates)
+    return _score(_relative(_log_sum(_loo_factors(part, card, parents, alpha))), part, score)
 
 
 def k2_search(
@@ -650,10 +648,7 @@ def k2_search(
         )
     alpha = _check_alpha(alpha)
     vals, card = _check_data(X, y, cardinalities, n_classes)
-    parts = _check_samples(samples, vals, loo_duplicates)
-    exact = parts is not None  # exact mean accuracies over samples
-    if parts is None:
-        parts = [_Sample.whole(vals)]
+    part = _check_samples(samples, vals, loo_duplicates)
     n_nodes = vals.shape[1]
     C = int(card[0])
 
@@ -661,54 +656,42 @@ def k2_search(
     if init == "naive-bayes":
         for v in range(1, n_nodes):
             parents[v].append(0)
-    # per sample and node: configuration codes and LOO factors (None off the
-    # class's families); per sample: the sum of the factors' logs
-    codes = [[_family_codes(part.vals, card, ps) for ps in parents] for part in parts]
-    factors = [_loo_factors(part, card, parents, alpha) for part in parts]
-    log_sums = [_log_sum(fs) for fs in factors]
+    # per node: configuration codes and LOO factors (None off the class's
+    # families); the sum of the factors' logs
+    codes = [_family_codes(part, card, ps) for ps in parents]
+    factors = _loo_factors(part, card, parents, alpha)
+    log_sum = _log_sum(factors)
 
     for v in range(1, n_nodes):
         if len(parents[v]) >= max_parents:
             continue
         # the other nodes' factors stay fixed while v's parents change
-        rests, rest_logs, scores = [], [], []
-        for k, part in enumerate(parts):
-            G = factors[k][v]
-            rest_log = log_sums[k] if G is None else log_sums[k] - np.log(G)
-            rest = _relative(rest_log)
-            rest_logs.append(rest_log)
-            rests.append(rest)
-            scores.append(_score(rest if G is None else rest * G, part, score, exact))
-        current = _mean_score(scores)
+        G = factors[v]
+        rest_log = log_sum if G is None else log_sum - np.log(G)
+        rest = _relative(rest_log)
+        current = _score(rest if G is None else rest * G, part, score)
         r = int(card[v])
         while len(parents[v]) < max_parents:
             best, best_state = current, None
             for p in range(v):
                 if p in parents[v]:
                     continue
-                if factors[0][v] is None and p != 0:
+                if factors[v] is None and p != 0:
                     continue  # v stays outside the class's families: same score
-                states, scores = [], []
-                for k, part in enumerate(parts):
-                    new = _extend_codes(part.vals, card, codes[k][v], p)
-                    if new[2] * r > _DENSE_CELLS:
-                        new = _compress_codes(new, C)
-                    G = _node_factor(part, card, v, new, alpha)
-                    scores.append(_score(rests[k] * G, part, score, exact))
-                    states.append((new, G))
-                s = _mean_score(scores)
+                new = _extend_codes(part.vals, card, codes[v], p)
+                if new[2] * r > _DENSE_CELLS:
+                    new = _compress_codes(new, C)
+                G = _node_factor(part, card, v, new, alpha)
+                s = _score(rest * G, part, score)
                 if s > best:
-                    best, best_state = s, (p, states)
+                    best, best_state = s, (p, new, G)
             if best_state is None:
                 break
-            p, states = best_state
-            for k, (new, G) in enumerate(states):
-                codes[k][v], factors[k][v] = new, G
+            p, codes[v], factors[v] = best_state
             parents[v].append(p)
             current = best
-        for k in range(len(parts)):
-            G = factors[k][v]
-            log_sums[k] = rest_logs[k] if G is None else rest_logs[k] + np.log(G)
+        G = factors[v]
+        log_sum = rest_log if G is None else rest_log + np.log(G)
     return [tuple(ps) for ps in parents]
 
 
@@ -812,7 +795,10 @@ def predict_proba(X, parents, cpts, cardinalities, n_classes) -> np.ndarray:
             )
         if not _in_family(v, ps):
             continue
-        base, stride, _ = _family_codes(vals, card, ps)
+        codes = (np.zeros(m, dtype=np.int64), 0, 1)
+        for p in ps:
+            codes = _extend_codes(vals, card, codes, p)
+        base, stride, _ = codes
         J = base[:, None] + stride * np.arange(C)[None, :]
         K = np.arange(C)[None, :] if v == 0 else vals[:, v, None]
         L += np.log(table)[J, K]
