@@ -30,8 +30,7 @@ removing instance ``i`` from the counts only changes the cells it touched. For
 a candidate class ``c`` of instance ``i``, let ``d = [c == y_i]``. For every node
 ``v`` whose family (the node and its parents) contains the class,
 
-    log f_v(i, c) = log(N[v, J_v(i,c), K_v(i,c)] - d + a)
-                    - log(N[v, J_v(i,c)] - d_row + r_v a),
+    f_v(i, c) = (N[v, J_v(i,c), K_v(i,c)] - d + a) / (N[v, J_v(i,c)] - d_row + r_v a),
 
 where ``J_v(i, c)`` and ``K_v(i, c)`` are the parent configuration and value
 of ``v`` with ``c`` put in place of the class, ``d_row = d`` for an attribute
