@@ -517,3 +517,38 @@ def test_iebn_is_one_network_and_reproducible(tmp_path):
     assert compared.exit_code == 0, compared.stderr
     ranks = json.loads(compared.stdout)["metrics"]["accuracy"]["average_rank"]
     assert set(ranks) == {"k2", "iebn", "bagged-k2"} and sum(ranks.values()) == pytest.approx(6.0)
+
+
+def test_predict_in_chunks_with_n_jobs_equals_one_call(tmp_path):
+    # diabetes has 768 rows: two chunks of 'predict'; the CSV must hold exactly what one
+    # predict_proba call on all rows gives, with and without --n-jobs
+    from ensemblekit.data import load_dataset
+    from ensemblekit.persistence import load_model
+
+    data = str(Path(__file__).parent / "data" / "diabetes.arff")
+    for algo in ("knn", "k2"):
+        model = tmp_path / f"{algo}.ekm"
+        assert run("fit", algo, data, "-o", str(model)).exit_code == 0
+        plain = run("predict", str(model), data, "--proba")
+        jobs = run("predict", str(model), data, "--proba", "--n-jobs", "2")
+        assert plain.exit_code == jobs.exit_code == 0
+        assert plain.stdout == jobs.stdout
+        rows = list(csv.reader(io.StringIO(plain.stdout)))[1:]
+        assert len(rows) == 768
+        ds = load_dataset(data)
+        expected = load_model(model)[0].predict_proba(ds.X)
+        got = np.array([[float(v) for v in r[2:]] for r in rows])
+        np.testing.assert_allclose(got, expected, atol=5e-7)  # CSV keeps 6 decimals or more
+    bad = run("predict", str(model), data, "--n-jobs", "0")
+    assert bad.exit_code == 2 and "--n-jobs" in bad.stderr
+
+
+def test_lazy_predictions_do_not_depend_on_n_jobs(tmp_path):
+    model = tmp_path / "lb.ekm"
+    assert run("fit", "lazy-bagging", VOTE, "-o", str(model), "--seed", "3",
+               "--set", "n_estimators=5").exit_code == 0
+    one = run("predict", str(model), VOTE, "--proba", "-j", "1")
+    two = run("predict", str(model), VOTE, "--proba", "-j", "2")
+    assert one.exit_code == two.exit_code == 0
+    assert one.stdout == two.stdout
+    assert len(one.stdout.splitlines()) == 436  # header + every row of vote

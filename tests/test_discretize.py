@@ -309,3 +309,32 @@ def test_cut_points_agree_with_running_weka(path):
         # Weka prints the cuts rounded to 6 decimal places.
         assert len(ours) == len(weka[name]), name
         np.testing.assert_allclose(ours, weka[name], rtol=0, atol=5e-7, err_msg=name)
+
+
+def test_better_encoding_cut_points_of_iris():
+    # Weka's GainRatioAttributeEval discretises with useBetterEncoding=true: the
+    # cost of a cut is log2(#candidate cuts), so sepal length and petal length get
+    # a third cut that the default encoding refuses.
+    from ensemblekit.data import load_dataset
+
+    ds = load_dataset(Path(__file__).parent / "data" / "iris.arff")
+    X, y = ds.X, ds.y
+    cuts = [mdl_cut_points(X[:, f], y, 3, better_encoding=True) for f in range(4)]
+    np.testing.assert_allclose(cuts[0], [5.55, 6.15, 7.05])
+    np.testing.assert_allclose(cuts[1], [2.95, 3.35])
+    np.testing.assert_allclose(cuts[2], [2.45, 4.75, 5.15])
+    np.testing.assert_allclose(cuts[3], [0.8, 1.75])
+    np.testing.assert_allclose(mdl_cut_points(X[:, 0], y, 3), [5.55, 6.15])
+
+
+def test_better_encoding_keeps_every_default_cut():
+    # The two encodings choose the same candidate in every interval and the better
+    # one has the lower threshold, so its cuts are a superset.
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        n = int(rng.integers(20, 200))
+        x = np.round(rng.normal(size=n), 1)
+        y = (x + rng.normal(scale=0.7, size=n) > 0).astype(int) + (x > 1.2)
+        default = mdl_cut_points(x, y, 3)
+        better = mdl_cut_points(x, y, 3, better_encoding=True)
+        assert set(default.tolist()) <= set(better.tolist())

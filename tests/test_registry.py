@@ -1,3 +1,6 @@
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 from ensemblekit import registry
@@ -53,7 +56,7 @@ def test_none_is_accepted_only_where_declared():
 
 
 def test_unknown_algorithm_lists_known_names():
-    with pytest.raises(registry.UnknownAlgorithmError, match="unknown algorithm 'kmedoids'; known: bagged-k2, c45"):
+    with pytest.raises(registry.UnknownAlgorithmError, match="unknown algorithm 'kmedoids'; known: bagged-k2, bagging, c45"):
         registry.get("kmedoids")
 
 
@@ -75,3 +78,18 @@ def test_registry_import_does_not_import_sklearn():
     code = "import sys, ensemblekit.registry, ensemblekit.cli; print('sklearn' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in registry.ALGORITHMS.items()
+                                        if s.task == registry.CLASSIFICATION))
+def test_classifiers_predict_the_first_most_probable_class(name):
+    # 'predict --proba' takes the labels from predict_proba (one pass over the rows),
+    # which is right only if every classifier's predict is that arg-max
+    from ensemblekit.data import load_dataset
+
+    ds = load_dataset(Path(__file__).parent / "data" / "labor.arff")
+    keep = ds.y >= 0
+    X, y = ds.X[keep], ds.y[keep]
+    model = registry.make_estimator(name, ds.schema, {}, 0).fit(X, y)
+    proba = model.predict_proba(X)
+    np.testing.assert_array_equal(model.predict(X), model.classes_[np.argmax(proba, axis=1)])

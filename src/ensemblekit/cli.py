@@ -248,7 +248,7 @@ def _progress(total: int, description: str):
     def bar():
         with progress:
             task = progress.add_task(description, total=total)
-            yield lambda: progress.advance(task)
+            yield lambda steps=1: progress.advance(task, steps)
 
     return bar()
 
@@ -390,26 +390,56 @@ def fit(
     _note(f"fitted {algo} on {ds.name} ({X.shape[0]} instances) -> {output}")
 
 
+_PREDICT_CHUNK = 500  # rows per progress step of 'predict'
+
+
 def _predict_table(model, metadata, ds, proba: bool):
-    """Prediction labels (and probabilities over all declared classes) for a dataset."""
+    """Prediction labels (and probabilities over all declared classes) for a dataset.
+
+    Rows go to the model in chunks of :data:`_PREDICT_CHUNK`, with a progress bar
+    on stderr when it is a terminal; every estimator here predicts each row
+    independently of the others, so chunks change nothing in the output.
+    """
     import numpy as np
 
     from ensemblekit.data import Schema
 
     schema = Schema.from_dict(metadata["schema"])
-    if metadata["task"] == registry.CLASSIFICATION:
-        classes = schema.class_attribute.values
-        codes = model.predict(ds.X)
-        labels = [classes[int(c)] for c in codes]
-        if not proba:
-            return labels, None, ()
-        known = model.predict_proba(ds.X)
-        full = np.zeros((ds.X.shape[0], len(classes)))
-        full[:, np.asarray(model.classes_, dtype=int)] = known
-        return labels, full, classes
-    if proba:
+    classify = metadata["task"] == registry.CLASSIFICATION
+    if proba and not classify:
         raise UsageError(f"{metadata['algorithm']} is a clustering model; it has no class probabilities")
-    return [str(int(c)) for c in model.predict(ds.X)], None, ()
+    n = ds.X.shape[0]
+    codes, known = [], []
+    with _progress(n if n > _PREDICT_CHUNK else 0, "rows") as advance:
+        for start in range(0, max(n, 1), _PREDICT_CHUNK):
+            X = ds.X[start:start + _PREDICT_CHUNK]
+            if proba:  # one pass: every classifier here predicts the arg-max (first on ties)
+                known.append(model.predict_proba(X))
+                codes.append(np.asarray(model.classes_)[np.argmax(known[-1], axis=1)])
+            else:
+                codes.append(np.asarray(model.predict(X)))
+            if advance is not None:
+                advance(X.shape[0])
+    codes = np.concatenate(codes)
+    if not classify:
+        return [str(int(c)) for c in codes], None, ()
+    classes = schema.class_attribute.values
+    labels = [classes[int(c)] for c in codes]
+    if not proba:
+        return labels, None, ()
+    full = np.zeros((n, len(classes)))
+    full[:, np.asarray(model.classes_, dtype=int)] = np.concatenate(known)
+    return labels, full, classes
+
+
+def _set_n_jobs(model, n_jobs: Optional[int]) -> None:
+    """Give a saved model's estimator ``n_jobs`` (when it has that parameter)."""
+    if n_jobs is None:
+        return
+    if n_jobs == 0 or n_jobs < -1:
+        raise UsageError(f"--n-jobs must be a positive number of processes or -1 (all cores), got {n_jobs}")
+    if "n_jobs" in model.named_steps["model"].get_params(deep=False):
+        model.set_params(model__n_jobs=n_jobs)
 
 
 @app.command()
@@ -420,6 +450,9 @@ def predict(
     format_: str = typer.Option("csv", "--format", help="csv, tsv, json, jsonl or arff."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
     input_format: Optional[str] = _INPUT_FORMAT,
+    n_jobs: Optional[int] = typer.Option(
+        None, "--n-jobs", "-j", help="Processes for models that predict rows in parallel (lazy "
+        "ensembles, knn); -1 = all cores. The output does not depend on it."),
 ):
     """Predict every row of a file with a saved model (one output row per input row, in order)."""
     from ensemblekit.data import Schema
@@ -432,6 +465,7 @@ def predict(
         schema = Schema.from_dict(metadata["schema"])
         ds = _load(data, schema=schema, input_format=input_format)
         model, metadata = _load_checked_model(model_file)
+        _set_n_jobs(model, n_jobs)
         try:
             labels, probabilities, classes = _predict_table(model, metadata, ds, proba)
         except ValueError as exc:

@@ -77,10 +77,11 @@ def _log2(v):
     return math.log(v) / _LN2
 
 
-def _fayyad_irani_accepts(prior, left, right, xlogx):
+def _fayyad_irani_accepts(prior, left, right, xlogx, n_candidates=None):
     """Fayyad & Irani's MDL test for one binary split (Weka's ``FayyadAndIranisMDL``).
 
-    Accept when ``gain > (log2(N - 1) + delta) / N`` with
+    Accept when ``gain > (log2(N - 1) + delta) / N`` (with ``n_candidates``,
+    Weka's better encoding: ``log2(n_candidates)`` in place of ``log2(N - 1)``) with
     ``delta = log2(3**k - 2) - (k E(S) - k2 E(S2) - k1 E(S1))``, where ``N`` is the
     number of instances of ``S``, ``k``, ``k1``, ``k2`` the numbers of classes
     present in ``S``, ``S1`` (left), ``S2`` (right), and ``E`` entropies in bits.
@@ -96,11 +97,13 @@ def _fayyad_irani_accepts(prior, left, right, xlogx):
     e2 = _entropy(right, xlogx)
     delta = _log2(math.pow(3.0, k) - 2.0) - ((k * e_prior) - (k2 * e2) - (k1 * e1))
     # Weka's default ("worse") encoding charges log2 of N - 1 possible cut
-    # points, whatever the number of distinct values.
-    return gain > (_log2(n - 1) + delta) / n
+    # points, whatever the number of distinct values; the better encoding
+    # charges log2 of the number of candidate cut points of the interval.
+    cost = _log2(n - 1) if n_candidates is None else _log2(n_candidates)
+    return gain > (cost + delta) / n
 
 
-def mdl_cut_points(x, y, n_classes):
+def mdl_cut_points(x, y, n_classes, *, better_encoding=False):
     """Supervised MDL cut points of one numeric column (Fayyad & Irani 1993).
 
     The instances are sorted by ``x``. Every midpoint between two adjacent
@@ -116,7 +119,12 @@ def mdl_cut_points(x, y, n_classes):
     ``k2`` the numbers of classes present in the interval and its two halves.
     Both halves are then split again the same way, until no cut is accepted.
     The result equals Weka's ``weka.filters.supervised.attribute.Discretize``
-    with its default options ([2]_).
+    with its default options ([2]_). With ``better_encoding`` the cost of naming
+    the cut is ``log2`` of the number of candidate cut points of the interval
+    (adjacent distinct values) instead of ``log2(N - 1)``, as Weka's
+    ``Discretize -E`` (``useBetterEncoding``), which its ``GainRatioAttributeEval``
+    and ``InfoGainAttributeEval`` use; it accepts every cut the default accepts,
+    and sometimes more (iris sepal length: 5.55, 6.15, 7.05 instead of 5.55, 6.15).
 
     Parameters
     ----------
@@ -127,6 +135,8 @@ def mdl_cut_points(x, y, n_classes):
         Class codes, integers in ``0 .. n_classes - 1``.
     n_classes : int
         Number of classes (at least 1).
+    better_encoding : bool, default=False
+        Use Weka's better encoding of the cut point in the MDL test (see above).
 
     Returns
     -------
@@ -210,7 +220,8 @@ def mdl_cut_points(x, y, n_classes):
         best = int(np.argmin(ent))  # first minimum = Weka's strict '<' scan
         if not ent[best] < _entropy(prior, xlogx):
             continue
-        if not _fayyad_irani_accepts(prior, left[best], right[best], xlogx):
+        if not _fayyad_irani_accepts(prior, left[best], right[best], xlogx,
+                                     cand.size if better_encoding else None):
             continue
         i = int(cand[best])
         cuts.append((xs[i] + xs[i + 1]) / 2.0)

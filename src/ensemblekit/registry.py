@@ -335,6 +335,88 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
         ),
         # --- cluster ensembles and clustering baselines (issue 5) go here ---
         # --- lazy ensembles and their rivals (issue 6) go here ---
+        # Lazy ensembles (Zhu & Yang 2008; Homayouni, Hashemi & Hamzeh): the estimators get
+        # nominal codes and NaN, so that their distance sees nominal mismatches and missing
+        # values; their trees one-hot the nominal codes (missing: training mode) as c45 does.
+        AlgorithmSpec(
+            name="lazy-bagging",
+            task=CLASSIFICATION,
+            description="lazy bagging (LB): per test instance, L unpruned trees on bootstrap bags "
+            "enriched with its K nearest neighbours (gain-ratio distance), majority vote "
+            "(Zhu & Yang 2008)",
+            estimator="ensemblekit.lazy.lazy_bagging:LazyBaggingClassifier",
+            params=(
+                Param("n_estimators", "int", 10, "bags and trees per test instance (L)",
+                      low=1, high=1000),
+                Param("beta", "float", 0.99, "beta-similarity: K = round(N (1 - beta) log4 N)",
+                      low=1e-6, high=0.999999),
+                Param("n_neighbors", "int", None, "K directly (none = from beta)", low=0,
+                      none_ok=True),
+                Param("voting", "choice", "hard", "majority vote or mean tree probabilities",
+                      choices=("hard", "soft")),
+                Param("min_samples_leaf", "int", 2, "minimum instances per leaf (J48 -M)", low=1),
+                Param("max_depth", "int", None, "maximum tree depth (none = unlimited)", low=1,
+                      none_ok=True),
+            ),
+            preprocessing="nominal: codes (0/1 mismatch in the distance; one-hot, missing: training "
+            "mode, for the trees); numeric: raw; missing values at the largest distance and "
+            "routed by the trees",
+            encode="codes",
+            impute_numeric=False,
+        ),
+        AlgorithmSpec(
+            name="lazy-stacking",
+            task=CLASSIFICATION,
+            description="lazy stacking (LS): lazy-bagging's bags, the learner type cycling "
+            "tree/kNN/naive Bayes over them, majority vote (Homayouni, Hashemi & Hamzeh)",
+            estimator="ensemblekit.lazy.lazy_stacking:LazyStackingClassifier",
+            params=(
+                Param("n_estimators", "int", 10, "bags and members per test instance (L)",
+                      low=1, high=1000),
+                Param("base_estimators", "choice", "tree,knn,nb",
+                      "learner types cycled over the bags",
+                      choices=("tree,knn,nb", "tree,nb,knn", "knn,tree,nb", "knn,nb,tree",
+                               "nb,tree,knn", "nb,knn,tree", "tree,knn", "knn,tree", "tree,nb",
+                               "nb,tree", "knn,nb", "nb,knn", "tree", "knn", "nb")),
+                Param("combiner", "choice", "vote", "majority vote (the paper) or a local "
+                      "stacked combination of out-of-bag predictions", choices=("vote", "stacking")),
+                Param("beta", "float", 0.99, "beta-similarity: K = round(N (1 - beta) log4 N)",
+                      low=1e-6, high=0.999999),
+                Param("n_neighbors", "int", None, "K directly (none = from beta)", low=0,
+                      none_ok=True),
+                Param("knn_neighbors", "int", 1, "k of the kNN members (Weka IBk default 1)",
+                      low=1),
+                Param("meta_rows", "int", 100, "nearest training instances that train the "
+                      "stacked combination", low=1),
+                Param("min_samples_leaf", "int", 2, "minimum instances per leaf of the trees",
+                      low=1),
+                Param("max_depth", "int", None, "maximum tree depth (none = unlimited)", low=1,
+                      none_ok=True),
+            ),
+            preprocessing="nominal: codes (0/1 mismatch in the distance; one-hot, missing: training "
+            "mode, for the trees); numeric: raw; missing values at the largest distance and "
+            "routed by the trees",
+            encode="codes",
+            impute_numeric=False,
+        ),
+        AlgorithmSpec(
+            name="bagging",
+            task=CLASSIFICATION,
+            description="traditional bagging (TB) of the unpruned c45 tree, probabilities "
+            "averaged as Weka's Bagging",
+            estimator="ensemblekit.classifiers.bagging:BaggedTreeClassifier",
+            params=(
+                Param("n_estimators", "int", 10, "number of bagged trees (L)", low=1, high=1000),
+                Param("voting", "choice", "soft", "mean tree probabilities (Weka) or majority vote",
+                      choices=("soft", "hard")),
+                Param("min_samples_leaf", "int", 2, "minimum instances per leaf (J48 -M)", low=1),
+                Param("max_depth", "int", None, "maximum tree depth (none = unlimited)", low=1,
+                      none_ok=True),
+            ),
+            preprocessing="nominal: one-hot (missing: training mode); numeric missing values "
+            "kept (the trees route them)",
+            impute_numeric=False,
+        ),
     )
 }
 

@@ -1,0 +1,458 @@
+"""``lazy-bagging`` (LB): bags trimmed around each test instance (Zhu & Yang 2008).
+
+For a test instance ``x`` Lazy Bagging finds ``x``'s ``K`` nearest training
+instances ``S`` under the gain-ratio weighted distance (Eq. 2, see
+:mod:`ensemblekit.lazy.distance`), with ``K`` from beta-similarity (Eq. 1),
+and builds ``L`` bags, each holding ``N - K`` instances drawn with
+replacement from the whole training set ``T`` and ``K`` drawn with
+replacement from ``S``. An unpruned tree is grown on every bag, applied to
+``x``, and the class with the most votes wins (Lazy Stacking paper, Procedure
+*LazyStacking* with one learner type, steps 1-7, and Section 3.2).
+
+Implementation
+--------------
+* Bags are vectors of counts given to the tree as ``sample_weight``
+  (:func:`lazy_bag_counts`, :func:`~ensemblekit.classifiers.bagging.fit_weighted_tree`):
+  no row is copied.
+* The neighbours of all rows passed to ``predict`` are found in one batched
+  query (:meth:`~ensemblekit.lazy.distance.WeightedDistance.kneighbors`).
+* Rows are then processed in chunks through joblib (``n_jobs``). Each row
+  draws its bags from its own random generator, seeded by the model's seed
+  (from ``random_state`` at ``fit``) and the row's *content* (a hash of its
+  values), and its neighbours depend on that row only; so a row's result is
+  the same whatever rows are predicted with it, in whatever order, chunks or
+  number of workers, and equal rows get equal results.
+
+References
+----------
+.. [1] X. Zhu and Y. Yang, "A lazy bagging approach to classification",
+   Pattern Recognition 41(10), pp. 2980-2992, 2008.
+.. [2] H. Homayouni, S. Hashemi and A. Hamzeh, "A Lazy Ensemble Learning
+   Method to Classification" (Section 3, Eqs. 1-2; Lazy Bagging is the
+   baseline LB of Tables 2-3).
+.. [3] L. Breiman, "Bagging predictors", Machine Learning 24(2), 1996.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from ..classifiers.bagging import (
+    check_n_estimators,
+    check_tree_params,
+    fit_weighted_tree,
+)
+from ..discretize import MDLDiscretizer
+from .distance import WeightedDistance, beta_similarity_k, check_beta
+
+__all__ = ["LazyBaggingClassifier", "lazy_bag_counts"]
+
+_SEED_MAX = np.iinfo(np.int32).max
+
+
+def lazy_bag_counts(rng, n_samples, neighbours, n_bags):
+    """Lazy bags as counts: ``N - K`` draws from all rows plus ``K`` from the neighbours.
+
+    Step 4 (a)-(c) of the Lazy Stacking procedure (Lazy Bagging's bags): bag
+    ``b`` holds ``N - K`` rows drawn uniformly with replacement from the
+    ``N`` training rows and ``K`` rows drawn uniformly with replacement from
+    the ``K`` neighbours, ``K = len(neighbours)``. With ``K = 0`` these are
+    plain bootstrap bags.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of the draws: first the ``n_bags x (N - K)`` draws from all
+        rows, then the ``n_bags x K`` draws among the neighbours.
+    n_samples : int
+        Number of training rows ``N`` (>= 1).
+    neighbours : ndarray of int of shape (K,)
+        Training indices of the test instance's neighbours, ``0 <= K <= N``.
+    n_bags : int
+        Number of bags ``L``.
+
+    Returns
+    -------
+    counts : ndarray of float64 of shape (n_bags, n_samples)
+        Times each training row is in each bag; each bag sums to ``N``.
+
+    Raises
+    ------
+    ValueError
+        If there are more neighbours than rows.
+    """
+    neighbours = np.asarray(neighbours, dtype=np.intp)
+    k = neighbours.size
+    if k > n_samples:
+        raise ValueError(f"{k} neighbours for {n_samples} training rows")
+    base = rng.integers(0, n_samples, size=(n_bags, n_samples - k))
+    if k:
+        local = neighbours[rng.integers(0, k, size=(n_bags, k))]
+        base = np.hstack([base, local])
+    offsets = (np.arange(n_bags) * n_samples)[:, None]
+    flat = np.bincount((base + offsets).ravel(), minlength=n_bags * n_samples)
+    return flat.reshape(n_bags, n_samples).astype(np.float64)
+
+
+def _row_keys(X):
+    """A 128-bit hash of every row's values (NaN and -0.0 made canonical)."""
+    Xc = np.where(np.isnan(X), np.nan, X) + 0.0
+    Xc = np.ascontiguousarray(Xc, dtype=np.float64)
+    return [int.from_bytes(hashlib.blake2b(row.tobytes(), digest_size=16).digest(), "little")
+            for row in Xc]
+
+
+def _predict_chunk(model, X, neighbours, keys):
+    """Class probabilities of a chunk of rows (run in a joblib worker or in process)."""
+    from sklearn import config_context
+    from threadpoolctl import threadpool_limits
+
+    out = np.empty((X.shape[0], model.classes_.size))
+    # one BLAS thread: sums come out the same in every process; the trees'
+    # parameters were checked once at fit
+    with threadpool_limits(limits=1), config_context(skip_parameter_validation=True):
+        context = model._chunk_context(X)
+        for i in range(X.shape[0]):
+            rng = np.random.default_rng(np.random.SeedSequence([model.seed_, keys[i]]))
+            out[i] = model._predict_row(i, X, neighbours[i], rng, context)
+    return out
+
+
+class _LazyEnsemble(ClassifierMixin, BaseEstimator):
+    """Fitting and batched, parallel prediction shared by the lazy ensembles."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.non_deterministic = False
+        return tags
+
+    # --- parameters ----------------------------------------------------
+    def _validate_params_once(self):
+        check_n_estimators(self.n_estimators)
+        check_beta(self.beta)
+        k = self.n_neighbors
+        if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0):
+            raise ValueError(f"n_neighbors must be an integer >= 0 or None, got {k!r}")
+        check_tree_params(self.min_samples_leaf, self.max_depth)
+        j = self.n_jobs
+        if j is not None and (isinstance(j, bool) or not isinstance(j, numbers.Integral) or j == 0):
+            raise ValueError(f"n_jobs must be a non-zero integer or None, got {j!r}")
+
+    # --- fit -----------------------------------------------------------
+    def fit(self, X, y):
+        """Store the training set, learn the attribute weights and the neighbourhood size.
+
+        Lazy learning defers the ensembles to prediction time; ``fit``
+        validates the parameters, computes the gain-ratio weights and the
+        neighbour index of Eq. 2, ``K`` (Eq. 1 or ``n_neighbors``), the
+        trees' encoding of the data, and draws the model's seed.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric columns raw; the columns in ``nominal_features`` hold
+            integer codes ``0 .. r - 1``. NaN marks a missing value; infinite
+            values are rejected.
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            On a bad parameter (see the class docstring: e.g. ``n_estimators``
+            < 1, ``beta`` outside (0, 1), ``n_neighbors`` < 0 or larger than
+            the training set), ``X`` empty, not 2-D or infinite, ``y``
+            continuous or of another length, or a nominal column holding a
+            value that is not a code ``0 .. r - 1``.
+        """
+        self._validate_params_once()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        self.y_codes_ = y_codes.astype(np.intp)
+        n = X.shape[0]
+        shape = MDLDiscretizer(
+            method="equal-frequency", n_bins=1, nominal_features=self.nominal_features
+        ).fit(X, n_categories=self.n_categories)
+        self.nominal_features_ = shape.nominal_features_
+        self.n_categories_ = shape.n_bins_[self.nominal_features_].astype(np.intp)
+        numeric = np.ones(X.shape[1], dtype=bool)
+        numeric[self.nominal_features_] = False
+        self.numeric_features_ = np.flatnonzero(numeric)
+        if self.n_neighbors is None:
+            self.k_ = beta_similarity_k(n, float(self.beta))
+        else:
+            if self.n_neighbors > n:
+                raise ValueError(
+                    f"n_neighbors={self.n_neighbors} is larger than the training set ({n} rows)"
+                )
+            self.k_ = int(self.n_neighbors)
+        self.distance_ = WeightedDistance(
+            "gain-ratio", self.nominal_features_, self.n_categories_
+        ).fit(X, y_codes)
+        # the trees' view of the data: the ``c45`` preprocessing (numeric
+        # columns as they are, NaN kept; nominal ones one-hot after filling
+        # missing values with the training mode, the lowest code on ties)
+        modes = np.zeros(self.nominal_features_.size, dtype=np.intp)
+        for j, (f, r) in enumerate(zip(self.nominal_features_, self.n_categories_)):
+            seen = X[~np.isnan(X[:, f]), f].astype(np.intp)
+            modes[j] = int(np.argmax(np.bincount(seen, minlength=int(r)))) if seen.size else 0
+        self.modes_ = modes
+        self.X_tree_ = self._tree_matrix(X)
+        self._tree_nan_free = not np.isnan(self.X_tree_).any()
+        self.seed_ = int(check_random_state(self.random_state).randint(_SEED_MAX))
+        self._fit_extra(X, y_codes)
+        return self
+
+    def _fit_extra(self, X, y_codes):
+        """Hook for what a subclass needs besides the shared state."""
+
+    def _tree_matrix(self, X):
+        """float32 matrix the trees see: numeric columns, then one indicator per nominal value."""
+        parts = [X[:, self.numeric_features_]]
+        for j, (f, r) in enumerate(zip(self.nominal_features_, self.n_categories_)):
+            col = np.where(np.isnan(X[:, f]), self.modes_[j], X[:, f])
+            parts.append(col[:, None] == np.arange(r)[None, :])
+        return np.ascontiguousarray(np.hstack(parts), dtype=np.float32)
+
+    # --- predict -------------------------------------------------------
+    def _check_X(self, X):
+        check_is_fitted(self, "distance_")
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+        for f, r in zip(self.nominal_features_, self.n_categories_):
+            col = X[:, f]
+            seen = col[~np.isnan(col)]
+            bad = (seen < 0) | (seen >= r) | (seen != np.floor(seen))
+            if bad.any():
+                raise ValueError(
+                    f"nominal feature {f} holds {float(seen[bad][0]):g}, not one of the codes "
+                    f"0..{int(r) - 1} the model was fitted with"
+                )
+        return X
+
+    def _n_query_neighbors(self):
+        return self.k_
+
+    def _chunk_context(self, X):
+        """Per-chunk precomputation shared by the rows of the chunk.
+
+        ``train``: the training matrix the trees are grown on. scikit-learn's
+        check for infinite values refuses a read-only float32 array (as a
+        model loaded from a memory map, or a joblib worker's copy, holds), so
+        such a matrix with NaN in it is copied once per chunk.
+        """
+        train = self.X_tree_
+        if not self._tree_nan_free and not train.flags.writeable:
+            train = train.copy()
+        return {"X_tree": self._tree_matrix(X), "train": train}
+
+    def predict_proba(self, X):
+        """Class probabilities of each row from the ensemble built for that row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+            Same layout as in :meth:`fit`; NaN marks a missing value.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``; rows sum to 1. A row's values depend
+            only on the fitted model and the row itself (not on the other
+            rows, their order, chunking or ``n_jobs``).
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before :meth:`fit`.
+        ValueError
+            If ``X`` has the wrong number of columns, infinite values, or a
+            nominal column holds a value that is not a fitted code.
+        """
+        from joblib import Parallel, delayed, effective_n_jobs
+
+        X = self._check_X(X)
+        n = X.shape[0]
+        _, neighbours = self.distance_.kneighbors(X, self._n_query_neighbors())
+        keys = _row_keys(X)
+        workers = effective_n_jobs(self.n_jobs)
+        if workers == 1 or n < 2:
+            return _predict_chunk(self, X, neighbours, keys)
+        n_chunks = min(n, 4 * workers)
+        bounds = np.linspace(0, n, n_chunks + 1).astype(int)
+        parts = Parallel(n_jobs=self.n_jobs)(
+            delayed(_predict_chunk)(self, X[a:b], neighbours[a:b], keys[a:b])
+            for a, b in itertools.pairwise(bounds)
+        )
+        return np.vstack(parts)
+
+    def predict(self, X):
+        """Class of each row: the largest :meth:`predict_proba`, the first in ``classes_`` on ties.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Raises
+        ------
+        See :meth:`predict_proba`.
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def _grow_tree(self, train, counts, seed):
+        # the float32 matrix was checked at fit: skip scikit-learn's checks
+        # unless NaN needs its missing-value mask
+        return fit_weighted_tree(train, self.y_codes_, counts,
+                                 min_samples_leaf=self.min_samples_leaf,
+                                 max_depth=self.max_depth, random_state=int(seed),
+                                 check_input=not self._tree_nan_free)
+
+
+class LazyBaggingClassifier(_LazyEnsemble):
+    """Lazy Bagging: for each test instance, bagged unpruned trees on bags enriched with its neighbours.
+
+    For a test row ``x``: ``K`` nearest training rows under the gain-ratio
+    weighted distance of Eq. 2; ``n_estimators`` bags of ``N - K`` rows
+    bootstrapped from the training set plus ``K`` rows bootstrapped from the
+    neighbours (:func:`lazy_bag_counts`); an unpruned entropy tree (the
+    ``c45`` tree, grown from the counts as sample weights) per bag; the
+    majority vote of the trees (``voting="hard"``, the papers' rule) or the
+    mean of their leaf class frequencies (``"soft"``). Probabilities are the
+    vote shares (hard) or mean frequencies (soft); ``predict`` takes the
+    largest, the first class in ``classes_`` on ties.
+
+    The trees see the data as the ``c45`` baseline does: numeric columns as
+    they are (missing values routed by the tree), nominal columns one-hot
+    after replacing a missing value by the training mode.
+
+    Parameters
+    ----------
+    n_estimators : int, default=10
+        Number of bags and trees per test instance (the papers' L), >= 1.
+    beta : float, default=0.99
+        Beta-similarity of Eq. 1, in (0, 1): ``K = round(N (1 - beta) log4 N)``.
+    n_neighbors : int or None, default=None
+        Set ``K`` directly (0 .. N; 0 gives plain bagging per instance);
+        None uses ``beta``.
+    voting : {"hard", "soft"}, default="hard"
+        Majority vote (Zhu & Yang) or average of the trees' probabilities.
+    min_samples_leaf : int, default=2
+        Minimum instances per leaf, repeats counted (J48's ``-M 2``), >= 1.
+    max_depth : int or None, default=None
+        Depth limit of the trees (None: unpruned, unlimited).
+    nominal_features : array-like of int or None, default=None
+        Indices of the columns holding nominal codes ``0 .. r - 1`` (NaN =
+        missing); all other columns are numeric.
+    n_categories : array-like of int or None, default=None
+        Number of categories of each nominal column, in the order of the
+        sorted ``nominal_features``; default: the largest code seen plus one.
+    n_jobs : int or None, default=None
+        Workers for the test rows (joblib; None = 1 unless a joblib context
+        says otherwise, -1 = all cores). Results do not depend on it.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the model, drawn at ``fit``; with the row's content it seeds
+        every row's bags and trees.
+
+    Attributes
+    ----------
+    k_ : int
+        The number of neighbours K used.
+    distance_ : ensemblekit.lazy.distance.WeightedDistance
+        Eq. 2 on the training set: ``distance_.gain_ratios_`` are the raw gain
+        ratios, ``distance_.weights_`` the normalised weights ``IR'``.
+    X_tree_ : ndarray of float32 of shape (n_samples, n_tree_features)
+        The training rows as the trees see them.
+    y_codes_ : ndarray of int of shape (n_samples,)
+        Training classes as indices into ``classes_``.
+    modes_ : ndarray of int
+        Training mode of each nominal column (fills its missing values for the trees).
+    nominal_features_, numeric_features_ : ndarray of int
+        Column indices of the nominal and numeric attributes.
+    n_categories_ : ndarray of int
+        Categories of each nominal column.
+    seed_ : int
+        The model's seed.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    n_features_in_ : int
+        Number of columns seen in ``fit``.
+    feature_names_in_ : ndarray of str
+        Column names, when ``X`` had string column names.
+
+    See Also
+    --------
+    ensemblekit.lazy.lazy_stacking.LazyStackingClassifier : different learner types per bag.
+    ensemblekit.classifiers.bagging.BaggedTreeClassifier : the eager rival (TB).
+
+    References
+    ----------
+    .. [1] X. Zhu and Y. Yang, "A lazy bagging approach to classification",
+       Pattern Recognition 41(10), pp. 2980-2992, 2008.
+    .. [2] H. Homayouni, S. Hashemi and A. Hamzeh, "A Lazy Ensemble Learning
+       Method to Classification", Eqs. 1-2 and Section 3.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0], [1.0, 0], [2.0, 1], [3.0, 1], [4.0, 1], [5.0, 0]] * 4)
+    >>> y = np.array([0, 0, 0, 1, 1, 1] * 4)
+    >>> clf = LazyBaggingClassifier(n_estimators=5, nominal_features=[1], random_state=0)
+    >>> clf.fit(X, y).k_  # round(24 * 0.01 * log4(24)) = round(0.55)
+    1
+    >>> clf.predict([[0.5, 0], [4.5, 1]]).tolist()
+    [0, 1]
+    """
+
+    def __init__(self, n_estimators=10, beta=0.99, n_neighbors=None, voting="hard",
+                 min_samples_leaf=2, max_depth=None, nominal_features=None, n_categories=None,
+                 n_jobs=None, random_state=None):
+        self.n_estimators = n_estimators
+        self.beta = beta
+        self.n_neighbors = n_neighbors
+        self.voting = voting
+        self.min_samples_leaf = min_samples_leaf
+        self.max_depth = max_depth
+        self.nominal_features = nominal_features
+        self.n_categories = n_categories
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _validate_params_once(self):
+        super()._validate_params_once()
+        if self.voting not in ("hard", "soft"):
+            raise ValueError(f"voting must be 'hard' or 'soft', got {self.voting!r}")
+
+    def _predict_row(self, i, X, neighbours, rng, context):
+        L = int(self.n_estimators)
+        counts = lazy_bag_counts(rng, self.y_codes_.size, neighbours[: self.k_], L)
+        seeds = rng.integers(0, _SEED_MAX, size=L)
+        x = context["X_tree"][i : i + 1]
+        proba = np.zeros(self.classes_.size)
+        for b in range(L):
+            tree = self._grow_tree(context["train"], counts[b], seeds[b])
+            p = tree.predict_proba(x, check_input=False)[0]
+            if self.voting == "soft":
+                proba += p
+            else:
+                proba[np.argmax(p)] += 1.0
+        return proba / L
