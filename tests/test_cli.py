@@ -181,7 +181,9 @@ def test_cluster_reports_prototypes_and_external_indices(tmp_path):
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
     assert sum(out["sizes"]) == 150 and len(out["prototypes"]) == 3
-    assert set(out["external"]) == {"nmi", "purity", "ari"}
+    assert set(out["external"]) == {"nmi", "purity", "ari", "rand", "jaccard", "fm", "w10", "w01"}
+    assert set(out["internal"]) == {"silhouette", "dunn", "connectivity", "davies-bouldin",
+                                    "calinski-harabasz"}
     assert 0.5 < out["external"]["purity"] <= 1.0
     rows = labels.read_text().splitlines()
     assert rows[0] == "row,cluster" and len(rows) == 151

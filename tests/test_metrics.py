@@ -137,12 +137,15 @@ def test_bad_input(func):
 
 
 def test_registry():
-    assert list(METRICS) == ["accuracy", "nmi", "purity", "ari"]
+    assert list(METRICS)[:4] == ["accuracy", "nmi", "purity", "ari"]
     for name, m in METRICS.items():
         assert isinstance(m, Metric)
         assert m.name == name
-        assert m.greater_is_better is True
+        # only the two internal indices where smaller is better (Handl et al.; Davies-Bouldin)
+        assert m.greater_is_better is (name not in ("connectivity", "davies-bouldin"))
         assert m.task in ("classification", "clustering")
+        assert m.internal is (name in ("silhouette", "dunn", "connectivity", "davies-bouldin",
+                                       "calinski-harabasz"))
     assert METRICS["accuracy"].task == "classification"
     assert METRICS["ari"].func is adjusted_rand
     assert METRICS["nmi"]([0, 0, 1, 1], [1, 1, 0, 0]) == pytest.approx(1.0)

@@ -482,50 +482,74 @@ def predict(
 def cluster(
     algo: str = typer.Argument(..., help="Clustering algorithm (see 'ensemblekit algorithms')."),
     data: str = typer.Argument(..., help="File to cluster, or '-' for stdin."),
-    n_clusters: Optional[int] = typer.Option(None, "-k", help="Clusters (default: number of classes)."),
+    n_clusters: Optional[str] = typer.Option(
+        None, "-k", help="Clusters (default: number of classes), or a range A:B to print the "
+        "internal indices for every k from A to B and mark the best k of each."),
     target: Optional[str] = _TARGET,
     settings: List[str] = _SET,
     seed: int = _SEED,
     labels_out: Optional[Path] = typer.Option(None, "--labels-out", help="Write row,cluster CSV here."),
     save: Optional[Path] = typer.Option(None, "--save", help="Also save the fitted model here."),
+    members: Optional[Path] = typer.Option(
+        None, "--members", help="Member labelings to combine (cspa, hgpa, mcla, hac-*): CSV with a "
+        "header row, one column per member, one row per instance of DATA in the same order."),
     no_class: bool = typer.Option(False, "--no-class", help="The file has no class attribute."),
     ignore: List[str] = _IGNORE,
     input_format: Optional[str] = _INPUT_FORMAT,
     format_: Optional[str] = _JSON_FORMAT,
 ):
-    """Cluster a file; print the prototypes and, when it has a class, NMI, purity and ARI."""
+    """Cluster a file; print the prototypes, the internal validity indices and, when it has a
+    class, the external ones (NMI, purity, ARI, Rand, Jaccard, FM, Wallace)."""
     import json
 
     import numpy as np
 
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.metrics import EXTERNAL_INDICES, clustering_indices
     from ensemblekit.preprocessing import feature_names
-    from ensemblekit.report import format_predictions, metrics_table, prediction_rows, prototypes_table
+    from ensemblekit.report import (
+        cluster_sizes_table,
+        format_predictions,
+        prediction_rows,
+        prototypes_table,
+        validity_table,
+    )
 
     with _user_errors():
         _check_format(format_, ("json", "table"), "--format")
         spec = registry.get(algo)
         if spec.task != registry.CLUSTERING:
             raise UsageError(f"{algo} is a {spec.task} algorithm; 'cluster' needs a clustering algorithm")
+        k_single, k_range = _parse_k_option(n_clusters)
+        if k_range is not None and (labels_out is not None or save is not None):
+            raise UsageError("-k A:B tries several k; --labels-out and --save need a single k")
+        if members is not None and not _takes_members(spec):
+            raise UsageError(f"--members gives member labelings to a cluster ensemble (cspa, hgpa, "
+                             f"mcla, hac-*); {algo} does not combine members")
         _check_destination(labels_out, "--labels-out")
         _check_destination(save, "--save")
         ds = _load_for(spec.task, data, target=target, ignore=ignore, input_format=input_format,
                        no_class=no_class)
         has_class = ds.y is not None and ds.schema.class_attribute.kind == "nominal"
-        spec, params = _resolve(algo, settings, _default_n_clusters(ds, n_clusters, settings))
-        model = registry.make_estimator(algo, ds.schema, params, seed)
-        try:
-            labels = np.asarray(model.fit_predict(ds.X))
-        except ValueError as exc:
-            raise UsageError(f"{ds.source}: {algo} cannot cluster this data: {exc}") from None
-        k = int(params["n_clusters"])
-        sizes = np.bincount(labels, minlength=k)
-        values: dict[str, float] = {}
+        fit_params = {}
+        if members is not None:
+            fit_params["model__members"] = _load_members(members, ds)
+        if k_range is not None:
+            _cluster_k_range(algo, ds, k_range, settings, seed, fit_params, format_)
+            return
+        spec, params = _resolve(algo, settings, _default_n_clusters(ds, k_single, settings))
+        model, labels = _fit_clusterer(algo, ds, params, seed, fit_params)
+        estimator = model.named_steps["model"]
+        centers = getattr(estimator, "cluster_centers_", None)
+        n_found = int(labels.max()) + 1 if labels.size else 0
+        sizes = np.bincount(labels, minlength=len(centers) if centers is not None else n_found)
+        external: dict[str, float] = {}
         if has_class:
             keep = ds.y >= 0
-            for name in ("nmi", "purity", "ari"):
-                values[name] = float(METRICS[name].func(ds.y[keep], labels[keep]))
-        estimator = model.named_steps["model"]
+            external = clustering_indices(labels[keep], truth=ds.y[keep], names=EXTERNAL_INDICES)
+        internal = _internal_indices(model, ds, labels)
+        partitioner = getattr(estimator, "partitioner_", None)
+        if partitioner is not None:
+            _note(f"note: {algo} partitioned with {_PARTITIONER_TEXT.get(partitioner, partitioner)}")
         names = feature_names(ds.schema)
         if labels_out is not None:
             _write_file(labels_out, format_predictions(
@@ -539,20 +563,145 @@ def cluster(
                 "training_data": {"name": ds.name, "instances": int(ds.X.shape[0]),
                                   "fingerprint": data_fingerprint(ds.X, None)},
             })
+        n_iter = getattr(estimator, "n_iter_", None)
         if format_ == "json":
             out = {"algorithm": algo, "params": params, "seed": seed, "dataset": ds.name,
-                   "sizes": sizes.tolist(), "iterations": int(getattr(estimator, "n_iter_", 0)),
-                   "external": values,
-                   "prototypes": [dict(zip(names, map(float, row)))
-                                  for row in estimator.cluster_centers_]}
+                   "sizes": sizes.tolist(), "iterations": int(n_iter or 0),
+                   "external": external, "internal": internal,
+                   "prototypes": None if centers is None else
+                   [dict(zip(names, map(float, row))) for row in centers]}
+            if partitioner is not None:
+                out["partitioner"] = partitioner
             _write_stdout(json.dumps(out, indent=1) + "\n")
+            return
+        console = _stdout_console()
+        heading = f"{algo} on {ds.name}: {len(sizes)} " + ("prototypes" if centers is not None
+                                                          else "clusters")
+        ensemble = getattr(estimator, "members_", None)
+        if ensemble is not None:
+            heading += f", {ensemble.shape[1]} members"
+        elif n_iter is not None:
+            heading += f" ({n_iter} iterations)"
+        if centers is not None:
+            console.print(prototypes_table(centers, names, sizes, heading))
         else:
-            console = _stdout_console()
-            console.print(prototypes_table(estimator.cluster_centers_, names, sizes,
-                                           f"{algo} on {ds.name}: {k} prototypes "
-                                           f"({getattr(estimator, 'n_iter_', '?')} iterations)"))
-            if values:
-                console.print(metrics_table(values, f"agreement with class '{ds.schema.class_attribute.name}'"))
+            console.print(cluster_sizes_table(sizes, heading))
+        if external:
+            console.print(validity_table(
+                external, f"external indices: agreement with class '{ds.schema.class_attribute.name}'"))
+        if internal:
+            console.print(validity_table(internal, "internal indices (Euclidean, on the "
+                                                   "clustered attributes)"))
+
+
+_PARTITIONER_TEXT = {
+    "metis": "METIS (pymetis)",
+    "spectral": "spectral clustering (scikit-learn; pymetis not used)",
+    "kahypar": "KaHyPar (kahypar)",
+}
+
+
+def _parse_k_option(text: Optional[str]):
+    """``-k`` as (single k or None, range of k or None)."""
+    if text is None:
+        return None, None
+    body = text.strip()
+    try:
+        if ":" not in body:
+            k = int(body)
+            if k < 1:
+                raise ValueError
+            return k, None
+        lo, hi = (int(part) for part in body.split(":"))
+    except ValueError:
+        raise UsageError(f"-k expects a number of clusters >= 1 or a range A:B, got {text!r}") from None
+    if lo < 2 or hi < lo:
+        raise UsageError(f"-k {text}: a range A:B needs 2 <= A <= B (internal indices need 2 "
+                         "clusters or more)")
+    if hi - lo > 1000:
+        raise UsageError(f"-k {text}: at most 1001 values of k")
+    return None, list(range(lo, hi + 1))
+
+
+def _takes_members(spec) -> bool:
+    return spec.estimator.startswith("ensemblekit.clustering.consensus:")
+
+
+def _load_members(path: Path, ds):
+    """The --members file as an (instances x members) array of labels."""
+    import numpy as np
+
+    table = _load(str(path), no_class=True)
+    if table.X.shape[0] != ds.X.shape[0]:
+        raise UsageError(f"{path}: {table.X.shape[0]} rows of member labels, but {ds.source} has "
+                         f"{ds.X.shape[0]} instances (one row per instance, same order)")
+    missing = np.argwhere(np.isnan(table.X))
+    if missing.size:
+        row, col = missing[0]
+        raise UsageError(f"{path}: member '{table.schema.features[col].name}' has no label for row "
+                         f"{row + 1}; every member must label every instance")
+    return table.X
+
+
+def _fit_clusterer(algo: str, ds, params: dict, seed: int, fit_params: dict):
+    """Fit a registered clusterer to every row of ``ds``; return (pipeline, labels)."""
+    import numpy as np
+
+    from ensemblekit.clustering.consensus import MissingDependencyError
+
+    model = registry.make_estimator(algo, ds.schema, params, seed)
+    try:
+        labels = np.asarray(model.fit_predict(ds.X, **fit_params))
+    except MissingDependencyError as exc:
+        raise UsageError(str(exc)) from None
+    except ValueError as exc:
+        raise UsageError(f"{ds.source}: {algo} cannot cluster this data: {exc}") from None
+    return model, labels
+
+
+def _internal_indices(model, ds, labels) -> dict:
+    """Internal indices on the attributes the estimator clustered; {} with a note if impossible."""
+    import numpy as np
+
+    from ensemblekit.metrics import INTERNAL_INDICES, clustering_indices
+
+    space = np.asarray(model[:-1].transform(ds.X), dtype=np.float64)
+    try:
+        return clustering_indices(labels, X=space, names=INTERNAL_INDICES)
+    except ValueError as exc:
+        _note(f"note: internal indices not computed: {exc}")
+        return {}
+
+
+def _cluster_k_range(algo: str, ds, ks: list, settings, seed: int, fit_params: dict, format_):
+    """``cluster -k A:B``: internal indices for every k, best k of each marked."""
+    import json
+    import math
+
+    from ensemblekit.metrics import INTERNAL_INDICES, best_k
+    from ensemblekit.report import k_selection_table
+
+    values = {name: [] for name in INTERNAL_INDICES}
+    params = {}
+    for k in ks:
+        _, params = _resolve(algo, settings, k)
+        model, labels = _fit_clusterer(algo, ds, params, seed, fit_params)
+        found = _internal_indices(model, ds, labels)
+        for name in INTERNAL_INDICES:
+            values[name].append(found.get(name, float("nan")))
+    best = {name: best_k(ks, column, name) for name, column in values.items()}
+    shown = {key: value for key, value in params.items() if key != "n_clusters"}
+    if format_ == "json":
+        out = {"algorithm": algo, "params": shown, "seed": seed, "dataset": ds.name, "k": ks,
+               "internal": {name: [None if math.isnan(v) else v for v in column]
+                            for name, column in values.items()},
+               "best_k": best}
+        _write_stdout(json.dumps(out, indent=1) + "\n")
+        return
+    console = _stdout_console()
+    for renderable in k_selection_table(ks, values, best, f"{algo} on {ds.name}: internal indices "
+                                        f"for k = {ks[0]}..{ks[-1]}, seed {seed}"):
+        console.print(renderable)
 
 
 def _check_n_jobs(n_jobs: int) -> None:

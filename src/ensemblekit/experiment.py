@@ -729,9 +729,16 @@ def _score_unit(ds, cand: Candidate, unit: _Unit, n_clusters: int | None, metric
         if "n_clusters" in spec.param_names:
             params["n_clusters"] = n_clusters or len(np.unique(y[y >= 0]))
         model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
-        labels = model.fit_predict(ds.X)
+        labels = np.asarray(model.fit_predict(ds.X))
         keep = y >= 0
-        truth, predicted = y[keep], np.asarray(labels)[keep]
+        truth, predicted = y[keep], labels[keep]
+        if any(METRICS[m].internal for m in metrics):
+            # internal indices judge all rows (the class is not needed), in the space
+            # the estimator clustered: the pipeline's preprocessing (one-hot,
+            # imputation) applied, the estimator's own scaling not
+            space = np.asarray(model[:-1].transform(ds.X), dtype=np.float64)
+            return {m: (METRICS[m].score(labels, X=space) if METRICS[m].internal
+                        else float(METRICS[m].func(truth, predicted))) for m in metrics}
     return {m: float(METRICS[m].func(truth, predicted)) for m in metrics}
 
 

@@ -334,6 +334,114 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             impute_numeric=False,
         ),
         # --- cluster ensembles and clustering baselines (issue 5) go here ---
+        # Cluster ensembles (Strehl & Ghosh 2002): E K-means members on random feature
+        # subsets drawn as iekm draws them, from the seeded initial centres shared with
+        # kmeans and iekm (so shares_initial_centers), then a consensus function.
+        *(
+            AlgorithmSpec(
+                name=name,
+                task=CLUSTERING,
+                description=description,
+                estimator=f"ensemblekit.clustering.consensus:{class_name}",
+                params=_KMEANS_PARAMS + (
+                    Param("n_estimators", "int", 10, "ensemble size E: number of K-means members",
+                          low=1, high=1000),
+                    Param("max_features", "float", 0.5, "fraction of the features in each "
+                          "member's subset (as iekm)", low=0.1, high=1.0),
+                    Param("bootstrap_features", "bool", False,
+                          "draw subset features with replacement"),
+                ) + extra,
+                preprocessing=_NUMERIC_PREP,
+                fixed=fixed,
+                shares_initial_centers=True,
+            )
+            for name, class_name, description, extra, fixed in (
+                ("cspa", "CSPA", "cluster ensemble, CSPA consensus: co-association graph cut by "
+                 "METIS (spectral without pymetis); at most 10,000 instances (Strehl & Ghosh 2002)",
+                 (Param("partitioner", "choice", "auto", "graph partitioner (auto: METIS when "
+                        "pymetis is installed)", choices=("auto", "metis", "spectral")),
+                  Param("imbalance", "float", 0.05, "allowed part-size excess", low=0.001,
+                        high=1.0)), {}),
+                ("hgpa", "HGPA", "cluster ensemble, HGPA consensus: balanced hypergraph cut "
+                 "(needs kahypar; Strehl & Ghosh 2002)",
+                 (Param("imbalance", "float", 0.05, "allowed part-size excess", low=0.001,
+                        high=1.0),
+                 Param("objective", "choice", "cut", "hyperedges cut (the paper) or "
+                       "connectivity - 1", choices=("cut", "km1"))), {}),
+                ("mcla", "MCLA", "cluster ensemble, MCLA consensus: meta-clustering of the "
+                 "members' clusters by METIS (Strehl & Ghosh 2002)",
+                 (Param("partitioner", "choice", "auto", "meta-graph partitioner (auto: METIS "
+                        "when pymetis is installed)", choices=("auto", "metis", "spectral")),
+                  Param("imbalance", "float", 0.05, "allowed meta-cluster weight excess",
+                        low=0.001, high=1.0)), {}),
+                ("hac-single", "CoAssociationHAC", "cluster ensemble, co-association consensus "
+                 "by single-linkage clustering", (), {"linkage": "single"}),
+                ("hac-average", "CoAssociationHAC", "cluster ensemble, co-association consensus "
+                 "by average-linkage clustering", (), {"linkage": "average"}),
+                ("hac-complete", "CoAssociationHAC", "cluster ensemble, co-association consensus "
+                 "by complete-linkage clustering", (), {"linkage": "complete"}),
+            )
+        ),
+        AlgorithmSpec(
+            name="pam",
+            task=CLUSTERING,
+            description="partitioning around medoids, BUILD + SWAP (kmedoids package; as R "
+            "cluster::pam)",
+            estimator="ensemblekit.clustering.baselines:PAM",
+            params=(
+                _KMEANS_PARAMS[0],
+                Param("scale", "choice", "none", "attribute scaling fitted on the training data",
+                      choices=("none", "minmax", "zscore")),
+                Param("max_iter", "int", 300, "maximum SWAP passes", low=1, high=100000),
+            ),
+            preprocessing=_NUMERIC_PREP,
+        ),
+        AlgorithmSpec(
+            name="diana",
+            task=CLUSTERING,
+            description="divisive analysis (Kaufman & Rousseeuw), the tree cut into k clusters",
+            estimator="ensemblekit.clustering.baselines:DIANA",
+            params=(
+                _KMEANS_PARAMS[0],
+                Param("scale", "choice", "none", "attribute scaling fitted on the training data",
+                      choices=("none", "minmax", "zscore")),
+            ),
+            preprocessing=_NUMERIC_PREP,
+        ),
+        AlgorithmSpec(
+            name="gmm",
+            task=CLUSTERING,
+            description="Gaussian mixture, covariance type (and k) chosen by BIC: a stand-in "
+            "for R's Mclust",
+            estimator="ensemblekit.clustering.baselines:GaussianMixtureBIC",
+            params=(
+                _KMEANS_PARAMS[0],
+                Param("covariance_type", "choice", "auto", "covariance structure (auto: lowest "
+                      "BIC of the four)", choices=("auto", "full", "tied", "diag", "spherical")),
+                Param("select_k", "bool", False, "also choose k in 1..n_clusters by BIC"),
+                Param("n_init", "int", 1, "EM restarts per fit", low=1, high=1000),
+                Param("max_iter", "int", 100, "EM iterations per restart", low=1, high=100000),
+                Param("scale", "choice", "none", "attribute scaling fitted on the training data",
+                      choices=("none", "minmax", "zscore")),
+            ),
+            preprocessing=_NUMERIC_PREP,
+        ),
+        AlgorithmSpec(
+            name="rf-cluster",
+            task=CLUSTERING,
+            description="random-forest clustering: PAM on 1 - proximity of a forest that tells "
+            "the data from column-permuted copies (Breiman; Shi & Horvath 2006)",
+            estimator="ensemblekit.clustering.baselines:RandomForestClustering",
+            params=(
+                _KMEANS_PARAMS[0],
+                Param("n_estimators", "int", 500, "trees in the forest", low=1, high=100000),
+                Param("max_features", "choice", "sqrt", "attributes tried per split",
+                      choices=("sqrt", "log2")),
+                Param("min_samples_leaf", "int", 1, "minimum instances per leaf", low=1),
+                Param("max_iter", "int", 300, "maximum PAM swap passes", low=1, high=100000),
+            ),
+            preprocessing=_NUMERIC_PREP,
+        ),
         # --- lazy ensembles and their rivals (issue 6) go here ---
         # Lazy ensembles (Zhu & Yang 2008; Homayouni, Hashemi & Hamzeh): the estimators get
         # nominal codes and NaN, so that their distance sees nominal mismatches and missing

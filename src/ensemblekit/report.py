@@ -654,3 +654,103 @@ def model_description(model, metadata: dict, schema) -> list:
         out.append(Text(f"stores {estimator.n_samples_fit_} training instances "
                         f"({len(names)} encoded features)"))
     return out
+
+
+# --------------------------------------------------------------------------- clustering validity
+def cluster_sizes_table(sizes: Sequence[int], title: str):
+    """Rich table of cluster sizes, for clusterers without prototypes (e.g. DIANA).
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Number of instances in each cluster, in cluster order.
+    title : str
+    """
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table()
+    table.add_column("cluster", justify="right")
+    table.add_column("size", justify="right")
+    for k, n in enumerate(sizes):
+        table.add_row(str(k), str(int(n)))
+    return Group(Text(title), table)  # a title above, not wrapped to the narrow table
+
+
+def validity_table(values: dict[str, float], title: str):
+    """A heading and a rich table ``index | value | better``, for clustering validity indices.
+
+    Parameters
+    ----------
+    values : dict
+        ``{metric name: value}`` (names from :data:`ensemblekit.metrics.METRICS`).
+    title : str
+
+    Returns
+    -------
+    rich.console.Group
+        The ``better`` column says whether higher or lower values are better.
+    """
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from ensemblekit.metrics import METRICS
+
+    table = Table()
+    table.add_column("index")
+    table.add_column("value", justify="right")
+    table.add_column("better")
+    for name, v in values.items():
+        info = METRICS[name]
+        table.add_row(info.display_name, fmt(v), "higher" if info.greater_is_better else "lower")
+    return Group(Text(title, style="bold"), table)
+
+
+def k_selection_table(ks: Sequence[int], values: dict[str, Sequence[float]], best: dict[str, int | None],
+                      title: str):
+    """Internal indices for every number of clusters, the best k of each index marked.
+
+    The layout of the rule-ensembles paper's Example 8 (Akdemir & Jannink
+    2014, Table 7): one row per k, one column per index.
+
+    Parameters
+    ----------
+    ks : sequence of int
+        Numbers of clusters, in row order.
+    values : dict
+        ``{metric name: [value at each k]}`` (NaN: not computable at that k).
+    best : dict
+        ``{metric name: best k or None}``.
+    title : str
+
+    Returns
+    -------
+    list
+        A heading, the table (best value of each column bold and starred) and
+        a line naming the best k of each index.
+    """
+    import math
+
+    from rich.table import Table
+    from rich.text import Text
+
+    from ensemblekit.metrics import METRICS
+
+    table = Table()
+    table.add_column("k", justify="right")
+    for name in values:
+        arrow = "↑" if METRICS[name].greater_is_better else "↓"
+        table.add_column(f"{METRICS[name].display_name} {arrow}", justify="right")
+    for row, k in enumerate(ks):
+        cells = []
+        for name, column in values.items():
+            v = column[row]
+            text = "-" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt(v)
+            cells.append(f"[bold]{text} *[/bold]" if best.get(name) == k else text)
+        table.add_row(str(k), *cells)
+    summary = "; ".join(f"{METRICS[n].display_name}: k = {best[n] if best[n] is not None else '-'}"
+                        for n in values)
+    return [Text(title, style="bold"), table,
+            Text(f"best k per index (* above; ↑ higher is better, ↓ lower): {summary}")]

@@ -86,6 +86,34 @@ def _draw_feature_weights(rng, n_estimators, n_features, n_subset, bootstrap):
     return counts.reshape(n_estimators, n_features).astype(np.float64)
 
 
+def _check_subset_params(n_estimators, max_features, bootstrap_features):
+    """Check the feature-subset parameters shared by IEK-m and the cluster ensembles.
+
+    Raises
+    ------
+    ValueError
+        If ``n_estimators`` is not an integer >= 1, ``max_features`` not a
+        number in [0.1, 1.0], or ``bootstrap_features`` not a boolean.
+    """
+    if not _is_integer(n_estimators) or n_estimators < 1:
+        raise ValueError(
+            f"n_estimators must be an integer >= 1; got {n_estimators!r}."
+        )
+    if (
+        not isinstance(max_features, numbers.Real)
+        or isinstance(max_features, (bool, np.bool_))
+        or not 0.1 <= max_features <= 1.0
+    ):
+        raise ValueError(
+            "max_features must be a fraction of the features in [0.1, 1.0]; "
+            f"got {max_features!r}."
+        )
+    if not isinstance(bootstrap_features, (bool, np.bool_)):
+        raise ValueError(
+            f"bootstrap_features must be True or False; got {bootstrap_features!r}."
+        )
+
+
 def _default_chunk_size(n_estimators, n_clusters):
     """Rows per block: the (rows x (E + 1) x k) float64 block near 1 MiB, never over 64 MiB.
 
@@ -448,24 +476,7 @@ class InnerEnsembleKMeans(_BasePrototypeClustering):
         self.chunk_size = chunk_size
 
     def _check_extra_params(self):
-        if not _is_integer(self.n_estimators) or self.n_estimators < 1:
-            raise ValueError(
-                f"n_estimators must be an integer >= 1; got {self.n_estimators!r}."
-            )
-        mf = self.max_features
-        if (
-            not isinstance(mf, numbers.Real)
-            or isinstance(mf, (bool, np.bool_))
-            or not 0.1 <= mf <= 1.0
-        ):
-            raise ValueError(
-                "max_features must be a fraction of the features in [0.1, 1.0]; "
-                f"got {mf!r}."
-            )
-        if not isinstance(self.bootstrap_features, (bool, np.bool_)):
-            raise ValueError(
-                f"bootstrap_features must be True or False; got {self.bootstrap_features!r}."
-            )
+        _check_subset_params(self.n_estimators, self.max_features, self.bootstrap_features)
         if not isinstance(self.resample, str) or self.resample not in RESAMPLE_MODES:
             raise ValueError(
                 f"resample must be one of {', '.join(map(repr, RESAMPLE_MODES))}; "
