@@ -268,6 +268,9 @@ def main() -> None:
         raise SystemExit("no repeat is complete for every data set yet")
     wall = sum(x["seconds"] for x in records if x["repeat"] <= repeats)
     table = write_table(summarise(records, names, repeats), names, repeats, args.folds, wall)
+    if repeats < args.repeats:
+        table += (f"\nOnly {repeats} of the {args.repeats} repeats asked for were complete for every "
+                  "data set; the same command run again continues from the cache.\n")
     Path(args.out).write_text(table)
     print(table)
 
