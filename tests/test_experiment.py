@@ -291,3 +291,23 @@ def test_header_cut_short_starts_afresh(iris, tmp_path):
     journal = tmp_path / "j.jsonl"
     journal.write_text('{"ensemblekit_jour')
     assert _knn_c45_run(iris, resume=journal).computed == 12
+
+
+def test_one_core_limits_openmp_loaded_after_it_starts():
+    # threadpoolctl only limits libraries already loaded: scikit-learn's OpenMP runtime
+    # must be limited too when the first unit imports it inside the pinned block
+    import subprocess
+    import sys
+
+    code = (
+        "from ensemblekit.experiment import _one_core\n"
+        "with _one_core():\n"
+        "    from sklearn.neighbors import KNeighborsClassifier\n"
+        "    from threadpoolctl import threadpool_info\n"
+        "    apis = {i['user_api'] for i in threadpool_info()}\n"
+        "    assert 'openmp' in apis, apis\n"
+        "    print(sorted({i['num_threads'] for i in threadpool_info()}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[1]"

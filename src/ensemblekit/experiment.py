@@ -598,7 +598,14 @@ _PINNED = threading.local()
 
 @contextlib.contextmanager
 def _one_core():
-    """Limit BLAS/OpenMP to one thread and joblib to sequential, once per thread (re-entrant)."""
+    """Limit BLAS/OpenMP to one thread and joblib to sequential, once per thread (re-entrant).
+
+    threadpoolctl limits only the thread pools of libraries already loaded, so
+    scikit-learn's OpenMP runtime is loaded first (its extension modules load
+    it lazily, e.g. on the first import of ``sklearn.neighbors``); otherwise
+    the units that import it would still run on every core.
+    """
+    import sklearn.utils._openmp_helpers  # noqa: F401 - loads scikit-learn's OpenMP runtime
     from joblib import parallel_config
     from threadpoolctl import threadpool_limits
 
