@@ -554,3 +554,28 @@ def test_lazy_predictions_do_not_depend_on_n_jobs(tmp_path):
     assert one.exit_code == two.exit_code == 0
     assert one.stdout == two.stdout
     assert len(one.stdout.splitlines()) == 436  # header + every row of vote
+
+
+def test_predict_with_a_clusterer_that_cannot_label_new_rows(tmp_path):
+    model = tmp_path / "diana.ekm"
+    assert run("fit", "diana", IRIS, "-o", str(model), "-k", "3").exit_code == 0
+    result = run("predict", str(model), IRIS)
+    assert result.exit_code == 2
+    assert "diana models cannot label new rows" in result.stderr
+
+
+def test_evaluate_saved_clusterer_with_an_internal_index(tmp_path):
+    from sklearn.metrics import silhouette_score
+
+    from ensemblekit.data import load_dataset
+    from ensemblekit.persistence import load_model
+
+    model = tmp_path / "km.ekm"
+    assert run("fit", "kmeans", IRIS, "-o", str(model), "-k", "3", "--seed", "2").exit_code == 0
+    result = run("evaluate", str(model), IRIS, "--metric", "silhouette", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    got = json.loads(result.stdout)
+    pipe = load_model(model)[0]
+    ds = load_dataset(IRIS)
+    expected = silhouette_score(pipe[:-1].transform(ds.X), pipe.predict(ds.X))
+    assert got["scores"]["silhouette"] == pytest.approx(expected, rel=1e-12)

@@ -406,6 +406,9 @@ def _predict_table(model, metadata, ds, proba: bool):
 
     schema = Schema.from_dict(metadata["schema"])
     classify = metadata["task"] == registry.CLASSIFICATION
+    if not hasattr(model, "predict"):
+        raise UsageError(f"{metadata['algorithm']} models cannot label new rows (the algorithm has "
+                         "no out-of-sample rule); use 'ensemblekit cluster' on the file instead")
     if proba and not classify:
         raise UsageError(f"{metadata['algorithm']} is a clustering model; it has no class probabilities")
     n = ds.X.shape[0]
@@ -1025,8 +1028,15 @@ def _evaluate_model(model_file: Path, data: str, metric: List[str], input_format
     metrics = _metrics_for(metadata["task"], metric)
     model, metadata = _load_checked_model(model_file)
     keep = ds.y >= 0
+    if not hasattr(model, "predict"):
+        raise UsageError(f"{metadata['algorithm']} models cannot label new rows (the algorithm has "
+                         "no out-of-sample rule); use 'ensemblekit compare' or 'cluster' instead")
     predicted = np.asarray(model.predict(ds.X[keep]))
-    values = {m: float(METRICS[m].func(ds.y[keep], predicted)) for m in metrics}
+    # internal indices judge the clustering in the space the estimator clustered (the
+    # pipeline's preprocessing applied), as compare does
+    space = (np.asarray(model[:-1].transform(ds.X[keep]), dtype=np.float64)
+             if any(METRICS[m].internal for m in metrics) else None)
+    values = {m: METRICS[m].score(predicted, truth=ds.y[keep], X=space) for m in metrics}
     if format_ == "json":
         _write_stdout(json.dumps({"model": str(model_file), "dataset": ds.name,
                                   "instances": int(keep.sum()), "scores": values}, indent=1) + "\n")
