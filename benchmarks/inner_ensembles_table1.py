@@ -241,7 +241,10 @@ def main() -> None:
     done = {}
     if cache.exists():
         for line in cache.read_text().splitlines():
-            rec = json.loads(line)
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:  # a line cut short when a run was killed: redo that fold
+                continue
             done[(rec["dataset"], rec["repeat"], rec["fold"])] = rec
     # repeat by repeat over all data sets, so that a stopped run leaves whole repeats
     todo = sorted((u for u in plan.units if (datasets[u.data_index].name, u.repeat, u.fold) not in done),
