@@ -579,3 +579,20 @@ def test_evaluate_saved_clusterer_with_an_internal_index(tmp_path):
     ds = load_dataset(IRIS)
     expected = silhouette_score(pipe[:-1].transform(ds.X), pipe.predict(ds.X))
     assert got["scores"]["silhouette"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_compare_skips_an_algorithm_whose_package_is_missing(monkeypatch):
+    import dataclasses
+
+    from ensemblekit import registry
+
+    spec = dataclasses.replace(registry.ALGORITHMS["hgpa"],
+                               requires=(("no_such_module_ek", "pip install it"),))
+    monkeypatch.setitem(registry.ALGORITHMS, "hgpa", spec)
+    result = run("compare", "kmeans", "iekm", "hgpa", "--data", IRIS, "--runs", "2",
+                 "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert "hgpa skipped: it needs the no_such_module_ek package (pip install it)" in result.stderr
+    assert "hgpa" not in result.stdout
+    alone = run("compare", "hgpa", "--data", IRIS, "--runs", "2")
+    assert alone.exit_code == 2 and "needs the no_such_module_ek package" in alone.stderr

@@ -157,6 +157,9 @@ class AlgorithmSpec:
     shares_initial_centers : bool
         True when runs with the same seed start from the same initial centres as
         the other algorithms with this flag (``kmeans`` and ``iekm``).
+    requires : tuple of (str, str)
+        Optional packages the algorithm cannot run without: ``(module, how to
+        install it)`` pairs (see :meth:`missing_requirement`).
     """
 
     name: str
@@ -170,6 +173,19 @@ class AlgorithmSpec:
     scale: str = "none"
     fixed: dict = field(default_factory=dict)
     shares_initial_centers: bool = False
+    requires: tuple[tuple[str, str], ...] = ()
+
+    def missing_requirement(self) -> str | None:
+        """Say which optional package is missing, or ``None`` when all are installed.
+
+        Looks the modules up without importing them.
+        """
+        import importlib.util
+
+        for module, install in self.requires:
+            if importlib.util.find_spec(module) is None:
+                return f"needs the {module} package ({install})"
+        return None
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -354,6 +370,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                 preprocessing=_NUMERIC_PREP,
                 fixed=fixed,
                 shares_initial_centers=True,
+                requires=(("kahypar", "pip install 'ensemblekit[hypergraph]'"),)
+                if name == "hgpa" else (),
             )
             for name, class_name, description, extra, fixed in (
                 ("cspa", "CSPA", "cluster ensemble, CSPA consensus: co-association graph cut by "
