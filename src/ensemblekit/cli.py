@@ -839,13 +839,16 @@ def _run_comparison(algos: list[str], data_files: list[str], opts: _CompareOptio
     if opts.plot is not None and opts.plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UsageError(f"--plot {opts.plot}: the file name must end in .png, .svg or .pdf")
     specs = [registry.get(a) for a in algos]
+    available = []
     for spec in specs:  # an algorithm whose optional package is missing is left out, with a note
         missing = spec.missing_requirement()
-        if missing is not None:
-            if spec.name == opts.baseline or len(specs) == 1:
-                raise UsageError(f"{spec.name} {missing}")
+        if missing is None:
+            available.append(spec)
+        elif spec.name == opts.baseline or len(specs) == 1:
+            raise UsageError(f"{spec.name} {missing}")
+        else:
             _note(f"{spec.name} skipped: it {missing}")
-    specs = [s for s in specs if s.missing_requirement() is None]
+    specs = available
     algos = [s.name for s in specs]
     tasks = {s.task for s in specs}
     if len(tasks) > 1:

@@ -209,9 +209,13 @@ def _family_codes(part: _Samples, card: np.ndarray, ps: Sequence[int]) -> tuple[
     digit is the row's sample, followed by the parents in order. Returns
     ``(base, stride, size)`` with ``size = n_samples * prod(card[ps])``.
     """
-    codes = (part.sid.astype(np.int64), 0, part.n_samples)
+    return _extend_all(part.vals, card, ps, (part.sid.astype(np.int64), 0, part.n_samples))
+
+
+def _extend_all(vals, card, ps: Sequence[int], codes) -> tuple[np.ndarray, int, int]:
+    """Append the parents ``ps`` in order to the codes ``(base, stride, size)``."""
     for p in ps:
-        codes = _extend_codes(part.vals, card, codes, p)
+        codes = _extend_codes(vals, card, codes, p)
     return codes
 
 
@@ -359,12 +363,13 @@ class _Samples:
         if samples is None:  # the full data set, every row once
             samples = [np.arange(vals.shape[0])]
         rows, mults, self.inverse = [], [], []
+        offset = 0  # stacked rows before this sample
         for idx in samples:
             distinct, inverse, mult = np.unique(idx, return_inverse=True, return_counts=True)
-            offset = sum(r.shape[0] for r in rows)
             rows.append(distinct)
             mults.append(mult)
             self.inverse.append(inverse.reshape(-1) + offset)
+            offset += distinct.shape[0]
         self.n_samples = len(rows)
         self.vals = vals[np.concatenate(rows)]
         self.sid = np.repeat(np.arange(self.n_samples), [r.shape[0] for r in rows])
@@ -596,19 +601,11 @@ def k2_search(
     alpha : float, default=0.5
         Dirichlet pseudo-count of the CPT estimate (``SimpleEstimator -A``); > 0.
     samples : sequence of array-like of int, or None, default=None
-        ``E`` samples of the training rows, each a non-empty 1-D array of row
-        indices into ``X`` (repeats allowed, as in a bootstrap sample). With
-        samples the score is the mean over the samples of each sample's LOO
-        score (Abbasian et al. 2013, Algorithm 4): a sample's counts are its
-        multiplicity-weighted counts, and its LOO score averages over its
-        instances, every copy of a repeated row counting as one instance.
-        ``None`` scores the full data set, every row once.
+        ``E`` samples of the training rows to score every structure on (the
+        Inner-Ensemble score, Algorithm 4); see :func:`loo_posteriors`.
     loo_duplicates : {"one", "all"}, default="one"
-        What leaving out one instance of a sample removes when the sample
-        holds ``m > 1`` copies of its row: ``"one"`` removes that copy only
-        (the other ``m - 1`` stay in the counts, as Weka's weighted count
-        update does), ``"all"`` removes all ``m`` copies. Irrelevant for rows
-        that occur once, hence for ``samples=None``.
+        What leaving out a repeated row of a sample removes; see
+        :func:`loo_posteriors`.
 
     Returns
     -------
@@ -794,10 +791,7 @@ def predict_proba(X, parents, cpts, cardinalities, n_classes) -> np.ndarray:
             )
         if not _in_family(v, ps):
             continue
-        codes = (np.zeros(m, dtype=np.int64), 0, 1)
-        for p in ps:
-            codes = _extend_codes(vals, card, codes, p)
-        base, stride, _ = codes
+        base, stride, _ = _extend_all(vals, card, ps, (np.zeros(m, dtype=np.int64), 0, 1))
         J = base[:, None] + stride * np.arange(C)[None, :]
         K = np.arange(C)[None, :] if v == 0 else vals[:, v, None]
         L += np.log(table)[J, K]

@@ -57,7 +57,6 @@ __all__ = [
     "normalise_weights",
 ]
 
-_LN2 = math.log(2.0)
 
 # Elements of the (queries, training rows, attributes) block evaluated at once
 # by the exact formula: ~32 MB of float64.
