@@ -319,7 +319,7 @@ def _score(Q: np.ndarray, part: _Samples, score: str) -> float:
         # the prediction is the first class reaching the maximum, as in
         # Weka's classifyInstance
         hits = part.per_sample((Q.argmax(axis=0) == part.vals[:, 0]).astype(np.float64))
-        if len(set(part.totals)) == 1:  # equal sample sizes: one exact quotient
+        if part.equal_sizes:  # one exact quotient
             return float(Fraction(int(hits.sum()), part.totals[0] * part.n_samples))
         return _mean_score([Fraction(int(h), t) for h, t in zip(hits, part.totals)])
     p = Q.reshape(-1)[part.flat_true] / Q.sum(axis=0)
@@ -357,7 +357,8 @@ class _Samples:
     counts of different samples fall in different cells.
     """
 
-    __slots__ = ("drop", "flat_true", "inverse", "n_samples", "sid", "totals", "vals", "w")
+    __slots__ = ("drop", "equal_sizes", "flat_true", "inverse", "n_samples", "sid", "totals", "vals",
+                 "w")
 
     def __init__(self, vals: np.ndarray, samples: list[np.ndarray] | None, loo_duplicates: str):
         if samples is None:  # the full data set, every row once
@@ -380,6 +381,7 @@ class _Samples:
             self.w = mult.astype(np.float64)
             self.drop = self.w if loo_duplicates == "all" else np.ones_like(self.w)
         self.totals = [int(m.sum()) for m in mults]
+        self.equal_sizes = len(set(self.totals)) == 1
         n = self.vals.shape[0]
         self.flat_true = self.vals[:, 0] * n + np.arange(n)
 
