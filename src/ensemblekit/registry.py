@@ -547,6 +547,65 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
 }
 
 
+# --- rule ensembles (issue 7) ---
+# ISLE trees post-processed into one regression model (Akdemir & Jannink 2014, Sect. 2);
+# every entry is RuleEnsembleRegressor with a fixed method and basis.
+_ISLE_PARAMS = (
+    Param("n_estimators", "int", 200, "ISLE trees M", low=1, high=100000),
+    Param("max_depth", "int", 3, "tree depth (mean leaves 2**max_depth with tree_size=random)",
+          low=1, high=30),
+    Param("max_samples", "float", None, "subsample fraction per tree, without replacement "
+          "(none: min(N/2, 100 + 6 sqrt N) rows, Friedman & Popescu)", low=1e-6, high=1.0,
+          none_ok=True),
+    Param("max_features", "float", 1.0, "fraction of the attributes tried per split", low=1e-6,
+          high=1.0),
+    Param("tree_size", "choice", "fixed", "every tree max_depth deep, or RuleFit's random sizes",
+          choices=("fixed", "random")),
+    Param("cv", "int", 10, "folds of the inner cross-validation that tunes the weights", low=2,
+          high=1000),
+)
+_MEMORY = Param("learning_rate", "float", 0.01, "ISLE memory nu: 0 fits every tree to y, > 0 to "
+                "the residuals of the trees before it", low=0.0, high=1.0)
+_LINEAR = Param("linear_terms", "bool", False, "also use the attributes as linear terms, "
+                "winsorised and scaled as RuleFit")
+_RULE_ENSEMBLES = (
+    ("rule-lasso", "lasso", "rules", "RuleFit: lasso on the ISLE rules, penalty by inner CV "
+     "(Friedman & Popescu 2008)", (_MEMORY, _LINEAR)),
+    ("tree-lasso", "lasso", "trees", "lasso on the ISLE tree outputs, penalty by inner CV "
+     "(Friedman & Popescu 2003)", (_MEMORY, _LINEAR)),
+    ("rule-pls", "pls", "rules", "partial least squares on the ISLE rules, components by inner "
+     "CV (Akdemir & Jannink 2014)", (_MEMORY, _LINEAR, Param(
+         "max_components", "int", 30, "most PLS components tried", low=1, high=10000))),
+    ("tree-pls", "pls", "trees", "partial least squares on the ISLE tree outputs, components by "
+     "inner CV (Akdemir & Jannink 2014)", (_MEMORY, _LINEAR, Param(
+         "max_components", "int", 30, "most PLS components tried", low=1, high=10000))),
+    ("oob-weighted", "oob", "trees", "trees weighted by a Gaussian kernel of their out-of-bag "
+     "errors, bandwidth by CV (Akdemir & Jannink 2014)", ()),
+    ("oob-weighted-top", "oob", "trees", "oob-weighted keeping only the trees with the largest "
+     "weights (Akdemir & Jannink 2014)", (Param(
+         "top_fraction", "float", 0.6, "fraction of the trees kept", low=1e-6, high=1.0),)),
+    ("rule-kernel", "kernel", "rules", "Nadaraya-Watson smoothing on the vector of rule "
+     "outputs, Gaussian kernel, bandwidth by CV (Akdemir & Jannink 2014)", (_MEMORY,)),
+    ("tree-kernel", "kernel", "trees", "Nadaraya-Watson smoothing on the vector of tree "
+     "outputs, Gaussian kernel, bandwidth by CV (Akdemir & Jannink 2014)", (_MEMORY,)),
+    ("random-forest", "mean", "trees", "the ISLE trees (memory 0) averaged with equal weights, "
+     "as bagging and random forests", ()),
+)
+ALGORITHMS.update({
+    name: AlgorithmSpec(
+        name=name,
+        task=REGRESSION,
+        description=description,
+        estimator="ensemblekit.rules.postprocess:RuleEnsembleRegressor",
+        params=_ISLE_PARAMS + extra,
+        preprocessing=_NUMERIC_PREP,
+        fixed={"method": method, "basis": basis,
+               **({} if any(p.name == "learning_rate" for p in extra) else {"learning_rate": 0.0})},
+    )
+    for name, method, basis, description, extra in _RULE_ENSEMBLES
+})
+
+
 class UnknownAlgorithmError(KeyError):
     """The name is not in :data:`ALGORITHMS`."""
 
