@@ -311,3 +311,161 @@ def test_one_core_limits_openmp_loaded_after_it_starts():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[1]"
+
+
+# --------------------------------------------------------------------------- regression
+def _ridge_spec():
+    from ensemblekit import registry
+
+    return registry.AlgorithmSpec(
+        name="ridge-test", task=registry.REGRESSION, description="ridge regression (tests only)",
+        estimator="sklearn.linear_model:Ridge",
+        params=(registry.Param("alpha", "float", 1.0, "penalty", low=0.0),),
+        preprocessing="missing: training mean")
+
+
+@pytest.fixture
+def ridge(monkeypatch):
+    """A regression algorithm in the registry for the length of one test (serial runs only:
+    worker processes would not see it)."""
+    from ensemblekit import registry
+
+    monkeypatch.setitem(registry.ALGORITHMS, "ridge-test", _ridge_spec())
+    return [Candidate("ridge-test", {"alpha": 1.0}, "ridge-test"),
+            Candidate("ridge-test", {"alpha": 30.0}, "ridge-test[alpha=30]", {"alpha": 30.0})]
+
+
+def _numeric_data(tmp_path, name="tiny", n=23, missing=(4, 17), seed=0):
+    """A small numeric data set with a numeric class, some targets negative and some missing."""
+    rng = np.random.RandomState(seed)
+    X = np.round(rng.uniform(-3, 3, size=(n, 2)), 3)
+    y = np.round(2 * X[:, 0] - X[:, 1] + rng.normal(0, 0.5, n), 3)
+    lines = ["@relation " + name, "@attribute x1 numeric", "@attribute x2 numeric",
+             "@attribute target numeric", "@data"]
+    for i in range(n):
+        # a row with a missing target has wild features: were it used in training, the fit would show it
+        row = [1e6, -1e6, "?"] if i in missing else [X[i, 0], X[i, 1], y[i]]
+        lines.append(",".join(str(v) for v in row))
+    path = tmp_path / f"{name}.arff"
+    path.write_text("\n".join(lines) + "\n")
+    return load_dataset(path)
+
+
+def test_regression_plan_is_repeated_kfold_over_known_targets(tmp_path, ridge):
+    from sklearn.model_selection import RepeatedKFold
+
+    ds = _numeric_data(tmp_path)
+    known = np.flatnonzero(~np.isnan(ds.y))
+    assert known.size == 21 and (ds.y[known] < 0).any()
+    protocol = Protocol("cv", folds=4, repeats=3, seed=11)
+    work = experiment.plan([ds], ridge, protocol)
+    assert len(work.units) == 3 * 4 * 2 and work.notes == []
+    # folds and estimator seeds are shared by both candidates
+    for a, b in zip(work.units[0::2], work.units[1::2]):
+        assert (a.candidate, b.candidate) == (0, 1) and (a.repeat, a.fold) == (b.repeat, b.fold)
+        np.testing.assert_array_equal(a.test, b.test)
+        assert a.random_state == b.random_state
+    # each repeat's test folds partition the rows with a known target
+    for repeat in (1, 2, 3):
+        tests = [u.test for u in work.units if u.repeat == repeat and u.candidate == 0]
+        assert sorted(np.concatenate(tests).tolist()) == known.tolist()
+    # the folds are RepeatedKFold's over the known rows
+    by_hand = RepeatedKFold(n_splits=4, n_repeats=3, random_state=11).split(np.zeros((21, 1)))
+    for unit, (_, test) in zip(work.units[0::2], by_hand):
+        np.testing.assert_array_equal(unit.test, known[test])
+    # same seed, same plan; another seed, other folds
+    again = experiment.plan([ds], ridge, protocol)
+    assert all(np.array_equal(u.test, v.test) and u.random_state == v.random_state
+               for u, v in zip(work.units, again.units))
+    other = experiment.plan([ds], ridge, Protocol("cv", folds=4, repeats=3, seed=12))
+    assert not all(np.array_equal(u.test, v.test) for u, v in zip(work.units, other.units))
+
+
+def test_regression_run_equals_kfold_by_hand(tmp_path, ridge):
+    from scipy.stats import pearsonr
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import KFold
+
+    ds = _numeric_data(tmp_path)
+    protocol = Protocol("cv", folds=3, repeats=2, seed=5)
+    result = experiment.run([ds], experiment.plan([ds], ridge, protocol), protocol,
+                            ["correlation", "rmse", "mae"])
+    assert not result.failures and len(result.scores) == 2 * 3 * 2 * 3
+    got = {(s.algorithm, s.repeat, s.fold, s.metric): s.value for s in result.scores}
+    # RepeatedKFold draws each repeat's shuffled KFold from one RandomState(seed)
+    known = np.flatnonzero(~np.isnan(ds.y))
+    rng = np.random.RandomState(5)
+    for repeat in (1, 2):
+        folds = KFold(n_splits=3, shuffle=True, random_state=rng).split(np.zeros((known.size, 1)))
+        for fold, (train, test) in enumerate(folds, start=1):
+            train, test = known[train], known[test]
+            for label, alpha in (("ridge-test", 1.0), ("ridge-test[alpha=30]", 30.0)):
+                # the features are complete and numeric, so preprocessing changes nothing
+                pred = Ridge(alpha=alpha).fit(ds.X[train], ds.y[train]).predict(ds.X[test])
+                truth = ds.y[test]
+                assert got[(label, repeat, fold, "correlation")] == pytest.approx(pearsonr(truth, pred)[0])
+                assert got[(label, repeat, fold, "rmse")] == pytest.approx(
+                    np.sqrt(np.mean((truth - pred) ** 2)))
+                assert got[(label, repeat, fold, "mae")] == pytest.approx(np.mean(np.abs(truth - pred)))
+
+
+def test_regression_protocol_mismatches_are_refused(tmp_path, ridge, iris):
+    numeric = _numeric_data(tmp_path)
+    cv = Protocol("cv", folds=3, repeats=1)
+    with pytest.raises(ProtocolError, match="class 'class' is nominal.*numeric class"):
+        experiment.plan([iris], ridge, cv)
+    knn = [Candidate("knn", {"n_neighbors": 1, "weights": "uniform"}, "knn")]
+    with pytest.raises(ProtocolError, match="class 'target' is numeric.*nominal class"):
+        experiment.plan([numeric], knn, cv)
+    kmeans = [Candidate("kmeans", {"n_clusters": 2}, "kmeans")]
+    with pytest.raises(ProtocolError, match="class 'target' is numeric"):
+        experiment.plan([numeric], kmeans, Protocol("runs", repeats=2))
+    with pytest.raises(ProtocolError, match="different tasks"):
+        experiment.plan([numeric], ridge + knn, cv)
+    with pytest.raises(ProtocolError, match="cross-validation"):
+        experiment.plan([numeric], ridge, Protocol("runs", repeats=2))
+    with pytest.raises(ProtocolError, match="21 instances with a known target, fewer than 25 folds"):
+        experiment.plan([numeric], ridge, Protocol("cv", folds=25, repeats=1))
+
+
+def test_rmse_ranks_and_marks_lower_as_better(tmp_path):
+    # per-fold RMSEs made up so that a < b < c (a best) on both data sets
+    first, second = _numeric_data(tmp_path, "one"), _numeric_data(tmp_path, "two", seed=1)
+    scores = []
+    for d in ("one", "two"):
+        for fold in range(1, 6):
+            for label, base in (("a", 1.0), ("b", 2.0), ("c", 3.0)):
+                scores.append(experiment.Score(d, label, "{}", 1, fold, "rmse", base + 0.1 * fold))
+    an = experiment.analyse(scores, ["c", "b", "a"], [first, second], "rmse",
+                            Protocol("cv", folds=5, repeats=1), baseline="b")
+    np.testing.assert_allclose(an.ranks, [3, 2, 1])
+    assert an.marks[("one", "a")] == "▲" and an.marks[("one", "c")] == "▼"
+    assert an.pairwise[0][:2] == ("a", "b")  # the better-ranked first
+    # Friedman with N=2, k=3 and identical rankings: chi2 = 12*2/(3*4) * (1+4+9 - 12) = 4
+    assert an.friedman.chi2 == pytest.approx(4.0)
+    # the same numbers read as correlations (higher is better) rank the other way round
+    as_corr = [experiment.Score(s.dataset, s.algorithm, s.params, s.repeat, s.fold, "correlation",
+                                s.value) for s in scores]
+    flipped = experiment.analyse(as_corr, ["c", "b", "a"], [first, second], "correlation",
+                                 Protocol("cv", folds=5, repeats=1), baseline="b")
+    np.testing.assert_allclose(flipped.ranks, [1, 2, 3])
+
+
+def test_regression_journal_resumes(tmp_path, ridge):
+    ds = _numeric_data(tmp_path)
+    protocol = Protocol("cv", folds=3, repeats=2, seed=5)
+    work = experiment.plan([ds], ridge, protocol)
+    journal = tmp_path / "j.jsonl"
+    first = experiment.run([ds], work, protocol, ["correlation", "rmse"], resume=journal)
+    assert first.computed == 12
+    lines = journal.read_text().splitlines()
+    journal.write_text("\n".join(lines[:6]) + "\n")  # 5 units kept
+    second = experiment.run([ds], work, protocol, ["correlation", "rmse"], resume=journal)
+    assert second.computed == 7
+    strip = lambda scores: [(s.algorithm, s.repeat, s.fold, s.metric, s.value) for s in scores]  # noqa: E731
+    assert strip(second.scores) == strip(first.scores)
+    # another seed is another comparison
+    other = Protocol("cv", folds=3, repeats=2, seed=6)
+    with pytest.raises(ProtocolError, match="different comparison"):
+        experiment.run([ds], experiment.plan([ds], ridge, other), other, ["correlation", "rmse"],
+                       resume=journal)

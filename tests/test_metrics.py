@@ -8,7 +8,19 @@ import numpy as np
 import pytest
 from sklearn import metrics as skm
 
-from ensemblekit.metrics import METRICS, Metric, accuracy, adjusted_rand, nmi, purity
+from ensemblekit.metrics import (
+    EXTERNAL_INDICES,
+    METRICS,
+    Metric,
+    accuracy,
+    adjusted_rand,
+    correlation,
+    mae,
+    nmi,
+    purity,
+    r2,
+    rmse,
+)
 
 CLUSTER_FUNCS = [nmi, purity, adjusted_rand]
 
@@ -141,9 +153,10 @@ def test_registry():
     for name, m in METRICS.items():
         assert isinstance(m, Metric)
         assert m.name == name
-        # only the two internal indices where smaller is better (Handl et al.; Davies-Bouldin)
-        assert m.greater_is_better is (name not in ("connectivity", "davies-bouldin"))
-        assert m.task in ("classification", "clustering")
+        # smaller is better only for two internal indices (Handl et al.; Davies-Bouldin)
+        # and the two regression errors
+        assert m.greater_is_better is (name not in ("connectivity", "davies-bouldin", "rmse", "mae"))
+        assert m.task in ("classification", "clustering", "regression")
         assert m.internal is (name in ("silhouette", "dunn", "connectivity", "davies-bouldin",
                                        "calinski-harabasz"))
     assert METRICS["accuracy"].task == "classification"
@@ -157,3 +170,104 @@ def test_import_does_not_load_sklearn():
     code = "import sys, ensemblekit.metrics; print('sklearn' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# --------------------------------------------------------------------------- regression
+REGRESSION_FUNCS = [correlation, rmse, mae, r2]
+
+
+def test_regression_scores_by_hand():
+    # truth [1,2,3,4], prediction [2,2,4,5]: errors -1, 0, -1, -1
+    t, p = [1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 4.0, 5.0]
+    # squared errors 1+0+1+1 = 3 over 4 instances; absolute errors 3 over 4
+    assert rmse(t, p) == pytest.approx(math.sqrt(0.75))
+    assert mae(t, p) == pytest.approx(0.75)
+    # mean of t is 2.5, total sum of squares 2.25+0.25+0.25+2.25 = 5: R² = 1 - 3/5
+    assert r2(t, p) == pytest.approx(0.4)
+    # centred: t -> -1.5 -.5 .5 1.5, p (mean 3.25) -> -1.25 -1.25 .75 1.75;
+    # cross products 1.875+.625+.375+2.625 = 5.5; sums of squares 5 and 6.75
+    assert correlation(t, p) == pytest.approx(5.5 / math.sqrt(5 * 6.75))
+    assert correlation(t, p) == pytest.approx(0.9467293, abs=1e-7)
+
+
+def test_regression_scores_of_perfect_and_reversed_predictions():
+    t = np.array([3.0, -1.0, 2.5, 7.0, 0.0])
+    assert rmse(t, t) == 0.0 and mae(t, t) == 0.0 and r2(t, t) == 1.0
+    assert correlation(t, t) == pytest.approx(1.0)
+    # correlation ignores a positive affine change of the predictions, and flips with the sign
+    assert correlation(t, 4 * t + 10) == pytest.approx(1.0)
+    assert correlation(t, -t) == pytest.approx(-1.0)
+    # predicting the mean of the truth explains nothing
+    assert r2(t, np.full(5, t.mean())) == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_regression_scores_agree_with_scipy_and_sklearn(seed):
+    from scipy.stats import pearsonr
+
+    rng = np.random.RandomState(seed)
+    t = rng.normal(20, 9, size=50)
+    p = t + rng.normal(-3, 6, size=50)  # biased and noisy
+    assert correlation(t, p) == pytest.approx(pearsonr(t, p)[0], rel=1e-12)
+    assert rmse(t, p) == pytest.approx(math.sqrt(skm.mean_squared_error(t, p)), rel=1e-12)
+    assert mae(t, p) == pytest.approx(skm.mean_absolute_error(t, p), rel=1e-12)
+    assert r2(t, p) == pytest.approx(skm.r2_score(t, p), rel=1e-12)
+    # R² is not symmetric; the others are
+    assert r2(p, t) == pytest.approx(skm.r2_score(p, t), rel=1e-12)
+    assert r2(p, t) != pytest.approx(r2(t, p))
+    for f in (correlation, rmse, mae):
+        assert f(p, t) == pytest.approx(f(t, p), rel=1e-12)
+    assert rmse(t, p) >= mae(t, p)
+
+
+def test_constant_vectors():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning either
+        # correlation is undefined when either side is constant: 0.0
+        assert correlation([3.0, 3.0, 3.0], [1.0, 2.0, 3.0]) == 0.0
+        assert correlation([1.0, 2.0, 3.0], [5.0, 5.0, 5.0]) == 0.0
+        assert correlation([0.1, 0.1, 0.1], [0.1, 0.1, 0.1]) == 0.0  # mean 0.1 is not exact
+        assert correlation([7.0], [2.0]) == 0.0  # a single instance is constant
+        # R² with constant truth: 1 for perfect predictions, else 0 (scikit-learn's convention)
+        assert r2([2.0, 2.0, 2.0], [2.0, 2.0, 2.0]) == 1.0
+        assert r2([2.0, 2.0, 2.0], [1.0, 2.0, 3.0]) == 0.0
+        assert r2([0.1, 0.1, 0.1], [0.2, 0.1, 0.1]) == 0.0
+        assert r2([5.0], [5.0]) == 1.0 and r2([5.0], [4.0]) == 0.0
+        # constant predictions of varying truth are an ordinary case for R², RMSE and MAE
+        assert r2([1.0, 2.0, 3.0], [5.0, 5.0, 5.0]) == pytest.approx(1 - (16 + 9 + 4) / 2)
+        assert rmse([1.0, 2.0, 3.0], [5.0, 5.0, 5.0]) == pytest.approx(math.sqrt(29 / 3))
+    assert r2([2.0, 2.0, 2.0], [2.0, 2.0, 2.0]) == skm.r2_score([2.0, 2.0, 2.0], [2.0, 2.0, 2.0])
+    assert r2([2.0, 2.0, 2.0], [1.0, 2.0, 3.0]) == skm.r2_score([2.0, 2.0, 2.0], [1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("func", REGRESSION_FUNCS)
+def test_regression_bad_input(func):
+    with pytest.raises(ValueError, match="different lengths \\(3 and 2\\)"):
+        func([0.0, 1.0, 1.5], [0.0, 1.0])
+    with pytest.raises(ValueError, match="empty"):
+        func([], [])
+    with pytest.raises(ValueError, match="1-D"):
+        func([[0.0, 1.0]], [[0.0, 1.0]])
+    with pytest.raises(ValueError, match="NaN"):
+        func([0.0, 1.0], [np.nan, 1.0])
+    with pytest.raises(ValueError, match="y_true.*NaN"):
+        func([np.nan, 1.0], [0.0, 1.0])
+    with pytest.raises(ValueError, match="infinite"):
+        func([0.0, np.inf], [0.0, 1.0])
+    with pytest.raises(ValueError, match="numbers"):
+        func(["a", "b"], [0.0, 1.0])
+
+
+def test_regression_metrics_are_registered():
+    expected = {"correlation": (correlation, True, "Correlation"), "rmse": (rmse, False, "RMSE"),
+                "mae": (mae, False, "MAE"), "r2": (r2, True, "R²")}
+    assert [n for n, m in METRICS.items() if m.task == "regression"] == list(expected)
+    for name, (func, greater, label) in expected.items():
+        m = METRICS[name]
+        assert (m.func, m.greater_is_better, m.display_name, m.internal) == (func, greater, label, False)
+        assert m.score([1.0, 2.0, 4.0], truth=[1.0, 2.0, 3.0]) == pytest.approx(func([1.0, 2.0, 3.0],
+                                                                                     [1.0, 2.0, 4.0]))
+    # the external clustering indices are still the clustering ones only
+    assert EXTERNAL_INDICES == ("nmi", "purity", "ari", "rand", "jaccard", "fm", "w10", "w01")

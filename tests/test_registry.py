@@ -9,7 +9,7 @@ from ensemblekit.registry import Param, ParameterError
 
 def test_every_entry_has_a_known_task_and_unique_params():
     for spec in registry.ALGORITHMS.values():
-        assert spec.task in (registry.CLASSIFICATION, registry.CLUSTERING)
+        assert spec.task in (registry.CLASSIFICATION, registry.CLUSTERING, registry.REGRESSION)
         assert len(set(spec.param_names)) == len(spec.param_names)
         assert spec.preprocessing
         for p in spec.params:

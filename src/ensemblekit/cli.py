@@ -155,18 +155,39 @@ def _load(path: str, *, target=None, ignore=(), input_format=None, schema=None,
                         allow_string=allow_string, no_class=no_class)
 
 
-def _load_for(task: str, path: str, *, target=None, ignore=(), input_format=None, no_class=False):
+def _load_for(task: str, path: str, *, target=None, ignore=(), input_format=None, no_class=False,
+              algo: Optional[str] = None):
     """Load a file for fitting or evaluating an algorithm of ``task``.
 
     Classifiers need a nominal class (an inferred whole-number CSV column counts).
-    Clusterers use the class only to score against: when none is named and the last
-    attribute is numeric, it is kept as a feature (Weka's clusterers cannot score
-    against a numeric class either), with a note; ``--target`` names label columns.
+    Regression algorithms need a numeric class, kept as numbers (a nominal class is
+    a usage error naming ``algo``). Clusterers use the class only to score against:
+    when none is named and the last attribute is numeric, it is kept as a feature
+    (Weka's clusterers cannot score against a numeric class either), with a note;
+    ``--target`` names label columns.
     """
     ds = _load(path, target=target, ignore=ignore, input_format=input_format, no_class=no_class)
-    if task == registry.CLASSIFICATION or target is not None:
-        ds = ds.with_nominal_class()
+    return _prepare_for(task, _class_for(task, ds, target), target, algo)
+
+
+def _class_for(task: str, ds, target=None):
+    """The data set with its class read as ``task`` reads it.
+
+    For classifiers (and clusterers given ``--target``) a CSV column of whole
+    numbers becomes a nominal class; regression algorithms keep the class numeric.
+    """
+    if task == registry.CLASSIFICATION or (task == registry.CLUSTERING and target is not None):
+        return ds.with_nominal_class()
+    return ds
+
+
+def _prepare_for(task: str, ds, target=None, algo: Optional[str] = None):
+    """Check a data set (its class already read by :func:`_class_for`) for ``task``."""
     cls = ds.schema.class_attribute
+    if task == registry.REGRESSION and (cls is None or cls.kind != "numeric"):
+        who = f"{algo or 'the algorithm'} is a regression algorithm"
+        what = "the data has no class attribute" if cls is None else f"the class '{cls.name}' is nominal"
+        raise UsageError(f"{ds.source}: {who} and {what}; name a numeric target with --target")
     if (task == registry.CLUSTERING and target is None and cls is not None
             and cls.kind == "numeric"):
         _note(f"note: {ds.source}: last attribute '{cls.name}' is numeric, so it is clustered as a "
@@ -200,6 +221,9 @@ def _model_metadata(path: Path) -> dict:
         if spec.task == registry.CLASSIFICATION and (
                 schema.class_attribute is None or schema.class_attribute.kind != "nominal"):
             raise ValueError("a classifier's schema needs a nominal class")
+        if spec.task == registry.REGRESSION and (
+                schema.class_attribute is None or schema.class_attribute.kind != "numeric"):
+            raise ValueError("a regression model's schema needs a numeric class")
     except (KeyError, TypeError, ValueError, registry.UnknownAlgorithmError) as exc:
         what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
         raise ModelFileError(f"{path}: the model's metadata is damaged ({what})") from None
@@ -273,6 +297,20 @@ def _require_classes(ds, algorithm: str):
     return ds.X[keep], ds.y[keep]
 
 
+def _require_target(ds):
+    """Rows with a known numeric target, for fitting a regression algorithm (y as float64)."""
+    import numpy as np
+
+    y = np.asarray(ds.y, dtype=np.float64)
+    keep = ~np.isnan(y)
+    if not keep.any():
+        raise UsageError(f"{ds.source}: every instance has a missing target value "
+                         f"('{ds.schema.class_attribute.name}')")
+    if not keep.all():
+        _note(f"note: {int((~keep).sum())} instances with a missing target value were left out")
+    return ds.X[keep], y[keep]
+
+
 def _resolve(algo: str, settings: List[str], n_clusters: Optional[int] = None):
     spec = registry.get(algo)
     params = spec.resolve(registry.parse_settings(settings))
@@ -290,10 +328,11 @@ _SEED = typer.Option(1, "--seed", help="Random seed: same seed, same output.", m
 _IGNORE = typer.Option([], "--ignore", help="Attribute to drop before anything else (repeatable).")
 _INPUT_FORMAT = typer.Option(None, "--input-format", help="Input format: arff or csv (default: by "
                              "file extension, sniffed for '-').")
-_CV = typer.Option(None, "--cv", help="Folds of stratified CV (default 10).")
+_CV = typer.Option(None, "--cv", help="Folds of CV, stratified for classifiers (default 10).")
 _REPEATS = typer.Option(None, "--repeats", help="CV repeats (default 10).")
 _RUNS = typer.Option(None, "--runs", help="Clustering runs (default 30).")
-_METRIC = typer.Option([], "--metric", "-m", help="Metric (repeatable; default: accuracy, or nmi and purity).")
+_METRIC = typer.Option([], "--metric", "-m", help="Metric (repeatable; default: accuracy; nmi and "
+                       "purity for clustering; correlation and rmse for regression).")
 _JSON_FORMAT = typer.Option(None, "--format", help="json for scripts.")
 _NJOBS = typer.Option(1, "--n-jobs", "-j", help="Parallel workers (joblib); -1 = all cores.")
 
@@ -364,12 +403,14 @@ def fit(
         spec = registry.get(algo)
         _check_destination(output, "--output")
         ds = _load_for(spec.task, data, target=target, ignore=ignore, input_format=input_format,
-                       no_class=no_class)
+                       no_class=no_class, algo=algo)
         if spec.task == registry.CLUSTERING:
             n_clusters = _default_n_clusters(ds, n_clusters, settings)
         spec, params = _resolve(algo, settings, n_clusters)
         if spec.task == registry.CLASSIFICATION:
             X, y = _require_classes(ds, algo)
+        elif spec.task == registry.REGRESSION:
+            X, y = _require_target(ds)
         else:
             X, y = ds.X, None
         model = registry.make_estimator(algo, ds.schema, params, seed)
@@ -396,6 +437,7 @@ _PREDICT_CHUNK = 500  # rows per progress step of 'predict'
 def _predict_table(model, metadata, ds, proba: bool):
     """Prediction labels (and probabilities over all declared classes) for a dataset.
 
+    A regression model gives its predicted values, as floats, instead of labels.
     Rows go to the model in chunks of :data:`_PREDICT_CHUNK`, with a progress bar
     on stderr when it is a terminal; every estimator here predicts each row
     independently of the others, so chunks change nothing in the output.
@@ -410,7 +452,8 @@ def _predict_table(model, metadata, ds, proba: bool):
         raise UsageError(f"{metadata['algorithm']} models cannot label new rows (the algorithm has "
                          "no out-of-sample rule); use 'ensemblekit cluster' on the file instead")
     if proba and not classify:
-        raise UsageError(f"{metadata['algorithm']} is a clustering model; it has no class probabilities")
+        raise UsageError(f"{metadata['algorithm']} is a {metadata['task']} model; it has no class "
+                         "probabilities")
     n = ds.X.shape[0]
     codes, known = [], []
     with _progress(n if n > _PREDICT_CHUNK else 0, "rows") as advance:
@@ -424,6 +467,8 @@ def _predict_table(model, metadata, ds, proba: bool):
             if advance is not None:
                 advance(X.shape[0])
     codes = np.concatenate(codes)
+    if metadata["task"] == registry.REGRESSION:
+        return [float(v) for v in np.asarray(codes, dtype=np.float64).ravel()], None, ()
     if not classify:
         return [str(int(c)) for c in codes], None, ()
     classes = schema.class_attribute.values
@@ -474,10 +519,16 @@ def predict(
         except ValueError as exc:
             raise UsageError(f"{model_file}: the model cannot predict {ds.source}: {exc}") from None
         columns = ["row", "prediction", *(f"p_{c}" for c in classes)]
-        values = schema.class_attribute.values if metadata["task"] == registry.CLASSIFICATION else \
-            tuple(str(k) for k in range(int(metadata["params"].get("n_clusters", 0))))
+        task = metadata["task"]
+        if task == registry.CLASSIFICATION:
+            values = schema.class_attribute.values
+        elif task == registry.REGRESSION:
+            values = ()  # a numeric prediction column
+        else:
+            values = tuple(str(k) for k in range(int(metadata["params"].get("n_clusters", 0))))
         text = format_predictions(prediction_rows(labels, probabilities, classes), columns, format_,
-                                  prediction_values=values)
+                                  prediction_values=values,
+                                  numeric_prediction=task == registry.REGRESSION)
         _emit(text, output)
 
 
@@ -716,19 +767,22 @@ def _protocol(task: str, cv: Optional[int], repeats: Optional[int], runs: Option
               n_clusters: Optional[int]):
     from ensemblekit.experiment import Protocol
 
-    if task == registry.CLASSIFICATION:
+    if task in (registry.CLASSIFICATION, registry.REGRESSION):
         if runs is not None:
-            raise UsageError("--runs is for clustering algorithms; classifiers use --cv and --repeats")
+            who = "classifiers" if task == registry.CLASSIFICATION else "regression algorithms"
+            raise UsageError(f"--runs is for clustering algorithms; {who} use --cv and --repeats")
         return Protocol("cv", folds=cv if cv is not None else 10,
                         repeats=repeats if repeats is not None else 10, seed=seed)
     if cv is not None or repeats is not None:
-        raise UsageError("--cv/--repeats are for classifiers; clustering algorithms use --runs")
+        raise UsageError("--cv/--repeats are for classifiers and regression algorithms; clustering "
+                         "algorithms use --runs")
     return Protocol("runs", repeats=runs if runs is not None else 30, seed=seed, n_clusters=n_clusters)
 
 
-def _protocol_text(p) -> str:
+def _protocol_text(p, task: str = registry.CLASSIFICATION) -> str:
     if p.kind == "cv":
-        return f"{p.repeats}x{p.folds}-fold stratified CV, seed {p.seed}"
+        kind = "CV" if task == registry.REGRESSION else "stratified CV"
+        return f"{p.repeats}x{p.folds}-fold {kind}, seed {p.seed}"
     k = p.n_clusters if p.n_clusters is not None else "number of classes"
     return f"{p.repeats} clustering runs (k = {k}), seed {p.seed}"
 
@@ -742,12 +796,19 @@ def _metrics_for(task: str, metrics: List[str]) -> list[str]:
         if m not in METRICS:
             raise UsageError(f"unknown metric {m!r}; known: {', '.join(sorted(METRICS))}")
         if METRICS[m].task != task:
-            raise UsageError(f"metric {m!r} is for {METRICS[m].task}, not {task}")
+            valid = ", ".join(name for name, info in METRICS.items() if info.task == task)
+            raise UsageError(f"metric {m!r} is for {METRICS[m].task}, not {task}; valid metrics "
+                             f"for {task}: {valid}")
     return chosen
 
 
-def _data_files(items: List[str]) -> list[str]:
-    files: list[str] = []
+def _data_files(items: List[str]) -> list[tuple[str, bool]]:
+    """``--data`` items as ``(path, found in a folder)`` pairs, folders expanded in name order.
+
+    A file found in a folder whose class does not fit the compared algorithms is
+    skipped with a note; a file named on its own is an error then.
+    """
+    files: list[tuple[str, bool]] = []
     for item in items:
         path = Path(item)
         if item != "-" and path.is_dir():
@@ -755,12 +816,57 @@ def _data_files(items: List[str]) -> list[str]:
                            if p.suffix.lower() in (".arff", ".csv", ".tsv") and p.is_file())
             if not found:
                 raise UsageError(f"{item}: no .arff, .csv or .tsv files in this folder")
-            files.extend(found)
+            files.extend((f, True) for f in found)
         else:
-            files.append(item)
+            files.append((item, False))
     if not files:
         raise UsageError("no data: give --data FILE or --data DIR")
     return files
+
+
+#: What the algorithms of each task need of a data set's class in 'compare' and 'evaluate ALGO'.
+_CLASS_NEEDED = {
+    registry.CLASSIFICATION: "classifiers need a nominal class",
+    registry.CLUSTERING: "clusterers are scored against a nominal class",
+    registry.REGRESSION: "regression algorithms need a numeric class",
+}
+
+
+def _class_mismatch(task: str, ds) -> Optional[str]:
+    """How the class of ``ds`` (read by :func:`_class_for`) does not fit ``task``; None if it fits."""
+    cls = ds.schema.class_attribute
+    if cls is None or ds.y is None:
+        return "no class attribute"
+    wanted = "numeric" if task == registry.REGRESSION else "nominal"
+    return None if cls.kind == wanted else f"class '{cls.name}' is {cls.kind}"
+
+
+def _load_fitting(task: str, data_files: list[tuple[str, bool]], opts: "_CompareOptions") -> list:
+    """Load the data sets of a comparison of ``task`` algorithms.
+
+    A file found in a folder whose class does not fit the task (a numeric class
+    for classifiers and clusterers, a nominal one for regression algorithms) is
+    skipped, and one note names every skipped file; a file named on its own that
+    does not fit is a usage error.
+    """
+    datasets, skipped = [], []
+    for path, in_folder in data_files:
+        ds = _load(path, target=opts.target, ignore=opts.ignore, input_format=opts.input_format)
+        ds = _class_for(task, ds, opts.target)
+        why = _class_mismatch(task, ds)
+        if why is None:
+            datasets.append(_prepare_for(task, ds, opts.target))
+        elif in_folder:
+            skipped.append(f"{path} ({why})")
+        else:
+            wanted = "numeric" if task == registry.REGRESSION else "nominal"
+            raise UsageError(f"{ds.source}: {why}, but {_CLASS_NEEDED[task]}; name a {wanted} "
+                             "class with --target")
+    if skipped:
+        _note(f"note: skipped {', '.join(skipped)}: {_CLASS_NEEDED[task]}")
+    if not datasets:
+        raise UsageError(f"no data file to compare on: {_CLASS_NEEDED[task]}")
+    return datasets
 
 
 @dataclass
@@ -823,8 +929,11 @@ def _candidates(specs, opts: _CompareOptions):
     return candidates, n_clusters, gridded
 
 
-def _run_comparison(algos: list[str], data_files: list[str], opts: _CompareOptions):
-    """Shared body of 'compare' and 'evaluate ALGO'."""
+def _run_comparison(algos: list[str], data_files: list[tuple[str, bool]], opts: _CompareOptions):
+    """Shared body of 'compare' and 'evaluate ALGO'.
+
+    ``data_files`` holds ``(path, found in a folder)`` pairs (see :func:`_data_files`).
+    """
     from ensemblekit import experiment
     from ensemblekit.metrics import METRICS
     from ensemblekit.report import (comparison_json, comparison_tables, grid_summary, grid_table,
@@ -868,8 +977,9 @@ def _run_comparison(algos: list[str], data_files: list[str], opts: _CompareOptio
     for path, option in ((opts.output, "--output"), (opts.plot, "--plot"), (opts.resume, "--resume")):
         _check_destination(path, option)
     warming = experiment.prestart(opts.n_jobs, opts.scheduler)
-    datasets = [_load_for(task, f, target=opts.target, ignore=opts.ignore,
-                          input_format=opts.input_format) for f in data_files]
+    datasets = _load_fitting(task, data_files, opts)
+    if opts.plot is not None and len(datasets) < len(data_files):
+        _check_plottable(opts, candidates, gridded, len(datasets))
     if opts.max_instances is not None:
         datasets = [experiment.subsample(d, opts.max_instances, opts.seed) for d in datasets]
     names = [d.name for d in datasets]
@@ -915,11 +1025,11 @@ def _run_comparison(algos: list[str], data_files: list[str], opts: _CompareOptio
         if gridded:
             for m in metrics:
                 for renderable in grid_table(grid_rows[m], opts.baseline, METRICS[m].label,
-                                             _protocol_text(protocol)):
+                                             _protocol_text(protocol, task)):
                     console.print(renderable)
         else:
             for renderable in comparison_tables(summary, analyses, names, labels,
-                                                _protocol_text(protocol), failed, opts.baseline,
+                                                _protocol_text(protocol, task), failed, opts.baseline,
                                                 reference, protocol.kind):
                 console.print(renderable)
     if result.failures:
@@ -1013,7 +1123,7 @@ def evaluate(
                                  "(it is scored as it is on DATA)")
             _evaluate_model(Path(algo_or_model), data, metric, input_format, format_)
             return
-        _run_comparison([algo_or_model], [data], _CompareOptions(
+        _run_comparison([algo_or_model], [(data, False)], _CompareOptions(
             settings=settings, target=target, ignore=ignore, input_format=input_format, metric=metric,
             cv=cv, repeats=repeats, runs=runs, seed=seed, n_jobs=n_jobs, output=output,
             format_=format_))
@@ -1038,7 +1148,11 @@ def _evaluate_model(model_file: Path, data: str, metric: List[str], input_format
                          f"{ds.source}: has no class attribute to score against")
     metrics = _metrics_for(metadata["task"], metric)
     model, metadata = _load_checked_model(model_file)
-    keep = ds.y >= 0
+    # rows with a known class: not NaN for a regression target, code >= 0 otherwise
+    keep = ~np.isnan(ds.y) if metadata["task"] == registry.REGRESSION else ds.y >= 0
+    if not keep.any():
+        raise UsageError(f"{ds.source}: every instance has a missing class value "
+                         f"('{schema.class_attribute.name}'); there is nothing to score against")
     if not hasattr(model, "predict"):
         raise UsageError(f"{metadata['algorithm']} models cannot label new rows (the algorithm has "
                          "no out-of-sample rule); use 'ensemblekit compare' or 'cluster' instead")

@@ -7,7 +7,9 @@ so units can run in any order or in parallel (joblib) and give the same scores.
 Seeding, so that comparisons are paired:
 
 * cross-validation folds come from ``RepeatedStratifiedKFold(random_state=seed)``
-  and are the same for every algorithm on a data set;
+  for classifiers (nominal class) and from ``RepeatedKFold(random_state=seed)``
+  for regression algorithms (numeric class), over the rows whose class is
+  known, and are the same for every algorithm on a data set;
 * the estimator seed of a unit is derived from ``(seed, repeat, fold)`` only, so
   all algorithms in a repeat share it; in clustering runs this makes ``kmeans`` and
   ``iekm`` start run *r* from the same initial centres, as in the Inner Ensembles
@@ -36,6 +38,7 @@ from ensemblekit import registry
 DEFAULT_METRICS = {
     registry.CLASSIFICATION: ("accuracy",),
     registry.CLUSTERING: ("nmi", "purity"),
+    registry.REGRESSION: ("correlation", "rmse"),
 }
 
 
@@ -128,7 +131,8 @@ class Protocol:
     Parameters
     ----------
     kind : {"cv", "runs"}
-        Repeated stratified k-fold cross-validation, or repeated clustering runs.
+        Repeated k-fold cross-validation (stratified by class for classifiers,
+        plain for regression algorithms), or repeated clustering runs.
     folds : int
         k of k-fold CV (>= 2); unused for runs.
     repeats : int
@@ -324,29 +328,62 @@ def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol
     Parameters
     ----------
     datasets : sequence of ensemblekit.data.Dataset
-        Each must have a nominal class (CV, and external indices for runs).
+        Each must have a nominal class for classifiers (CV) and clusterers
+        (external indices, number of clusters), a numeric class for
+        regression algorithms.
     candidates : sequence of Candidate
-        Algorithms with fixed parameters (see :func:`expand_grid`).
+        Algorithms with fixed parameters (see :func:`expand_grid`), all of
+        one task.
     protocol : Protocol
 
     Returns
     -------
     Plan
+        For classifiers, repeated stratified k-fold over the rows with a known
+        class; for regression algorithms, repeated plain k-fold
+        (``RepeatedKFold(n_splits=folds, n_repeats=repeats, random_state=seed)``)
+        over the rows whose target is not missing. Either way every candidate
+        gets the same folds and estimator seeds.
 
     Raises
     ------
     ProtocolError
-        If a data set has no nominal class, or too few labelled rows for the folds.
+        If the candidates are of different tasks; if a data set's class does not
+        fit their task (no class, a numeric class for classifiers or clusterers,
+        a nominal class for regression algorithms); if regression algorithms
+        are given clustering runs; or too few labelled rows for the folds.
     """
     import warnings
 
-    from sklearn.model_selection import RepeatedStratifiedKFold
+    from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
 
+    task = _task_of(candidates)
+    if task == registry.REGRESSION and protocol.kind != "cv":
+        raise ProtocolError("regression algorithms are evaluated by cross-validation, not by "
+                            "clustering runs")
     units: list[_Unit] = []
     notes: list[str] = []
     for d_index, ds in enumerate(datasets):
-        y = _labelled_class(ds)
         size = int(ds.X.shape[0]) * max(1, int(ds.X.shape[1]))
+        if task == registry.REGRESSION:
+            target = _numeric_target(ds)
+            labelled = np.flatnonzero(~np.isnan(target))
+            if labelled.size < protocol.folds:
+                raise ProtocolError(
+                    f"{ds.source}: {labelled.size} instances with a known target, fewer than "
+                    f"{protocol.folds} folds"
+                )
+            splitter = RepeatedKFold(n_splits=protocol.folds, n_repeats=protocol.repeats,
+                                     random_state=protocol.seed)
+            splits = splitter.split(np.zeros((labelled.size, 1)))
+            for s, (_, test) in enumerate(splits):
+                repeat, fold = divmod(s, protocol.folds)
+                rs = derive_seed(protocol.seed, repeat + 1, fold + 1)
+                for c in range(len(candidates)):
+                    units.append(_Unit(d_index, c, repeat + 1, fold + 1,
+                                       labelled[test].astype(np.int32), rs, size))
+            continue
+        y = _labelled_class(ds)
         labelled = np.flatnonzero(y >= 0)
         if protocol.kind == "cv":
             counts = np.bincount(y[labelled]) if labelled.size else np.zeros(1, dtype=int)
@@ -383,12 +420,47 @@ def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol
     return Plan(units, list(candidates), notes)
 
 
+def _task_of(candidates: Sequence[Candidate]) -> str | None:
+    """The one task of the candidates (None when there are none)."""
+    tasks = {registry.get(c.algorithm).task for c in candidates}
+    if len(tasks) > 1:
+        raise ProtocolError("candidates of different tasks cannot share a protocol: "
+                            + ", ".join(sorted(tasks)))
+    return tasks.pop() if tasks else None
+
+
 def _labelled_class(ds) -> np.ndarray:
-    if ds.y is None or ds.schema.class_attribute is None or ds.schema.class_attribute.kind != "nominal":
+    ca = ds.schema.class_attribute
+    if ds.y is not None and ca is not None and ca.kind == "numeric":
+        raise ProtocolError(
+            f"{ds.source}: the class '{ca.name}' is numeric, but classifiers and clusterers need a "
+            "nominal class (use --target NAME to choose it, or a regression algorithm)"
+        )
+    if ds.y is None or ca is None or ca.kind != "nominal":
         raise ProtocolError(
             f"{ds.source}: needs a nominal class attribute (use --target NAME to choose it)"
         )
     return np.asarray(ds.y, dtype=np.int64)
+
+
+def _numeric_target(ds) -> np.ndarray:
+    """The numeric class of a data set for regression (float64, NaN = missing)."""
+    ca = ds.schema.class_attribute
+    if ds.y is None or ca is None:
+        raise ProtocolError(f"{ds.source}: regression algorithms need a numeric class attribute "
+                            "(use --target NAME to choose it)")
+    if ca.kind != "numeric":
+        raise ProtocolError(f"{ds.source}: the class '{ca.name}' is nominal, but regression "
+                            "algorithms need a numeric class (use --target NAME to choose it)")
+    return np.asarray(ds.y, dtype=np.float64)
+
+
+def _n_labelled(ds) -> int:
+    """Rows with a known class: code >= 0 (nominal) or not NaN (numeric)."""
+    ca = ds.schema.class_attribute
+    if ca is not None and ca.kind == "numeric":
+        return int((~np.isnan(np.asarray(ds.y, dtype=np.float64))).sum())
+    return int((np.asarray(ds.y) >= 0).sum())
 
 
 def _params_json(params: dict) -> str:
@@ -723,12 +795,15 @@ def _score_unit(ds, cand: Candidate, unit: _Unit, n_clusters: int | None, metric
 
     params = dict(cand.params)
     spec = registry.get(cand.algorithm)
-    y = np.asarray(ds.y, dtype=np.int64)
+    regression = spec.task == registry.REGRESSION
+    # regression: float targets, NaN = missing; otherwise class codes, -1 = missing
+    y = np.asarray(ds.y, dtype=np.float64 if regression else np.int64)
     if unit.test is not None:
         test = unit.test.astype(np.intp)
         in_test = np.zeros(y.shape[0], dtype=bool)
         in_test[test] = True
-        train = np.flatnonzero((y >= 0) & ~in_test)  # ascending, as the splitter gives it
+        known = ~np.isnan(y) if regression else y >= 0
+        train = np.flatnonzero(known & ~in_test)  # ascending, as the splitter gives it
         model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
         model.fit(ds.X[train], y[train])
         truth, predicted = y[test], model.predict(ds.X[test])
@@ -760,6 +835,10 @@ def _run_fingerprint(datasets, work: Plan, protocol: Protocol, metrics) -> str:
         "metrics": list(metrics),
         "candidates": [[c.algorithm, c.params_json] for c in work.candidates],
         "datasets": [ds.name for ds in datasets],
+        # the task picks the folds (stratified or plain k-fold); the class's kind how y is read
+        "task": _task_of(work.candidates),
+        "classes": [None if ds.schema.class_attribute is None else
+                    [ds.schema.class_attribute.name, ds.schema.class_attribute.kind] for ds in datasets],
     }
     h.update(json.dumps(head, sort_keys=True).encode())
     for ds in datasets:
@@ -959,7 +1038,7 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
                             alpha=alpha)
     ref = baseline if baseline is not None else reference
     if ref is not None:
-        sizes = {d.name: int((np.asarray(d.y) >= 0).sum()) for d in datasets}
+        sizes = {d.name: _n_labelled(d) for d in datasets}
         for d in complete:
             base = sorted(per_cell[(d, ref)])
             for a in labels:

@@ -1,6 +1,6 @@
 """Scores for predictions and clusterings, and the registry of metric names.
 
-Two kinds of score live here:
+Three kinds of score live here:
 
 * *external* scores compare two 1-D label arrays of the same length (class
   labels against predictions or cluster ids) and return a float. Labels are
@@ -9,6 +9,8 @@ Two kinds of score live here:
   how clusters are numbered). The pair-counting indices (Rand, Jaccard,
   Fowlkes-Mallows, Wallace) are computed from the contingency table, in time
   linear in the number of instances;
+* *regression* scores compare two 1-D arrays of numbers of the same length
+  (the true target values against the predicted ones) and return a float;
 * *internal* clustering indices judge a partition by the data alone: they take
   the data matrix ``X`` (n_samples, n_features) and the cluster labels, and
   use Euclidean distances between rows.
@@ -30,6 +32,10 @@ __all__ = [
     "EXTERNAL_INDICES",
     "INTERNAL_INDICES",
     "accuracy",
+    "correlation",
+    "rmse",
+    "mae",
+    "r2",
     "nmi",
     "purity",
     "adjusted_rand",
@@ -91,6 +97,181 @@ def accuracy(y_true, y_pred):
     """
     y_true, y_pred = _check_labels(y_true, y_pred, ("y_true", "y_pred"))
     return float(np.mean(y_true == y_pred))
+
+
+# --------------------------------------------------------------------------- regression
+def _check_values(a, b, names):
+    """Validate a pair of target vectors; return them as 1-D float64 arrays."""
+    first, second = names
+    out = []
+    for arr, name in ((a, first), (b, second)):
+        try:
+            arr = np.asarray(arr, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must hold numbers") from None
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D array of numbers, got shape {arr.shape}")
+        if np.isnan(arr).any():
+            raise ValueError(f"{name} contains missing values (NaN); drop those rows first")
+        if np.isinf(arr).any():
+            raise ValueError(f"{name} contains an infinite value")
+        out.append(arr)
+    a, b = out
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(
+            f"{first} and {second} have different lengths ({a.shape[0]} and {b.shape[0]})"
+        )
+    if a.shape[0] == 0:
+        raise ValueError(f"{first} and {second} are empty; a score needs at least one value")
+    return a, b
+
+
+def correlation(y_true, y_pred):
+    """Pearson correlation between the true and the predicted target values.
+
+    ``r = sum_i (t_i - mean t)(p_i - mean p) / sqrt(sum_i (t_i - mean t)^2 *
+    sum_i (p_i - mean p)^2)``. The rule-ensembles paper (Akdemir & Jannink,
+    Sect. 4, Figs. 1 and 8) reports it as the "accuracy" of a regression
+    model: the cross-validated correlation of true and predicted responses.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True target values (finite numbers).
+    y_pred : array-like of shape (n_samples,)
+        Predicted values (finite numbers).
+
+    Returns
+    -------
+    float
+        In [-1, 1]; higher is better; symmetric in its arguments. When either
+        vector is constant (all its values equal, which includes a single
+        instance) the correlation is undefined and the value is 0.0, without
+        a warning: a constant prediction carries no information about the
+        order of the targets. Otherwise equals the statistic of
+        :func:`scipy.stats.pearsonr`.
+
+    Raises
+    ------
+    ValueError
+        If an input is not 1-D or not numeric, the lengths differ, the inputs
+        are empty, or an input contains NaN or an infinite value.
+
+    References
+    ----------
+    .. [1] D. Akdemir and J.-L. Jannink, "Ensemble learning with trees and
+       rules: supervised, semi-supervised, unsupervised", Intelligent Data
+       Analysis 18(5), 2014.
+    """
+    t, p = _check_values(y_true, y_pred, ("y_true", "y_pred"))
+    if np.all(t == t[0]) or np.all(p == p[0]):
+        return 0.0
+    dt = t - t.mean()
+    dp = p - p.mean()
+    norm_t = np.linalg.norm(dt)
+    norm_p = np.linalg.norm(dp)
+    if norm_t == 0.0 or norm_p == 0.0:  # values too close to be told apart after centring
+        return 0.0
+    r = float(np.dot(dt / norm_t, dp / norm_p))
+    return min(1.0, max(-1.0, r))
+
+
+def rmse(y_true, y_pred):
+    """Root mean squared error of the predictions.
+
+    ``RMSE = sqrt((1/n) * sum_i (t_i - p_i)^2)``, in the target's unit.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True target values (finite numbers).
+    y_pred : array-like of shape (n_samples,)
+        Predicted values (finite numbers).
+
+    Returns
+    -------
+    float
+        >= 0; *lower* is better; 0 for perfect predictions. Same value as
+        ``sqrt(sklearn.metrics.mean_squared_error(y_true, y_pred))``.
+
+    Raises
+    ------
+    ValueError
+        If an input is not 1-D or not numeric, the lengths differ, the inputs
+        are empty, or an input contains NaN or an infinite value.
+    """
+    t, p = _check_values(y_true, y_pred, ("y_true", "y_pred"))
+    return float(np.sqrt(np.mean((t - p) ** 2)))
+
+
+def mae(y_true, y_pred):
+    """Mean absolute error of the predictions.
+
+    ``MAE = (1/n) * sum_i |t_i - p_i|``, in the target's unit.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True target values (finite numbers).
+    y_pred : array-like of shape (n_samples,)
+        Predicted values (finite numbers).
+
+    Returns
+    -------
+    float
+        >= 0; *lower* is better; 0 for perfect predictions. Same value as
+        :func:`sklearn.metrics.mean_absolute_error`.
+
+    Raises
+    ------
+    ValueError
+        If an input is not 1-D or not numeric, the lengths differ, the inputs
+        are empty, or an input contains NaN or an infinite value.
+    """
+    t, p = _check_values(y_true, y_pred, ("y_true", "y_pred"))
+    return float(np.mean(np.abs(t - p)))
+
+
+def r2(y_true, y_pred):
+    """Coefficient of determination R² of the predictions.
+
+    ``R² = 1 - sum_i (t_i - p_i)^2 / sum_i (t_i - mean t)^2``: the share of the
+    targets' variance around their own mean that the predictions explain.
+    Not symmetric: ``y_true`` gives the mean and the total sum of squares.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True target values (finite numbers).
+    y_pred : array-like of shape (n_samples,)
+        Predicted values (finite numbers).
+
+    Returns
+    -------
+    float
+        At most 1; higher is better; 1 for perfect predictions, 0 for
+        predicting the mean of ``y_true``, negative for predictions worse than
+        that. Same value as :func:`sklearn.metrics.r2_score`. When ``y_true``
+        is constant (all values equal, which includes a single instance) the
+        ratio is undefined; the value is then 1.0 for perfect predictions and
+        0.0 otherwise, scikit-learn's ``force_finite`` convention. Here
+        "constant" means equal values; scikit-learn instead tests the computed
+        total sum of squares, so for values such as ``[0.1, 0.1, 0.1]`` (whose
+        floating-point mean is not exactly 0.1) it returns a huge negative
+        number, and for a single instance NaN with a warning.
+
+    Raises
+    ------
+    ValueError
+        If an input is not 1-D or not numeric, the lengths differ, the inputs
+        are empty, or an input contains NaN or an infinite value.
+    """
+    t, p = _check_values(y_true, y_pred, ("y_true", "y_pred"))
+    residual = float(np.sum((t - p) ** 2))
+    if np.all(t == t[0]):
+        return 1.0 if residual == 0.0 else 0.0
+    total = float(np.sum((t - t.mean()) ** 2))
+    return 1.0 - residual / total
 
 
 def nmi(labels_true, labels_pred):
@@ -758,11 +939,12 @@ class Metric:
         Registry key, as given on the command line (``--metric nmi``).
     func : callable
         External scores (``internal=False``): ``func(truth, predicted) ->
-        float``; ``truth`` is the class labels, ``predicted`` the predicted
-        classes or the cluster ids, both of shape (n_samples,). Internal
-        indices (``internal=True``): ``func(X, labels) -> float`` with ``X``
-        the clustered data, shape (n_samples, n_features).
-    task : {"classification", "clustering"}
+        float``; ``truth`` is the class labels (or the numeric targets),
+        ``predicted`` the predicted classes, cluster ids (or predicted
+        values), both of shape (n_samples,). Internal indices
+        (``internal=True``): ``func(X, labels) -> float`` with ``X`` the
+        clustered data, shape (n_samples, n_features).
+    task : {"classification", "clustering", "regression"}
         What ``predicted`` holds.
     greater_is_better : bool, default=True
         Direction used for ranking algorithms.
@@ -841,6 +1023,10 @@ METRICS: dict[str, Metric] = {
                              internal=True),
     "calinski-harabasz": Metric("calinski-harabasz", calinski_harabasz, "clustering", True,
                                 "Calinski-Harabasz", internal=True),
+    "correlation": Metric("correlation", correlation, "regression", True, "Correlation"),
+    "rmse": Metric("rmse", rmse, "regression", False, "RMSE"),
+    "mae": Metric("mae", mae, "regression", False, "MAE"),
+    "r2": Metric("r2", r2, "regression", True, "R²"),
 }
 """Metric name -> :class:`Metric`, in the order reports list them."""
 
