@@ -40,7 +40,9 @@ def prediction_rows(predictions: Sequence[str], proba=None, classes: Sequence[st
 
     Parameters
     ----------
-    predictions : sequence of str, length n
+    predictions : sequence of str or of float, length n
+        Class labels or cluster ids (str), or a regression model's predicted
+        values (float, see ``numeric_prediction`` of :func:`format_predictions`).
     proba : array of shape (n, len(classes)) or None
     classes : sequence of str
     """
@@ -54,7 +56,7 @@ def prediction_rows(predictions: Sequence[str], proba=None, classes: Sequence[st
 
 
 def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
-                       prediction_values: Sequence[str] = ()) -> str:
+                       prediction_values: Sequence[str] = (), numeric_prediction: bool = False) -> str:
     """Render prediction rows as CSV, TSV, JSON (array), JSON lines or ARFF.
 
     Parameters
@@ -66,6 +68,13 @@ def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
     fmt_name : {"csv", "tsv", "json", "jsonl", "arff"}
     prediction_values : sequence of str
         Declared values of the prediction column (ARFF nominal header).
+    numeric_prediction : bool, default=False
+        The prediction column holds numbers (a regression model's predicted
+        values): each is written in Python's shortest round-trip form
+        (``repr(float(v))``, also what JSON gets), so the output is the same
+        on every run and reads back as the same float64, and the ARFF header
+        declares the column ``numeric``. A non-finite value is written as
+        missing (an empty field, JSON ``null``, ARFF ``?``).
 
     Returns
     -------
@@ -73,31 +82,51 @@ def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
         The whole output, newline-terminated. Probabilities are printed with 6
         decimals so the output is identical across runs and platforms.
     """
+    import math
+
     def cell(v):
         return f"{v:.6f}" if isinstance(v, float) else v
 
+    def value(v):  # a numeric prediction as a float, or None when missing
+        v = float(v)
+        return v if math.isfinite(v) else None
+
     if fmt_name in ("csv", "tsv"):
+        def text_row(row):
+            if not numeric_prediction:
+                return [cell(v) for v in row]
+            v = value(row[1])
+            return [row[0], "" if v is None else repr(v), *(cell(p) for p in row[2:])]
+
         buf = io.StringIO()
         writer = csv.writer(buf, delimiter="," if fmt_name == "csv" else "\t", lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows([cell(v) for v in row] for row in rows)
+        writer.writerows(text_row(row) for row in rows)
         return buf.getvalue()
     if fmt_name in ("json", "jsonl"):
         records = [
             {c: (round(v, 6) if isinstance(v, float) else v) for c, v in zip(columns, row)}
             for row in rows
         ]
+        if numeric_prediction:
+            for record, row in zip(records, rows):
+                record[columns[1]] = value(row[1])  # json writes floats with repr
         if fmt_name == "jsonl":
             return "".join(json.dumps(r) + "\n" for r in records)
         return json.dumps(records, indent=1) + "\n"
     if fmt_name == "arff":
         from ensemblekit.data import Attribute, write_arff
 
-        attrs = [Attribute(columns[0], "numeric"), Attribute(columns[1], "nominal", tuple(prediction_values))]
+        if numeric_prediction:
+            predicted = Attribute(columns[1], "numeric")
+        else:
+            predicted = Attribute(columns[1], "nominal", tuple(prediction_values))
+        attrs = [Attribute(columns[0], "numeric"), predicted]
         attrs += [Attribute(c, "numeric") for c in columns[2:]]
         buf = io.StringIO()
-        write_arff(buf, "predictions", attrs, ([row[0], row[1], *(round(p, 6) for p in row[2:])]
-                                               for row in rows))
+        write_arff(buf, "predictions", attrs,
+                   ([row[0], value(row[1]) if numeric_prediction else row[1],
+                     *(round(p, 6) for p in row[2:])] for row in rows))
         return buf.getvalue()
     raise ValueError(f"unknown output format {fmt_name!r}; expected one of {', '.join(OUTPUT_FORMATS)}")
 
@@ -650,9 +679,66 @@ def model_description(model, metadata: dict, schema) -> list:
         arcs = [sum(len(p) for p in member.parents_) for member in estimator.estimators_]
         out.append(Text(f"bagging of {len(estimator.estimators_)} Bayesian networks; distinct training "
                         f"rows per bag {min(sizes)}-{max(sizes)}; arcs per network {min(arcs)}-{max(arcs)}"))
+    elif hasattr(estimator, "ranked_terms"):
+        out.extend(_rule_ensemble_description(estimator, names, schema))
     elif hasattr(estimator, "n_samples_fit_"):
         out.append(Text(f"stores {estimator.n_samples_fit_} training instances "
                         f"({len(names)} encoded features)"))
+    return out
+
+
+#: Rules (or trees) listed by ``show`` for a rule ensemble.
+SHOW_TERMS = 15
+
+
+def _rule_ensemble_description(estimator, names, schema) -> list:
+    """What ``show`` prints for a rule ensemble: its size, top terms and variable importances."""
+    import numpy as np
+    from rich.table import Table
+    from rich.text import Text
+
+    basis = "rules" if estimator.basis == "rules" else "trees"
+    size = (f"{estimator.rules_.n_rules} rules (of {estimator.rules_.n_candidates} tree nodes; "
+            "duplicates, complements and constant rules dropped)" if basis == "rules" else
+            f"{len(estimator.trees_)} tree outputs")
+    tuned = {"lasso": f"lasso penalty {estimator.alpha_:.4g}" if estimator.alpha_ else "",
+             "pls": f"{estimator.n_components_} PLS components" if estimator.n_components_ else "",
+             "oob": f"kernel width {estimator.bandwidth_:.4g}" if estimator.bandwidth_ else "",
+             "kernel": f"kernel width {estimator.bandwidth_:.4g}" if estimator.bandwidth_ else "",
+             "mean": "equal weights"}[estimator.method]
+    out: list = [Text(f"{len(estimator.trees_)} ISLE trees -> {size}; {tuned}; "
+                      f"intercept {estimator.intercept_:.6g}")]
+    terms = estimator.ranked_terms(names, top=SHOW_TERMS)
+    if not terms:
+        out.append(Text(f"Nadaraya-Watson smoothing over {estimator.train_target_.size} training "
+                        "rows: no weights, so no term or variable importances"))
+        return out
+    nonzero = int(np.count_nonzero(estimator.coef_))
+    top = max(t["importance"] for t in terms) or 1.0
+    table = Table(title=f"top {len(terms)} of {nonzero} {basis} with a non-zero weight, by importance "
+                  + ("|w| sqrt(s(1-s))" if basis == "rules" else "|w| std(T)") + " (largest = 100)",
+                  title_justify="left")
+    for col in ("#", "rule" if basis == "rules" else "term", "coefficient", "support",
+                "importance"):
+        table.add_column(col, justify="left" if col in ("rule", "term") else "right")
+    for rank, t in enumerate(terms, 1):
+        table.add_row(str(rank), t["term"], f"{t['coefficient']:.4g}",
+                      "-" if t["support"] is None else f"{t['support']:.3f}",
+                      f"{100 * t['importance'] / top:.1f}")
+    out.append(table)
+    # variable importances: one-hot columns ('attr=value') add up under their attribute
+    by_attribute: dict[str, float] = {}
+    for name, value in zip(names, estimator.feature_importances_):
+        attribute = name.split("=", 1)[0] if name not in {a.name for a in schema.features} else name
+        by_attribute[attribute] = by_attribute.get(attribute, 0.0) + float(value)
+    peak = max(by_attribute.values()) or 1.0
+    ranked = sorted(by_attribute.items(), key=lambda kv: (-kv[1], kv[0]))
+    table = Table(title="variable importances (largest = 100)", title_justify="left")
+    table.add_column("attribute")
+    table.add_column("importance", justify="right")
+    for name, value in ranked:
+        table.add_row(name, f"{100 * value / peak:.1f}")
+    out.append(table)
     return out
 
 

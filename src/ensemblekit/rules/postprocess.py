@@ -422,6 +422,40 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
             out += [f"linear: {name}" for name in names]
         return out
 
+    def ranked_terms(self, feature_names=None, top=None) -> list[dict]:
+        """Terms with a non-zero weight, the most important first (Sect. 2.1 importances).
+
+        Parameters
+        ----------
+        feature_names : sequence of str, optional
+            Names of the input columns, for the rules in words.
+        top : int, optional
+            Return at most this many.
+
+        Returns
+        -------
+        list of dict
+            Keys ``term`` (words), ``coefficient`` (w_k), ``support`` (fraction of
+            training rows a rule fires for; None for trees and linear terms) and
+            ``importance``; empty for ``kernel``, which has no weights.
+        """
+        check_is_fitted(self, "trees_")
+        if self.coef_ is None:
+            return []
+        words = self.term_descriptions(feature_names)
+        n_rules = self.rules_.n_rules if self.basis == "rules" else 0
+        order = np.lexsort((np.arange(self.coef_.size), -self.term_importances_))
+        out = []
+        for k in order:
+            if self.coef_[k] == 0:
+                continue
+            out.append({"term": words[k], "coefficient": float(self.coef_[k]),
+                        "support": float(self.rules_.support[k]) if k < n_rules else None,
+                        "importance": float(self.term_importances_[k])})
+            if top is not None and len(out) >= top:
+                break
+        return out
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
