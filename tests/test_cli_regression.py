@@ -1,8 +1,9 @@
 """Regression through the command line: fit, predict, evaluate and compare on a numeric class.
 
-No regression algorithm of the project is registered yet, so each test registers a
-scikit-learn ridge regression as ``ridge-test`` for its own duration, and the app runs
-in this process (CliRunner), serially. Expected values are computed by hand with
+The plumbing is checked with a regressor whose answers are easy to reproduce: each
+test registers a scikit-learn ridge regression as ``ridge-test`` for its own duration,
+and the app runs in this process (CliRunner), serially. The rule ensembles' own CLI
+tests are in test_cli_rules.py. Expected values are computed by hand with
 scikit-learn on the same preprocessed data.
 """
 

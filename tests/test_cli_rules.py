@@ -1,0 +1,69 @@
+"""Rule ensembles through the command line: fit, show and predict on housing."""
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+from typer.testing import CliRunner
+
+from ensemblekit import registry
+from ensemblekit.cli import app
+from ensemblekit.data import load_dataset
+from ensemblekit.persistence import load_model
+
+HOUSING = Path(__file__).resolve().parents[1] / "sample_data" / "housing.arff"
+SMALL = ["--set", "n_estimators=15", "--set", "cv=3"]
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_fit_rule_pls_and_show_prints_the_top_rules_in_words(tmp_path):
+    model_file = tmp_path / "m.ekm"
+    assert run("fit", "rule-pls", HOUSING, "-o", model_file, *SMALL).exit_code == 0
+    shown = run("show", model_file)
+    assert shown.exit_code == 0, shown.output
+    model, metadata = load_model(model_file)
+    estimator = model.named_steps["model"]
+    names = registry.model_feature_names("rule-pls", load_dataset(str(HOUSING)).schema)
+    top = estimator.ranked_terms(names, top=3)
+    assert top and all(t["term"] in shown.output for t in top)
+    assert "15 ISLE trees" in shown.output and "PLS components" in shown.output
+    assert "variable importances" in shown.output
+    # one-hot CHAS reads as an equality, never as a threshold on an indicator column
+    assert "CHAS=" not in shown.output
+    # every attribute is listed once in the variable importances, the largest at 100
+    assert shown.output.count("100.0") >= 2
+    for attribute in ("LSTAT", "RM", "CRIM", "CHAS"):
+        assert attribute in shown.output
+
+
+def test_show_says_a_kernel_model_has_no_weights(tmp_path):
+    model_file = tmp_path / "k.ekm"
+    assert run("fit", "tree-kernel", HOUSING, "-o", model_file, *SMALL).exit_code == 0
+    shown = run("show", model_file)
+    assert shown.exit_code == 0, shown.output
+    assert "no weights" in shown.output and "506 training rows" in shown.output
+
+
+def test_predict_writes_the_models_predictions_in_row_order(tmp_path):
+    model_file = tmp_path / "m.ekm"
+    assert run("fit", "oob-weighted-top", HOUSING, "-o", model_file, *SMALL).exit_code == 0
+    result = run("predict", model_file, HOUSING)
+    assert result.exit_code == 0
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[0] == ["row", "prediction"] and len(rows) == 507
+    model, _ = load_model(model_file)
+    expected = model.predict(load_dataset(str(HOUSING)).X)
+    np.testing.assert_array_equal([float(r[1]) for r in rows[1:]], expected)
+
+
+def test_a_rule_ensemble_refuses_a_nominal_class():
+    iris = HOUSING.parent / "iris.arff"
+    result = run("fit", "rule-lasso", iris, "-o", "never.ekm")
+    assert result.exit_code == 2
+    assert "nominal" in result.output and not Path("never.ekm").exists()
