@@ -547,6 +547,15 @@ def cluster(
     members: Optional[Path] = typer.Option(
         None, "--members", help="Member labelings to combine (cspa, hgpa, mcla, hac-*): CSV with a "
         "header row, one column per member, one row per instance of DATA in the same order."),
+    targets: Optional[str] = typer.Option(
+        None, "--targets", help="ss-isca only (and required there): comma-separated attributes "
+        "that form the target matrix Y. They are removed from the clustered attributes; numeric "
+        "ones are used as they are, nominal ones one-hot; a missing value becomes its column's "
+        "mean."),
+    similarity_out: Optional[Path] = typer.Option(
+        None, "--similarity-out", help="isca, ss-isca: write the n x n rule similarity S as CSV: "
+        "a header 'row,1,2,...,n', then one line 'i,S_i1,...,S_in' per instance i (1-based, "
+        "file order), values as Python repr floats."),
     no_class: bool = typer.Option(False, "--no-class", help="The file has no class attribute."),
     ignore: List[str] = _IGNORE,
     input_format: Optional[str] = _INPUT_FORMAT,
@@ -579,20 +588,31 @@ def cluster(
         if members is not None and not _takes_members(spec):
             raise UsageError(f"--members gives member labelings to a cluster ensemble (cspa, hgpa, "
                              f"mcla, hac-*); {algo} does not combine members")
+        target_names = _check_targets_option(algo, spec, targets)
+        if similarity_out is not None and not _has_similarity(spec):
+            raise UsageError(f"--similarity-out writes the rule similarity of isca and ss-isca; "
+                             f"{algo} has none")
         _check_destination(labels_out, "--labels-out")
         _check_destination(save, "--save")
+        _check_destination(similarity_out, "--similarity-out")
         ds = _load_for(spec.task, data, target=target, ignore=ignore, input_format=input_format,
                        no_class=no_class)
+        Y = None
+        if target_names is not None:
+            ds, Y = _split_targets(ds, target_names)
         has_class = ds.y is not None and ds.schema.class_attribute.kind == "nominal"
         fit_params = {}
         if members is not None:
             fit_params["model__members"] = _load_members(members, ds)
         if k_range is not None:
-            _cluster_k_range(algo, ds, k_range, settings, seed, fit_params, format_)
+            _cluster_k_range(algo, ds, k_range, settings, seed, fit_params, format_, Y,
+                             similarity_out)
             return
         spec, params = _resolve(algo, settings, _default_n_clusters(ds, k_single, settings))
-        model, labels = _fit_clusterer(algo, ds, params, seed, fit_params)
+        model, labels = _fit_clusterer(algo, ds, params, seed, fit_params, Y)
         estimator = model.named_steps["model"]
+        if similarity_out is not None:
+            _write_file(similarity_out, _similarity_csv(estimator.similarity_))
         centers = getattr(estimator, "cluster_centers_", None)
         n_found = int(labels.max()) + 1 if labels.size else 0
         sizes = np.bincount(labels, minlength=len(centers) if centers is not None else n_found)
@@ -616,8 +636,10 @@ def cluster(
                 "schema": ds.schema.to_dict(),
                 "training_data": {"name": ds.name, "instances": int(ds.X.shape[0]),
                                   "fingerprint": data_fingerprint(ds.X, None)},
+                **({} if target_names is None else {"targets": list(target_names)}),
             })
         n_iter = getattr(estimator, "n_iter_", None)
+        n_rules = getattr(estimator, "n_rules_", None)
         if format_ == "json":
             out = {"algorithm": algo, "params": params, "seed": seed, "dataset": ds.name,
                    "sizes": sizes.tolist(), "iterations": int(n_iter or 0),
@@ -626,6 +648,10 @@ def cluster(
                    [dict(zip(names, map(float, row))) for row in centers]}
             if partitioner is not None:
                 out["partitioner"] = partitioner
+            if n_rules is not None:
+                out["rules"] = int(n_rules)
+            if target_names is not None:
+                out["targets"] = list(target_names)
             _write_stdout(json.dumps(out, indent=1) + "\n")
             return
         console = _stdout_console()
@@ -636,6 +662,9 @@ def cluster(
             heading += f", {ensemble.shape[1]} members"
         elif n_iter is not None:
             heading += f" ({n_iter} iterations)"
+        elif n_rules is not None:
+            heading += f" ({n_rules} rules" + ("" if target_names is None else
+                                              f"; targets {', '.join(target_names)}") + ")"
         if centers is not None:
             console.print(prototypes_table(centers, names, sizes, heading))
         else:
@@ -697,15 +726,63 @@ def _load_members(path: Path, ds):
     return table.X
 
 
-def _fit_clusterer(algo: str, ds, params: dict, seed: int, fit_params: dict):
-    """Fit a registered clusterer to every row of ``ds``; return (pipeline, labels)."""
+def _has_similarity(spec) -> bool:
+    """Whether the algorithm learns an instance similarity (``similarity_``): isca, ss-isca."""
+    return spec.estimator.startswith("ensemblekit.rules.isca:")
+
+
+def _check_targets_option(algo: str, spec, text: Optional[str]) -> Optional[tuple[str, ...]]:
+    """``--targets`` as a tuple of attribute names; None when not given.
+
+    Only ss-isca (``supervised`` fixed to True) takes targets, and it needs them.
+    """
+    supervised = bool(spec.fixed.get("supervised", False))
+    if text is None:
+        if supervised:
+            raise UsageError(f"{algo} needs target columns (--targets NAME,...)")
+        return None
+    if not supervised:
+        raise UsageError(f"--targets gives target columns to ss-isca; {algo} takes none")
+    names = tuple(part.strip() for part in text.split(","))
+    if not all(names):
+        raise UsageError(f"--targets expects comma-separated attribute names, got {text!r}")
+    return names
+
+
+def _split_targets(ds, names):
+    """Move the ``--targets`` attributes out of the features: (data set, Y)."""
+    from ensemblekit.data import DataError
+
+    try:
+        reduced, Y, _ = ds.split_targets(names)
+    except DataError as exc:
+        raise UsageError(f"--targets: {exc}") from None
+    if reduced.X.shape[1] == 0:
+        raise UsageError(f"{ds.source}: no attributes left to cluster once the --targets are "
+                         "taken out")
+    return reduced, Y
+
+
+def _similarity_csv(S) -> str:
+    """The similarity matrix as CSV: header ``row,1..n``, then ``i,S_i1,...,S_in`` (repr floats)."""
+    n = S.shape[0]
+    lines = ["row," + ",".join(str(j) for j in range(1, n + 1))]
+    lines.extend(f"{i + 1}," + ",".join(repr(float(v)) for v in row) for i, row in enumerate(S))
+    return "\n".join(lines) + "\n"
+
+
+def _fit_clusterer(algo: str, ds, params: dict, seed: int, fit_params: dict, y=None):
+    """Fit a registered clusterer to every row of ``ds``; return (pipeline, labels).
+
+    ``y`` is the target matrix of ss-isca (``--targets``); other clusterers get None.
+    """
     import numpy as np
 
     from ensemblekit.clustering.consensus import MissingDependencyError
 
     model = registry.make_estimator(algo, ds.schema, params, seed)
     try:
-        labels = np.asarray(model.fit_predict(ds.X, **fit_params))
+        labels = np.asarray(model.fit_predict(ds.X, y, **fit_params))
     except MissingDependencyError as exc:
         raise UsageError(str(exc)) from None
     except ValueError as exc:
@@ -727,8 +804,14 @@ def _internal_indices(model, ds, labels) -> dict:
         return {}
 
 
-def _cluster_k_range(algo: str, ds, ks: list, settings, seed: int, fit_params: dict, format_):
-    """``cluster -k A:B``: internal indices for every k, best k of each marked."""
+def _cluster_k_range(algo: str, ds, ks: list, settings, seed: int, fit_params: dict, format_,
+                     y=None, similarity_out: Optional[Path] = None):
+    """``cluster -k A:B``: internal indices for every k, best k of each marked.
+
+    A hierarchical clusterer whose tree does not depend on k (isca, ss-isca:
+    ``labels_for``) is fitted once and its tree cut at every k; the others are
+    refitted per k.
+    """
     import json
     import math
 
@@ -737,12 +820,22 @@ def _cluster_k_range(algo: str, ds, ks: list, settings, seed: int, fit_params: d
 
     values = {name: [] for name in INTERNAL_INDICES}
     params = {}
+    model = None
     for k in ks:
         _, params = _resolve(algo, settings, k)
-        model, labels = _fit_clusterer(algo, ds, params, seed, fit_params)
+        cut = None if model is None else getattr(model.named_steps["model"], "labels_for", None)
+        if cut is not None:
+            try:
+                labels = cut(k)
+            except ValueError as exc:
+                raise UsageError(f"{ds.source}: {algo} cannot cluster this data: {exc}") from None
+        else:
+            model, labels = _fit_clusterer(algo, ds, params, seed, fit_params, y)
         found = _internal_indices(model, ds, labels)
         for name in INTERNAL_INDICES:
             values[name].append(found.get(name, float("nan")))
+    if similarity_out is not None:  # isca, ss-isca: one fit, one similarity for every k
+        _write_file(similarity_out, _similarity_csv(model.named_steps["model"].similarity_))
     best = {name: best_k(ks, column, name) for name, column in values.items()}
     shown = {key: value for key, value in params.items() if key != "n_clusters"}
     if format_ == "json":

@@ -356,6 +356,83 @@ class Dataset:
         schema = Schema(self.schema.relation, tuple(attributes), self.schema.class_index)
         return Dataset(self.name, self.source, schema, self.X, codes, self.lines, self.format)
 
+    def split_targets(self, names: Sequence[str]) -> tuple[Dataset, np.ndarray, tuple[str, ...]]:
+        """Move some feature attributes out of ``X`` into a numeric target matrix.
+
+        For semi-supervised clustering (SS-ISCA, Akdemir & Jannink 2014, Sect. 3):
+        the named attributes become the target matrix ``Y`` and are no longer
+        clustered. A numeric attribute gives one column, as it is; a nominal
+        one gives one 0/1 indicator column per declared value (``attr=value``).
+        A missing value is replaced by its column's mean over the rows that
+        have one (for a nominal attribute: each indicator column's mean, i.e.
+        the share of each value).
+
+        Parameters
+        ----------
+        names : sequence of str
+            Feature attributes to move, at least one, each once; ``Y``'s columns
+            follow this order.
+
+        Returns
+        -------
+        features : Dataset
+            A copy without those attributes (the class, if any, is kept).
+        Y : ndarray of shape (n_instances, n_target_columns), float64
+            No missing values.
+        columns : tuple of str
+            Name of each column of ``Y``.
+
+        Raises
+        ------
+        DataError
+            If ``names`` is empty or repeats a name, names an attribute the data
+            does not have (the message lists the attributes) or the class
+            attribute, or if a named attribute has no value in any row.
+        """
+        names = [str(n) for n in names]
+        if not names:
+            raise DataError("no target attributes named", self.source)
+        twice = [n for i, n in enumerate(names) if n in names[:i]]
+        if twice:
+            raise DataError(f"target attribute {twice[0]!r} is named twice", self.source)
+        features = self.schema.features
+        position = {a.name: j for j, a in enumerate(features)}
+        ca = self.schema.class_attribute
+        for name in names:
+            if ca is not None and name == ca.name:
+                raise DataError(f"{name!r} is the class attribute, not a feature; a target must "
+                                "be a feature (read the file without a class to use it)", self.source)
+            if name not in position:
+                raise DataError(f"no attribute {name!r} to use as a target; attributes: "
+                                f"{_names(a.name for a in features)}", self.source)
+        blocks, columns = [], []
+        for name in names:
+            attribute, raw = features[position[name]], self.X[:, position[name]]
+            missing = np.isnan(raw)
+            if missing.all():
+                raise DataError(f"target attribute {name!r} has no values", self.source)
+            if attribute.kind == "numeric":
+                block = raw[:, None].copy()
+                columns.append(name)
+            else:
+                block = (raw[:, None] == np.arange(len(attribute.values))[None, :]).astype(np.float64)
+                block[missing] = np.nan
+                columns.extend(f"{name}={value}" for value in attribute.values)
+            means = np.nanmean(block, axis=0)
+            block[missing] = means
+            blocks.append(block)
+        Y = np.hstack(blocks)
+        dropped = {position[name] for name in names}
+        keep = [j for j in range(len(features)) if j not in dropped]
+        kept_names = {features[j].name for j in keep}
+        attributes = tuple(a for i, a in enumerate(self.schema.attributes)
+                           if i == self.schema.class_index or a.name in kept_names)
+        class_index = None if ca is None else attributes.index(ca)
+        schema = Schema(self.schema.relation, attributes, class_index)
+        reduced = Dataset(self.name, self.source, schema, self.X[:, keep], self.y, self.lines,
+                          self.format)
+        return reduced, Y, tuple(columns)
+
 
 # --------------------------------------------------------------------------
 # Internal table: attribute declarations + raw cell tokens

@@ -605,6 +605,52 @@ ALGORITHMS.update({
     for name, method, basis, description, extra in _RULE_ENSEMBLES
 })
 
+# --- ISCA / SS-ISCA (issue 7) ---
+# Rule-ensemble clustering (Akdemir & Jannink 2014, Sect. 3): one estimator, ISCA; ss-isca
+# fixes supervised=True and takes its target matrix from `cluster --targets`.
+_ISCA_PARAMS = (
+    Param("n_clusters", "int", 3, "number of clusters k (cluster -k sets it)", low=1),
+    Param("n_stages", "int", 50, "stages M: random targets, each explained by its own rules",
+          low=1, high=100000),
+    Param("n_rules", "int", 20, "new rules m gathered per stage (ISLE trees grown until m "
+          "rules not seen before)", low=1, high=100000),
+    Param("learning_rate", "float", 0.0, "memory nu: each new target loses nu times its "
+          "projection on the rules so far (0: independent stages)", low=0.0, high=1.0),
+    Param("max_depth", "int", 3, "depth of the ISLE trees (longest rule)", low=1, high=30),
+    Param("max_samples", "float", None, "subsample fraction per tree, without replacement "
+          "(none: min(N/2, 100 + 6 sqrt N) rows, Friedman & Popescu)", low=1e-6, high=1.0,
+          none_ok=True),
+    Param("linkage", "choice", "average", "hierarchical clustering of 1 - rule agreement",
+          choices=("average", "single", "complete")),
+)
+ALGORITHMS.update({
+    "isca": AlgorithmSpec(
+        name="isca",
+        task=CLUSTERING,
+        description="ISCA: rules of ISLE trees fitted to random projections of the attributes; "
+        "average linkage on 1 - rule agreement (Akdemir & Jannink 2014, Alg. 2)",
+        estimator="ensemblekit.rules.isca:ISCA",
+        params=_ISCA_PARAMS,
+        preprocessing=_NUMERIC_PREP,
+    ),
+    "ss-isca": AlgorithmSpec(
+        name="ss-isca",
+        task=CLUSTERING,
+        description="SS-ISCA: as isca, the rules fitted to random projections of target "
+        "attributes (cluster --targets) (Akdemir & Jannink 2014, Sect. 3)",
+        estimator="ensemblekit.rules.isca:ISCA",
+        params=_ISCA_PARAMS + (
+            Param("similarity", "choice", "agreement", "rule agreement, or rules weighted by "
+                  "|w| / sqrt(s (1 - s)) (one target only)", choices=("agreement", "importance")),
+            Param("postprocess", "choice", "pls", "similarity=importance: rule weights w by PLS "
+                  "or lasso of the target on the rules", choices=("pls", "lasso")),
+        ),
+        preprocessing=_NUMERIC_PREP + "; targets: numeric as they are, nominal one-hot, missing: "
+        "column mean",
+        fixed={"supervised": True},
+    ),
+})
+
 
 class UnknownAlgorithmError(KeyError):
     """The name is not in :data:`ALGORITHMS`."""

@@ -1,0 +1,664 @@
+"""ISCA and SS-ISCA: clustering on a similarity learnt from rule ensembles.
+
+Akdemir & Jannink (*Ensemble learning with trees and rules: supervised,
+semi-supervised, unsupervised*, Intelligent Data Analysis 18(5), 2014,
+Sect. 3) turn the supervised rule ensembles of ISLE into a clustering method.
+Every conjunctive rule splits the instances in two (those it fires for and the
+others), so a large collection of rules is a large collection of two-cluster
+partitions, and a cluster-ensemble consensus of those partitions (Strehl &
+Ghosh's CSPA, which the paper cites) is a clustering of the data.
+
+The rules need targets to be grown against. The paper manufactures them:
+
+* **SS-ISCA** (semi-supervised; Sect. 3, the first algorithm of the section,
+  printed as "Algorithm 1: SS-ISCA(X, Y, M, m, nu)"): the user supplies an
+  ``n x q`` target matrix ``Y`` whose segregation matters (phenotypes, say);
+  stage ``j``'s target ``R_j`` is a random linear combination of the
+  columns of ``Y``.
+* **ISCA** (unsupervised; Algorithm 2, "ISCA(X, M, m, nu)"): with no
+  targets, ``R_j`` is a random linear combination of the inputs ``X``
+  themselves.
+
+In both, each of the ``M`` stages gathers ``m`` rules that predict ``R_j``
+from ``X`` (ISLE regression trees, every non-root node a rule), and all rules
+are stacked into the ``n x r`` 0/1 rule matrix ``T``. A memory ``nu`` pushes
+later stages towards directions earlier rules did not explain: the next
+target is replaced by ``(I - nu P_T) R_{j+1}``, ``P_T`` the orthogonal
+projection on the column span of ``T``.
+
+What this module fixes where the paper leaves room (each choice is stated in
+the docstring of :class:`ISCA`):
+
+* targets come from column-standardised ``X`` (ISCA) or ``Y`` (SS-ISCA),
+  projected on a vector of independent standard normal weights;
+* the ``m`` rules of a stage come from ISLE trees grown one at a time until
+  ``m`` new rules (neither a duplicate nor a complement of any rule already
+  gathered, in any stage) are collected;
+* ``P_T R`` is computed by least squares (LAPACK ``gelsd``), never by
+  inverting ``T'T``;
+* the similarity is the rule *agreement*, not the paper's ``T T' / r`` (whose
+  diagonal is not 1, so ``1 - S`` is not a dissimilarity; see
+  :func:`rule_similarity`).
+
+Numpy arrays in, labels and matrices out; nothing here reads files or prints.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from ensemblekit.clustering.consensus import _check_k, _cut_into, _first_occurrence_order
+
+from .extract import Rule, RuleSet, extract_rules
+from .isle import _check_isle_params, generate_isle
+
+__all__ = ["ISCA", "LINKAGES", "POSTPROCESSORS", "SIMILARITIES", "project_out",
+           "random_target", "rule_similarity"]
+
+#: Linkage criteria of the hierarchical clustering on ``1 - S``.
+LINKAGES = ("average", "single", "complete")
+#: How two instances' rule vectors are compared (see :func:`rule_similarity`).
+SIMILARITIES = ("agreement", "importance")
+#: Post-processing that weights the rules for ``similarity="importance"``.
+POSTPROCESSORS = ("pls", "lasso")
+
+# Folds and largest number of PLS components of the inner cross-validation
+# that fits the rule weights of similarity="importance".
+_IMPORTANCE_FOLDS = 5
+_MAX_PLS_COMPONENTS = 10
+# A projected target whose norm falls below this fraction of the fresh one is
+# numerical noise (the rules already span it): the memory step is skipped.
+_SPANNED = 1e-9
+
+
+# ---------------------------------------------------------------------------
+# numeric kernels
+# ---------------------------------------------------------------------------
+def standardize_columns(A) -> np.ndarray:
+    """Centre each column and divide it by its (population) standard deviation.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n_samples, n_columns)
+        Finite numbers.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_columns), float64
+        Mean 0 and variance 1 per column; a constant column becomes all zeros
+        (it carries no direction to project on).
+    """
+    A = np.asarray(A, dtype=np.float64)
+    centred = A - A.mean(axis=0)
+    scale = centred.std(axis=0)
+    return np.divide(centred, scale, out=np.zeros_like(centred), where=scale > 0)
+
+
+def random_target(Z, rng) -> np.ndarray:
+    """One stage's target ``R = Z w``, ``w`` a vector of independent N(0, 1) weights.
+
+    The paper's "random projection" of ``X`` (ISCA) or ``Y`` (SS-ISCA),
+    "interpreted as a random linear projection" (Sect. 3).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_columns)
+        Column-standardised ``X`` or ``Y`` (see :func:`standardize_columns`).
+    rng : numpy.random.RandomState
+        Draws the ``n_columns`` weights.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    return Z @ rng.standard_normal(Z.shape[1])
+
+
+def project_out(R, T, nu) -> np.ndarray:
+    """The memory step of ISCA / SS-ISCA: ``(I - nu P_T) R``.
+
+    ``P_T R = T b`` with ``b`` a least-squares solution of ``T b = R``
+    (LAPACK ``gelsd`` through :func:`scipy.linalg.lstsq`), which is the
+    orthogonal projection of ``R`` on the column span of ``T`` whether or not
+    ``T`` has full column rank; the paper's ``T (T'T)^{-1} T'`` is never
+    formed. With ``nu = 1`` the result is orthogonal to every column of ``T``.
+
+    Parameters
+    ----------
+    R : ndarray of shape (n_samples,)
+        The fresh target.
+    T : ndarray of shape (n_samples, n_rules)
+        Rule matrix of the rules gathered so far (any real matrix works).
+    nu : float in [0, 1]
+        Memory. 0 returns ``R`` unchanged (without solving anything).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,), float64
+
+    References
+    ----------
+    Akdemir & Jannink 2014, Sect. 3: ``R_{j+1} <- (I - nu P_{T(X)}) R_{j+1}``.
+    """
+    from scipy.linalg import lstsq
+
+    R = np.asarray(R, dtype=np.float64)
+    if nu == 0 or T.shape[1] == 0:
+        return R.copy()
+    coef = lstsq(np.asarray(T, dtype=np.float64), R, lapack_driver="gelsd")[0]
+    return R - nu * (T @ coef)
+
+
+def rule_similarity(T, weights=None) -> np.ndarray:
+    """Similarity of instances from the rules they fire: the weighted rule agreement.
+
+    Each rule is read as the two-cluster partition it defines (the instances
+    it fires for, and the others) -- the cluster-ensemble view of CSPA
+    (Strehl & Ghosh 2002) that the paper points to. Two instances agree on a
+    rule when both fire it or neither does, and
+
+        ``S_ij = sum_k a_k [T_ik == T_jk] / sum_k a_k``.
+
+    In the indicator encoding ``E = [T, 1 - T]`` with column weights
+    ``(a, a)`` this is ``E diag(a, a) E' / sum(a)``: the paper's
+    ``T diag(.) T' / r`` with each rule's complement added as a column, which
+    gives ``S_ii = 1``. ``1 - S`` is then the (weighted) normalised Hamming
+    distance between rule vectors, a metric on distinct rule vectors. The
+    paper's own ``T T' / r`` counts only co-firing, so ``S_ii`` is the
+    fraction of rules firing for ``i`` and ``1 - S`` is not a dissimilarity.
+
+    Parameters
+    ----------
+    T : array-like or sparse matrix of shape (n_samples, n_rules)
+        0/1 rule matrix.
+    weights : ndarray of shape (n_rules,), optional
+        Non-negative rule weights ``a_k`` (default all 1: ``S_ij`` is the
+        fraction of rules on which ``i`` and ``j`` agree). Weights summing to
+        0 count as all 1.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_samples), float64
+        Symmetric, in [0, 1], unit diagonal; all ones when there are no rules.
+
+    Raises
+    ------
+    ValueError
+        If ``weights`` has the wrong length or a negative or non-finite entry.
+    """
+    from scipy.spatial.distance import pdist, squareform
+
+    T = T.toarray() if sp.issparse(T) else np.asarray(T)
+    n, r = T.shape
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.float64)
+        if weights.shape != (r,) or not np.all(np.isfinite(weights)) or np.any(weights < 0):
+            raise ValueError(f"weights must be {r} finite non-negative numbers")
+        if weights.sum() == 0:
+            weights = None
+    if r == 0 or n < 2:
+        return np.ones((n, n))
+    distance = pdist(np.ascontiguousarray(T != 0, dtype=np.float64), metric="hamming", w=weights)
+    return 1.0 - squareform(distance)
+
+
+# ---------------------------------------------------------------------------
+# rule gathering
+# ---------------------------------------------------------------------------
+def _partition_key(column: np.ndarray) -> bytes:
+    """The two-cluster partition a 0/1 column defines, the same for a rule and its complement."""
+    if column[0]:
+        column = ~column
+    return np.packbits(column).tobytes()
+
+
+class _RuleCollector:
+    """Rules gathered over the stages: their trees, nodes, 0/1 columns and stages."""
+
+    def __init__(self, X, capacity: int, dense: bool):
+        self.X = X
+        self.trees: list = []
+        self.rules: list[Rule] = []
+        self.nodes: list[list[int]] = []
+        self.support: list[float] = []
+        self.stage: list[int] = []
+        self.seen: set[bytes] = set()
+        self.n_candidates = 0
+        # dense copy of T kept only when the memory step needs it
+        self.T = np.empty((X.shape[0], capacity)) if dense else None
+
+    @property
+    def n_rules(self) -> int:
+        return len(self.rules)
+
+    def add_tree(self, tree, stage: int, wanted: int) -> int:
+        """Keep up to ``wanted`` new rules of a fitted tree, in node order; return how many."""
+        found = extract_rules([tree], self.X)
+        self.n_candidates += found.n_candidates
+        if not found.rules:
+            return 0
+        matrix = found.transform(self.X).tocsc()
+        n = self.X.shape[0]
+        index = len(self.trees)
+        kept_nodes = []
+        for k, rule in enumerate(found.rules):
+            if len(kept_nodes) == wanted:
+                break
+            column = np.zeros(n, dtype=bool)
+            column[matrix.indices[matrix.indptr[k]:matrix.indptr[k + 1]]] = True
+            key = _partition_key(column)
+            if key in self.seen:
+                continue
+            self.seen.add(key)
+            if self.T is not None:
+                self.T[:, self.n_rules] = column
+            self.rules.append(Rule(index, rule.node, rule.conditions))
+            self.support.append(float(found.support[k]))
+            self.stage.append(stage)
+            kept_nodes.append(rule.node)
+        if kept_nodes:
+            self.trees.append(tree)
+            self.nodes.append(kept_nodes)
+        return len(kept_nodes)
+
+    def rule_set(self) -> RuleSet:
+        nodes = [np.asarray(n, dtype=np.intp) for n in self.nodes]
+        return RuleSet(self.rules, nodes, np.asarray(self.support, dtype=np.float64),
+                       self.n_candidates, self.trees)
+
+
+# ---------------------------------------------------------------------------
+# estimator
+# ---------------------------------------------------------------------------
+class ISCA(ClusterMixin, BaseEstimator):
+    """Importance sampling clustering: ISCA (unsupervised) and SS-ISCA (semi-supervised).
+
+    Fitting runs the ``n_stages`` (``M``) stages of Akdemir & Jannink's
+    Algorithm 2 (ISCA) or, with ``supervised=True``, of their SS-ISCA
+    algorithm (Sect. 3), builds a similarity of the instances from the rules
+    gathered, and cuts a hierarchical clustering of ``1 - similarity`` into
+    ``n_clusters`` clusters. Stage ``j``:
+
+    1. *Target.* ``R_j = Z w_j``, ``w_j`` independent N(0, 1) weights, ``Z``
+       the column-standardised inputs ``X`` (ISCA) or targets ``Y``
+       (SS-ISCA); standardising first gives every column the same chance
+       whatever its unit. With ``learning_rate`` (``nu``) > 0 and rules
+       already gathered, ``R_j <- (I - nu P_T) R_j`` (:func:`project_out`,
+       by least squares). If that leaves only numerical noise (norm below
+       1e-9 of the fresh target -- the rules already span it), the fresh
+       target is used.
+    2. *Rules.* ISLE regression trees (:func:`~ensemblekit.rules.isle.generate_isle`,
+       one tree per call, each on its own subsample of ``max_samples`` rows
+       without replacement, ``max_depth`` deep, fitted to ``R_j``) are grown
+       one at a time. The rules of each tree (every non-root node,
+       :func:`~ensemblekit.rules.extract.extract_rules`) are taken in node
+       order, skipping any rule that fires on the same rows as, or on exactly
+       the rows left out by, a rule already gathered in this or an earlier
+       stage (as a partition it adds nothing), until ``n_rules`` (``m``) new
+       rules are gathered; the last tree's surplus is dropped. At most
+       ``n_rules`` trees are tried per stage, so on small or coarse data
+       (where few distinct partitions exist) a stage may end with fewer
+       rules.
+
+    The similarity (:func:`rule_similarity`) is the fraction of rules on
+    which two instances agree (both fire or neither does) -- unit diagonal,
+    and ``1 - S`` is the normalised Hamming distance of their rule vectors.
+    This replaces the paper's ``S = T T' / r``, whose diagonal is not 1. With
+    ``similarity="importance"`` (SS-ISCA, one target column) the rules are
+    first weighted as the paper proposes, ``a_k = |w_k| / sqrt(s_k (1 - s_k))``
+    with ``w`` the PLS or lasso coefficients of the target on the rules and
+    ``s_k`` their supports, and ``S_ij = sum_k a_k [T_ik == T_jk] / sum_k a_k``
+    (the same agreement encoding, normalised so that ``S_ii = 1``).
+
+    Finally scipy's hierarchical clustering with ``linkage`` on the condensed
+    ``1 - S`` builds the tree, cut into exactly ``n_clusters`` clusters by
+    undoing its last ``n_clusters - 1`` merges; clusters are numbered in
+    order of first appearance. The similarity does not depend on
+    ``n_clusters``, so :meth:`labels_for` cuts the same tree at any other k.
+
+    Parameters
+    ----------
+    n_clusters : int, default=3
+        Clusters k (1 <= k <= n_samples).
+    n_stages : int, default=50
+        Stages M: random targets, each explained by its own rules. With the
+        default ``n_rules`` the ensemble holds up to 1000 rules, so a
+        similarity is averaged over many partitions (its standard error, as a
+        proportion, is at most 0.5 / sqrt(1000) ~ 0.016). More stages steady
+        the clustering further at a proportional cost (on iris, 200 stages
+        roughly halved the seed-to-seed spread of the indices; see
+        ``benchmarks/results/rule_ensembles_example5.md``).
+    n_rules : int, default=20
+        New rules m gathered per stage: about two depth-3 trees' worth (a
+        depth-3 tree has up to 13 distinct partitions), so each random
+        target contributes several trees' views of it.
+    learning_rate : float in [0, 1], default=0.0
+        Memory nu. 0 (the default) makes the stages independent: no
+        projection is computed, the cost stays linear in M and the stages
+        could run in parallel, as the paper notes. > 0 steers later targets
+        away from what earlier rules already explain, at the cost of a least
+        squares solve on the growing rule matrix every stage.
+    max_depth : int or None, default=3
+        Depth of the ISLE trees, so the longest rule has ``max_depth``
+        conditions (the project's ISLE default; short rules stay readable).
+        None: unlimited.
+    max_samples : float in (0, 1] or None, default=None
+        Subsample fraction of each tree, drawn without replacement; None uses
+        Friedman & Popescu's ``min(N/2, 100 + 6 sqrt(N))`` rows (the ISLE
+        default).
+    linkage : {"average", "single", "complete"}, default="average"
+        Linkage criterion; the paper uses average linkage throughout.
+    similarity : {"agreement", "importance"}, default="agreement"
+        Equal rule weights, or the paper's importance weights (needs
+        ``supervised=True`` and a single target column).
+    postprocess : {"pls", "lasso"}, default="pls"
+        ``similarity="importance"`` only: the rule weights ``w`` come from
+        partial least squares (components chosen by 5-fold cross-validation,
+        at most 10) or the lasso (penalty by 5-fold cross-validation along the
+        LARS path) of the target on the rule matrix. PLS is the paper's
+        preferred post-processing.
+    supervised : bool, default=False
+        False: ISCA, ``y`` is ignored. True: SS-ISCA, ``fit`` needs ``y``
+        (registry entry ``ss-isca`` fixes this).
+    random_state : int, RandomState or None
+        Seed of the projections, subsamples, trees and inner folds; the same
+        seed gives the same labels and similarity, bit for bit.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,), int
+        Cluster of every instance, 0..k-1 in order of first appearance.
+    similarity_ : ndarray of shape (n_samples, n_samples), float64
+        The rule similarity ``S`` (symmetric, in [0, 1], unit diagonal).
+    rules_ : ensemblekit.rules.extract.RuleSet
+        The gathered rules, stage by stage; ``rules_.transform(X)`` is ``T``
+        (``n_samples x n_rules_``), ``rules_.support`` their supports.
+    n_rules_ : int
+        Number of rules r (at most ``n_stages * n_rules``).
+    rule_stages_ : ndarray of shape (n_rules_,), int
+        Stage (0-based) that produced each rule.
+    rule_weights_ : ndarray of shape (n_rules_,), float64
+        Weight ``a_k`` of each rule in the similarity (all 1 for
+        ``"agreement"``).
+    coef_ : ndarray of shape (n_rules_,) or None
+        ``"importance"``: the post-processing coefficients ``w``; else None.
+    linkage_matrix_ : ndarray of shape (n_samples - 1, 4)
+        scipy linkage matrix of the hierarchical clustering.
+    n_features_in_ : int
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: a bad parameter, NaN or infinite data, fewer rows than
+        ``n_clusters``, ``supervised=True`` without ``y``, ``y`` of the wrong
+        length, or ``similarity="importance"`` without exactly one target
+        column.
+
+    Notes
+    -----
+    Memory: the dense ``n x n`` similarity (8 n^2 bytes) and the condensed
+    distances (4 n (n - 1) bytes); with ``learning_rate > 0`` also a dense
+    ``n x M m`` rule matrix. Time: about ``M * m / 13`` tree fits, one
+    ``O(n^2 r)`` distance computation, and with memory ``M`` least-squares
+    solves of up to ``n x M m``.
+
+    References
+    ----------
+    D. Akdemir and J.-L. Jannink, *Ensemble learning with trees and rules:
+    supervised, semi-supervised, unsupervised*, Intelligent Data Analysis
+    18(5), 2014, Sect. 3 (SS-ISCA, Algorithm 2 ISCA, the similarity and its
+    importance-weighted form). J. H. Friedman and B. E. Popescu, *Importance
+    sampled learning ensembles*, 2003 (ISLE). A. Strehl and J. Ghosh,
+    *Cluster ensembles*, JMLR 3, 2002 (CSPA: a partition as indicator
+    columns).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemblekit.rules.isca import ISCA
+    >>> X = np.r_[np.zeros((10, 2)), np.full((10, 2), 5.0)] + np.arange(20)[:, None] * 0.01
+    >>> model = ISCA(n_clusters=2, n_stages=5, random_state=0).fit(X)
+    >>> model.labels_.tolist() == [0] * 10 + [1] * 10
+    True
+    >>> bool(np.all(np.diag(model.similarity_) == 1.0))
+    True
+    """
+
+    def __init__(self, n_clusters=3, *, n_stages=50, n_rules=20, learning_rate=0.0, max_depth=3,
+                 max_samples=None, linkage="average", similarity="agreement", postprocess="pls",
+                 supervised=False, random_state=None):
+        self.n_clusters = n_clusters
+        self.n_stages = n_stages
+        self.n_rules = n_rules
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.max_samples = max_samples
+        self.linkage = linkage
+        self.similarity = similarity
+        self.postprocess = postprocess
+        self.supervised = supervised
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self) -> None:
+        for name in ("n_stages", "n_rules"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
+        nu = self.learning_rate
+        if isinstance(nu, bool) or not isinstance(nu, numbers.Real) or not 0 <= nu <= 1:
+            raise ValueError(f"learning_rate must be a number in [0, 1]; got {nu!r}.")
+        if isinstance(self.max_depth, bool):
+            raise ValueError(f"max_depth must be an integer >= 1 or None; got {self.max_depth!r}.")
+        if self.max_samples is not None and (isinstance(self.max_samples, bool) or not isinstance(
+                self.max_samples, numbers.Real)):
+            raise ValueError(f"max_samples must be in (0, 1] or None; got {self.max_samples!r}.")
+        _check_isle_params(1, self.max_depth, self.max_samples, 0.0, 1.0, 1, "fixed")
+        for name, allowed in (("linkage", LINKAGES), ("similarity", SIMILARITIES),
+                              ("postprocess", POSTPROCESSORS)):
+            value = getattr(self, name)
+            if not isinstance(value, str) or value not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; "
+                                 f"got {value!r}.")
+        if not isinstance(self.supervised, (bool, np.bool_)):
+            raise ValueError(f"supervised must be True or False; got {self.supervised!r}.")
+
+    def _check_input(self, X, y):
+        """Validated ``X`` and, for SS-ISCA, the targets as an (n, q) float64 matrix.
+
+        Both C-ordered: the memory layout decides the summation order of the
+        projections, and so their last bits, which can tip near-tied splits.
+        """
+        if not self.supervised:
+            return validate_data(self, X, dtype=np.float64, order="C"), None
+        if y is None:
+            raise ValueError("ss-isca needs target columns (--targets NAME,...): "
+                             "fit(X, y) with y of shape (n_samples,) or (n_samples, n_targets)")
+        X, Y = validate_data(self, X, y, dtype=np.float64, order="C", multi_output=True,
+                             y_numeric=True)
+        Y = np.asarray(Y, dtype=np.float64)
+        return X, np.ascontiguousarray(Y.reshape(-1, 1) if Y.ndim == 1 else Y)
+
+    # --------------------------------------------------------------------- fit
+    def fit(self, X, y=None):
+        """Gather the rules, build the similarity and cluster it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite numeric inputs (the registry's pipeline imputes and one-hot
+            encodes before this).
+        y : array-like of shape (n_samples,) or (n_samples, n_targets), optional
+            SS-ISCA (``supervised=True``): the target matrix ``Y``, finite
+            numbers. Ignored by ISCA.
+
+        Returns
+        -------
+        self : object
+
+        Raises
+        ------
+        ValueError
+            See the class docstring.
+        """
+        self._check_params()
+        X, Y = self._check_input(X, y)
+        n = X.shape[0]
+        _check_k(self.n_clusters, n)
+        if self.similarity == "importance" and (Y is None or Y.shape[1] != 1):
+            raise ValueError("similarity='importance' weights the rules by how well they predict "
+                             "one target: it needs supervised=True (ss-isca) and exactly one "
+                             f"target column, got {'none' if Y is None else Y.shape[1]}")
+        rng = check_random_state(self.random_state)
+        Z = standardize_columns(Y if Y is not None else X)
+        # one BLAS thread: the least-squares solves are small (threads only contend on a
+        # busy machine) and their last bits must not depend on the number of cores
+        with threadpool_limits(limits=1, user_api="blas"):
+            collector = self._gather_rules(X, Z, rng)
+        self.rules_ = collector.rule_set()
+        self.n_rules_ = collector.n_rules
+        self.rule_stages_ = np.asarray(collector.stage, dtype=np.intp)
+        T = self.rules_.transform(X)
+        self.coef_ = None
+        self.rule_weights_ = np.ones(self.n_rules_)
+        if self.similarity == "importance" and self.n_rules_ > 0:
+            seed = int(rng.randint(np.iinfo(np.int32).max))
+            with threadpool_limits(limits=1, user_api="blas"):
+                self.coef_ = _rule_coefficients(T.toarray(), Y[:, 0], self.postprocess, seed)
+            s = self.rules_.support
+            weights = np.abs(self.coef_) / np.sqrt(s * (1.0 - s))
+            if weights.sum() > 0:  # every coefficient 0: equal weights (see rule_similarity)
+                self.rule_weights_ = weights
+        self.similarity_ = rule_similarity(T, self.rule_weights_)
+        self.linkage_matrix_ = self._tree(self.similarity_)
+        self.labels_ = self.labels_for(self.n_clusters)
+        return self
+
+    def fit_predict(self, X, y=None):
+        """Fit and return ``labels_``.
+
+        scikit-learn's ``ClusterMixin.fit_predict`` does not pass ``y`` on to
+        ``fit``; SS-ISCA needs it, so it is passed here.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_targets), optional
+            SS-ISCA's target matrix; ignored by ISCA.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,), int
+        """
+        return self.fit(X, y).labels_
+
+    def _gather_rules(self, X, Z, rng) -> _RuleCollector:
+        """Run the M stages; the collector holds every rule kept (see the class docstring)."""
+        M, m, nu = int(self.n_stages), int(self.n_rules), float(self.learning_rate)
+        collector = _RuleCollector(X, M * m, dense=nu > 0)
+        for stage in range(M):
+            target = random_target(Z, rng)
+            if nu > 0 and collector.n_rules > 0:
+                projected = project_out(target, collector.T[:, :collector.n_rules], nu)
+                if np.linalg.norm(projected) > _SPANNED * np.linalg.norm(target):
+                    target = projected
+            gathered = 0
+            for _ in range(m):
+                seed = int(rng.randint(np.iinfo(np.int32).max))
+                tree = generate_isle(X, target, n_estimators=1, max_depth=self.max_depth,
+                                     max_samples=self.max_samples, learning_rate=0.0,
+                                     random_state=seed).trees[0]
+                gathered += collector.add_tree(tree, stage, m - gathered)
+                if gathered == m:
+                    break
+        return collector
+
+    def _tree(self, S) -> np.ndarray:
+        """scipy linkage matrix of the hierarchical clustering of ``1 - S``."""
+        from scipy.cluster.hierarchy import linkage
+        from scipy.spatial.distance import squareform
+
+        n = S.shape[0]
+        if n < 2:
+            return np.empty((0, 4))
+        distance = squareform(1.0 - S, checks=False)
+        np.clip(distance, 0.0, 1.0, out=distance)
+        return linkage(distance, method=self.linkage)
+
+    def labels_for(self, n_clusters) -> np.ndarray:
+        """Cut the fitted tree into another number of clusters.
+
+        Equal to the ``labels_`` of a fit with that ``n_clusters`` and the
+        same other parameters and seed (the similarity does not depend on k),
+        without refitting.
+
+        Parameters
+        ----------
+        n_clusters : int
+            1 <= k <= n_samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), int
+            Clusters 0..k-1 in order of first appearance.
+
+        Raises
+        ------
+        ValueError
+            If ``n_clusters`` is out of range.
+        """
+        check_is_fitted(self, "linkage_matrix_")
+        n = self.similarity_.shape[0]
+        _check_k(n_clusters, n)
+        if n_clusters == n:
+            return np.arange(n, dtype=np.intp)
+        if n_clusters == 1:
+            return np.zeros(n, dtype=np.intp)
+        return _first_occurrence_order(_cut_into(self.linkage_matrix_, n, int(n_clusters)))
+
+    def describe_rules(self, feature_names=None) -> list[str]:
+        """Every gathered rule in words (see :meth:`ensemblekit.rules.extract.Rule.describe`)."""
+        check_is_fitted(self, "rules_")
+        return [rule.describe(feature_names) for rule in self.rules_.rules]
+
+
+def _rule_coefficients(T, y, method, seed) -> np.ndarray:
+    """Coefficients of ``y`` regressed on the rule columns by PLS or the lasso, tuned by k-fold CV.
+
+    PLS (scikit-learn ``PLSRegression``, unscaled columns): the number of
+    components in ``1..min(10, n_rules, smallest training fold - 1)`` with the
+    lowest cross-validated squared error. Lasso: scikit-learn ``LassoLarsCV``.
+    Both use the same shuffled folds (at most 5, at most n).
+    """
+    from sklearn.cross_decomposition import PLSRegression
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LassoLarsCV
+    from sklearn.model_selection import KFold
+
+    n, r = T.shape
+    if n < 2 or np.all(y == y[0]):
+        return np.zeros(r)
+    folds = list(KFold(n_splits=min(_IMPORTANCE_FOLDS, n), shuffle=True,
+                       random_state=seed).split(T))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (ConvergenceWarning, UserWarning, RuntimeWarning))
+        if method == "lasso":
+            return np.asarray(LassoLarsCV(cv=folds).fit(T, y).coef_, dtype=np.float64)
+        smallest = min(train.size for train, _ in folds)
+        top = max(1, min(_MAX_PLS_COMPONENTS, r, smallest - 1))
+        errors = np.zeros(top)
+        for train, test in folds:
+            for a in range(1, top + 1):
+                pls = PLSRegression(n_components=a, scale=False).fit(T[train], y[train])
+                errors[a - 1] += float(((pls.predict(T[test]).ravel() - y[test]) ** 2).sum())
+        best = int(np.argmin(errors)) + 1
+        pls = PLSRegression(n_components=best, scale=False).fit(T, y)
+    return np.asarray(pls.coef_, dtype=np.float64).reshape(-1)
