@@ -200,3 +200,17 @@ def test_a_failed_fit_writes_no_similarity_file(tmp_path):
     missing_folder = tmp_path / "no" / "S.csv"
     result = run("cluster", "isca", IRIS, "--similarity-out", missing_folder)
     assert result.exit_code == 2 and "does not exist" in result.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ("fit", "ss-isca", IRIS, "-o", "never.ekm"),
+    ("evaluate", "ss-isca", IRIS, "--runs", "2"),
+    ("compare", "kmeans", "ss-isca", "--data", IRIS, "--runs", "2"),
+])
+def test_ss_isca_outside_cluster_is_a_usage_error_naming_cluster_targets(args, tmp_path,
+                                                                         monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == 2
+    assert "--targets" in result.output and "ensemblekit cluster ss-isca" in result.output
+    assert not (tmp_path / "never.ekm").exists()

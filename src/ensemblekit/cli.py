@@ -401,6 +401,7 @@ def fit(
 
     with _user_errors():
         spec = registry.get(algo)
+        _refuse_targets_only(spec, "fit")
         _check_destination(output, "--output")
         ds = _load_for(spec.task, data, target=target, ignore=ignore, input_format=input_format,
                        no_class=no_class, algo=algo)
@@ -731,6 +732,14 @@ def _has_similarity(spec) -> bool:
     return spec.estimator.startswith("ensemblekit.rules.isca:")
 
 
+def _refuse_targets_only(spec, command: str) -> None:
+    """ss-isca needs ``--targets``, which only ``cluster`` takes: a usage error elsewhere."""
+    if spec.fixed.get("supervised", False):
+        raise UsageError(f"{spec.name} needs target columns, which only 'ensemblekit cluster "
+                         f"{spec.name} DATA --targets NAME,...' gives it; '{command}' cannot run it "
+                         "(cluster --save keeps the model)")
+
+
 def _check_targets_option(algo: str, spec, text: Optional[str]) -> Optional[tuple[str, ...]]:
     """``--targets`` as a tuple of attribute names; None when not given.
 
@@ -1041,6 +1050,8 @@ def _run_comparison(algos: list[str], data_files: list[tuple[str, bool]], opts: 
     if opts.plot is not None and opts.plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UsageError(f"--plot {opts.plot}: the file name must end in .png, .svg or .pdf")
     specs = [registry.get(a) for a in algos]
+    for spec in specs:
+        _refuse_targets_only(spec, "compare" if len(specs) > 1 else "evaluate")
     available = []
     for spec in specs:  # an algorithm whose optional package is missing is left out, with a note
         missing = spec.missing_requirement()
