@@ -376,12 +376,7 @@ def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol
             splitter = RepeatedKFold(n_splits=protocol.folds, n_repeats=protocol.repeats,
                                      random_state=protocol.seed)
             splits = splitter.split(np.zeros((labelled.size, 1)))
-            for s, (_, test) in enumerate(splits):
-                repeat, fold = divmod(s, protocol.folds)
-                rs = derive_seed(protocol.seed, repeat + 1, fold + 1)
-                for c in range(len(candidates)):
-                    units.append(_Unit(d_index, c, repeat + 1, fold + 1,
-                                       labelled[test].astype(np.int32), rs, size))
+            units += _cv_units(d_index, splits, labelled, protocol, len(candidates), size)
             continue
         y = _labelled_class(ds)
         labelled = np.flatnonzero(y >= 0)
@@ -406,12 +401,7 @@ def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)  # reported in notes instead
                 splits = list(splitter.split(np.zeros((labelled.size, 1)), y[labelled]))
-            for s, (train, test) in enumerate(splits):
-                repeat, fold = divmod(s, protocol.folds)
-                rs = derive_seed(protocol.seed, repeat + 1, fold + 1)
-                for c in range(len(candidates)):
-                    units.append(_Unit(d_index, c, repeat + 1, fold + 1,
-                                       labelled[test].astype(np.int32), rs, size))
+            units += _cv_units(d_index, splits, labelled, protocol, len(candidates), size)
         else:
             for run in range(protocol.repeats):
                 rs = derive_seed(protocol.seed, run + 1)
@@ -427,6 +417,19 @@ def _task_of(candidates: Sequence[Candidate]) -> str | None:
         raise ProtocolError("candidates of different tasks cannot share a protocol: "
                             + ", ".join(sorted(tasks)))
     return tasks.pop() if tasks else None
+
+
+def _cv_units(d_index, splits, labelled, protocol, n_candidates, size) -> list:
+    """One unit per (split, candidate): the test rows of each fold (file rows, ascending) and
+    the fold's seed, shared by every candidate (paired comparison)."""
+    units = []
+    for s, (_, test) in enumerate(splits):
+        repeat, fold = divmod(s, protocol.folds)
+        rs = derive_seed(protocol.seed, repeat + 1, fold + 1)
+        test_rows = labelled[test].astype(np.int32)
+        units += [_Unit(d_index, c, repeat + 1, fold + 1, test_rows, rs, size)
+                  for c in range(n_candidates)]
+    return units
 
 
 def _labelled_class(ds) -> np.ndarray:
