@@ -135,6 +135,35 @@ def test_journal_resumes_and_drops_a_half_written_line(iris, tmp_path):
     assert _knn_c45_run(iris, resume=journal).computed == 0
 
 
+def test_parallel_journaled_run_records_every_unit_once_and_equals_the_serial_run(iris, tmp_path):
+    journal = tmp_path / "j.jsonl"
+    serial = _knn_c45_run(iris)
+    parallel = _knn_c45_run(iris, n_jobs=2, resume=journal)
+    strip = lambda scores: [(s.dataset, s.algorithm, s.repeat, s.fold, s.value) for s in scores]  # noqa: E731
+    assert strip(parallel.scores) == strip(serial.scores)
+    records = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    keys = [(r["dataset"], r["algorithm"], r["repeat"], r["fold"]) for r in records]
+    assert len(keys) == len(set(keys)) == 12
+
+
+def test_timed_batches_group_cheap_units_of_one_data_set_and_send_unknown_ones_alone():
+    from ensemblekit.experiment import _timed_batches, _Unit, _UnitCosts
+
+    units = [_Unit(d, c, 1, 0, None, 0) for d, c in
+             [(0, 0), (0, 0), (0, 0), (0, 1), (0, 1), (1, 0), (1, 0), (0, 0)]]
+    costs = _UnitCosts()
+    # nothing measured yet: every unit is its own task
+    assert list(_timed_batches(list(range(8)), units, costs, 0.5)) == [[i] for i in range(8)]
+    costs.add(units[0], 0.1)   # (data 0, cand 0): 0.1 s
+    costs.add(units[3], 0.3)   # (data 0, cand 1): 0.3 s
+    costs.add(units[5], 2.0)   # (data 1, cand 0): over the budget
+    batches = list(_timed_batches(list(range(8)), units, costs, 0.5))
+    # 0.1 + 0.1 + 0.1 then 0.3 would pass 0.5; a new data set starts a new task;
+    # an expensive unit goes alone
+    assert batches == [[0, 1, 2], [3], [4], [5], [6], [7]]
+    assert sorted(i for b in batches for i in b) == list(range(8))
+
+
 def test_journal_of_another_comparison_is_refused(iris, wine, tmp_path):
     journal = tmp_path / "j.jsonl"
     _knn_c45_run(iris, resume=journal)

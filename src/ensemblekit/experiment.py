@@ -523,9 +523,10 @@ def run(
         ``distributed`` package). Results are identical to a serial run.
     resume : path, optional
         JSON-lines journal: finished units found there are not computed again;
-        each unit computed now is appended and flushed as soon as it finishes,
-        so a killed run loses at most the units under way. Failed units are
-        tried again.
+        each unit computed now is appended and flushed as soon as it finishes
+        (in a parallel run, as soon as its task returns: units whose measured
+        cost is small share a task of about half a second of work), so a killed
+        run loses at most the work under way. Failed units are tried again.
     on_unit_done : callable, optional
         Called with no argument after each unit finishes (for a progress bar).
 
@@ -599,19 +600,73 @@ def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n
     """Run the units ``todo``; a unit lost with a dead worker is tried once more on its own."""
     metrics = tuple(metrics)
     workers = (os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
-    # with a journal every unit is its own task, so each is recorded as soon as it finishes
-    batches = [[i] for i in todo] if journal is not None else _batches(todo, work.units, workers)
-    lost = _dispatch(datasets, work, protocol, metrics, batches, keys, outcomes, journal, n_jobs,
-                     workers, on_unit_done)
+    costs = None
+    if journal is None:
+        batches = _batches(todo, work.units, workers)
+    elif workers == 1:
+        batches = [[i] for i in todo]  # in this process: each unit is recorded as it finishes
+    else:
+        # workers return whole tasks: cheap units share one (see _timed_batches), so that
+        # the journal still gets every unit within about a second of its finishing
+        costs = _UnitCosts()
+        batches = _timed_batches(todo, work.units, costs, _JOURNAL_TASK_SECONDS)
+    lost = _dispatch(datasets, work, protocol, metrics, batches, todo, keys, outcomes, journal,
+                     n_jobs, workers, on_unit_done, costs)
     if lost:
         # a worker died (killed, out of memory, crashed): give every unfinished unit a
         # second chance alone, so one bad unit cannot take its neighbours down with it
-        lost = _dispatch(datasets, work, protocol, metrics, [[i] for i in lost], keys, outcomes,
-                         journal, n_jobs, workers, on_unit_done)
+        retry = sorted(lost)
+        lost = _dispatch(datasets, work, protocol, metrics, [[i] for i in retry], retry, keys,
+                         outcomes, journal, n_jobs, workers, on_unit_done, None)
     for i, reason in lost.items():
         outcomes[keys[i]] = {"scores": {}, "seconds": 0.0, "error": f"{_where(work, datasets, i)}: {reason}"}
         if on_unit_done is not None:
             on_unit_done()
+
+
+#: Expected seconds of work per task of a journaled parallel run: units of one data set
+#: and candidate whose measured cost is small share a task, so dispatching tiny units
+#: costs little, and a killed run loses at most about this much work per task under way.
+_JOURNAL_TASK_SECONDS = 0.5
+
+
+class _UnitCosts:
+    """Mean seconds per unit of each (data set, candidate), learnt from finished units."""
+
+    def __init__(self):
+        self._sums: dict[tuple[int, int], list[float]] = {}
+
+    def add(self, unit, seconds: float) -> None:
+        entry = self._sums.setdefault((unit.data_index, unit.candidate), [0.0, 0])
+        entry[0] += seconds
+        entry[1] += 1
+
+    def estimate(self, unit) -> float:
+        """Mean seconds so far; infinity while no unit of the pair has finished."""
+        entry = self._sums.get((unit.data_index, unit.candidate))
+        return entry[0] / entry[1] if entry else float("inf")
+
+
+def _timed_batches(todo: list[int], units: list, costs: _UnitCosts, budget: float):
+    """Yield tasks lazily: consecutive units of one data set whose estimated seconds add up
+    to at most ``budget``; a unit of unknown or large cost goes alone.
+
+    The estimates are read when each task is formed, so they improve as the run goes.
+    """
+    batch: list[int] = []
+    spent = 0.0
+    for i in todo:
+        cost = costs.estimate(units[i])
+        if batch and (units[batch[0]].data_index != units[i].data_index or spent + cost > budget):
+            yield batch
+            batch, spent = [], 0.0
+        batch.append(i)
+        spent += cost
+        if spent >= budget:
+            yield batch
+            batch, spent = [], 0.0
+    if batch:
+        yield batch
 
 
 def _where(work, datasets, i) -> str:
@@ -620,9 +675,10 @@ def _where(work, datasets, i) -> str:
     return f"{work.candidates[u.candidate].label} on {datasets[u.data_index].name} ({place})"
 
 
-def _dispatch(datasets, work, protocol, metrics, batches, keys, outcomes, journal, n_jobs, workers,
-              on_unit_done) -> dict[int, str]:
-    """Run batches through joblib; return ``{unit: reason}`` for units lost with a worker."""
+def _dispatch(datasets, work, protocol, metrics, batches, todo, keys, outcomes, journal, n_jobs,
+              workers, on_unit_done, costs) -> dict[int, str]:
+    """Run batches (a list or a lazy iterable) through joblib; return ``{unit: reason}`` for
+    units lost with a worker. ``costs`` (optional) learns each finished unit's seconds."""
     from joblib import Parallel, delayed
 
     jobs = (
@@ -631,7 +687,7 @@ def _dispatch(datasets, work, protocol, metrics, batches, keys, outcomes, journa
                             [work.units[i] for i in batch], protocol.n_clusters, metrics)
         for batch in batches
     )
-    pending = {i for batch in batches for i in batch}
+    pending = set(todo)
     # units are already grouped in batches: joblib passes them on one by one and keeps
     # two per worker in flight, so a worker that finishes gets the next one (balanced
     # by cost, not by count)
@@ -650,6 +706,8 @@ def _dispatch(datasets, work, protocol, metrics, batches, keys, outcomes, journa
             for i, outcome in results:
                 outcomes[keys[i]] = outcome
                 pending.discard(i)
+                if costs is not None:
+                    costs.add(work.units[i], float(outcome.get("seconds", 0.0)))
                 if journal is not None:
                     journal.append(keys[i], outcome)
                 if on_unit_done is not None:
