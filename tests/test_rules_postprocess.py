@@ -209,3 +209,14 @@ def test_missing_values_are_refused():
     X[3, 2] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         RuleEnsembleRegressor(n_estimators=3).fit(X, y)
+
+
+@pytest.mark.parametrize("method", ["pls", "lasso"])
+def test_a_target_no_rule_splits_gives_the_mean(method):
+    X, _ = _friedman(30, 0)
+    # memory 0: every tree sees the constant itself (residuals could carry rounding noise)
+    model = RuleEnsembleRegressor(method=method, n_estimators=5, learning_rate=0.0,
+                                  random_state=0).fit(X, np.full(30, 2.5))
+    assert model.rules_.n_rules == 0
+    np.testing.assert_array_equal(model.predict(X[:4]), np.full(4, 2.5))
+    assert model.ranked_terms() == []

@@ -243,7 +243,12 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         self.intercept_ = 0.0
         self.bandwidth_ = self.n_components_ = self.alpha_ = None
         folds = _folds(n, min(self.cv, n), cv_seed)
-        if self.method == "lasso":
+        if self.method in ("lasso", "pls") and Z.shape[1] == 0:
+            # no rule splits the training rows (e.g. a constant target): the mean is the model
+            self.coef_ = np.zeros(0)
+            self.intercept_ = float(y.mean())
+            self.n_components_ = 0 if self.method == "pls" else None
+        elif self.method == "lasso":
             self._fit_lasso(Z, y, folds)
         elif self.method == "pls":
             self._fit_pls(Z, y, folds)
