@@ -214,3 +214,21 @@ def test_ss_isca_outside_cluster_is_a_usage_error_naming_cluster_targets(args, t
     assert result.exit_code == 2
     assert "--targets" in result.output and "ensemblekit cluster ss-isca" in result.output
     assert not (tmp_path / "never.ekm").exists()
+
+
+def test_show_a_saved_isca_model_lists_cluster_sizes_and_rules_in_words(tmp_path):
+    model_file = tmp_path / "i.ekm"
+    saved = runner.invoke(app, ["cluster", "isca", str(IRIS), "-k", "3", "--set", "n_stages=4",
+                                "--save", str(model_file)])
+    assert saved.exit_code == 0, saved.output
+    shown = runner.invoke(app, ["show", str(model_file)])
+    assert shown.exit_code == 0, shown.output
+    from ensemblekit.persistence import load_model
+
+    estimator = load_model(model_file)[0].named_steps["model"]
+    names = registry.model_feature_names("isca", load_dataset(str(IRIS)).schema)
+    first = estimator.describe_rules(names)[0]
+    assert f"{estimator.n_rules_} rules from 4 stages" in shown.output
+    assert f"1. {first}" in shown.output
+    sizes = np.bincount(estimator.labels_)
+    assert all(f"│ {size:>4} │" in shown.output for size in sizes)
