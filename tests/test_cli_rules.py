@@ -67,3 +67,14 @@ def test_a_rule_ensemble_refuses_a_nominal_class():
     result = run("fit", "rule-lasso", iris, "-o", "never.ekm")
     assert result.exit_code == 2
     assert "nominal" in result.output and not Path("never.ekm").exists()
+
+
+def test_show_a_model_without_weighted_terms_says_it_predicts_the_intercept(tmp_path):
+    data = tmp_path / "flat.csv"
+    data.write_text("a,b,y\n" + "".join(f"{i},{i % 3},2.5\n" for i in range(30)))
+    model_file = tmp_path / "flat.ekm"
+    assert run("fit", "rule-lasso", data, "-o", model_file, "--set", "learning_rate=0",
+               *SMALL).exit_code == 0
+    shown = run("show", model_file)
+    assert shown.exit_code == 0, shown.output
+    assert "predicts the intercept, 2.5, for every row" in shown.output

@@ -371,3 +371,16 @@ def test_split_targets(tmp_path):
         ds.split_targets(["a", "a"])
     with pytest.raises(DataError, match="no target attributes"):
         ds.split_targets([])
+
+
+def test_project_out_is_exact_for_a_rank_deficient_rule_matrix():
+    # a parent rule is the sum of its two children: real rule matrices lose rank this way
+    rng = np.random.RandomState(0)
+    children = (rng.rand(150, 60) < 0.3).astype(np.float64)
+    T = np.hstack([children, children[:, :30] + children[:, 30:]])  # 90 columns, rank <= 60
+    R = rng.randn(150)
+    out = project_out(R, T, 1.0)
+    U, s, _ = np.linalg.svd(T, full_matrices=False)
+    basis = U[:, s > s[0] * max(T.shape) * np.finfo(float).eps]
+    np.testing.assert_allclose(out, R - basis @ (basis.T @ R), atol=1e-10)
+    assert np.abs(T.T @ out).max() < 1e-9

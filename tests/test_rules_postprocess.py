@@ -220,3 +220,19 @@ def test_a_target_no_rule_splits_gives_the_mean(method):
     assert model.rules_.n_rules == 0
     np.testing.assert_array_equal(model.predict(X[:4]), np.full(4, 2.5))
     assert model.ranked_terms() == []
+
+
+def test_oob_without_out_of_bag_rows_is_refused():
+    X, y = _friedman(20, 0)
+    # 0.98 of 20 rows rounds to all 20: no tree leaves a row out
+    with pytest.raises(ValueError, match="out-of-bag rows"):
+        RuleEnsembleRegressor(method="oob", basis="trees", learning_rate=0.0, max_samples=0.98,
+                              n_estimators=4).fit(X, y)
+
+
+def test_top_fraction_with_equal_weights_keeps_the_trees_with_the_smallest_oob_error():
+    # three trees, all out of bag for both rows; squared errors 4, 1 and 9 on average
+    errors = np.array([[2.0, 1.0, 3.0], [2.0, 1.0, 3.0]])
+    usable = np.ones_like(errors, dtype=bool)
+    weights = RuleEnsembleRegressor(top_fraction=0.5)._oob_weights(errors, usable, np.inf)
+    np.testing.assert_allclose(weights, [0.5, 0.5, 0.0])

@@ -627,7 +627,9 @@ def model_description(model, metadata: dict, schema) -> list:
     -------
     list
         A metadata grid, then prototypes (clusterers), the tree as text (``c45``),
-        or the number of stored instances (``knn``).
+        the network (``k2``, ``iebn``), the top rules or trees and the variable
+        importances (rule ensembles), the cluster sizes and rules (``isca``), or
+        the number of stored instances (``knn``).
     """
     import numpy as np
     from rich.table import Table
@@ -710,17 +712,27 @@ def _rule_ensemble_description(estimator, names, schema) -> list:
     size = (f"{estimator.rules_.n_rules} rules (of {estimator.rules_.n_candidates} tree nodes; "
             "duplicates, complements and constant rules dropped)" if basis == "rules" else
             f"{len(estimator.trees_)} tree outputs")
-    tuned = {"lasso": f"lasso penalty {estimator.alpha_:.4g}" if estimator.alpha_ else "",
-             "pls": f"{estimator.n_components_} PLS components" if estimator.n_components_ else "",
-             "oob": f"kernel width {estimator.bandwidth_:.4g}" if estimator.bandwidth_ else "",
-             "kernel": f"kernel width {estimator.bandwidth_:.4g}" if estimator.bandwidth_ else "",
-             "mean": "equal weights"}[estimator.method]
+    width = estimator.bandwidth_
+    if estimator.method == "lasso":
+        tuned = ("no rule to weight" if estimator.alpha_ is None
+                 else f"lasso penalty {estimator.alpha_:.4g}")
+    elif estimator.method == "pls":
+        tuned = (f"{estimator.n_components_} PLS components" if estimator.n_components_
+                 else "no rule to weight")
+    elif estimator.method == "mean" or (width is not None and np.isinf(width)):
+        tuned = "equal weights"
+    else:
+        tuned = f"kernel width {width:.4g}"
     out: list = [Text(f"{len(estimator.trees_)} ISLE trees -> {size}; {tuned}; "
                       f"intercept {estimator.intercept_:.6g}")]
     terms = estimator.ranked_terms(names, top=SHOW_TERMS)
-    if not terms:
+    if estimator.method == "kernel":
         out.append(Text(f"Nadaraya-Watson smoothing over {estimator.train_target_.size} training "
                         "rows: no weights, so no term or variable importances"))
+        return out
+    if not terms:
+        out.append(Text(f"no {basis[:-1]} has a non-zero weight: the model predicts the "
+                        f"intercept, {estimator.intercept_:.6g}, for every row"))
         return out
     nonzero = int(np.count_nonzero(estimator.coef_))
     top = max(t["importance"] for t in terms) or 1.0

@@ -126,9 +126,11 @@ def project_out(R, T, nu) -> np.ndarray:
     """The memory step of ISCA / SS-ISCA: ``(I - nu P_T) R``.
 
     ``P_T R = T b`` with ``b`` a least-squares solution of ``T b = R``
-    (LAPACK ``gelsd`` through :func:`scipy.linalg.lstsq`), which is the
-    orthogonal projection of ``R`` on the column span of ``T`` whether or not
-    ``T`` has full column rank; the paper's ``T (T'T)^{-1} T'`` is never
+    (LAPACK ``gelsd`` through :func:`scipy.linalg.lstsq`, singular values
+    below ``max(n, r) * eps`` of the largest treated as zero, as
+    :func:`numpy.linalg.matrix_rank` does), which is the orthogonal projection
+    of ``R`` on the column span of ``T`` whether or not ``T`` has full column
+    rank; the paper's ``T (T'T)^{-1} T'`` is never
     formed. With ``nu = 1`` the result is orthogonal to every column of ``T``.
 
     Parameters
@@ -153,7 +155,11 @@ def project_out(R, T, nu) -> np.ndarray:
     R = np.asarray(R, dtype=np.float64)
     if nu == 0 or T.shape[1] == 0:
         return R.copy()
-    coef = lstsq(np.asarray(T, dtype=np.float64), R, lapack_driver="gelsd")[0]
+    T = np.asarray(T, dtype=np.float64)
+    # singular values below this share of the largest are round-off, not directions: a rule
+    # matrix is rank-deficient by construction (a parent rule is the sum of its children)
+    cond = max(T.shape) * np.finfo(np.float64).eps
+    coef = lstsq(T, R, cond=cond, lapack_driver="gelsd")[0]
     return R - nu * (T @ coef)
 
 
@@ -511,6 +517,7 @@ class ISCA(ClusterMixin, BaseEstimator):
         """
         self._check_params()
         X, Y = self._check_input(X, y)
+        self.binary_features_ = np.flatnonzero(np.all((X == 0) | (X == 1), axis=0))
         n = X.shape[0]
         _check_k(self.n_clusters, n)
         if self.similarity == "importance" and (Y is None or Y.shape[1] != 1):
@@ -627,7 +634,8 @@ class ISCA(ClusterMixin, BaseEstimator):
     def describe_rules(self, feature_names=None) -> list[str]:
         """Every gathered rule in words (see :meth:`ensemblekit.rules.extract.Rule.describe`)."""
         check_is_fitted(self, "rules_")
-        return [rule.describe(feature_names) for rule in self.rules_.rules]
+        binary = getattr(self, "binary_features_", ())
+        return [rule.describe(feature_names, binary) for rule in self.rules_.rules]
 
 
 def _rule_coefficients(T, y, method, seed) -> np.ndarray:

@@ -42,6 +42,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
 from .extract import extract_rules
 from .isle import TREE_SIZES, _check_isle_params, generate_isle, tree_outputs
@@ -70,7 +71,11 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
     rules when ``basis="rules"`` (:func:`ensemblekit.rules.extract.extract_rules`)
     and fits the weights of ``method`` (see the module docstring). Every tuning
     choice (lasso penalty, PLS components, bandwidths) is made by inner
-    ``cv``-fold cross-validation on the training data only.
+    ``cv``-fold cross-validation on the training data only. As in the paper
+    and in RuleFit, the trees (and so the rules) are grown once on all the
+    training rows before the folds are cut, so the inner folds score rows that
+    helped shape the basis; ``oob`` alone avoids this, scoring each held-out
+    row with the trees that did not see it.
 
     Parameters
     ----------
@@ -130,7 +135,7 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         (zeros for ``kernel``, which has no weights).
     binary_features_ : ndarray of int
         Input columns holding only 0 and 1 in the training data (printed as
-        equalities by :meth:`describe_rules`).
+        equalities by :meth:`term_descriptions`).
 
     References
     ----------
@@ -239,6 +244,13 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         else:
             self.linear_bounds_ = self.linear_scale_ = None
         Z = self._design(X)
+        with threadpool_limits(limits=1, user_api="blas"):  # same bits on any core count
+            self._post_process(Z, X, y, ensemble, cv_seed)
+        return self
+
+    def _post_process(self, Z, X, y, ensemble, cv_seed) -> None:
+        """Fit the weights of ``method`` on the design ``Z`` (n, n_terms)."""
+        n = X.shape[0]
         self.coef_ = None
         self.intercept_ = 0.0
         self.bandwidth_ = self.n_components_ = self.alpha_ = None
@@ -260,7 +272,6 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         else:
             self.coef_ = np.full(len(self.trees_), 1.0 / len(self.trees_))
         self._set_importances(Z)
-        return self
 
     def _design(self, X) -> np.ndarray | sp.csc_matrix:
         """Basis columns (rules or tree outputs), then the linear terms when used."""
@@ -300,8 +311,11 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         self.coef_, self.intercept_ = _pls_fit(Z, y, self.n_components_)
 
     def _fit_oob(self, outputs, oob, y, folds) -> None:
+        if not oob.any():
+            raise ValueError("method='oob' needs out-of-bag rows, but every tree's subsample "
+                             "holds every row; lower max_samples")
         errors = np.where(oob, y[:, None] - outputs, 0.0)
-        scale = float(np.sqrt(np.mean(errors[oob] ** 2))) if oob.any() else 0.0
+        scale = float(np.sqrt(np.mean(errors[oob] ** 2)))
         grid = [np.inf] + ([scale * s for s in _BANDWIDTH_STEPS[::-1]] if scale > 0 else [])
         best, best_error = np.inf, np.inf
         for h in grid:
@@ -310,12 +324,17 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
                 in_train = np.zeros(y.size, dtype=bool)
                 in_train[train] = True
                 w = self._oob_weights(errors, oob & in_train[:, None], h)
-                # a held-out row is predicted only by the trees that did not see it
-                mass = oob[test] * w
-                seen = mass.sum(1) > 0
-                pred = (mass[seen] * outputs[test][seen]).sum(1) / mass[seen].sum(1)
-                total += float(((pred - y[test][seen]) ** 2).sum())
-                counted += int(seen.sum())
+                # a held-out row is predicted only by the trees that did not see it; a row
+                # none of whose trees is kept falls back to their plain mean, so every
+                # bandwidth is scored on the same rows (those out of bag somewhere)
+                held = oob[test]
+                rows = held.any(1)
+                mass = held[rows] * w
+                plain = held[rows].astype(np.float64)
+                mass = np.where(mass.sum(1, keepdims=True) > 0, mass, plain)
+                pred = (mass * outputs[test][rows]).sum(1) / mass.sum(1)
+                total += float(((pred - y[test][rows]) ** 2).sum())
+                counted += int(rows.sum())
             error = total / counted if counted else np.inf
             if error < best_error:
                 best, best_error = h, error
@@ -323,7 +342,12 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         self.coef_ = self._oob_weights(errors, oob, best)
 
     def _oob_weights(self, errors, usable, h) -> np.ndarray:
-        """Normalised tree weights from the kernel of their out-of-bag errors (Sect. 2.3)."""
+        """Normalised tree weights from the kernel of their out-of-bag errors (Sect. 2.3).
+
+        With ``top_fraction < 1`` only the largest weights are kept; equal
+        weights (``h = inf``) are ranked by mean squared out-of-bag error, the
+        order the kernel weights take as ``h`` grows.
+        """
         M = errors.shape[1]
         if np.isinf(h):
             logw = np.where(usable.any(0), 0.0, -np.inf)
@@ -339,7 +363,10 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         w = np.exp(logw - logw.max())
         if self.top_fraction < 1:
             keep = max(1, int(np.ceil(self.top_fraction * M)))
-            order = np.argsort(-w, kind="stable")
+            counts = usable.sum(0)
+            mse = np.where(counts > 0, np.where(usable, errors ** 2, 0.0).sum(0) /
+                           np.maximum(counts, 1), np.inf)
+            order = np.lexsort((np.arange(M), mse, -w))
             w[order[keep:]] = 0.0
         return w / w.sum()
 
@@ -403,10 +430,13 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self, "trees_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        Z = self._design(X)
+        with threadpool_limits(limits=1, user_api="blas"):  # same bits on any core count
+            return self._predict_design(self._design(X))
+
+    def _predict_design(self, Z) -> np.ndarray:
         if self.method == "kernel":
-            out = np.empty(X.shape[0])
-            for start in range(0, X.shape[0], _KERNEL_ROWS):
+            out = np.empty(Z.shape[0])
+            for start in range(0, Z.shape[0], _KERNEL_ROWS):
                 stop = start + _KERNEL_ROWS
                 D2 = _squared_distances(Z[start:stop], self.train_basis_)
                 out[start:stop] = _nadaraya_watson(D2, self.train_target_, self.bandwidth_)
