@@ -960,7 +960,30 @@ _COMMON_ATTRS_DOC = """
         Number of attributes seen in ``fit``."""
 
 
-class CSPA(_ConsensusClustering):
+class _GraphConsensus(_ConsensusClustering):
+    """Parameters shared by the consensus functions that cut a graph (CSPA, MCLA):
+    the partitioner and the allowed part-size excess."""
+
+    def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5, bootstrap_features=False,
+                 init="random", scale="none", max_iter=300, random_state=None, partitioner="auto",
+                 imbalance=0.05):
+        self.n_clusters = n_clusters
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.bootstrap_features = bootstrap_features
+        self.init = init
+        self.scale = scale
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.partitioner = partitioner
+        self.imbalance = imbalance
+
+    def _check_consensus_params(self):
+        _check_partitioner(self.partitioner)
+        _check_imbalance(self.imbalance)
+
+
+class CSPA(_GraphConsensus):
     __doc__ = f"""Cluster ensemble with the CSPA consensus (co-association graph partitioning).
 
     Builds ``E`` K-means members on random feature subsets (or takes given
@@ -999,24 +1022,6 @@ class CSPA(_ConsensusClustering):
     >>> CSPA(n_clusters=2, n_estimators=5, random_state=0).fit(X).labels_.tolist()
     [0, 0, 1, 1]
     """
-
-    def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5, bootstrap_features=False,
-                 init="random", scale="none", max_iter=300, random_state=None, partitioner="auto",
-                 imbalance=0.05):
-        self.n_clusters = n_clusters
-        self.n_estimators = n_estimators
-        self.max_features = max_features
-        self.bootstrap_features = bootstrap_features
-        self.init = init
-        self.scale = scale
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.partitioner = partitioner
-        self.imbalance = imbalance
-
-    def _check_consensus_params(self):
-        _check_partitioner(self.partitioner)
-        _check_imbalance(self.imbalance)
 
     def _check_size(self, n_samples):
         _check_cspa_size(n_samples)
@@ -1084,7 +1089,7 @@ class HGPA(_ConsensusClustering):
                               objective=self.objective)
 
 
-class MCLA(_ConsensusClustering):
+class MCLA(_GraphConsensus):
     __doc__ = f"""Cluster ensemble with the MCLA consensus (meta-clustering of the members' clusters).
 
     Builds ``E`` K-means members on random feature subsets (or takes given
@@ -1110,24 +1115,6 @@ class MCLA(_ConsensusClustering):
     ----------
     Strehl & Ghosh, *Cluster Ensembles*, JMLR 3:583-617, 2002, Sect. 3.4.
     """
-
-    def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5, bootstrap_features=False,
-                 init="random", scale="none", max_iter=300, random_state=None, partitioner="auto",
-                 imbalance=0.05):
-        self.n_clusters = n_clusters
-        self.n_estimators = n_estimators
-        self.max_features = max_features
-        self.bootstrap_features = bootstrap_features
-        self.init = init
-        self.scale = scale
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.partitioner = partitioner
-        self.imbalance = imbalance
-
-    def _check_consensus_params(self):
-        _check_partitioner(self.partitioner)
-        _check_imbalance(self.imbalance)
 
     def _consensus(self, members, rng):
         self.partitioner_ = resolve_partitioner(self.partitioner)
