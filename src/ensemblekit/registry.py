@@ -244,6 +244,15 @@ _K2_PARAMS = (
 _BN_PREP = ("numeric: discretised on the training data (MDL); missing: training mode after "
             "discretisation (as Weka's BayesNet); nominal: used as they are")
 
+_LAZY_PREP = ("nominal: codes (0/1 mismatch in the distance; one-hot, missing: training mode, "
+              "for the trees); numeric: raw; missing values at the largest distance and routed "
+              "by the trees")
+_LAZY_NEIGHBOURS = (
+    Param("beta", "float", 0.99, "beta-similarity: K = round(N (1 - beta) log4 N)",
+          low=1e-6, high=0.999999),
+    Param("n_neighbors", "int", None, "K directly (none = from beta)", low=0, none_ok=True),
+)
+
 ALGORITHMS: dict[str, AlgorithmSpec] = {
     spec.name: spec
     for spec in (
@@ -474,19 +483,14 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             params=(
                 Param("n_estimators", "int", 10, "bags and trees per test instance (L)",
                       low=1, high=1000),
-                Param("beta", "float", 0.99, "beta-similarity: K = round(N (1 - beta) log4 N)",
-                      low=1e-6, high=0.999999),
-                Param("n_neighbors", "int", None, "K directly (none = from beta)", low=0,
-                      none_ok=True),
+                *_LAZY_NEIGHBOURS,
                 Param("voting", "choice", "hard", "majority vote or mean tree probabilities",
                       choices=("hard", "soft")),
                 Param("min_samples_leaf", "int", 2, "minimum instances per leaf (J48 -M)", low=1),
                 Param("max_depth", "int", None, "maximum tree depth (none = unlimited)", low=1,
                       none_ok=True),
             ),
-            preprocessing="nominal: codes (0/1 mismatch in the distance; one-hot, missing: training "
-            "mode, for the trees); numeric: raw; missing values at the largest distance and "
-            "routed by the trees",
+            preprocessing=_LAZY_PREP,
             encode="codes",
             impute_numeric=False,
         ),
@@ -506,10 +510,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                                "nb,tree", "knn,nb", "nb,knn", "tree", "knn", "nb")),
                 Param("combiner", "choice", "vote", "majority vote (the paper) or a local "
                       "stacked combination of out-of-bag predictions", choices=("vote", "stacking")),
-                Param("beta", "float", 0.99, "beta-similarity: K = round(N (1 - beta) log4 N)",
-                      low=1e-6, high=0.999999),
-                Param("n_neighbors", "int", None, "K directly (none = from beta)", low=0,
-                      none_ok=True),
+                *_LAZY_NEIGHBOURS,
                 Param("knn_neighbors", "int", 1, "k of the kNN members (Weka IBk default 1)",
                       low=1),
                 Param("meta_rows", "int", 100, "nearest training instances that train the "
@@ -519,9 +520,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                 Param("max_depth", "int", None, "maximum tree depth (none = unlimited)", low=1,
                       none_ok=True),
             ),
-            preprocessing="nominal: codes (0/1 mismatch in the distance; one-hot, missing: training "
-            "mode, for the trees); numeric: raw; missing values at the largest distance and "
-            "routed by the trees",
+            preprocessing=_LAZY_PREP,
             encode="codes",
             impute_numeric=False,
         ),
@@ -566,6 +565,8 @@ _ISLE_PARAMS = (
 )
 _MEMORY = Param("learning_rate", "float", 0.01, "ISLE memory nu: 0 fits every tree to y, > 0 to "
                 "the residuals of the trees before it", low=0.0, high=1.0)
+_MAX_COMPONENTS = Param("max_components", "int", 30, "most PLS components tried", low=1,
+                        high=10000)
 _LINEAR = Param("linear_terms", "bool", False, "also use the attributes as linear terms, "
                 "winsorised and scaled as RuleFit")
 _RULE_ENSEMBLES = (
@@ -574,11 +575,9 @@ _RULE_ENSEMBLES = (
     ("tree-lasso", "lasso", "trees", "lasso on the ISLE tree outputs, penalty by inner CV "
      "(Friedman & Popescu 2003)", (_MEMORY, _LINEAR)),
     ("rule-pls", "pls", "rules", "partial least squares on the ISLE rules, components by inner "
-     "CV (Akdemir & Jannink 2014)", (_MEMORY, _LINEAR, Param(
-         "max_components", "int", 30, "most PLS components tried", low=1, high=10000))),
+     "CV (Akdemir & Jannink 2014)", (_MEMORY, _LINEAR, _MAX_COMPONENTS)),
     ("tree-pls", "pls", "trees", "partial least squares on the ISLE tree outputs, components by "
-     "inner CV (Akdemir & Jannink 2014)", (_MEMORY, _LINEAR, Param(
-         "max_components", "int", 30, "most PLS components tried", low=1, high=10000))),
+     "inner CV (Akdemir & Jannink 2014)", (_MEMORY, _LINEAR, _MAX_COMPONENTS)),
     ("oob-weighted", "oob", "trees", "trees weighted by a Gaussian kernel of their out-of-bag "
      "errors, bandwidth by CV (Akdemir & Jannink 2014)", ()),
     ("oob-weighted-top", "oob", "trees", "oob-weighted keeping only the trees with the largest "
