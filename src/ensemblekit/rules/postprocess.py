@@ -317,13 +317,16 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         errors = np.where(oob, y[:, None] - outputs, 0.0)
         scale = float(np.sqrt(np.mean(errors[oob] ** 2)))
         grid = [np.inf] + ([scale * s for s in _BANDWIDTH_STEPS[::-1]] if scale > 0 else [])
+        usable_by_fold = []  # out-of-bag cells of each fold's training rows
+        for train, _ in folds:
+            in_train = np.zeros(y.size, dtype=bool)
+            in_train[train] = True
+            usable_by_fold.append(oob & in_train[:, None])
         best, best_error = np.inf, np.inf
         for h in grid:
             total, counted = 0.0, 0
-            for train, test in folds:
-                in_train = np.zeros(y.size, dtype=bool)
-                in_train[train] = True
-                w = self._oob_weights(errors, oob & in_train[:, None], h)
+            for (_, test), usable in zip(folds, usable_by_fold):
+                w = self._oob_weights(errors, usable, h)
                 # a held-out row is predicted only by the trees that did not see it; a row
                 # none of whose trees is kept falls back to their plain mean, so every
                 # bandwidth is scored on the same rows (those out of bag somewhere)
@@ -444,18 +447,30 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         return np.asarray(Z @ self.coef_).ravel() + self.intercept_
 
     # -------------------------------------------------------------- reading
-    def term_descriptions(self, feature_names=None) -> list[str]:
-        """Each term in words: a rule's conditions, ``tree j``, or a linear variable's name."""
+    def term_descriptions(self, feature_names=None, terms=None) -> list[str]:
+        """Terms in words: a rule's conditions, ``tree j``, or a linear variable's name.
+
+        Parameters
+        ----------
+        feature_names : sequence of str, optional
+            Names of the input columns (default ``x0, x1, ...``).
+        terms : sequence of int, optional
+            Which terms (columns of the design), in this order; default all.
+        """
         check_is_fitted(self, "trees_")
         names = feature_names if feature_names is not None else \
             [f"x{j}" for j in range(self.n_features_in_)]
-        if self.basis == "rules":
-            out = [r.describe(names, self.binary_features_) for r in self.rules_.rules]
-        else:
-            out = [f"tree {j + 1}" for j in range(len(self.trees_))]
-        if self.linear_scale_ is not None:
-            out += [f"linear: {name}" for name in names]
-        return out
+        n_basis = self.rules_.n_rules if self.basis == "rules" else len(self.trees_)
+        n_terms = n_basis + (len(names) if self.linear_scale_ is not None else 0)
+
+        def describe(k):
+            if k >= n_basis:
+                return f"linear: {names[k - n_basis]}"
+            if self.basis == "rules":
+                return self.rules_.rules[k].describe(names, self.binary_features_)
+            return f"tree {k + 1}"
+
+        return [describe(int(k)) for k in (range(n_terms) if terms is None else terms)]
 
     def ranked_terms(self, feature_names=None, top=None) -> list[dict]:
         """Terms with a non-zero weight, the most important first (Sect. 2.1 importances).
@@ -477,18 +492,15 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         check_is_fitted(self, "trees_")
         if self.coef_ is None:
             return []
-        words = self.term_descriptions(feature_names)
         n_rules = self.rules_.n_rules if self.basis == "rules" else 0
         order = np.lexsort((np.arange(self.coef_.size), -self.term_importances_))
+        chosen = [k for k in order if self.coef_[k] != 0][:top]
+        words = self.term_descriptions(feature_names, chosen)
         out = []
-        for k in order:
-            if self.coef_[k] == 0:
-                continue
-            out.append({"term": words[k], "coefficient": float(self.coef_[k]),
+        for k, word in zip(chosen, words):
+            out.append({"term": word, "coefficient": float(self.coef_[k]),
                         "support": float(self.rules_.support[k]) if k < n_rules else None,
                         "importance": float(self.term_importances_[k])})
-            if top is not None and len(out) >= top:
-                break
         return out
 
     def __sklearn_tags__(self):
