@@ -554,9 +554,14 @@ def run(
         if on_unit_done is not None:
             on_unit_done()
     try:
-        with _backend(scheduler, datasets) as n_workers:
+        with _backend(scheduler) as n_workers:
             _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal,
-                     n_jobs if n_workers is None else n_workers, on_unit_done)
+                     n_jobs if n_workers is None else n_workers, on_unit_done,
+                     # loky workers share one queue: a second task per worker waits
+                     # there for whichever is free first. The Dask scheduler would
+                     # assign it to a worker at once, and the last one queued behind
+                     # a long task can keep a run going while the other worker idles.
+                     "2*n_jobs" if n_workers is None else "n_jobs")
     finally:
         if journal is not None:
             journal.close()
@@ -596,7 +601,8 @@ def _batches(todo: list[int], units: list, n_workers: int) -> list[list[int]]:
     return sorted(batches, key=lambda b: -units[b[0]].data_size)
 
 
-def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n_jobs, on_unit_done):
+def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n_jobs, on_unit_done,
+             in_flight="2*n_jobs"):
     """Run the units ``todo``; a unit lost with a dead worker is tried once more on its own."""
     metrics = tuple(metrics)
     workers = (os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
@@ -611,13 +617,13 @@ def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n
         costs = _UnitCosts()
         batches = _timed_batches(todo, work.units, costs, _JOURNAL_TASK_SECONDS)
     lost = _dispatch(datasets, work, protocol, metrics, batches, todo, keys, outcomes, journal,
-                     n_jobs, workers, on_unit_done, costs)
+                     n_jobs, workers, on_unit_done, costs, in_flight)
     if lost:
         # a worker died (killed, out of memory, crashed): give every unfinished unit a
         # second chance alone, so one bad unit cannot take its neighbours down with it
         retry = sorted(lost)
         lost = _dispatch(datasets, work, protocol, metrics, [[i] for i in retry], retry, keys,
-                         outcomes, journal, n_jobs, workers, on_unit_done, None)
+                         outcomes, journal, n_jobs, workers, on_unit_done, None, in_flight)
     for i, reason in lost.items():
         outcomes[keys[i]] = {"scores": {}, "seconds": 0.0, "error": f"{_where(work, datasets, i)}: {reason}"}
         if on_unit_done is not None:
@@ -676,23 +682,29 @@ def _where(work, datasets, i) -> str:
 
 
 def _dispatch(datasets, work, protocol, metrics, batches, todo, keys, outcomes, journal, n_jobs,
-              workers, on_unit_done, costs) -> dict[int, str]:
+              workers, on_unit_done, costs, in_flight) -> dict[int, str]:
     """Run batches (a list or a lazy iterable) through joblib; return ``{unit: reason}`` for
-    units lost with a worker. ``costs`` (optional) learns each finished unit's seconds."""
+    units lost with a worker. ``costs`` (optional) learns each finished unit's seconds;
+    ``in_flight`` is joblib's ``pre_dispatch``."""
     from joblib import Parallel, delayed
 
+    # A task is one tuple that carries its data set. joblib's dask backend would
+    # otherwise scatter the data set to a single worker (or broadcast it, which Dask's
+    # Active Memory Manager undoes within seconds), tie every task of that data set
+    # to that worker, and leave the others idle until work stealing moves tasks over.
+    # Data sent with each task costs little: a task holds many units (see _batches).
     jobs = (
-        delayed(_run_batch)(batch, datasets[work.units[batch[0]].data_index],
-                            [work.candidates[work.units[i].candidate] for i in batch],
-                            [work.units[i] for i in batch], protocol.n_clusters, metrics)
+        delayed(_run_batch)((batch, datasets[work.units[batch[0]].data_index],
+                             [work.candidates[work.units[i].candidate] for i in batch],
+                             [work.units[i] for i in batch]), protocol.n_clusters, metrics)
         for batch in batches
     )
     pending = set(todo)
     # units are already grouped in batches: joblib passes them on one by one and keeps
-    # two per worker in flight, so a worker that finishes gets the next one (balanced
-    # by cost, not by count)
+    # ``in_flight`` of them under way, so a worker that finishes gets the next one
+    # (balanced by cost, not by count)
     parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1,
-                        pre_dispatch="2*n_jobs")
+                        pre_dispatch=in_flight)
     with _one_core() if workers == 1 else contextlib.nullcontext():  # serial: pin once
         iterator = iter(parallel(jobs))
         while True:
@@ -715,7 +727,8 @@ def _dispatch(datasets, work, protocol, metrics, batches, todo, keys, outcomes, 
     return {}
 
 
-def _run_batch(indices, ds, cands, units, n_clusters, metrics):
+def _run_batch(task, n_clusters, metrics):
+    indices, ds, cands, units = task
     # A unit runs on one core, whatever runs it: BLAS/OpenMP reductions then
     # add up in the same order in a serial run, a joblib worker or a Dask
     # worker (so results are identical bit for bit), parallelism comes from
@@ -793,7 +806,7 @@ def prestart(n_jobs: int = 1, scheduler: str | None = None):
 
 
 @contextlib.contextmanager
-def _backend(scheduler: str | None, datasets):
+def _backend(scheduler: str | None):
     """joblib's default backend, or the dask backend on a distributed cluster."""
     if scheduler is None:
         yield None
@@ -811,7 +824,7 @@ def _backend(scheduler: str | None, datasets):
         raise ProtocolError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
     try:
         workers = max(1, sum(client.nthreads().values()))
-        with parallel_config(backend="dask", scatter=list(datasets)):
+        with parallel_config(backend="dask"):
             yield workers
     finally:
         _CLIENTS.pop(scheduler, None)
