@@ -368,6 +368,7 @@ def main(argv=None):
     if result.failures:
         print(f"{len(result.failures)} units failed; first: {result.failures[0].error}")
     summary = experiment.summarize(result.scores)
+    unit_hours = sum(sc.seconds for sc in result.scores if sc.metric == "nmi") / 3600
     names = [ds.name for ds in dsets]
     labels = [label for label, _ in datasets]
 
@@ -392,7 +393,11 @@ def main(argv=None):
         "of cspa, mcla, hgpa at each grid point, HAC = best of the three linkages; their Avrg "
         "is the mean over all grid points, Best the maximum.",
         f"- {n_units:,} units, wall time {wall / 60:.1f} min with {args.n_jobs} workers "
-        f"(pilot estimate {estimate / 60:.0f} min); {platform.machine()}, Python "
+        + (f"for the {result.computed:,} computed in this invocation, the rest read from the "
+           f"journal (`--resume`; a run stopped and resumed keeps every finished unit); the "
+           f"units' own times add up to {unit_hours:.1f} h on one core "
+           if args.resume else "")
+        + f"(pilot estimate {estimate / 60:.0f} min); {platform.machine()}, Python "
         f"{platform.python_version()}, {os.cpu_count()} cores shared with other jobs."
         + (f" The full 10 x 10 grid was estimated at {args.full_estimate} by the same pilot."
            if args.full_estimate else ""),
