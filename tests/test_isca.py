@@ -150,6 +150,7 @@ def test_rules_similarity_and_clusters_by_hand():
                  random_state=0).fit(LINE)
     assert model.describe_rules() == ["x0 <= 6.5", "x0 <= 2", "2 < x0 <= 6.5",
                                       "6.5 < x0 <= 12", "x0 > 12"]
+    assert model.describe_rules(top=2) == ["x0 <= 6.5", "x0 <= 2"]
     assert model.n_rules_ == 5
     assert_allclose(model.rules_.support, [3 / 6, 2 / 6, 1 / 6, 2 / 6, 1 / 6])
     assert_array_equal(model.rule_stages_, 0)

@@ -554,14 +554,9 @@ def run(
         if on_unit_done is not None:
             on_unit_done()
     try:
-        with _backend(scheduler) as n_workers:
+        with _backend(scheduler) as (n_workers, in_flight):
             _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal,
-                     n_jobs if n_workers is None else n_workers, on_unit_done,
-                     # loky workers share one queue: a second task per worker waits
-                     # there for whichever is free first. The Dask scheduler would
-                     # assign it to a worker at once, and the last one queued behind
-                     # a long task can keep a run going while the other worker idles.
-                     "2*n_jobs" if n_workers is None else "n_jobs")
+                     n_jobs if n_workers is None else n_workers, on_unit_done, in_flight)
     finally:
         if journal is not None:
             journal.close()
@@ -602,8 +597,11 @@ def _batches(todo: list[int], units: list, n_workers: int) -> list[list[int]]:
 
 
 def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n_jobs, on_unit_done,
-             in_flight="2*n_jobs"):
-    """Run the units ``todo``; a unit lost with a dead worker is tried once more on its own."""
+             in_flight):
+    """Run the units ``todo``; a unit lost with a dead worker is tried once more on its own.
+
+    ``in_flight`` is joblib's ``pre_dispatch`` for the backend (see :func:`_backend`).
+    """
     metrics = tuple(metrics)
     workers = (os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
     costs = None
@@ -807,9 +805,17 @@ def prestart(n_jobs: int = 1, scheduler: str | None = None):
 
 @contextlib.contextmanager
 def _backend(scheduler: str | None):
-    """joblib's default backend, or the dask backend on a distributed cluster."""
+    """joblib's default backend, or the dask backend on a distributed cluster.
+
+    Yields ``(workers, in_flight)``: the cluster's thread count (None for the
+    default backend, which takes ``n_jobs``) and how many tasks joblib keeps
+    under way. loky workers share one queue, where a second task per worker
+    waits for whichever worker is free first; the Dask scheduler assigns a task
+    to a worker at once, so a second one could wait behind a long task while
+    another worker idles at the end of a run: one per worker there.
+    """
     if scheduler is None:
-        yield None
+        yield None, "2*n_jobs"
         return
     try:
         import distributed  # noqa: F401  (the dask backend of joblib needs it)
@@ -825,7 +831,7 @@ def _backend(scheduler: str | None):
     try:
         workers = max(1, sum(client.nthreads().values()))
         with parallel_config(backend="dask"):
-            yield workers
+            yield workers, "n_jobs"
     finally:
         _CLIENTS.pop(scheduler, None)
         client.close()

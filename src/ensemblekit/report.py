@@ -683,12 +683,11 @@ def model_description(model, metadata: dict, schema) -> list:
                         f"rows per bag {min(sizes)}-{max(sizes)}; arcs per network {min(arcs)}-{max(arcs)}"))
     elif hasattr(estimator, "describe_rules") and hasattr(estimator, "labels_"):
         sizes = np.bincount(estimator.labels_, minlength=estimator.n_clusters)
-        rules = estimator.describe_rules(names)
+        shown = estimator.describe_rules(names, top=SHOW_TERMS)
         out.append(cluster_sizes_table(sizes, f"{estimator.n_rules_} rules from "
                                        f"{estimator.n_stages} stages; {len(sizes)} clusters "
                                        "(training sizes)"))
-        shown = rules[:SHOW_TERMS]
-        out.append(Text(f"first {len(shown)} of {len(rules)} rules (stage order):\n"
+        out.append(Text(f"first {len(shown)} of {estimator.n_rules_} rules (stage order):\n"
                         + "\n".join(f"  {k + 1}. {rule}" for k, rule in enumerate(shown))))
     elif hasattr(estimator, "ranked_terms"):
         out.extend(_rule_ensemble_description(estimator, names, schema))

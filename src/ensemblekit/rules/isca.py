@@ -631,11 +631,20 @@ class ISCA(ClusterMixin, BaseEstimator):
             return np.zeros(n, dtype=np.intp)
         return _first_occurrence_order(_cut_into(self.linkage_matrix_, n, int(n_clusters)))
 
-    def describe_rules(self, feature_names=None) -> list[str]:
-        """Every gathered rule in words (see :meth:`ensemblekit.rules.extract.Rule.describe`)."""
+    def describe_rules(self, feature_names=None, top=None) -> list[str]:
+        """The gathered rules in words, in stage order (see
+        :meth:`ensemblekit.rules.extract.Rule.describe`).
+
+        Parameters
+        ----------
+        feature_names : sequence of str, optional
+            Names of the input columns (default ``x0, x1, ...``).
+        top : int, optional
+            Describe only the first ``top`` rules; default all.
+        """
         check_is_fitted(self, "rules_")
-        binary = getattr(self, "binary_features_", ())
-        return [rule.describe(feature_names, binary) for rule in self.rules_.rules]
+        return [rule.describe(feature_names, self.binary_features_)
+                for rule in self.rules_.rules[:top]]
 
 
 def _rule_coefficients(T, y, method, seed) -> np.ndarray:
