@@ -546,8 +546,8 @@ def test_data_fingerprint():
 
 
 def test_skops_imported_without_the_estimator_scan_keeps_the_policy(tmp_path):
-    # ensemblekit imports skops with its default list of trusted scikit-learn
-    # estimators left empty (persistence._skops_io). Then the policy judges
+    # ensemblekit imports skops with its default lists of trusted scikit-learn
+    # estimators and scipy ufuncs left empty (persistence._skops_io). Then the policy judges
     # scikit-learn classes too: every round trip above must still load, and
     # every hostile payload must still be refused before it runs.
     code = textwrap.dedent(
@@ -557,6 +557,11 @@ def test_skops_imported_without_the_estimator_scan_keeps_the_policy(tmp_path):
         _skops_io()
         import skops.io._trusted_types as trusted
         assert trusted.SKLEARN_ESTIMATOR_TYPE_NAMES == [], "the scan ran"
+        assert trusted.SCIPY_UFUNC_TYPE_NAMES == [], "the ufunc scan ran"
+        import numpy as np, scipy.special, skops.io._utils as utils
+        names = utils.get_public_type_names(module=scipy.special, oftype=np.ufunc)
+        assert any(n.endswith(".gammaln") for n in names), "the real ufunc scan was not put back"
+        assert not any(type(f).__module__ == "ensemblekit._imports" for f in sys.meta_path)
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         import test_persistence as t
         from sklearn.tree import DecisionTreeClassifier

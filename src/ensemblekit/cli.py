@@ -1357,6 +1357,9 @@ def main() -> None:
     """Console-script entry point: run the app, map failures to exit codes."""
     import warnings
 
+    from ensemblekit._imports import plain_scipy_docstrings
+
+    plain_scipy_docstrings()  # about 0.2 s less start-up for every command that loads scipy
     warnings.showwarning = _one_line_warning
     try:
         try:

@@ -531,31 +531,59 @@ def _name_problem(module, attr, loader):
 
 
 def _skops_io():
-    """Import and return ``skops.io``, skipping its scan of scikit-learn.
+    """Import and return ``skops.io``, skipping its scans for default trusted types.
 
-    When ``skops.io`` is first imported it builds its default list of trusted
-    scikit-learn estimators with ``sklearn.utils.all_estimators()``, which
-    imports every module of scikit-learn: about half a second, a third of
-    what ``ensemblekit fit`` takes on a small file. ensemblekit never relies
-    on that default list (:func:`load_model` gives skops an explicit
+    When ``skops.io`` is first imported it builds its default list of
+    trusted types: every scikit-learn estimator, found with
+    ``sklearn.utils.all_estimators()`` (which imports every module of
+    scikit-learn, about half a second), and every scipy ufunc, each looked
+    up in every loaded module (about 0.1 s). ensemblekit never relies on
+    that default list (:func:`load_model` gives skops an explicit
     ``trusted`` list decided by the policy above), so the import runs with
-    ``all_estimators`` answering an empty list. skops then reports
-    scikit-learn classes as untrusted like any other, and the policy, which
-    is stricter than skops' default, judges them: nothing more is trusted
-    than before, and a file that loads with the default list loads here too.
+    ``all_estimators`` answering an empty list and the ufunc lookup
+    answering none for ``scipy.special``. skops then reports those classes
+    and ufuncs as untrusted like any other name, and the policy, which is
+    stricter than skops' default, judges them: nothing more is trusted than
+    before, and a file that loads with the default list loads here too.
     If skops was already imported elsewhere, it is returned as it is.
     """
     if "skops.io" in sys.modules:
         return sys.modules["skops.io"]
     import sklearn.utils
 
+    from ensemblekit._imports import around_import
+
     real = sklearn.utils.all_estimators
     sklearn.utils.all_estimators = lambda *args, **kwargs: []
+    finder = around_import("skops.io._trusted_types", before=_skip_ufunc_scan, after=_restore_ufunc_scan)
     try:
         import skops.io
     finally:
         sklearn.utils.all_estimators = real
+        if finder is not None:
+            finder.remove()
     return skops.io
+
+
+def _skip_ufunc_scan():
+    """Make skops' public-type scan answer no names for ``scipy.special``; return the real scan."""
+    import scipy.special
+
+    utils = importlib.import_module("skops.io._utils")
+    real = getattr(utils, "get_public_type_names", None)
+    if real is None:
+        return None
+
+    def public_type_names(module, oftype):
+        return [] if module is scipy.special else real(module=module, oftype=oftype)
+
+    utils.get_public_type_names = public_type_names
+    return real
+
+
+def _restore_ufunc_scan(module, real) -> None:
+    if real is not None:
+        sys.modules["skops.io._utils"].get_public_type_names = real
 
 
 def _audit_types(payload, sio, name):
