@@ -148,8 +148,10 @@ def plain_scipy_docstrings() -> None:
 
     scipy's functions then lack the appended table of supported array
     backends in their ``__doc__``; everything else (the capability registry
-    the decorator fills, the functions themselves) is unchanged. Meant for
-    the command line, whose process never shows scipy docstrings; the
-    library does not call it.
+    the decorator fills, the functions themselves) is unchanged. Called by
+    the command line and by the worker processes that ``compare`` warms up
+    (:func:`ensemblekit.experiment.prestart`), which never show scipy
+    docstrings; importing the library does not call it. Does nothing when
+    scipy is already imported.
     """
     around_import("scipy._lib._array_api", after=_use_docstring_as_is)

@@ -765,9 +765,17 @@ def _one_core():
 
 
 def _warm_worker() -> None:
-    """Import what units need, so a worker's first unit does not pay for it."""
+    """Import what units need, so a worker's first unit does not pay for it.
+
+    A worker process runs only units, which never read scipy's docstrings, so
+    it imports scipy as the command line does (see
+    :func:`ensemblekit._imports.plain_scipy_docstrings`): about 0.2 s sooner.
+    """
     import importlib
 
+    from ensemblekit._imports import plain_scipy_docstrings
+
+    plain_scipy_docstrings()
     for spec in registry.ALGORITHMS.values():
         importlib.import_module(spec.estimator.split(":")[0])
     for module in ("sklearn.pipeline", "sklearn.compose", "sklearn.impute", "sklearn.preprocessing",
