@@ -15,13 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import skops.io as sio
+import scipy.special
 from scipy import sparse
 from sklearn.compose import ColumnTransformer
 from sklearn.feature_selection import SelectKBest, f_classif
 from sklearn.impute import SimpleImputer
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import OneHotEncoder
+from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 from sklearn.tree import DecisionTreeClassifier
 
 import ensemblekit
@@ -83,7 +84,7 @@ def _write_outer(path, metadata_obj, payload, *, fix_hash=True):
 # --------------------------------------------------------------------------- round trips
 
 
-@pytest.mark.parametrize("kind", ["pipeline", "tree", "c45", "kbest"])
+@pytest.mark.parametrize("kind", ["pipeline", "tree", "c45", "kbest", "ufunc"])
 def test_round_trip_predictions_and_metadata(tmp_path, kind):
     X, y = _data()
     if kind == "pipeline":
@@ -92,6 +93,8 @@ def test_round_trip_predictions_and_metadata(tmp_path, kind):
         est = DecisionTreeClassifier(random_state=0).fit(X, y)  # needs sklearn.tree._tree.Tree
     elif kind == "c45":
         est = C45Tree(random_state=0).fit(X, y)  # a class defined in ensemblekit
+    elif kind == "ufunc":  # a scipy ufunc: a compiled function that has no __module__
+        est = FunctionTransformer(func=scipy.special.expit).fit(X, y)
     else:
         est = SelectKBest(f_classif, k=2).fit(X, y)  # a plain sklearn function reference
     path = tmp_path / "m.ekm"
@@ -566,7 +569,7 @@ def test_skops_imported_without_the_estimator_scan_keeps_the_policy(tmp_path):
         import test_persistence as t
         from sklearn.tree import DecisionTreeClassifier
         root = pathlib.Path({str(tmp_path)!r})
-        for kind in ("pipeline", "tree", "c45", "kbest"):
+        for kind in ("pipeline", "tree", "c45", "kbest", "ufunc"):
             (root / kind).mkdir()
             t.test_round_trip_predictions_and_metadata(root / kind, kind)
         for which in t.ATTACK_IDS:

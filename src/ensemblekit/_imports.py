@@ -12,17 +12,19 @@ ensemblekit never reads:
   same cost for the distributions' docstrings).
 * skops (``skops.io._trusted_types``) builds its default list of trusted
   types when first imported, looking up every scipy ufunc in every loaded
-  module (about 0.1 s once scikit-learn is loaded) and importing
-  ``sklearn.ensemble`` for one internal class. ensemblekit passes skops an
-  explicit trust list of its own (see :mod:`ensemblekit.persistence`), so
-  that default list is never consulted.
+  module (about 0.1 s once scikit-learn is loaded). ensemblekit's own trust
+  policy judges scipy ufuncs instead (see :mod:`ensemblekit.persistence`).
 
 :func:`around_import` runs code just before and just after the body of one
 named module executes, the first time it is imported, through a one-shot
 finder on :data:`sys.meta_path`; the module is found and loaded by the
 finders and loaders Python would have used anyway. If the module is already
-imported nothing happens. If a later library version renames what the hooks
-touch, the hooks do nothing and the import runs as usual.
+imported nothing happens; nor for a module that has no loader (a namespace
+package) or that only an old-style finder (``find_module`` without
+``find_spec``) knows. If a later library version renames what the hooks
+touch, the hooks do nothing and the import runs as usual. The finder list is
+replaced, never changed in place, so an import under way in another thread
+keeps walking the list it started with.
 """
 
 from __future__ import annotations
@@ -81,10 +83,7 @@ class _OneShotFinder(MetaPathFinder):
 
     def remove(self) -> None:
         """Take the finder off :data:`sys.meta_path` (no error if it is gone)."""
-        try:
-            sys.meta_path.remove(self)
-        except ValueError:
-            pass
+        sys.meta_path = [finder for finder in sys.meta_path if finder is not self]
 
 
 def around_import(
@@ -115,7 +114,7 @@ def around_import(
     if name in sys.modules:
         return None
     finder = _OneShotFinder(name, before, after)
-    sys.meta_path.insert(0, finder)
+    sys.meta_path = [finder, *sys.meta_path]
     return finder
 
 
@@ -125,7 +124,8 @@ class _DocstringAsIs:
     The decorator appends a note to the parsed docstring's Notes section and
     renders it back, dropping the first (signature) line. Here nothing is
     parsed: sections read as empty lists that nobody renders, and the text
-    comes back as the function's own docstring.
+    comes back as the function's own docstring (the decorator then strips
+    its leading blank lines; a missing docstring becomes ``""``).
     """
 
     def __init__(self, func):

@@ -67,8 +67,10 @@ _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # earliest date a zip entry can hold
 # Trust policy for the types a model file may name.
 #
 # skops trusts a fixed set of types by itself (Python containers and
-# primitives, numpy arrays and dtypes, scipy sparse matrices, numpy/scipy
-# ufuncs, and the public scikit-learn estimator classes). Every other type or
+# primitives, numpy arrays and dtypes, scipy sparse matrices, numpy ufuncs;
+# also scipy ufuncs and the public scikit-learn estimator classes, except
+# that ensemblekit imports skops with those two lists left empty, see
+# _skops_io). Every other type or
 # function named in the file is reported by ``skops.io.get_untrusted_types``;
 # load_model accepts such a name only when ALL of these hold:
 #
@@ -82,7 +84,9 @@ _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # earliest date a zip entry can hold
 #        plain function reference (skops' FunctionNode, never called while
 #        loading), any callable that is not a module;
 #    (f) the module the object says it is defined in (``__module__``) also
-#        passes (a)-(c), as does ``<that module>.<its __qualname__>``.
+#        passes (a)-(c), as does ``<that module>.<its __qualname__>``; a
+#        numpy ufunc (scipy.special's functions are ufuncs) has no
+#        ``__module__`` and is judged by the module it was found in.
 # Anything else -- builtins.eval, os.system, posix.system, subprocess.*,
 # functools.partial, a class from an unknown package -- is refused.
 #
@@ -254,13 +258,15 @@ def load_model(path):
     policy is what protects.
 
     Trust policy. skops trusts by itself Python primitives and containers,
-    numpy arrays/dtypes, scipy sparse matrices, numpy/scipy ufuncs and the
-    public scikit-learn estimators. Any other name is accepted only if it is
+    numpy arrays/dtypes, scipy sparse matrices and numpy ufuncs (ensemblekit
+    leaves its lists of scikit-learn estimators and scipy ufuncs empty, so
+    those go through the policy too). Any other name is accepted only if it is
     in :data:`TRUSTED_BUILTINS`, or if its top-level package is in
     :data:`TRUSTED_PACKAGES` (ensemblekit, sklearn, numpy, scipy), it is not
     under :data:`DENIED_MODULES` nor in :data:`DENIED_NAMES`, and it resolves
     to a class defined in those packages (a plain function reference, which
-    skops never calls while loading, may also be a function). Everything
+    skops never calls while loading, may also be a function, or a ufunc found
+    in such a module). Everything
     else -- e.g. ``builtins.eval``, ``os.system``, ``posix.system``,
     ``subprocess.*`` -- is refused before anything is built. Checking a name
     imports its module, which only happens for modules inside the trusted
@@ -519,6 +525,10 @@ def _name_problem(module, attr, loader):
         pass
     else:
         return "not a class" if loader != "FunctionNode" else "not a function or class"
+    if _is_ufunc(obj):
+        # a compiled elementwise function (numpy's, or scipy.special's) carries no
+        # __module__; it is judged by the module it was found in, which passed above
+        return None
     origin = getattr(obj, "__module__", None)
     if not isinstance(origin, str):
         return "its defining module is unknown"
@@ -530,6 +540,12 @@ def _name_problem(module, attr, loader):
     return None
 
 
+def _is_ufunc(obj) -> bool:
+    import numpy as np
+
+    return isinstance(obj, np.ufunc)
+
+
 def _skops_io():
     """Import and return ``skops.io``, skipping its scans for default trusted types.
 
@@ -539,13 +555,16 @@ def _skops_io():
     scikit-learn, about half a second), and every scipy ufunc, each looked
     up in every loaded module (about 0.1 s). ensemblekit never relies on
     that default list (:func:`load_model` gives skops an explicit
-    ``trusted`` list decided by the policy above), so the import runs with
-    ``all_estimators`` answering an empty list and the ufunc lookup
-    answering none for ``scipy.special``. skops then reports those classes
-    and ufuncs as untrusted like any other name, and the policy, which is
-    stricter than skops' default, judges them: nothing more is trusted than
-    before, and a file that loads with the default list loads here too.
-    If skops was already imported elsewhere, it is returned as it is.
+    ``trusted`` list decided by the policy above, which skops adds to its
+    default list), so the import runs with ``all_estimators`` answering an
+    empty list and the ufunc lookup answering none for ``scipy.special``.
+    skops then reports those classes and ufuncs as untrusted like any other
+    name, and the policy judges them: scikit-learn classes by rules (a)-(f),
+    scipy ufuncs by the module they are found in (rule f). Both are kinds
+    of object skops' default list trusts, and every model ensemblekit or
+    scikit-learn writes loads as before (the tests save and load a pipeline,
+    trees, a function reference and a scipy ufunc this way). If skops was
+    already imported elsewhere, it is returned as it is.
     """
     if "skops.io" in sys.modules:
         return sys.modules["skops.io"]
