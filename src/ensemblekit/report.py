@@ -356,6 +356,29 @@ def _json_default(value):
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+def beats(value: float, baseline: float, greater_is_better: bool = True) -> bool:
+    """Whether a mean score beats the baseline's by more than rounding.
+
+    Two means of the same fold scores summed in a different order can differ
+    in the last bits; a margin of 1e-12 (relative to the baseline, at least
+    absolute) keeps such ties from counting as wins in the grid layout of the
+    Inner Ensembles paper's Tables 1-3.
+
+    Parameters
+    ----------
+    value, baseline : float
+        Mean scores of a grid point and of the baseline (any units).
+    greater_is_better : bool, default True
+        False for losses, where the lower mean wins.
+
+    Returns
+    -------
+    bool
+    """
+    margin = 1e-12 * max(1.0, abs(baseline))
+    return value > baseline + margin if greater_is_better else value < baseline - margin
+
+
 def grid_summary(summary, candidates, baseline: str, datasets: Sequence[str], metric: str,
                  greater_is_better: bool = True, failed=frozenset()) -> list[dict]:
     """Sensitivity analysis in the layout of the Inner Ensembles paper's Tables 1–3.
@@ -399,9 +422,7 @@ def grid_summary(summary, candidates, baseline: str, datasets: Sequence[str], me
             points = [c for c in candidates if c.algorithm == alg and c.grid
                       and (d, c.label, metric) in summary and (d, c.label) not in failed]
             scores = [summary[(d, c.label, metric)][0] for c in points]
-            margin = 1e-12 * max(1.0, abs(base))
-            wins = [(c, v) for c, v in zip(points, scores)
-                    if (v > base + margin if greater_is_better else v < base - margin)]
+            wins = [(c, v) for c, v in zip(points, scores) if beats(v, base, greater_is_better)]
             row = {"dataset": d, "algorithm": alg, "baseline": base, "points": len(points),
                    "percent": 100.0 * len(wins) / len(points) if points else 0.0,
                    "ranges": None, "average": None, "best": None, "best_point": None}
