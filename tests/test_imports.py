@@ -42,6 +42,9 @@ def test_hooks_run_around_the_body_once_and_the_module_keeps_its_loader(package)
 
     finder = around_import(f"{package}.mod", before=before, after=after)
     assert finder is not None and sys.meta_path[0] is finder
+    # asked again (e.g. main() run twice in one process): no second finder, hooks run once
+    assert around_import(f"{package}.mod", before=before, after=after) is finder
+    assert sum(f is finder for f in sys.meta_path) == 1 and len(sys.meta_path) == len(before_meta_path) + 1
     walked = sys.meta_path  # the list an import in another thread could be walking
     mod = importlib.import_module(f"{package}.mod")
     assert walked[0] is finder and finder not in sys.meta_path  # replaced, not edited

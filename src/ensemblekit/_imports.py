@@ -108,11 +108,16 @@ def around_import(
     -------
     finder or None
         The installed finder (its ``remove()`` withdraws the hooks if the
-        module was never imported), or None when ``name`` is already in
+        module was never imported; the same finder when these hooks were
+        already waiting for ``name``), or None when ``name`` is already in
         :data:`sys.modules` and nothing was installed.
     """
     if name in sys.modules:
         return None
+    for finder in sys.meta_path:  # asked again before the import: one finder is enough
+        if (isinstance(finder, _OneShotFinder) and finder.name == name
+                and (finder._before, finder._after) == (before, after)):
+            return finder
     finder = _OneShotFinder(name, before, after)
     sys.meta_path = [finder, *sys.meta_path]
     return finder

@@ -525,7 +525,9 @@ def _name_problem(module, attr, loader):
         pass
     else:
         return "not a class" if loader != "FunctionNode" else "not a function or class"
-    if _is_ufunc(obj):
+    import numpy as np
+
+    if isinstance(obj, np.ufunc):
         # a compiled elementwise function (numpy's, or scipy.special's) carries no
         # __module__; it is judged by the module it was found in, which passed above
         return None
@@ -538,12 +540,6 @@ def _name_problem(module, attr, loader):
     if f"{origin}.{getattr(obj, '__qualname__', attr)}" in DENIED_NAMES:
         return "reads or writes files or calls native code"
     return None
-
-
-def _is_ufunc(obj) -> bool:
-    import numpy as np
-
-    return isinstance(obj, np.ufunc)
 
 
 def _skops_io():
@@ -568,41 +564,44 @@ def _skops_io():
     """
     if "skops.io" in sys.modules:
         return sys.modules["skops.io"]
-    import sklearn.utils
-
     from ensemblekit._imports import around_import
 
-    real = sklearn.utils.all_estimators
-    sklearn.utils.all_estimators = lambda *args, **kwargs: []
-    finder = around_import("skops.io._trusted_types", before=_skip_ufunc_scan, after=_restore_ufunc_scan)
+    # both scans run in the body of skops.io._trusted_types
+    finder = around_import("skops.io._trusted_types", before=_skip_default_scans,
+                           after=_restore_default_scans)
     try:
         import skops.io
     finally:
-        sklearn.utils.all_estimators = real
         if finder is not None:
             finder.remove()
     return skops.io
 
 
-def _skip_ufunc_scan():
-    """Make skops' public-type scan answer no names for ``scipy.special``; return the real scan."""
+def _skip_default_scans():
+    """Make ``all_estimators`` answer no classes and skops' public-type scan no
+    names for ``scipy.special``; return the two real functions."""
     import scipy.special
+    import sklearn.utils
 
     utils = importlib.import_module("skops.io._utils")
-    real = getattr(utils, "get_public_type_names", None)
-    if real is None:
-        return None
+    real_estimators = sklearn.utils.all_estimators
+    real_names = getattr(utils, "get_public_type_names", None)
+    sklearn.utils.all_estimators = lambda *args, **kwargs: []
+    if real_names is not None:
+        def public_type_names(module, oftype):
+            return [] if module is scipy.special else real_names(module=module, oftype=oftype)
 
-    def public_type_names(module, oftype):
-        return [] if module is scipy.special else real(module=module, oftype=oftype)
-
-    utils.get_public_type_names = public_type_names
-    return real
+        utils.get_public_type_names = public_type_names
+    return real_estimators, real_names
 
 
-def _restore_ufunc_scan(module, real) -> None:
-    if real is not None:
-        sys.modules["skops.io._utils"].get_public_type_names = real
+def _restore_default_scans(module, reals) -> None:
+    import sklearn.utils
+
+    real_estimators, real_names = reals
+    sklearn.utils.all_estimators = real_estimators
+    if real_names is not None:
+        sys.modules["skops.io._utils"].get_public_type_names = real_names
 
 
 def _audit_types(payload, sio, name):
