@@ -252,6 +252,23 @@ def test_dask_cluster_gives_the_serial_result():
     assert remote.stdout == serial
 
 
+def test_unreachable_scheduler_is_bad_input(tmp_path):
+    pytest.importorskip("distributed")
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{sock.getsockname()[1]}"
+    out = tmp_path / "scores.csv"
+    done = subprocess.run([_ek(), "compare", "knn", "c45", "--data", str(SAMPLE / "iris.arff"), "--cv", "3",
+                           "--repeats", "1", "--scheduler", address, "--output", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert f"cannot reach the Dask scheduler at {address}" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert done.stdout == "" and not out.exists()
+
+
 def test_corrected_t_test_decides_the_marks(iris, wine):
     # baseline "b" and "a" on 5 folds of iris (150 rows: folds of 30, training sets of 120);
     # differences a - b = .02 .04 .03 .05 .01: mean .03, sample variance .00025.

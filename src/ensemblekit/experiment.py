@@ -783,31 +783,65 @@ def _warm_worker() -> None:
         importlib.import_module(module)
 
 
-def prestart(n_jobs: int = 1, scheduler: str | None = None):
+#: Seconds :func:`prestart` waits at most for the warm-up to reach the workers: a
+#: connection to a reachable scheduler takes well under one here; past this, reading
+#: the data goes ahead (and :func:`run` reports an unreachable scheduler).
+_PRESTART_WAIT = 2.0
+
+
+def prestart(n_jobs: int = 1, scheduler: str | None = None, wait: float = _PRESTART_WAIT):
     """Start the workers and their imports in the background (returns a joinable thread or None).
 
     Called before the data sets are read, so that the worker processes start
-    and import scikit-learn while the main process parses files. Failures are
-    ignored here: :func:`run` reports them.
+    and import scikit-learn while the main process parses files. It returns
+    once the warm-up has been handed to the workers (or after ``wait``
+    seconds): importing joblib or distributed and connecting to the scheduler
+    hold the interpreter lock, so doing them while the main thread parses
+    files would delay both, and the workers would start their imports later.
+    Failures are ignored here: :func:`run` reports them (a scheduler that
+    could not be reached, without a second connection attempt).
+
+    Parameters
+    ----------
+    n_jobs : int, default=1
+        joblib workers; 1 (and no scheduler) starts nothing.
+    scheduler : str, optional
+        Address of a Dask distributed scheduler.
+    wait : float, default=2.0
+        At most this many seconds to wait for the hand-over.
     """
     if scheduler is None and n_jobs == 1:
         return None
+    handed_over = threading.Event()
 
     def warm():
         try:
             if scheduler is not None:
-                client = _dask_client(scheduler)
+                try:
+                    client = _dask_client(scheduler)
+                except (OSError, TimeoutError) as exc:
+                    _UNREACHABLE[scheduler] = exc  # run() reports it rather than trying again
+                    return
+                handed_over.set()  # the request is small: it leaves while the files are read
                 client.run(_warm_worker)
             else:
                 from joblib import Parallel, delayed
 
                 workers = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
-                Parallel(n_jobs=n_jobs)(delayed(_warm_worker)() for _ in range(workers))
+                # a generator: the call dispatches the tasks and returns
+                replies = Parallel(n_jobs=n_jobs, return_as="generator")(
+                    delayed(_warm_worker)() for _ in range(workers))
+                handed_over.set()
+                for _ in replies:
+                    pass
         except Exception:  # noqa: BLE001 - only an optimisation
             pass
+        finally:
+            handed_over.set()
 
     thread = threading.Thread(target=warm, name="ensemblekit-prestart", daemon=True)
     thread.start()
+    handed_over.wait(wait)
     return thread
 
 
@@ -833,6 +867,9 @@ def _backend(scheduler: str | None):
     from joblib import parallel_config
 
     try:
+        failed = _UNREACHABLE.pop(scheduler, None)
+        if failed is not None:
+            raise failed
         client = _dask_client(scheduler)
     except (OSError, TimeoutError) as exc:
         raise ProtocolError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
@@ -846,6 +883,10 @@ def _backend(scheduler: str | None):
 
 
 _CLIENTS: dict = {}
+
+#: A connection that :func:`prestart` could not make, by address: the :func:`run` that
+#: follows reports it at once instead of waiting out a second connection timeout.
+_UNREACHABLE: dict = {}
 
 
 _CLIENT_LOCK = threading.Lock()
