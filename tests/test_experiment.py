@@ -269,6 +269,28 @@ def test_unreachable_scheduler_is_bad_input(tmp_path):
     assert done.stdout == "" and not out.exists()
 
 
+def test_run_does_not_retry_a_scheduler_prestart_could_not_reach(monkeypatch):
+    pytest.importorskip("distributed")
+    attempts = []
+
+    def refuse(address):
+        attempts.append(address)
+        raise OSError(f"Timed out trying to connect to {address}")
+
+    monkeypatch.setattr(experiment, "_dask_client", refuse)
+    address = "tcp://192.0.2.1:8786"
+    experiment.prestart(scheduler=address).join()
+    with pytest.raises(ProtocolError, match="cannot reach the Dask scheduler at tcp://192.0.2.1:8786"):
+        with experiment._backend(address):
+            pass
+    assert attempts == [address]
+    # the failure is reported once: a later run connects again
+    with pytest.raises(ProtocolError):
+        with experiment._backend(address):
+            pass
+    assert attempts == [address, address]
+
+
 def test_corrected_t_test_decides_the_marks(iris, wine):
     # baseline "b" and "a" on 5 folds of iris (150 rows: folds of 30, training sets of 120);
     # differences a - b = .02 .04 .03 .05 .01: mean .03, sample variance .00025.

@@ -794,12 +794,12 @@ def prestart(n_jobs: int = 1, scheduler: str | None = None, wait: float = _PREST
 
     Called before the data sets are read, so that the worker processes start
     and import scikit-learn while the main process parses files. It returns
-    once the warm-up has been handed to the workers (or after ``wait``
-    seconds): importing joblib or distributed and connecting to the scheduler
-    hold the interpreter lock, so doing them while the main thread parses
-    files would delay both, and the workers would start their imports later.
-    Failures are ignored here: :func:`run` reports them (a scheduler that
-    could not be reached, without a second connection attempt).
+    once joblib has dispatched the warm-up, or once the Dask client is
+    connected and about to send it (or after ``wait`` seconds): importing
+    joblib or distributed and connecting to the scheduler hold the
+    interpreter lock, so doing them while the main thread parses files would
+    delay both, and the workers would start their imports later. Failures are
+    ignored here: :func:`run` reports them.
 
     Parameters
     ----------
@@ -809,9 +809,17 @@ def prestart(n_jobs: int = 1, scheduler: str | None = None, wait: float = _PREST
         Address of a Dask distributed scheduler.
     wait : float, default=2.0
         At most this many seconds to wait for the hand-over.
+
+    Returns
+    -------
+    threading.Thread or None
+        The warm-up, None when there is nothing to start. Join it before
+        :func:`run`: if the scheduler could not be reached, ``run`` then
+        reports that failure at once instead of trying to connect again.
     """
     if scheduler is None and n_jobs == 1:
         return None
+    _UNREACHABLE.pop(scheduler, None)  # a failure from an earlier prestart is stale now
     handed_over = threading.Event()
 
     def warm():
