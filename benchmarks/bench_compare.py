@@ -12,9 +12,9 @@ loaded. Two clusters are timed in each round: one with Dask's default
 configuration, and one whose workers do not run Dask's statistical profiler
 (``distributed.worker.profile.enabled: False``). That profiler samples the stack
 of each task thread every 10 ms; when the workers keep both cores busy, as here,
-it slows CPU-bound units by several per cent. All outputs (``--format json``)
-must be byte-identical. The machine's speed drifts by several per cent from one
-minute to the next here, so the variants run back to back in each of
+it slowed this job by 0-10 % (about 4 % typically). All outputs (``--format
+json``) must be byte-identical. The machine's speed drifts by several per cent
+from one minute to the next here, so the variants run back to back in each of
 ``--rounds`` rounds (new clusters each round; every other round in reverse
 order), and each variant's time is divided by the serial time of its own round.
 The verdict takes the median of those paired ratios, which a slow or fast

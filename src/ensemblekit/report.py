@@ -284,13 +284,19 @@ def verdict_lines(an, baseline: str | None = None, max_pairs: int = 45) -> list[
 
 
 def marks_legend(an, reference: str | None, protocol_kind: str) -> str | None:
-    """One line saying what ▲/▼ mean, or None when no cell is marked."""
-    if reference is None or not any(an.marks.values()):
+    """One line on the per-data-set tests: what ▲/▼ mean, or that no cell differs.
+
+    None when there is no reference algorithm (nothing was tested).
+    """
+    if reference is None:
         return None
     test = ("corrected resampled t-test over folds (Nadeau & Bengio)" if protocol_kind == "cv"
             else "Wilcoxon signed-rank test over runs")
-    return (f"▲/▼: significantly better/worse than {reference} on that data set ({test}, "
-            f"alpha {_alpha_of(an):g}, not corrected for the number of cells)")
+    how = f"{test}, alpha {_alpha_of(an):g}"
+    if not any(an.marks.values()):
+        return f"per data set, no algorithm differs significantly from {reference} ({how})"
+    return (f"▲/▼: significantly better/worse than {reference} on that data set ({how}, "
+            "not corrected for the number of cells)")
 
 
 def _alpha_of(an) -> float:
