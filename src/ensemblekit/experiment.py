@@ -603,7 +603,7 @@ def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n
     ``in_flight`` is joblib's ``pre_dispatch`` for the backend (see :func:`_backend`).
     """
     metrics = tuple(metrics)
-    workers = (os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
+    workers = _n_workers(n_jobs)
     costs = None
     if journal is None:
         batches = _batches(todo, work.units, workers)
@@ -626,6 +626,11 @@ def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n
         outcomes[keys[i]] = {"scores": {}, "seconds": 0.0, "error": f"{_where(work, datasets, i)}: {reason}"}
         if on_unit_done is not None:
             on_unit_done()
+
+
+def _n_workers(n_jobs: int) -> int:
+    """The number of processes joblib's ``n_jobs`` stands for (-1: every core)."""
+    return (os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
 
 
 #: Expected seconds of work per task of a journaled parallel run: units of one data set
@@ -783,13 +788,7 @@ def _warm_worker() -> None:
         importlib.import_module(module)
 
 
-#: Seconds :func:`prestart` waits at most for the warm-up to reach the workers: a
-#: connection to a reachable scheduler takes well under one here; past this, reading
-#: the data goes ahead (and :func:`run` reports an unreachable scheduler).
-_PRESTART_WAIT = 2.0
-
-
-def prestart(n_jobs: int = 1, scheduler: str | None = None, wait: float = _PRESTART_WAIT):
+def prestart(n_jobs: int = 1, scheduler: str | None = None, wait: float = 2.0):
     """Start the workers and their imports in the background (returns a joinable thread or None).
 
     Called before the data sets are read, so that the worker processes start
@@ -808,7 +807,9 @@ def prestart(n_jobs: int = 1, scheduler: str | None = None, wait: float = _PREST
     scheduler : str, optional
         Address of a Dask distributed scheduler.
     wait : float, default=2.0
-        At most this many seconds to wait for the hand-over.
+        At most this many seconds to wait for the hand-over (connecting to a
+        reachable scheduler takes well under one here); past it, reading the
+        data goes ahead.
 
     Returns
     -------
@@ -835,7 +836,7 @@ def prestart(n_jobs: int = 1, scheduler: str | None = None, wait: float = _PREST
             else:
                 from joblib import Parallel, delayed
 
-                workers = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+                workers = _n_workers(n_jobs)
                 # a generator: the call dispatches the tasks and returns
                 replies = Parallel(n_jobs=n_jobs, return_as="generator")(
                     delayed(_warm_worker)() for _ in range(workers))
