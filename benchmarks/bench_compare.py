@@ -29,6 +29,7 @@ Run from the repository root:  ``python benchmarks/bench_compare.py [--rounds 3]
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -40,9 +41,17 @@ ROOT = Path(__file__).resolve().parents[1]
 FILES = ("letter", "pendigits", "optdigits", "segment", "waveform-5000")
 
 
+#: The environment every timed command gets: this process's as it was at start. A Dask nanny
+#: writes its workers' variables (``distributed.nanny.pre-spawn-environ``: MALLOC_TRIM_THRESHOLD_,
+#: OMP_NUM_THREADS, ...) into the environment of the process that runs it, which is this one
+#: for a LocalCluster; without a copy taken first, every run after the first cluster would
+#: inherit them (glibc's trim threshold alone made a serial compare about 3 % slower here).
+CLEAN_ENV = dict(os.environ)
+
+
 def timed(cmd: list[str]) -> tuple[float, str]:
     start = time.perf_counter()
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=CLEAN_ENV).stdout
     return time.perf_counter() - start, out
 
 
