@@ -244,10 +244,17 @@ def test_dask_cluster_gives_the_serial_result():
             str(SAMPLE / "wine.arff"), "--cv", "3", "--repeats", "2", "--seed", "9", "--format", "json",
             "--baseline", "knn"]
     serial = subprocess.run([_ek(), *args], capture_output=True, text=True, check=True).stdout
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
-        remote = subprocess.run([_ek(), *args, "--scheduler", cluster.scheduler_address],
-                                capture_output=True, text=True)
+    environ = dict(os.environ)
+    try:
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      host="127.0.0.1", dashboard_address=None) as cluster:
+            remote = subprocess.run([_ek(), *args, "--scheduler", cluster.scheduler_address],
+                                    capture_output=True, text=True)
+    finally:
+        # the nanny writes its workers' variables (MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS=1,
+        # ...) into this process's environment; later tests must not inherit them
+        os.environ.clear()
+        os.environ.update(environ)
     assert remote.returncode == 0, remote.stderr
     assert remote.stdout == serial
 
@@ -376,7 +383,10 @@ def test_one_core_limits_openmp_loaded_after_it_starts():
         "    assert 'openmp' in apis, apis\n"
         "    print(sorted({i['num_threads'] for i in threadpool_info()}))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    # three threads asked of every library, so that only the limit can bring them to one,
+    # whatever the caller's environment says (a Dask nanny leaves OMP_NUM_THREADS=1 behind)
+    env = dict(os.environ, OMP_NUM_THREADS="3", OPENBLAS_NUM_THREADS="3", MKL_NUM_THREADS="3")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[1]"
 
