@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -244,17 +245,13 @@ def test_dask_cluster_gives_the_serial_result():
             str(SAMPLE / "wine.arff"), "--cv", "3", "--repeats", "2", "--seed", "9", "--format", "json",
             "--baseline", "knn"]
     serial = subprocess.run([_ek(), *args], capture_output=True, text=True, check=True).stdout
-    environ = dict(os.environ)
-    try:
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                      host="127.0.0.1", dashboard_address=None) as cluster:
-            remote = subprocess.run([_ek(), *args, "--scheduler", cluster.scheduler_address],
-                                    capture_output=True, text=True)
-    finally:
-        # the nanny writes its workers' variables (MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS=1,
-        # ...) into this process's environment; later tests must not inherit them
-        os.environ.clear()
-        os.environ.update(environ)
+    # the nanny writes its workers' variables (MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS=1, ...)
+    # into this process's environment; patch.dict puts it back, so later tests do not inherit them
+    with mock.patch.dict(os.environ), distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None) as cluster:
+        remote = subprocess.run([_ek(), *args, "--scheduler", cluster.scheduler_address],
+                                capture_output=True, text=True)
     assert remote.returncode == 0, remote.stderr
     assert remote.stdout == serial
 
