@@ -3,7 +3,6 @@
 import csv
 import io
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -155,8 +154,8 @@ def test_predict_unseen_nominal_value_names_value_and_row(tmp_path):
         (("predict", "no-model.ekm", IRIS), "no-model.ekm"),
     ],
 )
-def test_bad_usage_exits_2_with_one_line(tmp_path, args, needle):
-    os.chdir(tmp_path)
+def test_bad_usage_exits_2_with_one_line(tmp_path, monkeypatch, args, needle):
+    monkeypatch.chdir(tmp_path)
     result = run(*args)
     assert result.exit_code == 2, result.stdout
     assert needle in result.stderr
@@ -469,6 +468,21 @@ def test_without_baseline_marks_are_against_the_first_algorithm():
     for pair in entry["pairs"]:  # a pair is significant only after the Friedman test rejects
         assert pair["significant"] == (pair["exceeds_cd"] and entry["friedman_significant"])
     assert all(row["scores"]["knn"]["mark"] == "" for row in entry["rows"])  # the reference itself
+
+
+@pytest.mark.parametrize("order, reference, other, mark", [
+    (("knn", "c45"), "knn", "c45", "\u25bc"), (("c45", "knn"), "c45", "knn", "\u25b2")])
+def test_marks_follow_the_first_algorithm(order, reference, other, mark):
+    # a one-split tree is far worse than knn on iris and wine: every cell of the other
+    # algorithm is marked against the first one (worse or better), the first one's never
+    result = run("compare", *order, "--data", IRIS, "--data", SAMPLE / "wine.arff", "--cv", "5",
+                 "--repeats", "2", "--set", "max_depth=1", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["marks_against"] == reference
+    rows = out["metrics"]["accuracy"]["rows"]
+    assert [r["scores"][reference]["mark"] for r in rows] == ["", ""]
+    assert [r["scores"][other]["mark"] for r in rows] == [mark, mark]
 
 
 def test_k2_fit_show_graph_and_compare(tmp_path):

@@ -88,9 +88,11 @@ def test_k_range_prints_each_internal_index_and_marks_the_best_k():
     (("-k", "two"), "range A:B"),
     (("-k", "2:4", "--labels-out", "x.csv"), "single k"),
 ])
-def test_bad_k_options_are_usage_errors(args, message):
+def test_bad_k_options_are_usage_errors(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)  # a --labels-out file, if one were written, lands here
     result = run("cluster", "kmeans", IRIS, *args)
     assert result.exit_code == 2 and message in result.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def write_members(path, columns, rows=150, header=True):

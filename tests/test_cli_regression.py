@@ -128,8 +128,9 @@ def test_predictions_are_byte_identical_in_every_format(tmp_path):
             doc = arff.loads(a.stdout)
             assert doc["attributes"][1] == ("prediction", "NUMERIC")
             got = [r[1] for r in doc["data"]]
-        else:
-            got = values
+        else:  # --format csv is the default
+            assert a.stdout == csv_text
+            got = [float(t) for t in _predictions(a.stdout)]
         assert got == values  # exactly: every format carries the shortest round-trip repr
     written = tmp_path / "p.csv"
     assert run("predict", first, HOUSING, "-o", written).exit_code == 0

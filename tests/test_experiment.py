@@ -233,6 +233,7 @@ def test_killed_resume_run_completes_without_recomputing(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     assert f"{100 - done_before} of 100 units computed now" in resumed.stderr
     fresh = subprocess.run(args, capture_output=True, text=True)
+    assert fresh.returncode == 0, fresh.stderr
     assert resumed.stdout == fresh.stdout
     records = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
     keys = [(r["dataset"], r["algorithm"], r["repeat"]) for r in records]
@@ -252,7 +253,11 @@ def test_dask_cluster_gives_the_serial_result():
             dashboard_address=None) as cluster:
         remote = subprocess.run([_ek(), *args, "--scheduler", cluster.scheduler_address],
                                 capture_output=True, text=True)
+        # the units ran as tasks on the cluster (the warm-up is not a task)
+        computed = sum(p.all_durations.get("compute", 0.0)
+                       for p in cluster.scheduler.task_prefixes.values())
     assert remote.returncode == 0, remote.stderr
+    assert computed > 0
     assert remote.stdout == serial
 
 
