@@ -154,8 +154,14 @@ def test_registry_entry_is_c45s_preprocessing_with_bagging():
     c45.fit(ds.X[keep], ds.y[keep])
     # the trees see exactly the matrix c45 sees
     np.testing.assert_array_equal(model["prep"].transform(ds.X), c45["prep"].transform(ds.X))
-    proba = model.predict_proba(ds.X)
-    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    # ... and the model is the bagging estimator with the given size and the unit's seed
+    bagger = model["model"]
+    assert isinstance(bagger, BaggedTreeClassifier)
+    assert (bagger.n_estimators, bagger.random_state) == (5, 3)
+    direct = BaggedTreeClassifier(n_estimators=5, random_state=3).fit(
+        c45["prep"].transform(ds.X[keep]), ds.y[keep])
+    np.testing.assert_array_equal(model.predict_proba(ds.X),
+                                  direct.predict_proba(c45["prep"].transform(ds.X)))
 
 
 @pytest.mark.parametrize(

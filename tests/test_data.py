@@ -173,7 +173,8 @@ def test_arff_sparse_rows(tmp_path):
 def test_arff_sparse_index_out_of_range(tmp_path):
     text = "@relation s\n@attribute a numeric\n@attribute cls {p,q}\n@data\n{0 1}\n{5 1}\n"
     message = error(tmp_path, text)
-    assert "line 6" in message and "5" in message and "out of range" in message
+    assert message.endswith(", line 6: sparse index 5 is out of range: the file declares 2 "
+                            "attributes (indices 0 to 1)")
 
 
 def test_arff_weka_header_forms(tmp_path):
@@ -273,7 +274,7 @@ def test_arff_undeclared_nominal_value(tmp_path):
 
 def test_arff_infinite_value_rejected(tmp_path):
     text = "@relation u\n@attribute a numeric\n@attribute cls {y,n}\n@data\n1,y\ninf,n\n"
-    assert ", line 6:" in error(tmp_path, text)
+    assert error(tmp_path, text).endswith(", line 6: value 'inf' of attribute 'a' is not a finite number")
 
 
 @pytest.mark.parametrize(
@@ -367,13 +368,14 @@ def test_csv_errors(tmp_path):
     message = error(tmp_path, "a,b\n1,2\n\n3,4,5\n", name="t.csv")
     assert "line 4: expected 2 fields" in message and "found 3" in message
     assert "no data rows" in error(tmp_path, "a,b\n\n", name="t.csv")
-    assert "empty" in error(tmp_path, "\n  \n", name="t.csv")
+    assert error(tmp_path, "\n  \n", name="t.csv").endswith("t.csv: the input is empty")
     assert "line 1: column name 'a' appears twice" in error(tmp_path, "a,b,a\n1,2,3\n", name="t.csv")
     assert "line 1: column 2 of the header has no name" in error(tmp_path, "a,,c\n1,2,3\n", name="t.csv")
 
 
 def test_empty_arff_file(tmp_path):
-    assert "empty" in error(tmp_path, b"")
+    # (the message starts with the path, which holds the test's name: check its end)
+    assert error(tmp_path, b"").endswith(".arff: the input is empty")
 
 
 # --------------------------------------------------------------------------
@@ -446,7 +448,7 @@ def test_ignore_and_no_class(tmp_path):
     assert d.X.shape == (3, 5)
     assert_array(d.X[:, 4], np.array([0.0, 1.0, 1.0]))
     assert "cannot ignore 'zz'" in error(tmp_path, TOY, ignore=["zz"])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="either target or no_class=True, not both"):
         load_dataset(tmp_path / "t.arff", target="a", no_class=True)
 
 
@@ -543,20 +545,20 @@ def test_schema_dict_round_trip():
     assert json.dumps(again.to_dict()) == json.dumps(d)
     none = Schema("r", (Attribute("a", "numeric"),), None)
     assert Schema.from_dict(none.to_dict()) == none
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not a schema dict"):
         Schema.from_dict({"relation": "r"})
 
 
 def test_schema_and_attribute_validation():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="kind must be one of .*not 'date'"):
         Attribute("a", "date")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a numeric attribute has no values"):
         Attribute("a", "numeric", ("x",))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="value 'x' is listed twice"):
         Attribute("a", "nominal", ("x", "x"))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="attribute name 'a' appears twice"):
         Schema("r", (Attribute("a", "numeric"), Attribute("a", "numeric")), None)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="class_index 1 is not an index into 1 attributes"):
         Schema("r", (Attribute("a", "numeric"),), 1)
     assert Attribute("a", "nominal", ["x", "y"]).values == ("x", "y")
 
@@ -601,11 +603,11 @@ def test_write_arff_round_trip(tmp_path):
 
 def test_write_arff_rejects_bad_rows():
     attributes = [Attribute("a", "numeric"), Attribute("c", "nominal", ("u", "v"))]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'w' is not a declared value of attribute 'c'"):
         write_arff(io.StringIO(), "r", attributes, [(1.0, "w")])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'1.0' is not a number for numeric attribute 'a'"):
         write_arff(io.StringIO(), "r", attributes, [("1.0", "u")])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="1 values for 2 attributes"):
         write_arff(io.StringIO(), "r", attributes, [(1.0,)])
 
 

@@ -239,12 +239,12 @@ def test_parameter_and_fit_errors():
         MDLDiscretizer(method="equal-frequency", n_bins=0).fit(X)
     with pytest.raises(ValueError, match="requires y"):
         MDLDiscretizer().fit(X)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="infinity"):
         MDLDiscretizer().fit(np.array([[np.inf]] * 6), y)
     with pytest.raises(NotFittedError):
         MDLDiscretizer().transform(X)
     d = MDLDiscretizer().fit(X, y)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="X has 3 features"):
         d.transform(np.zeros((2, 3)))
     assert clone(d).get_params() == d.get_params()
 

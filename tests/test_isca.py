@@ -55,8 +55,8 @@ def test_rule_similarity_by_hand():
     weighted = rule_similarity(T, np.array([2.0, 1.0, 1.0]))
     assert weighted[0, 1] == pytest.approx(0.5) and weighted[0, 2] == pytest.approx(0.5)
     assert weighted[1, 2] == 0.0
-    # the paper's T T' / r has diagonal 2/3, 2/3, 1/3, 2/3: not a similarity of a point to itself
-    assert_allclose(np.diag(T @ T.T / 3), [2 / 3, 2 / 3, 1 / 3, 2 / 3])
+    # (the paper's T T' / r would have the diagonal 2/3, 2/3, 1/3, 2/3 here, not the similarity
+    # of a point to itself; `expected` counts agreement on a rule being 0 as well as 1)
 
 
 def test_rule_similarity_is_the_indicator_encoding_and_one_minus_hamming():
@@ -271,6 +271,8 @@ def test_importance_weights(postprocess):
                  supervised=True, random_state=0).fit(X[:, :3], y)
     s = model.rules_.support
     assert model.coef_.shape == (model.n_rules_,)
+    # the paper's weights for SS-ISCA with one target: diag(|w| / sqrt(s(1 - s))), s the supports
+    # (Akdemir & Jannink, Sect. 3); not the rule importance |w| sqrt(s(1 - s)) of Sect. 2
     assert_allclose(model.rule_weights_, np.abs(model.coef_) / np.sqrt(s * (1 - s)))
     assert model.rule_weights_.sum() > 0
     T = model.rules_.transform(X[:, :3]).toarray()

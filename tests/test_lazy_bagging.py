@@ -184,8 +184,17 @@ def test_k_equal_n_takes_every_row_as_a_neighbour():
     # i.e. a bootstrap bag, whatever the test row.
     _, X, y, _, _ = _load("iris")
     clf = LazyBaggingClassifier(n_estimators=3, n_neighbors=150, random_state=0).fit(X, y)
+    assert clf.k_ == 150
     _, nn = clf.distance_.kneighbors(X[:1], 150)
     np.testing.assert_array_equal(np.sort(nn[0]), np.arange(150))
+    # no draw is left for the N - K part: all N come from the neighbours, that is from every row
+    counts = lazy_bag_counts(np.random.default_rng(3), 150, nn[0], 3)
+    picks = nn[0][np.random.default_rng(3).integers(0, 150, size=(3, 150))]
+    for b in range(3):
+        np.testing.assert_array_equal(counts[b], np.bincount(picks[b], minlength=150))
+    proba = clf.predict_proba(X[:4])
+    for r in range(4):
+        np.testing.assert_allclose(proba[r], _by_hand(clf, X, y, X[r], clf.voting), rtol=0, atol=1e-12)
 
 
 def test_registry_entry():

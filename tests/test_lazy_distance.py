@@ -166,8 +166,9 @@ def test_gain_ratios_equal_a_live_weka_run(name):
 def test_normalise_weights():
     np.testing.assert_array_equal(normalise_weights([0.5, 1.5, 0.0]), [0.25, 0.75, 0.0])
     np.testing.assert_array_equal(normalise_weights([0.0, 0.0]), [0.5, 0.5])
-    for bad in ([], [-0.1, 1.0], [np.nan, 1.0], [[1.0]]):
-        with pytest.raises(ValueError):
+    for bad, message in (([], "non-empty one-dimensional"), ([-0.1, 1.0], "finite and non-negative"),
+                         ([np.nan, 1.0], "finite and non-negative"), ([[1.0]], "non-empty one-dimensional")):
+        with pytest.raises(ValueError, match=message):
             normalise_weights(bad)
 
 

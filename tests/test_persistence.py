@@ -218,8 +218,35 @@ def test_failed_serialisation_leaves_existing_file_untouched(tmp_path):
     target.write_bytes(b"old model")
     est = C45Tree()
     est.unstorable_ = 1 + 2j  # skops cannot store complex numbers
-    with pytest.raises(Exception):
+    with pytest.raises(TypeError, match="complex"):
         save_model(target, est, META)
+    assert target.read_bytes() == b"old model"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.ekm"]
+
+
+def test_failed_write_leaves_existing_file_untouched(tmp_path, monkeypatch):
+    # the temporary file is opened and half written when the disk fills up
+    X, y = _data()
+    target = tmp_path / "m.ekm"
+    target.write_bytes(b"old model")
+    real_fdopen = os.fdopen
+    written = []
+
+    class Full(io.BufferedWriter):
+        def write(self, data):
+            super().write(bytes(data)[:100])
+            self.flush()
+            written.append(os.path.getsize(self.name))
+            raise OSError(28, "No space left on device")
+
+    def fdopen(fd, mode="r", *args, **kwargs):
+        assert mode == "wb"
+        return Full(real_fdopen(fd, "wb", buffering=0, closefd=True))
+
+    monkeypatch.setattr("ensemblekit.atomic.os.fdopen", fdopen)
+    with pytest.raises(ModelFileError, match="cannot write model file .*: No space left on device"):
+        save_model(target, C45Tree().fit(X, y), META)
+    assert written == [100]  # a partial temporary file existed
     assert target.read_bytes() == b"old model"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.ekm"]
 

@@ -80,15 +80,19 @@ def test_cd_groups_demsar_example():
     assert cd_groups(DEMSAR_RANKS, 2.291 * se) == [(3, 1, 2), (2, 0)]
 
 
-@pytest.mark.parametrize("cd", [-0.1, float("nan"), float("inf"), "x"])
-def test_cd_groups_rejects_bad_cd(cd):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("cd, message", [(-0.1, "finite and >= 0, got -0.1"),
+                                         (float("nan"), "finite and >= 0, got nan"),
+                                         (float("inf"), "finite and >= 0, got inf"),
+                                         ("x", "cd must be a number, got 'x'")])
+def test_cd_groups_rejects_bad_cd(cd, message):
+    with pytest.raises(ValueError, match=message):
         cd_groups([1.0, 2.0], cd)
 
 
-@pytest.mark.parametrize("ranks", [[[1.0, 2.0]], [1.0, float("nan")]])
-def test_cd_groups_rejects_bad_ranks(ranks):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("ranks, message", [([[1.0, 2.0]], r"1-D, got shape \(1, 2\)"),
+                                            ([1.0, float("nan")], "avg_ranks must be finite")])
+def test_cd_groups_rejects_bad_ranks(ranks, message):
+    with pytest.raises(ValueError, match=message):
         cd_groups(ranks, 1.0)
 
 
@@ -127,6 +131,14 @@ def test_png_has_no_software_or_date_stamp(tmp_path):
     plot_critical_difference(DEMSAR_NAMES, DEMSAR_RANKS, 1.25, path)
     data = path.read_bytes()
     assert b"matplotlib" not in data.lower()
+    # no text or time chunk at all (Software, Creation Time, tIME): only image chunks
+    chunks, at = [], len(PNG_SIGNATURE)
+    while at < len(data):
+        length = int.from_bytes(data[at:at + 4], "big")
+        chunks.append(data[at + 4:at + 8].decode("ascii"))
+        at += 12 + length
+    assert chunks[0] == "IHDR" and chunks[-1] == "IEND"
+    assert set(chunks) <= {"IHDR", "pHYs", "IDAT", "IEND"}, chunks
 
 
 def test_plotting_leaves_global_rcparams_alone(tmp_path):
@@ -162,20 +174,20 @@ def test_suffix_is_case_insensitive(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "names, ranks, cd, kwargs",
+    "names, ranks, cd, kwargs, message",
     [
-        (["a", "b", "c"], [1.0, 2.0], 1.0, {}),  # lengths differ
-        (["a"], [1.0], 1.0, {}),  # fewer than two algorithms
-        (["a", "b"], [0.5, 2.0], 1.0, {}),  # rank below 1
-        (["a", "b"], [1.0, 2.5], 1.0, {}),  # rank above k
-        (["a", "b"], [1.0, float("nan")], 1.0, {}),
-        (["a", "b"], [1.0, 2.0], -1.0, {}),
-        (["a", "b"], [1.0, 2.0], float("nan"), {}),
-        (["a", "b"], [1.0, 2.0], 1.0, {"alpha": 0.0}),
+        (["a", "b", "c"], [1.0, 2.0], 1.0, {}, "same length, got 3 and 2"),
+        (["a"], [1.0], 1.0, {}, "at least 2 algorithms, got 1"),
+        (["a", "b"], [0.5, 2.0], 1.0, {}, r"must lie in \[1, 2\], got 0.5..2"),
+        (["a", "b"], [1.0, 2.5], 1.0, {}, r"must lie in \[1, 2\], got 1..2.5"),
+        (["a", "b"], [1.0, float("nan")], 1.0, {}, "avg_ranks must be finite"),
+        (["a", "b"], [1.0, 2.0], -1.0, {}, "cd must be finite and >= 0, got -1.0"),
+        (["a", "b"], [1.0, 2.0], float("nan"), {}, "cd must be finite and >= 0, got nan"),
+        (["a", "b"], [1.0, 2.0], 1.0, {"alpha": 0.0}, r"alpha must be in \(0, 1\), got 0.0"),
     ],
 )
-def test_cd_diagram_rejects_bad_input(tmp_path, names, ranks, cd, kwargs):
-    with pytest.raises(ValueError):
+def test_cd_diagram_rejects_bad_input(tmp_path, names, ranks, cd, kwargs, message):
+    with pytest.raises(ValueError, match=message):
         plot_critical_difference(names, ranks, cd, tmp_path / "cd.png", **kwargs)
     assert os.listdir(tmp_path) == []
 

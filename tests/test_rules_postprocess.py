@@ -90,8 +90,11 @@ def test_oob_weights_by_hand():
     np.testing.assert_allclose(RuleEnsembleRegressor()._oob_weights(errors, usable, np.inf), [0.5, 0.5])
     np.testing.assert_allclose(RuleEnsembleRegressor(top_fraction=0.5)._oob_weights(errors, usable, 1.0),
                                [1.0, 0.0])
-    # tiny bandwidths do not underflow: the tree with an exact fit wins
-    np.testing.assert_allclose(RuleEnsembleRegressor()._oob_weights(errors, usable, 1e-6), [0.5, 0.5])
+    # tiny bandwidths do not underflow: every kernel value is 0.0 in floating point here (a
+    # plain sum would give 0/0), and the tree with the smallest out-of-bag error takes it all
+    inexact = np.array([[1.0, 0.0], [0.5, 2.0], [0.0, 1.0]])  # smallest: 0.5 (tree 0), 1.0 (tree 1)
+    assert np.exp(-inexact[usable] ** 2 / (2 * 1e-6 ** 2)).max() == 0.0
+    np.testing.assert_allclose(RuleEnsembleRegressor()._oob_weights(inexact, usable, 1e-6), [1.0, 0.0])
 
 
 def test_oob_weighted_prediction_is_the_weighted_mean_of_tree_outputs():
