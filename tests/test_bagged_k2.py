@@ -346,6 +346,10 @@ def test_bad_nominal_code_is_caught_even_outside_every_bag(iris):
     with pytest.raises(ValueError, match="non-negative integer codes"):
         clf.fit(X, y)
     X[149, 0] = 1.0
+    # the same seed on valid data draws the same bags: none holds row 149, so the error
+    # above came from the check on the whole data, not from a member's own
+    bags = clf.fit(X, y).estimators_samples_
+    assert len(bags) == 2 and all(149 not in bag for bag in bags)
     clf.set_params(n_categories=[2])
     with pytest.raises(ValueError, match="n_categories gives 2 categories"):
         clf.fit(X, y)

@@ -384,11 +384,23 @@ def test_given_members_are_combined_instead():
     lambda: CoAssociationHAC(n_clusters=3, n_estimators=5, linkage="complete", random_state=3),
     lambda: HGPA(n_clusters=3, n_estimators=5, random_state=3),
 ])
-def test_estimators_are_deterministic_and_centroids_are_cluster_means(make):
+def test_estimators_are_deterministic_and_centroids_are_cluster_means(make, monkeypatch):
     if "HGPA" in repr(make()):
         pytest.importorskip("kahypar")
     X, y = iris()
-    first, second = make().fit(X), make().fit(X)
+    # each fit builds its members itself: an empty member cache for each, K-means counted
+    built = []
+
+    def counted(*args, **kwargs):
+        built.append(1)
+        return kmeans_members(*args, **kwargs)
+
+    monkeypatch.setattr(C, "kmeans_members", counted)
+    monkeypatch.setattr(C, "_MEMBER_CACHE", C._MemberCache())
+    first = make().fit(X)
+    monkeypatch.setattr(C, "_MEMBER_CACHE", C._MemberCache())
+    second = make().fit(X)
+    assert len(built) == 2
     assert first.labels_.tobytes() == second.labels_.tobytes()
     for k in range(first.cluster_centers_.shape[0]):
         np.testing.assert_allclose(first.cluster_centers_[k], X[first.labels_ == k].mean(axis=0),

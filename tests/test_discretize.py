@@ -124,6 +124,12 @@ def test_noisy_column_is_rejected_by_the_mdl_criterion():
 
 
 def test_recursion_splits_both_sides():
+    # four classes 0^20 1^20 2^20 3^20 on x = 1..80: the top cut 40.5 gains 1 bit (2 - 1)
+    # against a threshold of about 0.108; then each half gains 1 bit against about 0.152,
+    # so the left half must be cut at 20.5 and the right half at 60.5
+    x = np.arange(1.0, 81.0)
+    y = np.repeat([0, 1, 2, 3], 20)
+    np.testing.assert_array_equal(mdl_cut_points(x, y, 4), [20.5, 40.5, 60.5])
     # 0^20 1^20 0^20 on x = 1..60: cuts 20.5 and 40.5 tie at the top (E = 2/3 bit,
     # prior H(1/3) = 0.918, gain 0.252 > (log2 59 + 2.971) / 60 = 0.148); the first
     # wins, and the right half 1^20 0^20 then splits perfectly at 40.5.

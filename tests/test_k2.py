@@ -228,6 +228,11 @@ def test_empty_init_versus_naive_bayes():
     # node 1 (column 0) depends strongly on the class: it gets the class
     assert empty[1] == (0,)
     assert all(pv in [(), (0,)] for pv in empty)
+    # node 5 (the noise column) stays without a parent: the class does not raise the score
+    assert empty[5] == ()
+    with_class = [list(pv) for pv in empty]
+    with_class[5] = [0]
+    assert loo_score(X, y, with_class, card, C) <= loo_score(X, y, [list(pv) for pv in empty], card, C)
     assert k2_search(X, y, card, C, max_parents=0, init="empty") == [()] * 6
 
 
