@@ -242,15 +242,9 @@ def test_identical_full_members_are_kmeans():
 # ---------------------------------------------------------------------------
 # randomness: documented streams, determinism
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("resample", ["once", "each-iteration"])
-@pytest.mark.parametrize("bootstrap", [False, True])
-def test_random_stream_as_documented(resample, bootstrap):
-    X, k = load_numeric("iris.arff")
-    seed, E, mf, max_iter = 5, 4, 0.5, 20
-    model = InnerEnsembleKMeans(k, n_estimators=E, max_features=mf,
-                                bootstrap_features=bootstrap, resample=resample,
-                                max_iter=max_iter, random_state=seed).fit(X)
-    # first draw seeds the initial centres, later draws the subsets
+def _documented_run(X, k, seed, E, mf, bootstrap, resample, max_iter):
+    """(init, centers, labels, n_iter) of the procedure fed the documented random stream:
+    the first draw seeds the initial centres, later draws the feature subsets."""
     rng = np.random.RandomState(seed)
     init = initial_centers(X, k, "random", rng.randint(np.iinfo(np.int32).max))
     m = _n_subset_features(mf, X.shape[1])
@@ -261,9 +255,21 @@ def test_random_stream_as_documented(resample, bootstrap):
         draw = lambda: _draw_feature_weights(rng, E, X.shape[1], m, bootstrap)  # noqa: E731
     mean = X.mean(axis=0)
     centers, labels, _, n_iter = _inner_lloyd(X - mean, init - mean, draw, max_iter)
+    return init, centers + mean, labels, n_iter
+
+
+@pytest.mark.parametrize("resample", ["once", "each-iteration"])
+@pytest.mark.parametrize("bootstrap", [False, True])
+def test_random_stream_as_documented(resample, bootstrap):
+    X, k = load_numeric("iris.arff")
+    seed, E, mf, max_iter = 5, 4, 0.5, 20
+    model = InnerEnsembleKMeans(k, n_estimators=E, max_features=mf,
+                                bootstrap_features=bootstrap, resample=resample,
+                                max_iter=max_iter, random_state=seed).fit(X)
+    init, centers, labels, n_iter = _documented_run(X, k, seed, E, mf, bootstrap, resample, max_iter)
     assert_array_equal(model.init_centers_, init)
     assert_array_equal(model.labels_, labels)
-    assert_array_equal(model.cluster_centers_, centers + mean)
+    assert_array_equal(model.cluster_centers_, centers)
     assert model.n_iter_ == n_iter
     assert model.n_subset_features_ == 2
 
@@ -319,18 +325,12 @@ def test_invariants_without_convergence():
     model = InnerEnsembleKMeans(k, n_estimators=3, max_features=0.5, max_iter=4,
                                 random_state=3).fit(X)
     assert model.n_iter_ == 4  # stopped by max_iter, not converged
-    # the state after the fourth step is the documented procedure's (see the stream test;
-    # the defaults draw new subsets at every step, without replacement)
-    assert (model.resample, model.bootstrap_features) == ("each-iteration", False)
-    rng = np.random.RandomState(3)
-    init = initial_centers(X, k, "random", rng.randint(np.iinfo(np.int32).max))
-    m = _n_subset_features(0.5, X.shape[1])
-    draw = lambda: _draw_feature_weights(rng, 3, X.shape[1], m, False)  # noqa: E731
-    mean = X.mean(axis=0)
-    centers, labels, _, n_iter = _inner_lloyd(X - mean, init - mean, draw, 4)
+    # the state after the fourth step is the documented procedure's
+    _, centers, labels, n_iter = _documented_run(X, k, 3, 3, 0.5, model.bootstrap_features,
+                                                 model.resample, 4)
     assert n_iter == 4
     assert_array_equal(model.labels_, labels)
-    assert_array_equal(model.cluster_centers_, centers + mean)
+    assert_array_equal(model.cluster_centers_, centers)
     assert model.labels_.shape == (150,)
     assert set(np.unique(model.labels_)) <= set(range(k))
     assert model.cluster_centers_.shape == (k, 4)
