@@ -1,9 +1,15 @@
-"""Tests for ensemblekit.persistence: round trips, determinism, atomic writes, damaged and hostile files."""
+"""Tests for ensemblekit.persistence: round trips, determinism, atomic writes, damaged and hostile files.
+
+Hostile files built on the layout (bombs, bad tree arrays, the scipy exploit,
+edited metadata) are in test_hostile_models.py, the allow-list itself in
+test_trust.py, and the writes to links and devices in test_atomic.py.
+"""
 
 import hashlib
 import io
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -14,31 +20,43 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import skops.io as sio
 import scipy.special
+import scipy.stats
+import skops.io as sio
 from scipy import sparse
 from sklearn.compose import ColumnTransformer
 from sklearn.feature_selection import SelectKBest, f_classif
 from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 from sklearn.tree import DecisionTreeClassifier
 
 import ensemblekit
+import hostile_models as H
+from ensemblekit import registry
 from ensemblekit.classifiers.c45 import C45Tree
+from ensemblekit.data import load_dataset
 from ensemblekit.persistence import (
     FORMAT_VERSION,
     ModelFileError,
+    _digest,
+    _zip_bytes,
     data_fingerprint,
     load_model,
     read_metadata,
     save_model,
 )
 
+ROOT = Path(__file__).resolve().parents[1]
+IRIS = ROOT / "sample_data" / "iris.arff"
+VOTE = ROOT / "sample_data" / "vote.arff"
+LABOR = ROOT / "tests" / "data" / "labor.arff"  # numeric and nominal attributes, missing values
+
 META = {
-    "algorithm": "c45",
-    "params": {"min_samples_leaf": 2, "max_depth": None},
+    "algorithm": "knn",
+    "params": {"n_neighbors": 3, "weights": "distance"},
     "schema": {"relation": "toy", "attributes": [{"name": "a", "kind": "numeric", "values": []}]},
     "data": "sha256:" + "0" * 64,
     "seed": 1,
@@ -53,7 +71,18 @@ def _data(seed=0):
     return X, y
 
 
+def _registry_model(name, data, settings=None):
+    """(fitted ``prep -> model`` pipeline of a registered algorithm, the X it was fitted on)."""
+    spec = registry.get(name)
+    ds = load_dataset(str(data))
+    model = registry.make_estimator(name, ds.schema, spec.resolve(settings), 1)
+    if spec.task == registry.CLUSTERING:
+        return model.fit(ds.X), ds.X
+    return model.fit(ds.X, ds.y), ds.X
+
+
 def _knn_pipeline():
+    """A pipeline put together by hand from allowed scikit-learn classes."""
     X, y = _data()
     X = X.copy()
     X[0, 0] = np.nan
@@ -66,56 +95,87 @@ def _knn_pipeline():
     return Pipeline([("pre", pre), ("knn", KNeighborsClassifier(3))]).fit(X, y), X
 
 
+def _model(kind):
+    """(fitted model, X to predict) for each kind of model the round trips cover."""
+    if kind == "knn-mixed":  # both branches of the preprocessing, brute-force search
+        return _registry_model("knn", LABOR, {"n_neighbors": "3"})
+    if kind == "knn-kdtree":  # few numeric columns: scikit-learn builds a k-d tree
+        return _registry_model("knn", IRIS, {"n_neighbors": "3", "weights": "distance"})
+    if kind == "pipeline":
+        return _knn_pipeline()
+    if kind == "tree":
+        X, y = _data()
+        return DecisionTreeClassifier(random_state=0).fit(X, y), X  # holds sklearn.tree._tree.Tree
+    if kind == "c45":
+        return _registry_model("c45", VOTE)  # classes defined in ensemblekit
+    if kind == "k2":
+        return _registry_model("k2", VOTE)
+    if kind == "bagging":  # scikit-learn's BaggingClassifier over C4.5 trees
+        return _registry_model("bagging", VOTE, {"n_estimators": "3"})
+    if kind == "kmeans":
+        return _registry_model("kmeans", IRIS, {"n_clusters": "3"})
+    if kind == "iekm":
+        return _registry_model("iekm", IRIS, {"n_clusters": "3"})
+    raise AssertionError(kind)
+
+
+ROUND_TRIP_KINDS = ["knn-mixed", "knn-kdtree", "pipeline", "tree", "c45", "k2", "bagging", "kmeans", "iekm"]
+
+
+def _outputs(est, X):
+    return est.predict_proba(X) if hasattr(est, "predict_proba") else est.predict(X)
+
+
 def _members(path):
     with zipfile.ZipFile(path) as z:
         return {i.filename: z.read(i) for i in z.infolist()}
 
 
-def _write_outer(path, metadata_obj, payload, *, fix_hash=True):
-    """Write a model file by hand (our layout), optionally recomputing the payload hash."""
-    meta = dict(metadata_obj)
-    if fix_hash:
-        meta["payload_sha256"] = hashlib.sha256(payload).hexdigest()
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("metadata.json", json.dumps(meta))
-        z.writestr("model.skops", payload)
+def _expected_digest(metadata, payload):
+    """The digest as the format defines it, computed here independently of persistence._digest."""
+    body = {k: v for k, v in metadata.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    data = b"ensemblekit model v2\n" + text.encode("ascii") + b"\n" + payload
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _with_raw_payload(path, metadata, payload):
+    """A model file whose model.skops is ``payload`` verbatim, with honest sizes and digest."""
+    metadata = dict(metadata)
+    metadata["payload"] = {"bytes": len(payload), "members": {}}
+    metadata["digest"] = _digest(metadata, payload)
+    raw = json.dumps(metadata).encode()
+    Path(path).write_bytes(_zip_bytes([("metadata.json", raw), ("model.skops", payload)]))
 
 
 # --------------------------------------------------------------------------- round trips
 
 
-@pytest.mark.parametrize("kind", ["pipeline", "tree", "c45", "kbest", "ufunc"])
+@pytest.mark.parametrize("kind", ROUND_TRIP_KINDS)
 def test_round_trip_predictions_and_metadata(tmp_path, kind):
-    X, y = _data()
-    if kind == "pipeline":
-        est, X = _knn_pipeline()
-    elif kind == "tree":
-        est = DecisionTreeClassifier(random_state=0).fit(X, y)  # needs sklearn.tree._tree.Tree
-    elif kind == "c45":
-        est = C45Tree(random_state=0).fit(X, y)  # a class defined in ensemblekit
-    elif kind == "ufunc":  # a scipy ufunc: a compiled function that has no __module__
-        est = FunctionTransformer(func=scipy.special.expit).fit(X, y)
-    else:
-        est = SelectKBest(f_classif, k=2).fit(X, y)  # a plain sklearn function reference
+    est, X = _model(kind)
     path = tmp_path / "m.ekm"
     save_model(path, est, META)
     loaded, meta = load_model(path)
     assert type(loaded) is type(est)
-    if hasattr(est, "predict_proba"):
-        np.testing.assert_array_equal(loaded.predict_proba(X), est.predict_proba(X))
-    else:
-        np.testing.assert_array_equal(loaded.transform(X), est.transform(X))
+    np.testing.assert_array_equal(_outputs(loaded, X), _outputs(est, X))
     for key, value in META.items():
         assert meta[key] == value
-    assert meta["format_version"] == FORMAT_VERSION == 1
+    assert meta["format_version"] == FORMAT_VERSION == 2
     assert meta["ensemblekit_version"] == ensemblekit.__version__
-    assert meta["payload_sha256"] == hashlib.sha256(_members(path)["model.skops"]).hexdigest()
+    payload = _members(path)["model.skops"]
+    with zipfile.ZipFile(io.BytesIO(payload)) as inner:
+        sizes = {i.filename: len(inner.read(i)) for i in inner.infolist()}
+    assert meta["payload"] == {"bytes": len(payload), "members": sizes}
+    assert meta["digest"] == _expected_digest(meta, payload)
+    assert set(meta) == set(META) | {"format_version", "ensemblekit_version", "payload", "digest"}
     assert read_metadata(str(path)) == meta
 
 
 def test_skops_reports_the_types_the_policy_must_accept():
-    # What skops does not trust by itself for the models above; all of them load
-    # in test_round_trip_predictions_and_metadata, so the policy accepts them.
+    # What skops does not trust by itself for some of the models above; they
+    # all load in test_round_trip_predictions_and_metadata, so the allow-list
+    # holds them (test_trust.py checks this for every registered algorithm).
     X, y = _data()
     pipe, _ = _knn_pipeline()
     assert set(sio.get_untrusted_types(data=sio.dumps(pipe))) == {
@@ -133,9 +193,9 @@ def test_skops_reports_the_types_the_policy_must_accept():
 
 
 def test_file_layout_and_sorted_metadata(tmp_path):
-    X, y = _data()
+    est, _ = _model("knn-mixed")
     path = tmp_path / "m.ekm"
-    save_model(path, C45Tree(random_state=0).fit(X, y), {"zeta": 1, "alpha": np.int64(2), "arr": np.arange(2)})
+    save_model(path, est, {"zeta": 1, "alpha": np.int64(2), "arr": np.arange(2)})
     with zipfile.ZipFile(path) as z:
         infos = z.infolist()
         assert [i.filename for i in infos] == ["metadata.json", "model.skops"]
@@ -148,17 +208,27 @@ def test_file_layout_and_sorted_metadata(tmp_path):
             assert inner.infolist()[-1].filename == "schema.json"
     keys = list(json.loads(text))
     assert keys == sorted(keys)
+    assert keys == ["alpha", "arr", "digest", "ensemblekit_version", "format_version", "payload", "zeta"]
     meta = json.loads(text)
     assert meta["alpha"] == 2 and meta["arr"] == [0, 1]  # numpy values stored as JSON numbers
+    assert list(meta["payload"]) == ["bytes", "members"]
+    assert list(meta["payload"]["members"]) == sorted(meta["payload"]["members"])
 
 
-def test_reserved_and_unserialisable_metadata(tmp_path):
-    X, y = _data()
-    est = C45Tree().fit(X, y)
-    with pytest.raises(ValueError, match="format_version"):
-        save_model(tmp_path / "m.ekm", est, {"format_version": 9})
+@pytest.mark.parametrize("key", ["format_version", "ensemblekit_version", "payload", "digest"])
+def test_reserved_metadata_keys(tmp_path, key):
+    est, _ = _model("knn-kdtree")
+    with pytest.raises(ValueError, match=rf"^metadata key\(s\) {key} are reserved for the model file itself$"):
+        save_model(tmp_path / "m.ekm", est, {key: 9, "seed": 1})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unserialisable_metadata(tmp_path):
+    est, _ = _model("knn-kdtree")
     with pytest.raises(TypeError, match="JSON"):
         save_model(tmp_path / "m.ekm", est, {"bad": object()})
+    with pytest.raises(TypeError, match="metadata must be a mapping, got list"):
+        save_model(tmp_path / "m.ekm", est, [("seed", 1)])
     assert list(tmp_path.iterdir()) == []
 
 
@@ -168,34 +238,30 @@ def test_reserved_and_unserialisable_metadata(tmp_path):
 def test_same_model_same_bytes_despite_addresses_and_clock(tmp_path, monkeypatch):
     # Two separately fitted (equal) models live at different memory addresses,
     # which skops uses as object ids and file names; the clock differs too,
-    # which skops and numpy would write into zip headers.
-    X, y = _data()
-    first = Pipeline([("tree", DecisionTreeClassifier(random_state=3))]).fit(X, y)
-    second = Pipeline([("tree", DecisionTreeClassifier(random_state=3))]).fit(X, y)
-    first.sparse_ = sparse.csr_matrix(np.eye(3))
-    second.sparse_ = sparse.csr_matrix(np.eye(3))
+    # which skops and numpy (the .npz of a sparse matrix) would write into zip headers.
+    first, _ = _model("knn-mixed")
+    second, _ = _model("knn-mixed")
+    first.sparse_ = sparse.csc_matrix(np.eye(3))
+    second.sparse_ = sparse.csc_matrix(np.eye(3))
     monkeypatch.setattr(time, "time", lambda: 1_000_000_000.0)
     save_model(tmp_path / "a.ekm", first, META)
     monkeypatch.setattr(time, "time", lambda: 1_700_000_000.0)
     save_model(tmp_path / "b.ekm", second, dict(reversed(list(META.items()))))
     assert (tmp_path / "a.ekm").read_bytes() == (tmp_path / "b.ekm").read_bytes()
     loaded, _ = load_model(tmp_path / "a.ekm")
-    assert (loaded.sparse_ != first.sparse_).nnz == 0
+    assert type(loaded.sparse_) is sparse.csc_matrix and (loaded.sparse_ != first.sparse_).nnz == 0
 
 
-def test_same_bytes_across_processes_with_sets_of_strings(tmp_path):
-    # Set iteration order of strings changes with PYTHONHASHSEED.
+@pytest.mark.parametrize("kind", ["knn-mixed", "c45"])
+def test_same_bytes_across_processes(tmp_path, kind):
+    # Addresses (skops' object ids) and string hashes differ from one process to the next.
     script = textwrap.dedent(
-        """
+        f"""
         import sys
-        import numpy as np
-        from sklearn.tree import DecisionTreeClassifier
-        from ensemblekit.persistence import save_model
-        est = DecisionTreeClassifier(random_state=0).fit(np.arange(8.0).reshape(-1, 1), [0, 1] * 4)
-        words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota"]
-        est.tags_ = set(words)
-        est.frozen_ = frozenset(words)
-        save_model(sys.argv[1], est, {"seed": 0})
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import test_persistence as t
+        est, _ = t._model({kind!r})
+        t.save_model(sys.argv[1], est, t.META)
         """
     )
     outputs = []
@@ -205,9 +271,9 @@ def test_same_bytes_across_processes_with_sets_of_strings(tmp_path):
         subprocess.run([sys.executable, "-c", script, str(out)], check=True, env=env)
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1] == outputs[2]
-    loaded, _ = load_model(tmp_path / "m1.ekm")
-    assert loaded.tags_ == {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota"}
-    assert isinstance(loaded.frozen_, frozenset) and loaded.frozen_ == frozenset(loaded.tags_)
+    est, _ = _model(kind)
+    save_model(tmp_path / "here.ekm", est, META)
+    assert (tmp_path / "here.ekm").read_bytes() == outputs[0]
 
 
 # --------------------------------------------------------------------------- atomic write
@@ -216,7 +282,7 @@ def test_same_bytes_across_processes_with_sets_of_strings(tmp_path):
 def test_failed_serialisation_leaves_existing_file_untouched(tmp_path):
     target = tmp_path / "m.ekm"
     target.write_bytes(b"old model")
-    est = C45Tree()
+    est, _ = _model("knn-kdtree")
     est.unstorable_ = 1 + 2j  # skops cannot store complex numbers
     with pytest.raises(TypeError, match="complex"):
         save_model(target, est, META)
@@ -226,7 +292,7 @@ def test_failed_serialisation_leaves_existing_file_untouched(tmp_path):
 
 def test_failed_write_leaves_existing_file_untouched(tmp_path, monkeypatch):
     # the temporary file is opened and half written when the disk fills up
-    X, y = _data()
+    est, _ = _model("knn-kdtree")
     target = tmp_path / "m.ekm"
     target.write_bytes(b"old model")
     real_fdopen = os.fdopen
@@ -244,64 +310,74 @@ def test_failed_write_leaves_existing_file_untouched(tmp_path, monkeypatch):
         return Full(real_fdopen(fd, "wb", buffering=0, closefd=True))
 
     monkeypatch.setattr("ensemblekit.atomic.os.fdopen", fdopen)
-    with pytest.raises(ModelFileError, match="cannot write model file .*: No space left on device"):
-        save_model(target, C45Tree().fit(X, y), META)
+    with pytest.raises(ModelFileError, match=f"^no space left on device writing {re.escape(str(target))}$"):
+        save_model(target, est, META)
     assert written == [100]  # a partial temporary file existed
     assert target.read_bytes() == b"old model"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.ekm"]
 
 
 def test_failed_rename_removes_temp_file(tmp_path, monkeypatch):
-    X, y = _data()
+    est, _ = _model("knn-kdtree")
     target = tmp_path / "m.ekm"
     target.write_bytes(b"old model")
+    renamed = []
 
     def broken_replace(src, dst):
         assert os.path.dirname(os.path.abspath(src)) == str(tmp_path)  # temp file in the same directory
         assert os.path.exists(src)
+        renamed.append(os.fspath(dst))
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken_replace)
-    with pytest.raises(ModelFileError, match="m.ekm.*No space left"):
-        save_model(target, C45Tree().fit(X, y), META)
+    with pytest.raises(ModelFileError, match=f"^no space left on device writing {re.escape(str(target))}$"):
+        save_model(target, est, META)
+    assert renamed == [str(target)]
     assert target.read_bytes() == b"old model"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.ekm"]
 
 
 def test_interrupted_write_removes_temp_file(tmp_path, monkeypatch):
-    X, y = _data()
+    est, _ = _model("knn-kdtree")
 
     def interrupted(fd):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, "fsync", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        save_model(tmp_path / "m.ekm", C45Tree().fit(X, y), META)
+        save_model(tmp_path / "m.ekm", est, META)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_unwritable_destination(tmp_path):
-    X, y = _data()
-    with pytest.raises(ModelFileError, match="cannot write model file .*missing"):
-        save_model(tmp_path / "missing" / "m.ekm", C45Tree().fit(X, y), META)
+    est, _ = _model("knn-kdtree")
+    target = tmp_path / "missing" / "m.ekm"
+    with pytest.raises(ModelFileError, match=f"^cannot write model file {re.escape(str(target))}: No such file"):
+        save_model(target, est, META)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_successful_save_leaves_only_the_target(tmp_path):
-    X, y = _data()
-    save_model(tmp_path / "m.ekm", C45Tree().fit(X, y), META)
-    save_model(tmp_path / "m.ekm", C45Tree().fit(X, y), META)  # replace
+    first, _ = _model("knn-kdtree")
+    save_model(tmp_path / "m.ekm", first, META)
+    second, _ = _model("tree")
+    save_model(tmp_path / "m.ekm", second, META)  # replace
     assert [p.name for p in tmp_path.iterdir()] == ["m.ekm"]
+    assert type(load_model(tmp_path / "m.ekm")[0]) is DecisionTreeClassifier
 
 
 # --------------------------------------------------------------------------- damaged files
 
 
+def _save_fixture_model(path):
+    est, _ = _model("knn-kdtree")
+    save_model(path, est, META)
+    return path
+
+
 @pytest.fixture
 def model_file(tmp_path):
-    X, y = _data()
-    path = tmp_path / "model.ekm"
-    save_model(path, DecisionTreeClassifier(random_state=0).fit(X, y), META)
-    return path
+    return _save_fixture_model(tmp_path / "model.ekm")
 
 
 def _one_line_error(func, path):
@@ -348,7 +424,7 @@ def test_missing_payload(tmp_path, model_file):
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("metadata.json", json.dumps(meta))
     assert "no model.skops" in _one_line_error(load_model, path)
-    assert read_metadata(path)["algorithm"] == "c45"
+    assert read_metadata(path)["algorithm"] == "knn"
 
 
 def test_missing_file(tmp_path):
@@ -357,61 +433,79 @@ def test_missing_file(tmp_path):
 
 
 @pytest.mark.parametrize("func", [load_model, read_metadata])
-@pytest.mark.parametrize("version", [2, 0])
+@pytest.mark.parametrize("version", [1, 3, 0])
 def test_other_format_version(model_file, func, version):
-    members = _members(model_file)
-    meta = json.loads(members["metadata.json"])
+    meta, members, _ = H.unpack(model_file)
     meta["format_version"] = version
-    _write_outer(model_file, meta, members["model.skops"], fix_hash=False)
+    if version == 1:  # as ensemblekit 0.1 wrote it: a checksum of the payload only
+        with zipfile.ZipFile(model_file) as z:
+            meta["payload_sha256"] = hashlib.sha256(z.read("model.skops")).hexdigest()
+        del meta["payload"], meta["digest"]
+        H.pack(model_file, meta, members, redigest=False, resize=False)
+        assert "payload" not in H.unpack(model_file)[0]
+    else:  # otherwise a sound file: only the version is wrong
+        H.pack(model_file, meta, members)
     message = _one_line_error(func, model_file)
-    assert f"format version {version}" in message
-    assert f"reads format version {FORMAT_VERSION}" in message
+    advice = "fit the model again" if version < FORMAT_VERSION else "upgrade ensemblekit"
+    assert message == (
+        f"{model_file} has model file format version {version} (written by ensemblekit "
+        f"{ensemblekit.__version__}), but this ensemblekit ({ensemblekit.__version__}) reads format "
+        f"version {FORMAT_VERSION}; {advice}"
+    )
 
 
 def test_tampered_payload(model_file):
-    members = _members(model_file)
-    meta = json.loads(members["metadata.json"])
-    with zipfile.ZipFile(io.BytesIO(members["model.skops"])) as inner:
-        schema = inner.read("schema.json").replace(b'"max_depth"', b'"max_depts"')
-        others = {i.filename: inner.read(i) for i in inner.infolist() if i.filename != "schema.json"}
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as inner:
-        for name, data in others.items():
-            inner.writestr(name, data)
-        inner.writestr("schema.json", schema)
-    _write_outer(model_file, meta, buf.getvalue(), fix_hash=False)
-    message = _one_line_error(load_model, model_file)
-    assert "was modified after it was written" in message
+    meta, members, _ = H.unpack(model_file)
+    schema = members["schema.json"]
+    k = re.search(rb'"n_neighbors": \{[^{}]*?"content": "(\d+)"', schema)
+    assert k.group(1) == b"3"
+    # Another k that leaves metadata.json exactly as it was: schema.json keeps
+    # its length, and the compressed payload its size. Only a digest that
+    # covers the payload bytes can tell.
+    for digit in b"12456789":
+        members["schema.json"] = schema[:k.start(1)] + bytes([digit]) + schema[k.end(1):]
+        tampered = H.pack(model_file, meta, members, redigest=False)
+        if H.unpack(tampered)[0] == meta:
+            break
+    else:
+        pytest.fail("no other k keeps the payload's size")
+    assert H.unpack(tampered)[1]["schema.json"] != schema
+    message = _one_line_error(load_model, tampered)
+    assert message == f"{model_file} was modified after it was written (the model digest does not match)"
 
 
-def test_damaged_bytes_give_only_model_file_errors(model_file):
+@pytest.mark.parametrize("kind", ["knn-kdtree", "tree", "c45"])
+def test_damaged_bytes_give_only_model_file_errors(tmp_path, kind):
     # Flipping a byte either breaks the file -- then the only exception is a
     # one-line ModelFileError -- or hits a field nothing reads (e.g. a header
     # date), and then the model still loads and predicts as before.
-    X, _ = _data()
-    reference = load_model(model_file)[0].predict_proba(X)
-    data = model_file.read_bytes()
+    est, X = _model(kind)
+    path = tmp_path / "model.ekm"
+    save_model(path, est, META)
+    reference = _outputs(load_model(path)[0], X)
+    data = path.read_bytes()
     rng = np.random.RandomState(0)
     positions = sorted(set(rng.randint(0, len(data), 80).tolist()) | {0, 3, len(data) - 1})
     failures = 0
     for pos in positions:
         damaged = bytearray(data)
         damaged[pos] ^= 0xFF
-        model_file.write_bytes(bytes(damaged))
+        path.write_bytes(bytes(damaged))
         try:
-            est, _ = load_model(model_file)
+            loaded, _ = load_model(path)
         except ModelFileError as exc:
             assert "\n" not in str(exc)
             failures += 1
         else:
-            np.testing.assert_array_equal(est.predict_proba(X), reference)
+            np.testing.assert_array_equal(_outputs(loaded, X), reference)
     assert failures > len(positions) // 2
 
 
 def test_payload_that_is_not_skops(model_file):
     meta = json.loads(_members(model_file)["metadata.json"])
-    _write_outer(model_file, meta, b"definitely not a zip")
-    assert "is not an ensemblekit model file" in _one_line_error(load_model, model_file)
+    _with_raw_payload(model_file, meta, b"definitely not a zip")
+    message = _one_line_error(load_model, model_file)
+    assert message.startswith(f"{model_file}: the model file is damaged: model.skops is not a zip archive (")
 
 
 # --------------------------------------------------------------------------- hostile files
@@ -422,8 +516,8 @@ def _skops_protocol():
         return json.loads(z.read("schema.json"))["protocol"]
 
 
-def _call_payload(module, name, args):
-    """A skops archive asking the loader to evaluate module.name(*args)."""
+def _call_schema(module, name, args):
+    """A skops schema asking the loader to evaluate module.name(*args)."""
     items = [
         {
             "__class__": "str",
@@ -435,7 +529,7 @@ def _call_payload(module, name, args):
         }
         for i, arg in enumerate(args)
     ]
-    schema = {
+    return {
         "__class__": name,
         "__module__": module,
         "__loader__": "ConstructorFromReduceNode",
@@ -450,10 +544,6 @@ def _call_payload(module, name, args):
         "protocol": _skops_protocol(),
         "_skops_version": "0.16.0",
     }
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        z.writestr("schema.json", json.dumps(schema))
-    return buf.getvalue()
 
 
 def _attacks(marker):
@@ -463,8 +553,8 @@ def _attacks(marker):
         ("os", "system", [touch]),
         ("builtins", "eval", [f"open({str(marker)!r}, 'w').close()"]),
         ("subprocess", "getoutput", [touch]),
-        # Inside a trusted package, but a function (numpy.save) or a file-backed
-        # class (numpy.memmap): a module-prefix check alone would let these run.
+        # In numpy, whose ndarray and dtype are allowed, but neither is one of
+        # the listed types: a function (numpy.save) and a file-backed class (numpy.memmap).
         ("numpy", "save", [str(marker), [1, 2]]),
         ("numpy", "memmap", [str(marker), "uint8", "w+", 0, [4]]),
     ]
@@ -482,59 +572,81 @@ def test_hostile_payload_is_refused_before_anything_runs(tmp_path, model_file, w
         pytest.skip("posix module only on POSIX")
     marker = tmp_path / "pwned.npy"
     module, name, args = next(a for a in _attacks(marker) if f"{a[0]}.{a[1]}" == which)
-    payload = _call_payload(module, name, args)
+    schema = _call_schema(module, name, args)
 
     # The payload is live: skops runs it when told to trust the type.
-    sio.loads(payload, trusted=[f"{module}.{name}"])
+    sio.loads(_zip_bytes([("schema.json", json.dumps(schema).encode())]), trusted=[f"{module}.{name}"])
     assert marker.exists()
     marker.unlink()
 
-    # Inside a model file with a correct checksum, only the trust check stands
-    # between the payload and the loader; it must refuse without running it.
-    meta = json.loads(_members(model_file)["metadata.json"])
-    _write_outer(model_file, meta, payload)
+    # Inside a model file with honest sizes and a valid digest, only the
+    # allow-list stands between the payload and the loader; it must refuse
+    # without running it.
+    meta, _, _ = H.unpack(model_file)
+    H.pack(model_file, meta, {}, schema)
     message = _one_line_error(load_model, model_file)
-    assert "does not trust" in message
-    assert f"{module}.{name}" in message
+    assert message == (f"{model_file} names types that ensemblekit does not trust, refusing to load it: "
+                       f"{module}.{name}")
     assert not marker.exists()
 
 
-def test_function_of_a_trusted_package_is_not_called(model_file):
-    # numpy.seterr is in a trusted package and in no deny list, but it is a
-    # function: a file must not be able to call it (here: change numpy's global
-    # error handling). Only classes may be built from a file.
-    payload = _call_payload("numpy", "seterr", ["raise"])
-    before = np.geterr()
-    try:
-        sio.loads(payload, trusted=["numpy.seterr"])
-        assert np.geterr()["divide"] == "raise"  # the payload is live
-    finally:
-        np.seterr(**before)
-    meta = json.loads(_members(model_file)["metadata.json"])
-    _write_outer(model_file, meta, payload)
-    message = _one_line_error(load_model, model_file)
-    assert "numpy.seterr (not a class)" in message
-    assert np.geterr() == before
-
-
-def test_untrusted_class_from_another_package_is_refused(tmp_path, model_file):
+def test_every_refused_type_is_named(model_file):
     import functools
 
-    meta = json.loads(_members(model_file)["metadata.json"])
-    _write_outer(model_file, meta, sio.dumps(functools.partial(max, 1)))
+    meta, _, _ = H.unpack(model_file)
+    with zipfile.ZipFile(io.BytesIO(sio.dumps(functools.partial(max, 1)))) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    H.pack(model_file, meta, members)
     message = _one_line_error(load_model, model_file)
-    assert "builtins.max" in message and "functools.partial" in message
+    assert message.endswith("does not trust, refusing to load it: builtins.max, functools.partial")
 
 
 class Foreign:
-    """A class outside the trusted packages."""
+    """A class defined outside ensemblekit's allow-list."""
 
 
-def test_save_refuses_models_that_could_not_be_loaded(tmp_path):
+def _refused_extras():
+    """name -> (object a model might hold, pattern of the refused types save_model names)."""
     X, y = _data()
-    est = C45Tree().fit(X, y)
-    est.extra_ = Foreign()
-    with pytest.raises(ModelFileError, match=r"cannot save .*m.ekm.*test_persistence.Foreign"):
+    return {
+        "foreign class": (Foreign(), re.escape("test_persistence.Foreign")),
+        "function reference": (
+            SelectKBest(f_classif, k=2).fit(X, y),
+            re.escape("sklearn.feature_selection._univariate_selection.SelectKBest, "
+                      "sklearn.feature_selection._univariate_selection.f_classif")),
+        "ufunc": (FunctionTransformer(func=scipy.special.expit).fit(X, y),
+                  r"scipy\.special\.[\w.]*expit, "
+                  + re.escape("sklearn.preprocessing._function_transformer.FunctionTransformer")),
+        "scikit-learn estimator": (LogisticRegression().fit(X, y),
+                                   re.escape("sklearn.linear_model._logistic.LogisticRegression")),
+        "scipy distribution": (scipy.stats.norm, re.escape("numpy.random.mtrand.RandomState, "
+                                                           "scipy.stats._continuous_distns.norm_gen")),
+        "csr matrix": (sparse.csr_matrix(np.eye(2)), re.escape("scipy.sparse._csr.csr_matrix")),
+        "set": ({"a", "b"}, re.escape("builtins.set")),
+    }
+
+
+@pytest.mark.parametrize("extra", list(_refused_extras()))
+def test_save_refuses_models_that_could_not_be_loaded(tmp_path, extra):
+    est, _ = _model("knn-mixed")
+    obj, names = _refused_extras()[extra]
+    est.named_steps["model"].extra_ = obj
+    target = tmp_path / "m.ekm"
+    target.write_bytes(b"old model")
+    with pytest.raises(ModelFileError) as info:
+        save_model(target, est, META)
+    assert re.fullmatch(
+        f"cannot save {re.escape(str(target))}: the model holds types that ensemblekit refuses to load: {names}",
+        str(info.value)), str(info.value)
+    assert target.read_bytes() == b"old model"
+    assert [p.name for p in tmp_path.iterdir()] == ["m.ekm"]
+
+
+def test_save_refuses_a_state_that_load_would_refuse(tmp_path):
+    est, _ = _model("knn-kdtree")
+    est.named_steps["model"].n_samples_fit_ = 10**6  # not the number of stored points
+    with pytest.raises(ModelFileError, match=r"^cannot save .*m\.ekm: the model's state would be refused on "
+                                             r"loading: .*n_samples_fit_ is not the number of stored points$"):
         save_model(tmp_path / "m.ekm", est, META)
     assert list(tmp_path.iterdir()) == []
 
@@ -542,14 +654,14 @@ def test_save_refuses_models_that_could_not_be_loaded(tmp_path):
 # --------------------------------------------------------------------------- light imports
 
 
-def test_read_metadata_does_not_import_skops_or_sklearn(model_file):
+def test_read_metadata_does_not_import_skops_sklearn_or_numpy(model_file):
     code = (
         "import sys; from ensemblekit.persistence import read_metadata; "
         f"m = read_metadata({str(model_file)!r}); "
-        "print(m['algorithm'], 'skops' in sys.modules, 'sklearn' in sys.modules)"
+        "print(m['algorithm'], m['format_version'], *(n in sys.modules for n in ('skops', 'sklearn', 'numpy')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["c45", "False", "False"]
+    assert out.stdout.split() == ["knn", "2", "False", "False", "False"]
 
 
 # --------------------------------------------------------------------------- data fingerprint
@@ -577,9 +689,9 @@ def test_data_fingerprint():
 
 def test_skops_imported_without_the_estimator_scan_keeps_the_policy(tmp_path):
     # ensemblekit imports skops with its default lists of trusted scikit-learn
-    # estimators and scipy ufuncs left empty (persistence._skops_io). Then the policy judges
-    # scikit-learn classes too: every round trip above must still load, and
-    # every hostile payload must still be refused before it runs.
+    # estimators and scipy ufuncs left empty (persistence._skops_io). Every
+    # round trip above must still load that way, and every hostile payload
+    # must still be refused before it runs.
     code = textwrap.dedent(
         f"""
         import pathlib, sys
@@ -594,17 +706,14 @@ def test_skops_imported_without_the_estimator_scan_keeps_the_policy(tmp_path):
         assert not any(type(f).__module__ == "ensemblekit._imports" for f in sys.meta_path)
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         import test_persistence as t
-        from sklearn.tree import DecisionTreeClassifier
         root = pathlib.Path({str(tmp_path)!r})
-        for kind in ("pipeline", "tree", "c45", "kbest", "ufunc"):
+        for kind in t.ROUND_TRIP_KINDS:
             (root / kind).mkdir()
             t.test_round_trip_predictions_and_metadata(root / kind, kind)
         for which in t.ATTACK_IDS:
             where = root / which
             where.mkdir()
-            X, y = t._data()
-            model = where / "model.ekm"
-            t.save_model(model, DecisionTreeClassifier(random_state=0).fit(X, y), t.META)
+            model = t._save_fixture_model(where / "model.ekm")
             t.test_hostile_payload_is_refused_before_anything_runs(where, model, which)
         print("checked")
         """

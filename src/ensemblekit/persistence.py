@@ -1,19 +1,43 @@
 """Model files: safe to load, byte-for-byte reproducible, written atomically.
 
-A model file is a zip archive (``ZIP_DEFLATED``) with two members:
+A model file is a zip archive with exactly two members:
 
 ``metadata.json``
     A JSON object with sorted keys: ``format_version`` (:data:`FORMAT_VERSION`),
-    ``ensemblekit_version``, ``payload_sha256`` (hex SHA-256 of
-    ``model.skops``) and every key the caller passed to :func:`save_model`
-    (by convention ``algorithm``, ``params``, ``schema``, ``data`` -- a
-    :func:`data_fingerprint` -- and ``seed``).
+    ``ensemblekit_version``, ``payload`` (the byte size of ``model.skops`` and
+    of every member inside it, recorded at write time), ``digest`` (see
+    below) and every key the caller passed to :func:`save_model` (by
+    convention ``algorithm``, ``task``, ``params``, ``schema``, ``seed`` and
+    ``training_data`` with a :func:`data_fingerprint`).
 ``model.skops``
     The estimator in the `skops <https://skops.readthedocs.io>`_ format: a
-    zip of a JSON description of the object tree plus ``.npy`` arrays. skops
-    does not use :mod:`pickle`; loading it only imports named classes and
-    fills in their attributes, and a type outside the allow-list is refused
-    before any object is built (see :func:`load_model` for the policy).
+    zip of a JSON description of the object tree (``schema.json``) plus
+    ``.npy`` arrays. skops does not use :mod:`pickle`.
+
+Reading a model file is reading untrusted input (README, "Model files are
+untrusted input"). :func:`load_model` goes in this order, and nothing is
+decompressed beyond a size that was checked first:
+
+1. The file is a regular file no larger than :func:`max_model_bytes`; the zip
+   directory lists exactly the two members, neither encrypted, stored or
+   deflated, with declared sizes within the limits (``metadata.json`` at most
+   :data:`MAX_METADATA_BYTES`).
+2. ``metadata.json`` is read through a bounded reader and parsed with a
+   nesting limit (:mod:`ensemblekit.safejson`).
+3. ``model.skops`` is read through a reader that stops at the size the
+   metadata records, and the digest is checked: one SHA-256 over the
+   metadata (every key but ``digest``, in a canonical JSON form) and the
+   payload bytes, so editing either is noticed.
+4. Each member of the payload must have exactly the recorded size and be
+   referenced by ``schema.json``; every object the schema describes must be
+   one of the exact types of :mod:`ensemblekit.trust`.
+5. Only then does skops build the objects, from an uncompressed copy of the
+   payload whose sizes are known; :func:`ensemblekit.trust.check_model` then
+   checks their state (tree indices, shapes) before anything runs.
+
+The digest is a check against damage and accidental editing, not proof of who
+wrote the file: anyone can recompute it. Against a hostile file, steps 1, 2,
+4 and 5 are what protect.
 
 Reproducibility: the same estimator state and metadata give the same bytes.
 skops names objects and array files after memory addresses (``id()``) and
@@ -31,140 +55,79 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import inspect
 import io
 import json
 import os
+import stat
 import sys
 import zipfile
 import zlib
 from collections.abc import Mapping
 
-from ensemblekit import __version__
+from ensemblekit import __version__, safejson
 
 __all__ = [
     "FORMAT_VERSION",
+    "MAX_METADATA_BYTES",
     "ModelFileError",
     "save_model",
     "load_model",
     "read_metadata",
     "data_fingerprint",
-    "TRUSTED_PACKAGES",
-    "TRUSTED_BUILTINS",
-    "DENIED_MODULES",
-    "DENIED_NAMES",
+    "max_model_bytes",
 ]
 
-FORMAT_VERSION = 1
-"""Version of the model-file layout written by this module; bumped on any incompatible change."""
+FORMAT_VERSION = 2
+"""Version of the model-file layout written by this module; bumped on any incompatible change.
+
+Version 2 (ensemblekit 0.2) added the recorded sizes and one digest over
+metadata and payload; version 1 files are refused with advice to fit again.
+"""
 
 METADATA_MEMBER = "metadata.json"
 PAYLOAD_MEMBER = "model.skops"
-_RESERVED_KEYS = ("format_version", "ensemblekit_version", "payload_sha256")
+SCHEMA_MEMBER = "schema.json"
+_RESERVED_KEYS = ("format_version", "ensemblekit_version", "payload", "digest")
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # earliest date a zip entry can hold
 
-# ---------------------------------------------------------------------------
-# Trust policy for the types a model file may name.
-#
-# skops trusts a fixed set of types by itself (Python containers and
-# primitives, numpy arrays and dtypes, scipy sparse matrices, numpy ufuncs;
-# also scipy ufuncs and the public scikit-learn estimator classes, except
-# that ensemblekit imports skops with those two lists left empty, see
-# _skops_io). Every other type or
-# function named in the file is reported by ``skops.io.get_untrusted_types``;
-# load_model accepts such a name only when ALL of these hold:
-#
-# 1. it is listed in TRUSTED_BUILTINS; or
-# 2. (a) its module's top-level package is in TRUSTED_PACKAGES;
-#    (b) the module is not under DENIED_MODULES and no part of its dotted
-#        path is "__main__", "tests", "testing" or "conftest";
-#    (c) the name is not in DENIED_NAMES;
-#    (d) the module imports and the name resolves to an object in it;
-#    (e) the object is a class -- or, only where the file uses the name as a
-#        plain function reference (skops' FunctionNode, never called while
-#        loading), any callable that is not a module;
-#    (f) the module the object says it is defined in (``__module__``) also
-#        passes (a)-(c), as does ``<that module>.<its __qualname__>``; a
-#        numpy ufunc (scipy.special's functions are ufuncs) has no
-#        ``__module__`` and is judged by the module it was found in.
-# Anything else -- builtins.eval, os.system, posix.system, subprocess.*,
-# functools.partial, a class from an unknown package -- is refused.
-#
-# Why more than a module-prefix check: skops' ConstructorFromReduceNode calls
-# the named object with arguments taken from the file, so a *function* such as
-# numpy.save or a class such as numpy.memmap would run with an attacker's
-# arguments; (e) and DENIED_NAMES close that. (f) stops re-exports such as a
-# trusted module that imported ``system`` from ``os``.
-# ---------------------------------------------------------------------------
+MAX_METADATA_BYTES = 1 << 20
+"""Largest ``metadata.json`` read (1 MiB; a model's schema of 10,000 attributes needs about 0.5 MiB)."""
 
-TRUSTED_PACKAGES = frozenset({"ensemblekit", "sklearn", "numpy", "scipy"})
-"""Top-level packages whose classes a model file may name (policy rule 2a)."""
+_MAX_METADATA_DEPTH = 16  # metadata nests a few levels (schema -> attributes -> values)
+_MAX_SCHEMA_DEPTH = 400  # skops nests ~3 levels per object level; loading recurses once per level
+_DEFAULT_MAX_MODEL_MB = 256
+_LIMIT_VARIABLE = "ENSEMBLEKIT_MAX_MODEL_MB"
+_DIGEST_PREFIX = b"ensemblekit model v2\n"
 
-TRUSTED_BUILTINS = frozenset({"builtins.frozenset"})
-"""Names outside TRUSTED_PACKAGES that are trusted as is (policy rule 1).
 
-skops reports no builtins for ordinary scikit-learn models (checked for
-pipelines with ColumnTransformer/SimpleImputer/OneHotEncoder/KNN, trees,
-forests, boosting, bagging, stacking, voting, MLP, SVC, GMM, KMeans, ...).
-``frozenset`` is the one immutable builtin container skops does not trust by
-itself; building one from a list runs no code of the file's choosing.
-"""
+def max_model_bytes() -> int:
+    """The largest model accepted, in bytes (file size, and payload once uncompressed).
 
-DENIED_MODULES = (
-    # numpy: file and network input/output, compilers, C pointers, test helpers
-    "numpy.f2py",
-    "numpy.distutils",
-    "numpy.ctypeslib",
-    "numpy.lib.format",
-    "numpy.lib.npyio",
-    "numpy.lib._npyio_impl",
-    "numpy.lib._datasource",
-    "numpy.lib._utils_impl",
-    "numpy._pytesttester",
-    # scipy: file input/output, low-level callbacks, data downloads
-    "scipy.io",
-    "scipy.datasets",
-    "scipy.misc",
-    "scipy._lib._ccallback",
-    "scipy._lib._testutils",
-    # scikit-learn: data loaders/downloaders, vendored code, test helpers
-    "sklearn.datasets",
-    "sklearn.externals",
-    "sklearn.utils._testing",
-    "sklearn.utils._show_versions",
-    # ensemblekit: the parts that read, write or print
-    "ensemblekit.persistence",
-    "ensemblekit.data",
-    "ensemblekit.cli",
-    "ensemblekit.experiment",
-    "ensemblekit.report",
-)
-"""Modules (and their submodules) inside TRUSTED_PACKAGES that are refused (rule 2b)."""
+    256 MiB unless the environment variable ``ENSEMBLEKIT_MAX_MODEL_MB`` gives
+    another whole number of MiB (at least 1). The limit is checked against the
+    sizes in the zip directory and in the metadata before anything is
+    decompressed, so a small file that would inflate to gigabytes is refused
+    at once.
 
-_DENIED_PARTS = frozenset({"__main__", "tests", "testing", "conftest"})
+    Raises
+    ------
+    ModelFileError
+        If the environment variable is set but is not a whole number >= 1.
+    """
+    text = os.environ.get(_LIMIT_VARIABLE)
+    if text is None:
+        return _DEFAULT_MAX_MODEL_MB << 20
+    try:
+        value = int(text)
+        if value < 1:
+            raise ValueError
+    except ValueError:
+        raise ModelFileError(f"{_LIMIT_VARIABLE}={text!r}: expected a whole number of MiB >= 1") from None
+    return value << 20
 
-DENIED_NAMES = frozenset(
-    {
-        "numpy.load",
-        "numpy.save",
-        "numpy.savez",
-        "numpy.savez_compressed",
-        "numpy.savetxt",
-        "numpy.loadtxt",
-        "numpy.genfromtxt",
-        "numpy.fromfile",
-        "numpy.fromregex",
-        "numpy.memmap",
-        "numpy.DataSource",
-        "numpy.info",
-        "numpy.show_config",
-        "numpy.show_runtime",
-        "numpy.rec.fromfile",
-        "numpy.lib.recfunctions.recfromcsv",
-        "scipy.LowLevelCallable",
-    }
-)
-"""Names inside TRUSTED_PACKAGES that read or write files, print, or call C pointers (rule 2c)."""
+
+def _limit_text(limit: int) -> str:
+    return f"the {limit >> 20} MiB limit for model files (set {_LIMIT_VARIABLE} to allow more)"
 
 
 class ModelFileError(ValueError):
@@ -190,34 +153,36 @@ def save_model(path, estimator, metadata) -> None:
     Parameters
     ----------
     path : str or os.PathLike
-        Destination file; an existing file is replaced. The file is first
-        written to a temporary file in the same directory and then renamed
-        over ``path`` (``os.replace``), so readers see the old file or the
-        new one, never a partial one; on any error the temporary file is
-        removed and ``path`` is left as it was.
+        Destination (see :func:`ensemblekit.atomic.write_atomic`: a regular
+        file is replaced atomically, a symlink's target is written, a device
+        or FIFO is written in place). On any error ``path`` is left as it was.
     estimator : object
-        A fitted estimator (anything skops can store).
+        A fitted estimator whose every object is of a type
+        :mod:`ensemblekit.trust` allows.
     metadata : mapping
         JSON-serialisable information to keep next to the model, e.g.
         ``{"algorithm": "c45", "params": {...}, "schema": schema.to_dict(),
-        "data": data_fingerprint(X, y), "seed": 1}``. numpy scalars and
-        arrays are converted to Python numbers and lists, tuples become
-        lists. Must not use the keys ``format_version``,
-        ``ensemblekit_version`` or ``payload_sha256``, which this function
-        fills in.
+        "seed": 1}``. numpy scalars and arrays are converted to Python numbers
+        and lists, tuples become lists. Must not use the keys
+        ``format_version``, ``ensemblekit_version``, ``payload`` or
+        ``digest``, which this function fills in.
 
     Raises
     ------
     ModelFileError
-        If the file cannot be written (the OS error is in the message), or if
-        the estimator holds a type that :func:`load_model` would refuse, so a
-        model that could not be loaded back is never written.
+        If the file cannot be written (the OS error is in the message); if
+        the estimator holds a type that :func:`load_model` refuses, or its
+        state fails the checks of :func:`ensemblekit.trust.check_model`, or
+        it is larger than :func:`max_model_bytes` -- so a model that could
+        not be loaded back is never written.
     ValueError
         If ``metadata`` uses a reserved key.
     TypeError
         If ``metadata`` is not a mapping or holds a value JSON cannot store,
         or if skops cannot store the estimator (skops' own error).
     """
+    from ensemblekit import trust
+
     name = os.fspath(path)
     if not isinstance(metadata, Mapping):
         raise TypeError(f"metadata must be a mapping, got {type(metadata).__name__}")
@@ -227,50 +192,50 @@ def save_model(path, estimator, metadata) -> None:
 
     sio = _skops_io()
     payload = _canonical_skops(sio.dumps(estimator, compression=zipfile.ZIP_DEFLATED))
-    _, refused = _audit_types(payload, sio, name)
+    members = _member_sizes(payload)
+    limit = max_model_bytes()
+    if max(len(payload), sum(members.values())) > limit:
+        raise ModelFileError(f"cannot save {name}: the model is larger than {_limit_text(limit)}")
+    with zipfile.ZipFile(io.BytesIO(payload)) as inner:
+        schema = json.loads(inner.read(SCHEMA_MEMBER))
+    refused = trust.refused_nodes(_nodes(schema))
     if refused:
         raise ModelFileError(
-            f"cannot save {name}: the model holds types that ensemblekit refuses to load: {'; '.join(refused)}"
+            f"cannot save {name}: the model holds types that ensemblekit refuses to load: {', '.join(refused)}"
         )
+    try:
+        trust.check_model(estimator)
+    except trust.DamagedModelError as exc:
+        raise ModelFileError(f"cannot save {name}: the model's state would be refused on loading: {exc}") from None
 
     record = dict(metadata)
     record["format_version"] = FORMAT_VERSION
     record["ensemblekit_version"] = __version__
-    record["payload_sha256"] = hashlib.sha256(payload).hexdigest()
+    record["payload"] = {"bytes": len(payload), "members": members}
     try:
-        text = json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False, default=_json_default)
+        record = json.loads(json.dumps(record, default=_json_default, allow_nan=False))
     except (TypeError, ValueError) as exc:
         raise TypeError(f"metadata for {name} cannot be stored as JSON: {exc}") from exc
-
-    archive = _zip_bytes([(METADATA_MEMBER, (text + "\n").encode("utf-8")), (PAYLOAD_MEMBER, payload)])
+    record["digest"] = _digest(record, payload)
+    text = json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False)
+    raw = (text + "\n").encode("utf-8")
+    if len(raw) > MAX_METADATA_BYTES or safejson.nesting_depth(text) > _MAX_METADATA_DEPTH:
+        raise ModelFileError(f"cannot save {name}: the metadata is larger or deeper than a model file allows")
+    archive = _zip_bytes([(METADATA_MEMBER, raw), (PAYLOAD_MEMBER, payload)])
     _atomic_write(name, archive)
 
 
 def load_model(path):
-    """Read a model file written by :func:`save_model`, refusing untrusted content.
+    """Read a model file written by :func:`save_model`, refusing untrusted or damaged content.
 
-    Checks, in order: the file is a zip with a JSON ``metadata.json``; its
-    format version is :data:`FORMAT_VERSION`; the SHA-256 of ``model.skops``
-    matches the one recorded at save time; every type the payload names
-    passes the trust policy (below). Only then are objects built. The
-    checksum catches accidental damage and careless edits; it is not a
-    signature (anyone can recompute it), so against a hostile file the trust
-    policy is what protects.
-
-    Trust policy. skops trusts by itself Python primitives and containers,
-    numpy arrays/dtypes, scipy sparse matrices and numpy ufuncs (ensemblekit
-    leaves its lists of scikit-learn estimators and scipy ufuncs empty, so
-    those go through the policy too). Any other name is accepted only if it is
-    in :data:`TRUSTED_BUILTINS`, or if its top-level package is in
-    :data:`TRUSTED_PACKAGES` (ensemblekit, sklearn, numpy, scipy), it is not
-    under :data:`DENIED_MODULES` nor in :data:`DENIED_NAMES`, and it resolves
-    to a class defined in those packages (a plain function reference, which
-    skops never calls while loading, may also be a function, or a ufunc found
-    in such a module). Everything
-    else -- e.g. ``builtins.eval``, ``os.system``, ``posix.system``,
-    ``subprocess.*`` -- is refused before anything is built. Checking a name
-    imports its module, which only happens for modules inside the trusted
-    packages.
+    The checks, in order, are those of the module docstring: sizes and zip
+    flags before reading, bounded reads, the nesting of both JSON documents,
+    the digest over metadata and payload, the payload's recorded member
+    sizes, the exact types of every described object
+    (:func:`ensemblekit.trust.refused_nodes`), and, once built, the state of
+    every object (:func:`ensemblekit.trust.check_model`). No code named by
+    the file runs: only the allowed classes are created, and none of them
+    calls or evaluates anything from the file while being rebuilt.
 
     Parameters
     ----------
@@ -283,37 +248,48 @@ def load_model(path):
         The rebuilt estimator.
     metadata : dict
         The full content of ``metadata.json``: the caller's keys plus
-        ``format_version``, ``ensemblekit_version`` and ``payload_sha256``.
+        ``format_version``, ``ensemblekit_version``, ``payload`` and
+        ``digest``.
 
     Raises
     ------
     ModelFileError
-        One line naming the file, when: it cannot be read; it is not a zip,
-        is truncated or damaged, or lacks a valid ``metadata.json`` / payload
-        ("... is not an ensemblekit model file (...)"); its format version
-        differs from this ensemblekit's (both versions named); the payload
-        was changed after saving ("... was modified after it was written");
-        it names an untrusted type (the types named); or the trusted objects
-        cannot be rebuilt (e.g. written with incompatible library versions).
+        One line naming the file, when: it cannot be read or is not a regular
+        file; it is not a zip, is truncated or damaged, or lacks a valid
+        ``metadata.json`` / payload ("... is not an ensemblekit model file
+        (...)"); it is larger than :func:`max_model_bytes` or a member is
+        encrypted; its format version differs from this ensemblekit's (both
+        versions named); it was edited or damaged after saving ("... was
+        modified after it was written"); it names a type that is not allowed
+        (the types named); the objects cannot be rebuilt; or their state is
+        not one a fit produces ("... the model file is damaged: ...").
     """
+    from ensemblekit import trust
+
     name = os.fspath(path)
     metadata, payload = _read_archive(name, with_payload=True)
-    if hashlib.sha256(payload).hexdigest() != metadata.get("payload_sha256"):
-        raise ModelFileError(f"{name} was modified after it was written (the model checksum does not match)")
-
-    sio = _skops_io()
-    trusted, refused = _audit_types(payload, sio, name)
+    if _digest(metadata, payload) != metadata["digest"]:
+        raise ModelFileError(f"{name} was modified after it was written (the model digest does not match)")
+    members, schema = _read_payload(name, payload, metadata["payload"]["members"])
+    refused = trust.refused_nodes(_nodes(schema))
     if refused:
         raise ModelFileError(
-            f"{name} names types that ensemblekit does not trust, refusing to load it: {'; '.join(refused)}"
+            f"{name} names types that ensemblekit does not trust, refusing to load it: {', '.join(refused)}"
         )
+    sio = _skops_io()
+    stored = _zip_bytes([(member, data, zipfile.ZIP_STORED) for member, data in members.items()])
+    del members
     try:
-        estimator = sio.loads(payload, trusted=trusted)
+        estimator = sio.loads(stored, trusted=sio.get_untrusted_types(data=stored))
     except Exception as exc:
         raise ModelFileError(
             f"{name}: the model could not be rebuilt ({_one_line(exc)}); it was written by "
             f"ensemblekit {metadata.get('ensemblekit_version', '?')}, possibly with other library versions"
         ) from exc
+    try:
+        trust.check_model(estimator)
+    except trust.DamagedModelError as exc:
+        raise ModelFileError(f"{name}: the model file is damaged: {exc}") from None
     return estimator, metadata
 
 
@@ -321,8 +297,8 @@ def read_metadata(path) -> dict:
     """Read only the metadata of a model file, without loading the model.
 
     Imports neither skops nor scikit-learn (nor numpy), so it is fast; it
-    does not verify the payload checksum or its types (:func:`load_model`
-    does).
+    checks the zip directory and the metadata's own form, but not the digest
+    or the payload (:func:`load_model` does).
 
     Parameters
     ----------
@@ -338,8 +314,9 @@ def read_metadata(path) -> dict:
     ------
     ModelFileError
         If the file cannot be read, is not an ensemblekit model file (not a
-        zip, truncated, no or invalid ``metadata.json``), or has another
-        format version (both versions named).
+        zip, truncated, no or invalid ``metadata.json``, too large, an
+        encrypted member), or has another format version (both versions
+        named).
     """
     metadata, _ = _read_archive(os.fspath(path), with_payload=False)
     return metadata
@@ -406,10 +383,20 @@ def _not_a_model(name, why):
     return ModelFileError(f"{name} is not an ensemblekit model file ({why})")
 
 
+def _damaged(name, why):
+    return ModelFileError(f"{name}: the model file is damaged: {why}")
+
+
 def _read_archive(name, *, with_payload):
     """Open and validate the outer zip; return (metadata, payload bytes or None)."""
+    limit = max_model_bytes()
     try:
         with open(name, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise ModelFileError(f"cannot read model file {name}: not a regular file")
+            if info.st_size > limit:
+                raise ModelFileError(f"{name} is larger than {_limit_text(limit)}")
             head = fh.read(4)
             fh.seek(0)
             try:
@@ -421,30 +408,57 @@ def _read_archive(name, *, with_payload):
                     ) from None
                 raise _not_a_model(name, "not a zip archive") from None
             with archive:
-                members = set(archive.namelist())
-                if METADATA_MEMBER not in members:
+                entries = {i.filename: i for i in archive.infolist()}
+                if METADATA_MEMBER not in entries:
                     raise _not_a_model(name, f"no {METADATA_MEMBER} inside")
-                raw = _read_member(name, archive, METADATA_MEMBER)
+                if with_payload and PAYLOAD_MEMBER not in entries:
+                    raise _not_a_model(name, f"no {PAYLOAD_MEMBER} inside")
+                extra = sorted(set(entries) - {METADATA_MEMBER, PAYLOAD_MEMBER})
+                if extra or len(archive.infolist()) != len(entries):
+                    raise _damaged(name, f"unexpected members in the archive ({', '.join(extra) or 'duplicates'})")
+                bounds = {METADATA_MEMBER: MAX_METADATA_BYTES, PAYLOAD_MEMBER: limit}
+                for member, entry in entries.items():
+                    _check_entry(name, entry, bounds[member])
+                raw = _read_bounded(name, archive, entries[METADATA_MEMBER], MAX_METADATA_BYTES)
                 try:
-                    metadata = json.loads(raw.decode("utf-8"))
+                    metadata = safejson.loads(raw.decode("utf-8"), max_depth=_MAX_METADATA_DEPTH)
                 except (UnicodeDecodeError, ValueError) as exc:
                     raise _not_a_model(name, f"{METADATA_MEMBER} is not valid JSON: {_one_line(exc)}") from None
                 _check_metadata(name, metadata)
                 payload = None
                 if with_payload:
-                    if PAYLOAD_MEMBER not in members:
-                        raise _not_a_model(name, f"no {PAYLOAD_MEMBER} inside")
-                    payload = _read_member(name, archive, PAYLOAD_MEMBER)
+                    size = metadata["payload"]["bytes"]
+                    if entries[PAYLOAD_MEMBER].file_size != size:
+                        raise _damaged(name, f"{PAYLOAD_MEMBER} is {entries[PAYLOAD_MEMBER].file_size} bytes "
+                                             f"in the zip directory but {size} in the metadata")
+                    payload = _read_bounded(name, archive, entries[PAYLOAD_MEMBER], size)
     except OSError as exc:
         raise ModelFileError(f"cannot read model file {name}: {exc.strerror or _one_line(exc)}") from exc
     return metadata, payload
 
 
-def _read_member(name, archive, member):
+def _check_entry(name, entry: zipfile.ZipInfo, bound: int) -> None:
+    """Refuse a zip member before reading it: encrypted, an odd method, or declared too large."""
+    if entry.flag_bits & 0x1:
+        raise _damaged(name, f"{entry.filename} is encrypted")
+    if entry.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise _damaged(name, f"{entry.filename} uses compression method {entry.compress_type}")
+    if entry.file_size > bound:
+        allowed = _limit_text(bound) if entry.filename == PAYLOAD_MEMBER else f"the {bound} bytes allowed"
+        raise _damaged(name, f"{entry.filename} would inflate to {entry.file_size} bytes, more than {allowed}")
+
+
+def _read_bounded(name, archive, entry: zipfile.ZipInfo, size: int) -> bytes:
+    """Exactly ``size`` bytes of a member: never asks the decompressor for more than ``size + 1``."""
     try:
-        return archive.read(member)
-    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError) as exc:
-        raise _not_a_model(name, f"{member} is damaged: {_one_line(exc)}") from None
+        with archive.open(entry) as fh:
+            data = fh.read(size + 1)
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
+        raise _damaged(name, f"{entry.filename}: {_one_line(exc)}") from None
+    if len(data) != size and not (entry.filename == METADATA_MEMBER and len(data) <= size):
+        raise _damaged(name, f"{entry.filename} holds {'more' if len(data) > size else 'fewer'} bytes "
+                             f"than recorded ({size})")
+    return data
 
 
 def _check_metadata(name, metadata):
@@ -460,10 +474,89 @@ def _check_metadata(name, metadata):
             f"{name} has model file format version {version} (written by ensemblekit {written_by}), "
             f"but this ensemblekit ({__version__}) reads format version {FORMAT_VERSION}; {advice}"
         )
+    digest = metadata.get("digest")
+    if not isinstance(digest, str) or not digest.startswith("sha256:"):
+        raise _damaged(name, f"{METADATA_MEMBER} has no digest")
+    record = metadata.get("payload")
+    limit = max_model_bytes()
+    if not isinstance(record, dict) or not _is_size(record.get("bytes")) or not isinstance(
+            record.get("members"), dict) or not all(
+            isinstance(k, str) and _is_size(v) for k, v in record["members"].items()):
+        raise _damaged(name, f"{METADATA_MEMBER} does not record the payload's sizes")
+    total = sum(record["members"].values())
+    if record["bytes"] > limit or total > limit:
+        raise _damaged(name, f"its payload would take {max(total, record['bytes'])} bytes, more than "
+                             f"{_limit_text(limit)}")
+
+
+def _is_size(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _digest(metadata: dict, payload: bytes) -> str:
+    """SHA-256 over the metadata without ``digest`` (canonical JSON) and the payload bytes."""
+    body = {k: v for k, v in metadata.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    digest = hashlib.sha256(_DIGEST_PREFIX)
+    digest.update(text.encode("ascii"))
+    digest.update(b"\n")
+    digest.update(payload)
+    return "sha256:" + digest.hexdigest()
+
+
+def _member_sizes(payload: bytes) -> dict:
+    with zipfile.ZipFile(io.BytesIO(payload)) as inner:
+        return {i.filename: i.file_size for i in inner.infolist()}
+
+
+def _read_payload(name, payload: bytes, recorded: dict):
+    """The skops payload's members (bounded by the recorded sizes) and its parsed schema."""
+    try:
+        inner = zipfile.ZipFile(io.BytesIO(payload))
+    except (zipfile.BadZipFile, EOFError, ValueError, OverflowError, NotImplementedError) as exc:
+        raise _damaged(name, f"{PAYLOAD_MEMBER} is not a zip archive ({_one_line(exc)})") from None
+    with inner:
+        entries = {i.filename: i for i in inner.infolist()}
+        if len(entries) != len(inner.infolist()) or set(entries) != set(recorded):
+            raise _damaged(name, f"the members of {PAYLOAD_MEMBER} are not the recorded ones")
+        if SCHEMA_MEMBER not in entries:
+            raise _damaged(name, f"{PAYLOAD_MEMBER} has no {SCHEMA_MEMBER}")
+        for member, entry in entries.items():
+            _check_entry(name, entry, recorded[member])
+            if entry.file_size != recorded[member]:
+                raise _damaged(name, f"{member} is {entry.file_size} bytes in the zip directory but "
+                                     f"{recorded[member]} in the metadata")
+        members = {member: _read_bounded(name, inner, entry, recorded[member])
+                   for member, entry in entries.items()}
+    try:
+        schema = safejson.loads(members[SCHEMA_MEMBER].decode("utf-8"), max_depth=_MAX_SCHEMA_DEPTH)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise _damaged(name, f"{SCHEMA_MEMBER}: {_one_line(exc)}") from None
+    files = _referenced_files(schema)
+    unused = sorted(set(members) - files - {SCHEMA_MEMBER})
+    missing = sorted(files - set(members))
+    if unused or missing:
+        raise _damaged(name, f"{PAYLOAD_MEMBER} " + (f"holds members no object uses ({', '.join(unused[:3])})"
+                                                     if unused else f"lacks {', '.join(missing[:3])}"))
+    return members, schema
+
+
+def _referenced_files(schema) -> set:
+    files = set()
+    stack = [schema]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            if _is_node(value) and isinstance(value.get("file"), str):
+                files.add(value["file"])
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return files
 
 
 # ---------------------------------------------------------------------------
-# trust policy
+# what a payload describes
 # ---------------------------------------------------------------------------
 
 
@@ -477,69 +570,24 @@ def _is_node(value) -> bool:
     )
 
 
-def _name_uses(schema):
-    """Map 'module.name' -> set of (module, name, loader) as the schema uses them."""
-    uses = {}
+def _nodes(schema):
+    """Every (module, class, loader) the schema describes.
+
+    A dict carrying any of skops' three keys counts, whatever their values,
+    so a node skops would read cannot hide from :func:`ensemblekit.trust.refused_nodes`
+    by a malformed key.
+    """
+    found = set()
     stack = [schema]
     while stack:
         value = stack.pop()
         if isinstance(value, dict):
-            if _is_node(value):
-                module, attr = value["__module__"], value["__class__"]
-                uses.setdefault(f"{module}.{attr}", set()).add((module, attr, value["__loader__"]))
+            if {"__loader__", "__module__", "__class__"} & value.keys():
+                found.add(tuple(str(value.get(key)) for key in ("__module__", "__class__", "__loader__")))
             stack.extend(value.values())
         elif isinstance(value, list):
             stack.extend(value)
-    return uses
-
-
-def _module_problem(module):
-    parts = module.split(".")
-    if not all(part.isidentifier() for part in parts):
-        return "malformed module name"
-    if parts[0] not in TRUSTED_PACKAGES:
-        return "outside the trusted packages"
-    if _DENIED_PARTS.intersection(parts) or any(
-        module == denied or module.startswith(denied + ".") for denied in DENIED_MODULES
-    ):
-        return "in a module that is never trusted"
-    return None
-
-
-def _name_problem(module, attr, loader):
-    """Why (module, attr) used by a node with this loader is untrusted; None if trusted."""
-    if not attr.isidentifier():
-        return "malformed name"
-    problem = _module_problem(module)
-    if problem:
-        return problem
-    if f"{module}.{attr}" in DENIED_NAMES:
-        return "reads or writes files or calls native code"
-    try:
-        obj = getattr(importlib.import_module(module), attr)
-    except Exception:
-        return "not found in the installed packages"
-    if isinstance(obj, type):
-        pass
-    elif loader == "FunctionNode" and callable(obj) and not inspect.ismodule(obj):
-        pass
-    else:
-        return "not a class" if loader != "FunctionNode" else "not a function or class"
-    import numpy as np
-
-    if isinstance(obj, np.ufunc):
-        # a compiled elementwise function (numpy's, or scipy.special's) carries no
-        # __module__; it is judged by the module it was found in, which passed above
-        return None
-    origin = getattr(obj, "__module__", None)
-    if not isinstance(origin, str):
-        return "its defining module is unknown"
-    problem = _module_problem(origin)
-    if problem:
-        return f"defined in {origin}, {problem}"
-    if f"{origin}.{getattr(obj, '__qualname__', attr)}" in DENIED_NAMES:
-        return "reads or writes files or calls native code"
-    return None
+    return found
 
 
 def _skops_io():
@@ -550,17 +598,11 @@ def _skops_io():
     ``sklearn.utils.all_estimators()`` (which imports every module of
     scikit-learn, about half a second), and every scipy ufunc, each looked
     up in every loaded module (about 0.1 s). ensemblekit never relies on
-    that default list (:func:`load_model` gives skops an explicit
-    ``trusted`` list decided by the policy above, which skops adds to its
-    default list), so the import runs with ``all_estimators`` answering an
+    skops' list: :func:`load_model` screens every object the payload
+    describes against the exact types of :mod:`ensemblekit.trust` before
+    skops sees it, so the import runs with ``all_estimators`` answering an
     empty list and the ufunc lookup answering none for ``scipy.special``.
-    skops then reports those classes and ufuncs as untrusted like any other
-    name, and the policy judges them: scikit-learn classes by rules (a)-(f),
-    scipy ufuncs by the module they are found in (rule f). Both are kinds
-    of object skops' default list trusts, and every model ensemblekit or
-    scikit-learn writes loads as before (the tests save and load a pipeline,
-    trees, a function reference and a scipy ufunc this way). If skops was
-    already imported elsewhere, it is returned as it is.
+    If skops was already imported elsewhere, it is returned as it is.
     """
     if "skops.io" in sys.modules:
         return sys.modules["skops.io"]
@@ -604,35 +646,6 @@ def _restore_default_scans(module, reals) -> None:
         sys.modules["skops.io._utils"].get_public_type_names = real_names
 
 
-def _audit_types(payload, sio, name):
-    """Apply the trust policy to a skops payload without building anything.
-
-    Returns the names skops does not trust by itself and, of those, the ones
-    the policy refuses, as 'type (reason)' strings.
-    """
-    try:
-        reported = sio.get_untrusted_types(data=payload)
-        with zipfile.ZipFile(io.BytesIO(payload)) as inner:
-            schema = json.loads(inner.read("schema.json"))
-    except Exception as exc:
-        raise _not_a_model(name, f"its {PAYLOAD_MEMBER} cannot be read: {_one_line(exc)}") from exc
-    uses = _name_uses(schema)
-    refused = []
-    for full in reported:
-        if full in TRUSTED_BUILTINS:
-            continue
-        found = uses.get(full)
-        if not found:
-            refused.append(f"{full} (not an object the file describes)")
-            continue
-        for module, attr, loader in sorted(found):
-            problem = _name_problem(module, attr, loader)
-            if problem:
-                refused.append(f"{full} ({problem})")
-                break
-    return reported, refused
-
-
 # ---------------------------------------------------------------------------
 # writing
 # ---------------------------------------------------------------------------
@@ -661,41 +674,14 @@ def _zip_bytes(members) -> bytes:
     return buffer.getvalue()
 
 
-def _without_ids(value):
-    if isinstance(value, dict):
-        return {k: _without_ids(v) for k, v in value.items() if k != "__id__"}
-    if isinstance(value, list):
-        return [_without_ids(v) for v in value]
-    return value
-
-
-def _sort_unordered(value):
-    """Order the members of sets and frozensets (their saved order follows hashing)."""
-    if isinstance(value, dict):
-        for child in value.values():
-            _sort_unordered(child)
-        items = None
-        if _is_node(value) and value["__loader__"] == "SetNode":
-            items = value.get("content")
-        elif _is_node(value) and (value["__module__"], value["__class__"]) == ("builtins", "frozenset"):
-            args = value.get("content")
-            if _is_node(args) and isinstance(args.get("content"), list) and len(args["content"]) == 1:
-                inner = args["content"][0]
-                if _is_node(inner) and inner["__loader__"] == "ListNode":
-                    items = inner.get("content")
-        if isinstance(items, list):
-            items.sort(key=lambda item: json.dumps(_without_ids(item), sort_keys=True))
-    elif isinstance(value, list):
-        for child in value:
-            _sort_unordered(child)
-
-
 def _canonical_skops(data) -> bytes:
-    """Make a skops archive independent of memory addresses, hash order and the clock."""
+    """Make a skops archive independent of memory addresses and the clock.
+
+    (Sets, whose saved order follows hashing, cannot occur: no allowed type is a set.)
+    """
     with zipfile.ZipFile(io.BytesIO(data)) as src:
         schema = json.loads(src.read("schema.json"))
         stored = {i.filename: (src.read(i), i.compress_type) for i in src.infolist()}
-    _sort_unordered(schema)
 
     new_ids = {}
     new_files = {}
@@ -727,9 +713,9 @@ def _canonical_skops(data) -> bytes:
 
 
 def _atomic_write(name, data) -> None:
-    from ensemblekit.atomic import write_atomic
+    from ensemblekit.atomic import write_atomic, write_error_message
 
     try:
         write_atomic(name, data, fsync=True)
-    except OSError as exc:
-        raise ModelFileError(f"cannot write model file {name}: {exc.strerror or _one_line(exc)}") from exc
+    except OSError as exc:  # one line; a full disk reads "no space left on device writing NAME"
+        raise ModelFileError(write_error_message(name, exc, "model file")) from exc
