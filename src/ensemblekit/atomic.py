@@ -1,57 +1,429 @@
-"""Writing a file all at once or not at all.
+"""Writing output files all at once or not at all, and never over what is not a file.
 
-Every file ensemblekit writes (models, predictions, scores, labels, plots) goes
-through :func:`write_atomic`, so a failed or interrupted command never leaves a
-half-written file, and an existing file is replaced only by a complete one.
+Every file ensemblekit writes (models, predictions, scores, labels, graphs,
+plots) goes through :func:`write_atomic`. What it does depends on what the
+destination is:
+
+* a regular file, or nothing yet: the data goes to a temporary file
+  ``.NAME.xxxxxxxxxxxx.tmp`` in the same folder, which is then renamed over
+  the destination, so readers see the old content or the new one, never a
+  part; a failed or interrupted write leaves the old file as it was and no
+  temporary file;
+* a symbolic link (or a chain of them): the file the link finally points to is
+  written as above, in its own folder, and the link stays a link;
+* a character or block device or a named pipe (``/dev/stdout``, ``/dev/null``,
+  a FIFO): written in place, as a shell redirection would, with no temporary
+  file and no rename, so the device entry itself is never replaced; a link to
+  an open descriptor (``/dev/stdout`` when the shell sent it to a file) writes
+  to that descriptor's file in place too;
+* a folder, a socket or anything else: refused with :class:`OSError`.
+
+:func:`destination_problem` answers, before any work, whether a path can be
+written this way, and :func:`write_error_message` turns a failed write into
+the one line the user reads.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
-import tempfile
+import re
+import signal
+import stat
+import threading
 from pathlib import Path
 
+#: Links followed at most before giving up, like the kernel's own limit.
+_MAX_LINKS = 40
+#: Bytes handed to one ``write`` call when writing a device or a pipe in place.
+_CHUNK = 1 << 20
+#: Signals whose arrival is held back while a temporary file exists.
+_DEFERRED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+#: errno values that mean the device or the user's quota is full.
+_NO_SPACE = frozenset(code for code in (errno.ENOSPC, getattr(errno, "EDQUOT", None)) if code is not None)
+#: Characters of the destination's name kept in the temporary file's name.
+_NAME_KEEP = 200
+#: Folders whose links name open descriptors rather than paths (``/dev/fd`` leads here too).
+_DESCRIPTOR_FOLDER = re.compile(r"/proc/[^/]+(/task/[^/]+)?/fd\Z")
+#: Why a socket (or any entry that is no file, device or pipe) is refused.
+_NOT_WRITABLE_KIND = "is not a regular file, a device or a pipe"
 
-def write_atomic(path: str | os.PathLike, data: bytes, *, fsync: bool = False) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename.
+
+def resolve_destination(path: str | os.PathLike) -> Path:
+    """Follow ``path`` through symbolic links to the entry that would be replaced.
+
+    Only links are followed; the result may not exist (a new file, or the
+    target of a dangling link), and its folder may not exist either.
 
     Parameters
     ----------
     path : str or os.PathLike
-        Target file; replaced atomically if it exists.
-    data : bytes
-        The whole content.
-    fsync : bool, default=False
-        Flush the data to disk before the rename (model files), so a crash of
-        the machine cannot leave an empty file under the target name.
+        The destination as the user gave it.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path`` itself when it is not a link; otherwise the path the last
+        link of the chain points to (a relative link is taken relative to the
+        folder holding it).
 
     Raises
     ------
     OSError
-        If the folder is missing or not writable, or the write or rename fails;
-        the temporary file is removed and the target is left as it was.
+        ``ELOOP`` when more than 40 links follow each other (a loop), or any
+        error of reading an entry other than its absence (e.g. a folder on
+        the way that cannot be searched).
+    """
+    return _follow(path)[0]
+
+
+def destination_problem(path: str | os.PathLike) -> str | None:
+    """Say why ``path`` cannot be written by :func:`write_atomic`, or ``None`` if it can.
+
+    Meant for checking an output option before any long work starts. The
+    answer is a lower-case phrase to follow ``"<path>: "``, for example
+    ``"folder out does not exist"``, ``"is a folder"``, or for a link
+    ``"links to /data/x.csv, whose folder /data does not exist"``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination as the user gave it.
+
+    Returns
+    -------
+    str or None
+        ``None`` when the destination is a writable device, pipe or open
+        descriptor (``/dev/stdout``), or a regular file or a new name in an
+        existing writable folder (through any links); otherwise what is wrong.
+    """
+    try:
+        real, _ = _follow(path)
+    except OSError as exc:
+        return _reason(exc).lower()
+    via = f"links to {real}, " if os.fspath(real) != os.fspath(path) else ""
+    try:
+        kind, where, _ = _classify(path)
+    except IsADirectoryError:
+        return f"{via}which is a folder" if via else "is a folder"
+    except OSError as exc:
+        what = _NOT_WRITABLE_KIND if exc.errno == errno.EINVAL else f"cannot be reached: {_reason(exc)}"
+        return f"{via}which {what}" if via else what
+    if kind != "file":  # written in place: the entry must let us write
+        if os.access(path, os.W_OK):
+            return None
+        if not os.path.lexists(real):  # a descriptor link names no path, e.g. "pipe:[1234]"
+            via = ""
+        return f"{via}which is not writable" if via else "is not writable"
+    folder = where.parent
+    whose = f"{via}whose " if via else ""
+    if not folder.is_dir():
+        if folder.exists():
+            return f"{via}but {folder} is not a folder" if via else f"{folder} is not a folder"
+        return f"{whose}folder {folder} does not exist"
+    if not os.access(folder, os.W_OK):
+        return f"{whose}folder {folder} is not writable"
+    return None
+
+
+def write_atomic(path: str | os.PathLike, data: bytes, *, fsync: bool = False) -> None:
+    """Write ``data`` to ``path`` completely or not at all, replacing only regular files.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Destination. Symbolic links are followed to the file they point to
+        (created if missing; its folder must exist), and the links are kept.
+        A regular file is replaced through a temporary file in its folder and
+        a rename. A character or block device or a named pipe is written in
+        place (a pipe waits for a reader, as a shell redirection does). A
+        link to an open descriptor (``/dev/stdout``, ``/dev/fd/N``,
+        ``/proc/self/fd/N``) writes to what the descriptor is open on, in
+        place; when that is a regular file, the data are appended, as they
+        would be by writing to the descriptor itself.
+    data : bytes
+        The whole content (any bytes-like object).
+    fsync : bool, default=False
+        Flush the data to disk before the rename, and the folder after it
+        (model files), so a crash of the machine cannot leave an empty file
+        under the destination's name. Ignored when writing in place.
+
+    Raises
+    ------
+    IsADirectoryError
+        If the destination (after links) is a folder.
+    OSError
+        If it is a socket or another kind of entry that is not a regular file,
+        a device or a pipe (``EINVAL``); if links loop (``ELOOP``); if the
+        folder is missing or not writable; or if the write, the flush or the
+        rename fails (for example ``ENOSPC`` on a full disk, or on
+        ``/dev/full``). For a regular file, the temporary file is then removed
+        and the destination is left as it was; a device or pipe may have
+        received part of the data.
 
     Notes
     -----
-    The new file gets the usual permissions (``0o666`` less the umask), not
-    the ``0o600`` of :func:`tempfile.mkstemp`.
+    Permissions. A new file gets the usual ``0o666`` less the umask. A
+    replaced file keeps its permission bits (without set-user-ID, set-group-ID
+    and sticky bits) and, where the process may set them, its owner and
+    group, so ``-o`` over an existing file changes its content only. The
+    rename gives the destination a new inode: other hard links to the old
+    file keep the old content.
+
+    Signals. From the creation of the temporary file to its rename or removal,
+    ``SIGINT``, ``SIGTERM`` and ``SIGHUP`` are held back (when called from the
+    main thread): their handlers run right after that window, when the folder
+    holds the old file or the complete new one and no temporary file. A
+    ``SIGTERM`` with its default action then ends the process; a ``SIGINT``
+    then raises :class:`KeyboardInterrupt`. Called from another thread, the
+    window is guarded by removing the temporary file on any exception only.
+    ``SIGKILL`` cannot be held back and may leave a temporary file. Writing in
+    place is not held back, so a pipe that nobody reads can be interrupted.
     """
-    target = Path(os.fspath(path))
-    directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    kind, real, info = _classify(path)
+    if kind != "file":
+        if _write_in_place(real, data, append=kind == "descriptor"):
+            return
+        real, _ = _follow(path)  # the device was swapped for a regular file since we looked
+        info = _stat_or_none(real)
+    _replace_file(real, data, fsync=fsync, old=info)
+
+
+def write_error_message(path: str | os.PathLike, exc: OSError, what: str = "") -> str:
+    """The one line that tells the user a write failed.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination as the user gave it (shown as given).
+    exc : OSError
+        The error :func:`write_atomic` raised.
+    what : str, default=""
+        What was written, e.g. ``"model file"``; empty for plain outputs.
+
+    Returns
+    -------
+    str
+        ``"no space left on device writing PATH"`` for a full device or quota
+        (``ENOSPC``, ``EDQUOT``); otherwise ``"cannot write [WHAT ]PATH: REASON"``
+        with the system's reason, on one line.
+    """
+    shown = os.fspath(path)
+    if exc.errno in _NO_SPACE:
+        return f"no space left on device writing {shown}"
+    subject = f"{what} {shown}" if what else shown
+    return f"cannot write {subject}: {_reason(exc)}"
+
+
+# --------------------------------------------------------------------------- private helpers
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return " ".join(str(exc.strerror).split())
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _is_special(mode: int) -> bool:
+    """Entries written in place: character and block devices, named pipes."""
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISFIFO(mode)
+
+
+def _stat_or_none(path):
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            if fsync:
-                fh.flush()
-                os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
+        return os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _follow(path):
+    """``(last entry of the link chain, whether a descriptor link was on the way)``."""
+    current = os.fspath(path)
+    descriptor = False
+    for _ in range(_MAX_LINKS + 1):
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            info = os.lstat(current)
+        except (FileNotFoundError, NotADirectoryError):
+            return Path(current), descriptor
+        if not stat.S_ISLNK(info.st_mode):
+            return Path(current), descriptor
+        folder = os.path.dirname(current)
+        descriptor = descriptor or bool(_DESCRIPTOR_FOLDER.match(os.path.realpath(folder or ".")))
+        current = os.path.join(folder, os.readlink(current))
+    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), os.fspath(path))
+
+
+def _classify(path):
+    """How ``path`` gets written: ``(kind, path to use, stat or None)``.
+
+    ``kind`` is ``"special"`` (device or pipe, in place through ``path``),
+    ``"descriptor"`` (a regular file reached through a ``/proc/.../fd/N``
+    link, appended in place through ``path``) or ``"file"`` (replaced
+    atomically at the returned path, the end of the link chain).
+    """
+    shown = os.fspath(path)
+    info = _stat_or_none(shown)  # the kernel follows every link, /proc's too
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), shown)
+        if _is_special(info.st_mode):
+            return "special", Path(shown), info
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, _NOT_WRITABLE_KIND, shown)
+    real, descriptor = _follow(shown)
+    if descriptor and info is not None:
+        # Such a link names an open file, not a path: reading it gives text
+        # like "/x (deleted)". Writing through it reaches the open file itself.
+        return "descriptor", Path(shown), info
+    return "file", real, info
+
+
+def _write_in_place(target: Path, data, *, append: bool) -> bool:
+    """Write through an ordinary open; ``False`` if a device turned out a regular file."""
+    flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    if append:
+        flags |= os.O_APPEND
+    fd = os.open(target, flags)  # no O_CREAT, no O_TRUNC: nothing is created or cut
+    try:
+        if not append and stat.S_ISREG(os.fstat(fd).st_mode):
+            return False  # swapped for a file since we looked: replace it atomically instead
+        view = memoryview(data).cast("B")
+        while view:
+            written = os.write(fd, view[:_CHUNK])
+            if written <= 0:
+                raise OSError(errno.EIO, os.strerror(errno.EIO), os.fspath(target))
+            view = view[written:]
+    finally:
+        os.close(fd)
+    return True
+
+
+def _replace_file(real: Path, data, *, fsync: bool, old) -> None:
+    """Write a temporary file beside ``real`` and rename it over ``real``."""
+    folder = real.parent
+    with _signals_deferred():
+        tmp = None
+        try:
+            fd, tmp = _create_temp(folder, real.name, private=old is not None)
+            try:
+                if old is not None:
+                    _keep_owner_and_mode(fd, old)
+                handle = os.fdopen(fd, "wb")
+            except BaseException:
+                os.close(fd)
+                raise
+            with handle:
+                handle.write(data)
+                if fsync:
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            os.replace(tmp, real)
+        except BaseException:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            raise
+    if fsync:
+        _sync_folder(folder)
+
+
+def _create_temp(folder: Path, name: str, *, private: bool):
+    """Create a new empty temporary file in ``folder``; return its descriptor and path.
+
+    ``private`` creates it readable by its owner only (its mode is set to the
+    replaced file's next); otherwise with ``0o666`` less the umask, the mode
+    of a new file.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    prefix = f".{name[:_NAME_KEEP]}."
+    for _ in range(100):
+        tmp = folder / f"{prefix}{os.urandom(6).hex()}.tmp"
+        try:
+            return os.open(tmp, flags, 0o600 if private else 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", os.fspath(folder))
+
+
+def _keep_owner_and_mode(fd: int, old) -> None:
+    if hasattr(os, "fchown") and (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
+        with contextlib.suppress(OSError):  # only allowed to root, or to a member of the group
+            os.fchown(fd, old.st_uid, old.st_gid)
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename durable; some file systems cannot sync a folder, which is no error."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _run_pending_handlers() -> None:
+    """Let Python run the handlers of signals that already arrived, before handlers change.
+
+    The C-level handler only marks a signal; CPython runs the Python handler
+    at its next check, for instance when a Python function starts, and
+    ``pthread_sigmask`` checks before it returns. Blocking no signal at all
+    is just such a check.
+    """
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, ())
+
+
+def _raise_each(signals) -> None:
+    """Raise every signal in turn, even when a handler raises (SIGINT's KeyboardInterrupt)."""
+    if signals:
+        try:
+            signal.raise_signal(signals[0])
+        finally:
+            _raise_each(signals[1:])
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """Hold back SIGINT, SIGTERM and SIGHUP in the block; deliver them when it ends.
+
+    While the block runs, these signals only get recorded (whatever thread the
+    kernel hands them to: blocking them in the main thread alone would not do,
+    since a signal with its default action kills the process from any thread
+    that does not block it, e.g. a BLAS worker). Afterwards the previous
+    handlers are put back and each recorded signal is raised again, so it acts
+    as it would have, only later. Ignored signals stay ignored; signals whose
+    handler was not installed from Python are left alone. Outside the main
+    thread Python cannot change handlers, and the block runs unguarded.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def record(signum, frame):  # noqa: ARG001 - signal handler signature
+        if signum not in caught:
+            caught.append(signum)
+
+    previous = {}
+    try:
+        for signum in _DEFERRED:
+            handler = signal.getsignal(signum)
+            if handler is None or handler == signal.SIG_IGN:
+                continue
+            try:
+                signal.signal(signum, record)
+            except (ValueError, OSError):  # not the main interpreter, or not allowed
+                continue
+            previous[signum] = handler
+        yield
+    finally:
+        _run_pending_handlers()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        _raise_each(caught)

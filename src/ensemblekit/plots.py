@@ -577,9 +577,9 @@ def _save(fig, path, fmt) -> None:
 
 
 def _write_bytes_atomic(path, data: bytes) -> None:
-    from ensemblekit.atomic import write_atomic
+    from ensemblekit.atomic import write_atomic, write_error_message
 
     try:
         write_atomic(path, data)
-    except OSError as exc:
-        raise PlotError(f"cannot write plot file {path}: {exc.strerror or exc}") from exc
+    except OSError as exc:  # one line; a full disk reads "no space left on device writing PATH"
+        raise PlotError(write_error_message(path, exc, "plot file")) from exc
