@@ -285,6 +285,8 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         """
         from joblib import Parallel, delayed, effective_n_jobs
 
+        from ensemblekit._workers import parallel_options
+
         X = self._check_X(X)
         n = X.shape[0]
         _, neighbours = self.distance_.kneighbors(X, self._n_query_neighbors())
@@ -294,7 +296,8 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
             return _predict_chunk(self, X, neighbours, keys)
         n_chunks = min(n, 4 * workers)
         bounds = np.linspace(0, n, n_chunks + 1).astype(int)
-        parts = Parallel(n_jobs=self.n_jobs)(
+        # the workers end with this process, even when it is killed (see ensemblekit._workers)
+        parts = Parallel(n_jobs=self.n_jobs, **parallel_options())(
             delayed(_predict_chunk)(self, X[a:b], neighbours[a:b], keys[a:b])
             for a, b in itertools.pairwise(bounds)
         )
