@@ -11,10 +11,14 @@ from ensemblekit.stats import (
     corrected_resampled_ttest,
     critical_difference,
     friedman_from_ranks,
+    friedman_min_pvalue,
     friedman_test,
     holm,
     nemenyi_q,
+    paired_min_pvalue,
+    sign_test,
     wilcoxon_holm,
+    wilcoxon_signed_rank,
 )
 
 
@@ -197,15 +201,32 @@ def test_friedman_all_rows_tied_gives_chi2_zero_p_one():
     assert res.chi2_pvalue == 1.0 and res.f_pvalue == 1.0
 
 
-def test_friedman_identical_ordering_gives_infinite_f():
-    # Every data set orders the algorithms 1, 2, 3: chi2 reaches its maximum N(k-1).
+def test_friedman_identical_ordering_leaves_f_undefined_and_gives_the_exact_p():
+    # Every data set orders the algorithms 1, 2, 3: chi2 reaches its maximum N(k-1), where
+    # F = (N-1) chi2 / (N(k-1) - chi2) divides by zero. It is undefined (not inf, not p = 0);
+    # the decision uses the exact p of that outcome: all 4 of 3! orders alike, 3!/3!^4 = 1/216.
     scores = np.array([[0.9, 0.8, 0.7], [0.6, 0.5, 0.4], [0.99, 0.98, 0.1], [3.0, 2.0, 1.0]])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         res = friedman_test(scores)
     assert res.chi2 == pytest.approx(4 * 2)
-    assert res.iman_davenport == np.inf and res.f_pvalue == 0.0
+    assert not res.f_defined
+    assert np.isnan(res.iman_davenport) and np.isnan(res.f_pvalue)
     assert res.chi2_pvalue == pytest.approx(sps.chi2.sf(8.0, 2))
+    assert res.pvalue_source == "exact" and res.pvalue == 1 / 216
+
+
+def test_friedman_exact_p_at_the_maximum_agrees_with_enumeration():
+    # N = 3 data sets, k = 3: of the 6^3 equally likely ranking triples, chi2 reaches its
+    # maximum in exactly 6 (all three alike)
+    import itertools
+
+    perms = list(itertools.permutations([1.0, 2.0, 3.0]))
+    at_max = sum(friedman_test(-np.array(rows)).chi2 == 6.0
+                 for rows in itertools.product(perms, repeat=3))
+    assert at_max == 6
+    res = friedman_test([[3, 2, 1], [30, 20, 10], [0.3, 0.2, 0.1]])
+    assert res.pvalue == pytest.approx(at_max / 6**3)
 
 
 def test_friedman_lower_is_better_mirrors():
@@ -409,3 +430,182 @@ def test_wilcoxon_direction_follows_the_signed_ranks_not_the_means():
     assert result.significant and result.better
     (flipped,) = wilcoxon_holm(np.column_stack([base, other]), 0, greater_is_better=False)
     assert flipped.significant and not flipped.better
+
+
+# ---------------------------------------------------------------------------
+# Two algorithms over data sets (Demšar 2006, Sect. 3.1)
+# ---------------------------------------------------------------------------
+
+
+def test_wilcoxon_pair_reproduces_demsar_table2():
+    # Demšar Sect. 3.1.3: C4.5+m against C4.5 over his 14 data sets, R+ = 93, R- = 12, T = 12,
+    # below the critical value 21 for N = 14 at alpha 0.05. Two zero differences (even), and
+    # ties, so N = 14 > 13 takes the normal approximation with the tie correction:
+    # var = [N(N+1)(2N+1) - sum(t^3 - t)/2] / 24 with two tie groups of 2 (the zeros, |d| = .005)
+    res = wilcoxon_signed_rank(DEMSAR_TABLE6[:, 1], DEMSAR_TABLE6[:, 0])
+    assert (res.r_plus, res.r_minus, res.statistic) == (93.0, 12.0, 12.0)
+    assert (res.n_used, res.n_zero, res.direction) == (14, 2, 1)
+    assert res.method == "normal approximation"
+    z = (12 - 14 * 15 / 4) / np.sqrt((14 * 15 * 29 - (6 + 6) / 2) / 24)
+    assert res.pvalue == pytest.approx(2 * sps.norm.cdf(z), rel=1e-12)
+    assert res.pvalue < 0.05
+
+
+def test_wilcoxon_pair_leaves_out_one_of_an_odd_number_of_zeros():
+    # differences a - b: three zeros (odd: one left out, Demšar's rule), -.05, .1, .2, .3.
+    # Ranks over the 6 kept: zeros 1.5 each, .05 -> 3, .1 -> 4, .2 -> 5, .3 -> 6.
+    # R+ = 4 + 5 + 6 + 1.5 = 16.5, R- = 3 + 1.5 = 4.5. Exact over the 2^6 sign changes (the
+    # zeros' signs change nothing): R+ - 1.5 >= 15 for 2 of the 16 subsets of {3, 4, 5, 6},
+    # so p = 2 * 2/16.
+    b = np.array([0.5, 0.6, 0.7, 0.5, 0.5, 0.5, 0.55])
+    a = b + np.array([0.0, 0.0, 0.0, 0.1, 0.2, 0.3, -0.05])
+    res = wilcoxon_signed_rank(a, b)
+    assert (res.r_plus, res.r_minus, res.statistic) == pytest.approx((16.5, 4.5, 4.5))
+    assert (res.n_used, res.n_zero) == (6, 3)
+    assert res.method == "exact over all sign changes"
+    assert res.pvalue == pytest.approx(0.25)
+    # scipy's plain zsplit (no zero left out) ranks 7 values and gets another statistic
+    assert sps.wilcoxon(a - b, zero_method="zsplit").statistic == pytest.approx(7.0)
+
+
+def test_wilcoxon_pair_exact_without_ties_and_direction():
+    # six data sets, b better on all: T = 0, exact p = 2/2^6; lower-is-better flips the direction
+    a = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+    b = a + np.array([0.01, 0.02, 0.03, 0.04, 0.05, 0.06])
+    res = wilcoxon_signed_rank(a, b)
+    assert res.method == "exact" and res.statistic == 0.0
+    assert res.pvalue == pytest.approx(2 / 2**6) == paired_min_pvalue(6)
+    assert res.direction == -1 and res.r_minus == 21.0
+    flipped = wilcoxon_signed_rank(a, b, greater_is_better=False)
+    assert flipped.direction == 1 and flipped.pvalue == res.pvalue
+
+
+def test_wilcoxon_pair_agrees_with_scipy_exact_and_with_enumeration():
+    import itertools
+
+    rng = np.random.default_rng(5)
+    for n in (4, 7, 10):
+        a, b = rng.random(n), rng.random(n)
+        res = wilcoxon_signed_rank(a, b)
+        assert res.pvalue == pytest.approx(sps.wilcoxon(a, b, method="exact").pvalue)
+        # the same p by brute force over the 2^n sign changes of the ranks
+        ranks = sps.rankdata(np.abs(a - b))
+        sums = np.array([ranks[np.array(s, dtype=bool)].sum()
+                         for s in itertools.product([0, 1], repeat=n)])
+        tail = min((sums <= res.r_plus).mean(), (sums >= res.r_plus).mean())
+        assert res.pvalue == pytest.approx(min(1.0, 2 * tail))
+
+
+def test_wilcoxon_pair_agrees_with_scipy_after_demsars_zero_rule():
+    # with ties and zeros: leave one of an odd number of zeros out, then scipy's own
+    # zsplit test (its permutation route for N <= 13, its normal approximation beyond)
+    rng = np.random.default_rng(11)
+    for n in [int(v) for v in rng.integers(2, 11, 50)] + [13, 14, 15, 17, 20]:
+        a, b = rng.integers(0, 4, n) / 4, rng.integers(0, 4, n) / 4
+        d = a - b
+        zeros = np.flatnonzero(d == 0)
+        if zeros.size % 2:
+            d = np.delete(d, zeros[0])
+        res = wilcoxon_signed_rank(a, b)
+        if not d.any():
+            assert res.pvalue == 1.0
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scipy's small-sample notes
+            ref = sps.wilcoxon(d, zero_method="zsplit")
+        assert res.statistic == pytest.approx(ref.statistic)
+        assert res.pvalue == pytest.approx(min(1.0, ref.pvalue), rel=1e-12)
+
+
+def test_wilcoxon_pair_ignores_rounding_noise():
+    # equal up to the last bits: the same differences, the same ties
+    a = np.array([0.1 + 0.2, 0.7, 0.4, 0.9])
+    b = np.array([0.3, 0.6, 0.5, 0.8])
+    res = wilcoxon_signed_rank(a, b)
+    assert res.n_zero == 1 and res.n_used == 3  # 0.1 + 0.2 != 0.3 in floating point
+    assert res.r_plus == res.r_minus * 2 == 4.0  # |d| = .1 .1 .1 tie: 2 + 2 vs 2
+
+
+def test_wilcoxon_pair_all_zero_and_bad_input():
+    same = wilcoxon_signed_rank([0.5, 0.6, 0.7], [0.5, 0.6, 0.7])
+    assert same.pvalue == 1.0 and same.method == "none" and same.direction == 0
+    assert same.n_used == 2 and same.statistic == pytest.approx(2 * 3 / 4)  # one of 3 zeros out
+    for a, b in (([0.1], [0.2]), ([0.1, 0.2], [0.1]), ([0.1, np.nan], [0.1, 0.2]),
+                 ([[0.1, 0.2]], [[0.1, 0.2]]), ([0.1, np.inf], [0.2, 0.3])):
+        with pytest.raises(ValueError):
+            wilcoxon_signed_rank(a, b)
+        with pytest.raises(ValueError):
+            sign_test(a, b)
+
+
+def test_sign_test_splits_ties_and_leaves_one_out_when_odd():
+    # 3 wins, 1 loss, 2 ties: one tie to each side, 4 of 6; two-sided binomial 2 * 22/64
+    res = sign_test([0.9, 0.8, 0.7, 0.7, 0.6, 0.5], [0.8, 0.7, 0.7, 0.7, 0.5, 0.6])
+    assert (res.wins, res.losses, res.ties, res.n_used, res.direction) == (3, 1, 2, 6, 1)
+    assert res.pvalue == pytest.approx(2 * (15 + 6 + 1) / 64)
+    # 5 wins and 1 tie: the odd tie is left out, 5 of 5, p = 2/2^5
+    odd = sign_test([2, 3, 4, 5, 6, 1.0], [1, 2, 3, 4, 5, 1.0])
+    assert (odd.ties, odd.n_used) == (1, 5) and odd.pvalue == pytest.approx(0.0625)
+    # Demšar's C4.5+m vs C4.5: 10 wins, 2 losses, 2 ties -> 11 of 14, exact two-sided p
+    demsar = sign_test(DEMSAR_TABLE6[:, 1], DEMSAR_TABLE6[:, 0])
+    assert (demsar.wins, demsar.losses, demsar.ties, demsar.n_used) == (10, 2, 2, 14)
+    assert demsar.pvalue == pytest.approx(sps.binomtest(11, 14).pvalue)
+    # lower is better swaps wins and losses
+    low = sign_test([0.9, 0.8, 0.7, 0.7, 0.6, 0.5], [0.8, 0.7, 0.7, 0.7, 0.5, 0.6], False)
+    assert (low.wins, low.losses, low.direction) == (1, 3, -1)
+
+
+@pytest.mark.parametrize("n", range(2, 12))
+def test_paired_min_pvalue_is_reached_by_both_exact_tests(n):
+    a = np.arange(1.0, n + 1)
+    b = a - 0.5 * np.arange(1, n + 1) / n  # a better everywhere, distinct differences
+    assert paired_min_pvalue(n) == 2.0 ** (1 - n)
+    assert wilcoxon_signed_rank(a, b).pvalue == pytest.approx(paired_min_pvalue(n))
+    assert sign_test(a, b).pvalue == pytest.approx(paired_min_pvalue(n))
+
+
+def test_paired_min_pvalue_bounds_the_normal_approximation():
+    # N > 50 (or > 13 with ties) uses the normal approximation; it stays above 2/2^N
+    for n in (14, 20, 51, 80):
+        a = np.ones(n)
+        res = wilcoxon_signed_rank(a + 0.1, a)  # all differences tied and positive
+        assert res.method == "normal approximation"
+        assert res.pvalue > paired_min_pvalue(n)
+    assert paired_min_pvalue(5) == 0.0625
+
+
+# ---------------------------------------------------------------------------
+# Friedman: the smallest attainable p-value
+# ---------------------------------------------------------------------------
+
+
+def _weak_orders(k):
+    import itertools
+
+    return sorted({tuple(sps.rankdata(v)) for v in itertools.product(range(k), repeat=k)})
+
+
+@pytest.mark.parametrize("k, n", [(3, 2), (3, 3), (3, 4), (4, 2), (4, 3)])
+def test_friedman_min_pvalue_is_the_minimum_over_every_table(k, n):
+    # every table of n rows, each a ranking of k algorithms with ties allowed: the statistics
+    # depend on the table only through the rank sums, so collect every reachable sum vector
+    orders = [np.array(o) for o in _weak_orders(k)]
+    sums = {tuple(np.zeros(k))}
+    for _ in range(n):
+        sums = {tuple(np.add(s, o)) for s in sums for o in orders}
+    smallest = min(friedman_from_ranks(np.array(s) / n, n).pvalue for s in sums)
+    assert friedman_min_pvalue(k, n) == pytest.approx(smallest, rel=1e-12)
+    # and a table reaching it gives the same p through friedman_test
+    ranks = min(sums, key=lambda s: friedman_from_ranks(np.array(s) / n, n).pvalue)
+    assert friedman_from_ranks(np.array(ranks) / n, n).pvalue == pytest.approx(smallest)
+
+
+def test_friedman_min_pvalue_hand_values():
+    # k = 3, N = 2: all alike gives 1/6; the nearest table (one row tied 1.5 1.5 3) has
+    # chi2 = 3.25, F = 3.25 / 0.75 on (2, 2) df, p = 0.1875: no two data sets reach 0.05
+    assert friedman_min_pvalue(3, 2) == pytest.approx(1 / 6)
+    assert sps.f.sf(3.25 / 0.75, 2, 2) == pytest.approx(0.1875)
+    assert friedman_min_pvalue(3, 3) < 0.05
+    for bad in ((1, 5), (3, 1), (3.5, 4)):
+        with pytest.raises(ValueError):
+            friedman_min_pvalue(*bad)

@@ -1,8 +1,11 @@
 """Statistics for comparing algorithms over several data sets (Demšar, JMLR 7, 2006).
 
-Average ranks, the Friedman test with the Iman-Davenport F, the Nemenyi critical
-difference, Wilcoxon signed-rank tests against a baseline with Holm's adjustment,
-and, for one data set, Nadeau and Bengio's corrected resampled t-test.
+Two algorithms (Sect. 3.1): the Wilcoxon signed-rank test and the sign test over
+data sets, with the smallest p-value they can reach for N data sets. Several
+algorithms (Sect. 3.2): average ranks, the Friedman test with the Iman-Davenport
+F (and the exact p-value where F is undefined), the Nemenyi critical difference,
+Wilcoxon signed-rank tests against a baseline with Holm's adjustment. For one
+data set, Nadeau and Bengio's corrected resampled t-test.
 
 scipy is imported inside the functions that need it, so importing this module
 stays cheap (the CLI imports it on start-up).
@@ -108,15 +111,30 @@ class FriedmanResult:
         Upper-tail p-value of ``chi2`` under chi^2 with ``n_algorithms - 1`` degrees
         of freedom.
     iman_davenport : float
-        Iman-Davenport statistic F_F, in ``[0, inf]`` (``inf`` when every data set
-        ranks the algorithms in the same order, without ties).
+        Iman-Davenport statistic F_F, in ``[0, inf)``; NaN when it is undefined,
+        i.e. when every data set ranks the algorithms in the same order without
+        ties, so that chi^2_F reaches its maximum N (k - 1) and F_F's denominator
+        is zero (see :attr:`f_defined`).
     f_pvalue : float
         Upper-tail p-value of ``iman_davenport`` under F with ``n_algorithms - 1`` and
-        ``(n_algorithms - 1) * (n_datasets - 1)`` degrees of freedom.
+        ``(n_algorithms - 1) * (n_datasets - 1)`` degrees of freedom; NaN when F_F
+        is undefined.
     n_datasets : int
         Number of data sets N.
     n_algorithms : int
         Number of algorithms k.
+    pvalue : float
+        The p-value the omnibus decision rests on, in [0, 1]: ``f_pvalue`` when F_F
+        is defined (Demšar's recommendation); otherwise the exact p-value of
+        chi^2_F at its maximum, (k!)^(1 - N), the probability under the null
+        hypothesis that N data sets with untied scores all order the k algorithms
+        alike.
+    pvalue_source : str
+        ``"Iman-Davenport F"`` or ``"exact"``: where ``pvalue`` comes from.
+    min_pvalue : float
+        The smallest value ``pvalue`` can take for this N and k, over every
+        possible score table (see :func:`friedman_min_pvalue`). When it is not
+        below alpha, no table of N data sets can make the test reject.
     """
 
     ranks: np.ndarray
@@ -126,6 +144,14 @@ class FriedmanResult:
     f_pvalue: float
     n_datasets: int
     n_algorithms: int
+    pvalue: float
+    pvalue_source: str
+    min_pvalue: float
+
+    @property
+    def f_defined(self) -> bool:
+        """Whether the Iman-Davenport F is defined (chi^2_F below its maximum N (k - 1))."""
+        return bool(np.isfinite(self.iman_davenport))
 
 
 def friedman_from_ranks(avg_ranks, n_datasets: int) -> FriedmanResult:
@@ -170,9 +196,14 @@ def friedman_from_ranks(avg_ranks, n_datasets: int) -> FriedmanResult:
 
     Two edge cases are exact rather than numerical accidents: chi^2_F = 0 (every
     algorithm has average rank (k + 1) / 2, e.g. all scores tied on every data set)
-    gives F_F = 0 and both p-values 1; chi^2_F = N (k - 1), its maximum (every data
-    set orders the algorithms identically, without ties), gives F_F = inf and
-    ``f_pvalue`` 0.
+    gives F_F = 0 and both p-values 1. chi^2_F = N (k - 1), its maximum (every data
+    set orders the algorithms identically, without ties), makes F_F's denominator
+    zero: F_F is then undefined (NaN here, never ``inf``), and ``pvalue`` is the
+    exact p-value of that outcome, (k!)^(1 - N): under the null hypothesis each data
+    set's ranking is one of the k! orders with equal probability, independently,
+    and all N agree with probability k! / (k!)^N. (The F approximation is not
+    meant for that corner: read as a limit it would give p = 0, which no finite
+    number of data sets can support.)
 
     References
     ----------
@@ -213,10 +244,14 @@ def friedman_from_ranks(avg_ranks, n_datasets: int) -> FriedmanResult:
     if chi2 == 0.0:
         f_stat, f_pvalue = 0.0, 1.0
     elif chi2 == chi2_max:
-        f_stat, f_pvalue = float("inf"), 0.0
+        f_stat, f_pvalue = float("nan"), float("nan")
     else:
         f_stat = (n - 1) * chi2 / (chi2_max - chi2)
         f_pvalue = float(f_dist.sf(f_stat, df1, df2))
+    if chi2 == chi2_max:
+        pvalue, source = _all_alike_pvalue(k, n), "exact"
+    else:
+        pvalue, source = f_pvalue, "Iman-Davenport F"
     return FriedmanResult(
         ranks=ranks,
         chi2=float(chi2),
@@ -225,7 +260,71 @@ def friedman_from_ranks(avg_ranks, n_datasets: int) -> FriedmanResult:
         f_pvalue=f_pvalue,
         n_datasets=n,
         n_algorithms=k,
+        pvalue=pvalue,
+        pvalue_source=source,
+        min_pvalue=friedman_min_pvalue(k, n),
     )
+
+
+def _all_alike_pvalue(k: int, n: int) -> float:
+    """(k!)^(1 - n): the chance that n untied rankings of k items all agree."""
+    from math import factorial
+
+    return 1 / factorial(k) ** (n - 1)  # exact integers, correctly rounded (0.0 on underflow)
+
+
+def friedman_min_pvalue(n_algorithms: int, n_datasets: int) -> float:
+    """Smallest p-value the Friedman decision of :class:`FriedmanResult` can give.
+
+    Parameters
+    ----------
+    n_algorithms : int
+        Number of algorithms k; ``k >= 2``.
+    n_datasets : int
+        Number of data sets N; ``N >= 2``.
+
+    Returns
+    -------
+    float
+        The minimum of :attr:`FriedmanResult.pvalue` over every table of N rows
+        and k columns (ties allowed), in (0, 1]. If it is not below alpha, the
+        test cannot reject at alpha whatever the scores.
+
+    Raises
+    ------
+    ValueError
+        If a count is not an integer, ``k < 2`` or ``N < 2``.
+
+    Notes
+    -----
+    ``pvalue`` is the Iman-Davenport p-value for chi^2_F below its maximum and the
+    exact (k!)^(1 - N) at the maximum. The F p-value falls as chi^2_F grows, so its
+    smallest value comes from the largest chi^2_F below the maximum that a table
+    can produce: every data set ranks the algorithms alike except one, where two
+    neighbours in the order tie. Against the maximum that lowers the sum of
+    squared rank sums by N - 1/2, so
+
+    chi^2_F = N (k - 1) - 12 (N - 1/2) / (k (k + 1) N).
+
+    (Swapping two neighbours instead of tying them lowers it by 2 (N - 1), which
+    is more for N >= 2.) The result is the smaller of that point's F p-value and
+    (k!)^(1 - N). For example k = 3, N = 2 gives 1/6, so two data sets can never
+    make three algorithms differ at alpha = 0.05.
+
+    References
+    ----------
+    .. [1] J. Demšar, "Statistical Comparisons of Classifiers over Multiple Data
+       Sets", JMLR 7:1-30, 2006, Sect. 3.2.2.
+    """
+    from scipy.stats import f as f_dist
+
+    k = _check_count(n_algorithms, "n_algorithms", 2)
+    n = _check_count(n_datasets, "n_datasets", 2)
+    chi2_max = n * (k - 1)
+    below = chi2_max - 12.0 * (n - 0.5) / (k * (k + 1) * n)
+    f_below = (n - 1) * below / (chi2_max - below)
+    p_below = float(f_dist.sf(f_below, k - 1, (k - 1) * (n - 1)))
+    return min(p_below, _all_alike_pvalue(k, n))
 
 
 def friedman_test(scores, greater_is_better: bool = True) -> FriedmanResult:
@@ -417,6 +516,288 @@ def holm(pvalues) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------
+# Two algorithms over data sets: Wilcoxon signed-rank and sign tests
+# ---------------------------------------------------------------------------
+
+
+def _paired(a, b, greater_is_better: bool) -> np.ndarray:
+    """Differences in favour of ``a`` (positive: ``a`` better), cleaned of rounding noise.
+
+    Differences are compared at a resolution of 1e-12 times the largest absolute
+    score, so scores that agree but for floating-point noise (means of the same
+    fold scores summed in another order, differences of rounded table entries)
+    count as equal, and equal differences as ties.
+    """
+    x = np.asarray(a, dtype=float)
+    y = np.asarray(b, dtype=float)
+    if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
+        raise ValueError(
+            f"a and b must be 1-D of the same length, got shapes {x.shape} and {y.shape}"
+        )
+    if x.size < 2:
+        raise ValueError(f"need at least 2 paired scores (data sets), got {x.size}")
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise ValueError("a and b must hold finite scores (no NaN or infinity)")
+    d = x - y if greater_is_better else y - x
+    scale = float(max(np.abs(x).max(), np.abs(y).max()))
+    if scale > 0.0:
+        step = 1e-12 * scale
+        d = np.rint(d / step) * step
+    return d + 0.0  # no negative zeros
+
+
+def paired_min_pvalue(n_datasets: int) -> float:
+    """Smallest two-sided p-value of the Wilcoxon signed-rank or sign test over N pairs.
+
+    Parameters
+    ----------
+    n_datasets : int
+        Number of paired scores (data sets) N; ``N >= 1``.
+
+    Returns
+    -------
+    float
+        2 / 2^N, in (0, 1]. The exact tests reach it only when every difference
+        has the same sign (and, for Wilcoxon, none is zero); the normal
+        approximation :func:`wilcoxon_signed_rank` uses for larger N never goes
+        below it. With N = 5 it is 0.0625, so five data sets can never show two
+        algorithms to differ at alpha = 0.05.
+
+    Raises
+    ------
+    ValueError
+        If ``n_datasets`` is not an integer >= 1.
+
+    References
+    ----------
+    .. [1] J. Demšar, "Statistical Comparisons of Classifiers over Multiple Data
+       Sets", JMLR 7:1-30, 2006, Sect. 3.1.3-3.1.4 and Table 3.
+    """
+    n = _check_count(n_datasets, "n_datasets", 1)
+    return float(2.0 ** (1 - n))
+
+
+def _zsplit_r_plus(d, axis=-1):
+    """R+ of each row of sign-changed differences, zero differences' ranks split evenly."""
+    from scipy.stats import rankdata
+
+    ranks = rankdata(np.abs(d), axis=axis)
+    return np.sum(np.where(d > 0, ranks, 0.0) + np.where(d == 0, ranks / 2.0, 0.0), axis=axis)
+
+
+@dataclass(frozen=True)
+class SignedRankResult:
+    """Outcome of the Wilcoxon signed-rank test of algorithm a against algorithm b.
+
+    Attributes
+    ----------
+    statistic : float
+        Wilcoxon's T = min(R+, R-), in ``[0, n_used (n_used + 1) / 4]``.
+    r_plus : float
+        Sum of the ranks of the data sets where a is better, plus half the ranks
+        of the zero differences.
+    r_minus : float
+        The same for b; ``r_plus + r_minus = n_used (n_used + 1) / 2``.
+    pvalue : float
+        Two-sided p-value, in (0, 1].
+    method : str
+        ``"exact"`` (Wilcoxon's null distribution: no ties and no zeros left,
+        ``n_used`` <= 50),
+        ``"exact over all sign changes"`` (ties or zeros, N <= 13),
+        ``"normal approximation"`` (otherwise) or ``"none"`` (every difference is
+        zero; p = 1).
+    n_used : int
+        Data sets the ranks are taken over: N, or N - 1 when an odd number of
+        differences is zero (one of them is left out, see Notes).
+    n_zero : int
+        Data sets where a and b score the same (before leaving one out).
+    direction : int
+        +1 when a is better (R+ > R-), -1 when b is, 0 when R+ = R-.
+    """
+
+    statistic: float
+    r_plus: float
+    r_minus: float
+    pvalue: float
+    method: str
+    n_used: int
+    n_zero: int
+    direction: int
+
+
+def wilcoxon_signed_rank(a, b, greater_is_better: bool = True) -> SignedRankResult:
+    """Wilcoxon signed-rank test of two algorithms over data sets (Demšar's procedure).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n_datasets,)
+        Scores of the two algorithms on the same N data sets, in the same order;
+        finite; ``N >= 2``.
+    greater_is_better : bool, default=True
+        Whether larger scores are better; decides which sum is R+ and
+        ``direction``, not the p-value (the test is two-sided).
+
+    Returns
+    -------
+    SignedRankResult
+
+    Raises
+    ------
+    ValueError
+        If ``a`` and ``b`` are not 1-D of the same length >= 2 or hold NaN or an
+        infinite value.
+
+    Notes
+    -----
+    The differences d_i (positive where a is better) are ranked by absolute
+    value, ties sharing the mean rank. R+ sums the ranks where a is better, R-
+    where b is, and T = min(R+, R-) (Demšar 2006, Sect. 3.1.3).
+
+    Zero differences follow Demšar's rule: their ranks are split evenly between R+
+    and R-, and when their number is odd one of them is left out first. Zeros are
+    evidence for the null hypothesis, so they are kept rather than dropped
+    (scipy's default ``zero_method="wilcox"`` drops them all, which can make a
+    test significant that should not be); with an even count the rule is
+    scipy's ``zero_method="zsplit"``, which is what is passed to scipy.
+
+    The p-value comes from ``scipy.stats.wilcoxon`` with the method chosen
+    explicitly: the exact null distribution when there are no ties and no zeros
+    and N <= 50; with ties or zeros and N <= 13, the exact conditional
+    distribution over all 2^N sign changes of the observed differences
+    (``scipy.stats.permutation_test`` with every resample, deterministic -- the
+    same p-value as ``scipy.stats.wilcoxon``'s permutation method); else
+    the normal approximation with scipy's tie correction and without continuity
+    correction (Demšar's z). None of these goes below :func:`paired_min_pvalue`.
+
+    References
+    ----------
+    .. [1] F. Wilcoxon, "Individual comparisons by ranking methods", Biometrics
+       Bulletin 1(6):80-83, 1945.
+    .. [2] J. Demšar, "Statistical Comparisons of Classifiers over Multiple Data
+       Sets", JMLR 7:1-30, 2006, Sect. 3.1.3.
+
+    Examples
+    --------
+    >>> res = wilcoxon_signed_rank([0.9, 0.8, 0.7, 0.95, 0.85], [0.8, 0.72, 0.64, 0.91, 0.82])
+    >>> res.statistic, res.pvalue, res.method
+    (0.0, 0.0625, 'exact')
+    """
+    from scipy.stats import permutation_test, rankdata, wilcoxon
+
+    d = _paired(a, b, greater_is_better)
+    zeros = np.flatnonzero(d == 0.0)
+    n_zero = int(zeros.size)
+    if n_zero % 2:
+        d = np.delete(d, zeros[0])
+    n = int(d.size)
+    if not d.any():
+        half = n * (n + 1) / 4.0
+        return SignedRankResult(half, half, half, 1.0, "none", n, n_zero, 0)
+    ranks = rankdata(np.abs(d))
+    split = ranks[d == 0.0].sum() / 2.0
+    r_plus = float(ranks[d > 0].sum() + split)
+    r_minus = float(ranks[d < 0].sum() + split)
+    ties = np.unique(np.abs(d)).size < n  # zeros left (an even number) count as ties
+    if not ties and n <= 50:
+        method = "exact"
+        res = wilcoxon(d, zero_method="zsplit", alternative="two-sided", method="exact")
+    elif n <= 13:
+        # what scipy.stats.wilcoxon does here, with a vectorised R+ (scipy's own passes a
+        # per-resample callable: about 1.5 s for N = 13 instead of a few ms)
+        method = "exact over all sign changes"
+        res = permutation_test((d,), _zsplit_r_plus, permutation_type="samples", vectorized=True,
+                               n_resamples=np.inf, alternative="two-sided")
+    else:
+        method = "normal approximation"
+        res = wilcoxon(d, zero_method="zsplit", alternative="two-sided", method="asymptotic")
+    pvalue = min(1.0, max(0.0, float(res.pvalue)))
+    direction = int(np.sign(r_plus - r_minus))
+    return SignedRankResult(min(r_plus, r_minus), r_plus, r_minus, pvalue, method, n, n_zero,
+                            direction)
+
+
+@dataclass(frozen=True)
+class SignTestResult:
+    """Outcome of the sign test of algorithm a against algorithm b.
+
+    Attributes
+    ----------
+    wins : int
+        Data sets where a is better.
+    losses : int
+        Data sets where b is better.
+    ties : int
+        Data sets where they score the same.
+    n_used : int
+        ``wins + losses + ties``, less one when ``ties`` is odd (see Notes).
+    pvalue : float
+        Exact two-sided binomial p-value, in (0, 1].
+    direction : int
+        +1 when a wins more often, -1 when b does, 0 otherwise.
+    """
+
+    wins: int
+    losses: int
+    ties: int
+    n_used: int
+    pvalue: float
+    direction: int
+
+
+def sign_test(a, b, greater_is_better: bool = True) -> SignTestResult:
+    """Sign test of two algorithms over data sets, with Demšar's rule for ties.
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n_datasets,)
+        Scores of the two algorithms on the same N data sets; finite; ``N >= 2``.
+    greater_is_better : bool, default=True
+        Whether larger scores are better (decides what counts as a win).
+
+    Returns
+    -------
+    SignTestResult
+
+    Raises
+    ------
+    ValueError
+        If ``a`` and ``b`` are not 1-D of the same length >= 2 or hold NaN or an
+        infinite value.
+
+    Notes
+    -----
+    Under the null hypothesis each algorithm wins a data set with probability
+    1/2, so a's wins follow a binomial distribution (Demšar 2006, Sect. 3.1.4).
+    Ties support the null hypothesis, so they are not dropped: they are split
+    evenly between the two algorithms, and when their number is odd one of them
+    is left out (Demšar's rule). The p-value is the exact two-sided
+    ``scipy.stats.binomtest`` of ``wins + ties // 2`` successes in ``n_used``
+    trials with probability 1/2. Equal scores are judged as in
+    :func:`wilcoxon_signed_rank` (to 1e-12 of the largest score).
+
+    References
+    ----------
+    .. [1] J. Demšar, "Statistical Comparisons of Classifiers over Multiple Data
+       Sets", JMLR 7:1-30, 2006, Sect. 3.1.4 and Table 3.
+
+    Examples
+    --------
+    >>> res = sign_test([0.9, 0.8, 0.7, 0.7, 0.6, 0.5], [0.8, 0.7, 0.7, 0.7, 0.5, 0.6])
+    >>> res.wins, res.losses, res.ties, res.n_used, round(res.pvalue, 4)
+    (3, 1, 2, 6, 0.6875)
+    """
+    from scipy.stats import binomtest
+
+    d = _paired(a, b, greater_is_better)
+    wins, losses = int((d > 0).sum()), int((d < 0).sum())
+    ties = int(d.size) - wins - losses
+    half = ties // 2
+    n_used = wins + losses + 2 * half
+    pvalue = 1.0 if n_used == 0 else min(1.0, float(binomtest(wins + half, n_used, 0.5).pvalue))
+    return SignTestResult(wins, losses, ties, n_used, pvalue, int(np.sign(wins - losses)))
+
+
+# ---------------------------------------------------------------------------
 # Wilcoxon signed-rank tests against a baseline, Holm-adjusted
 # ---------------------------------------------------------------------------
 
@@ -431,17 +812,18 @@ class PairedResult:
         Column of the algorithm in the score matrix.
     statistic : float
         Wilcoxon's T = min(R+, R-), the smaller of the rank sums of positive and
-        negative differences (zero differences split evenly between them); in
-        ``[0, N (N + 1) / 4]``.
+        negative differences (zero differences split evenly between them, see
+        :func:`wilcoxon_signed_rank`); in ``[0, N (N + 1) / 4]``.
     pvalue : float
-        Two-sided p-value of this comparison alone, in [0, 1].
+        Two-sided p-value of this comparison alone, in (0, 1].
     adjusted_pvalue : float
-        ``pvalue`` after Holm's adjustment over the k - 1 comparisons, in [0, 1].
+        ``pvalue`` after Holm's adjustment over the k - 1 comparisons, in (0, 1].
     significant : bool
         Whether ``adjusted_pvalue < alpha``.
     better : bool
-        Whether the algorithm's mean score over the data sets is better than the
-        baseline's (larger if ``greater_is_better``, else smaller).
+        Whether the test leans towards the algorithm: the rank sum of the data
+        sets where it beats the baseline exceeds the other one (R+ > R-). This is
+        the test's own direction, not a comparison of mean scores.
     """
 
     index: int
@@ -485,16 +867,15 @@ def wilcoxon_holm(
 
     Notes
     -----
-    For each algorithm j, the differences d_i = scores[i, j] - scores[i, baseline]
-    over the N data sets go to ``scipy.stats.wilcoxon`` (two-sided) with
-    ``zero_method="zsplit"``: zero differences are ranked with the others and their
-    ranks split evenly between R+ and R-. That is the treatment Demšar (2006,
-    Sect. 3.1.3) recommends -- dropping zeros ("wilcox") throws away evidence that
-    the two algorithms are equal and can make a test significant that should not
-    be. scipy's default ``method="auto"`` is kept: exact null distribution for
-    N <= 50 without ties or zeros, an exhaustive (deterministic) permutation test
-    for N <= 13 with ties or zeros, the normal approximation otherwise. If every
-    difference is zero, R+ = R- = N (N + 1) / 4 and the p-value is 1.
+    Each algorithm j is compared with the baseline by
+    :func:`wilcoxon_signed_rank` (two-sided): zero differences are ranked with the
+    others and their ranks split evenly between R+ and R-, one of them left out
+    first when their number is odd, as Demšar (2006, Sect. 3.1.3) prescribes --
+    dropping zeros throws away evidence that the two algorithms are equal and can
+    make a test significant that should not be. The p-value is exact for N <= 50
+    without ties or zeros, exact over all 2^N sign changes for N <= 13 with ties
+    or zeros, and the normal approximation otherwise. If every difference is
+    zero, R+ = R- = N (N + 1) / 4 and the p-value is 1.
 
     The k - 1 p-values are then adjusted with :func:`holm`, as Demšar (2006,
     Sect. 3.2.2) suggests for comparisons with a control.
@@ -507,10 +888,8 @@ def wilcoxon_holm(
        Sets", JMLR 7:1-30, 2006, Sects. 3.1.3 and 3.2.2.
     .. [3] S. Holm, Scandinavian Journal of Statistics 6(2):65-70, 1979.
     """
-    from scipy.stats import wilcoxon
-
     arr = _score_matrix(scores, finite=True)
-    n, k = arr.shape
+    k = arr.shape[1]
     if isinstance(baseline, (bool, np.bool_)):
         raise ValueError(f"baseline must be a column index, got {baseline!r}")
     try:
@@ -521,36 +900,21 @@ def wilcoxon_holm(
         raise ValueError(f"baseline {base} is out of range for {k} algorithms")
     alpha = _check_alpha(alpha)
 
-    from scipy.stats import rankdata
-
     others = [j for j in range(k) if j != base]
-    stats_, pvals, leans = [], [], []
-    for j in others:
-        d = arr[:, j] - arr[:, base]
-        if not d.any():
-            stats_.append(n * (n + 1) / 4.0)
-            pvals.append(1.0)
-            leans.append(0.0)
-            continue
-        res = wilcoxon(d, zero_method="zsplit", alternative="two-sided")
-        stats_.append(float(res.statistic))
-        pvals.append(min(1.0, max(0.0, float(res.pvalue))))
-        # direction of the test itself: R+ - R- (zero differences split evenly)
-        ranks = rankdata(np.abs(d))
-        leans.append(float(ranks[d > 0].sum() - ranks[d < 0].sum()))
-    adjusted = holm(pvals)
+    # each test's own direction: R+ against R- (zero differences split evenly)
+    tests = [wilcoxon_signed_rank(arr[:, j], arr[:, base], greater_is_better) for j in others]
+    adjusted = holm([t.pvalue for t in tests])
 
     results = []
     for pos, j in enumerate(others):
-        better = leans[pos] > 0 if greater_is_better else leans[pos] < 0
         results.append(
             PairedResult(
                 index=j,
-                statistic=stats_[pos],
-                pvalue=pvals[pos],
+                statistic=tests[pos].statistic,
+                pvalue=tests[pos].pvalue,
                 adjusted_pvalue=float(adjusted[pos]),
                 significant=bool(adjusted[pos] < alpha),
-                better=bool(better),
+                better=tests[pos].direction > 0,
             )
         )
     return results
