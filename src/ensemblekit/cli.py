@@ -11,6 +11,7 @@ file, line or attribute); 1 an unexpected failure.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 from dataclasses import dataclass
@@ -60,11 +61,77 @@ def _root(
 
 # --------------------------------------------------------------------------- helpers
 def _err(message: str) -> None:
-    typer.echo(f"ensemblekit: {message}", err=True)
+    """One line on stderr, ``ensemblekit: MESSAGE``, with control characters escaped.
+
+    A message may quote a name from a file; :func:`ensemblekit.report.printable`
+    keeps its escape sequences from reaching the terminal.
+    """
+    from ensemblekit.report import printable
+
+    typer.echo(f"ensemblekit: {printable(message)}", err=True)
 
 
 def _note(message: str) -> None:
-    typer.echo(message, err=True)
+    """A note on stderr (control characters escaped, as in :func:`_err`)."""
+    from ensemblekit.report import printable
+
+    typer.echo(printable(message), err=True)
+
+
+class _ClosedStdout(io.TextIOBase):
+    """Stands in for ``sys.stdout`` when file descriptor 1 was closed before we started.
+
+    Python leaves ``sys.stdout`` as None then. This object makes any attempt to
+    write output a usage error ("standard output is closed", exit code 2) instead
+    of an ``AttributeError``, including the help and version text that click and
+    rich print themselves. It reads as no terminal.
+    """
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, text) -> int:
+        raise UsageError("standard output is closed")
+
+
+def _guard_standard_streams() -> None:
+    """Make closed standard streams harmless; called first by :func:`main`.
+
+    A descriptor 0, 1 or 2 that was closed when the process started gets
+    ``/dev/null``, so no file this process opens later can take its number (and
+    so be written by a child process or a C library that prints). Then:
+    ``sys.stdout`` becomes a :class:`_ClosedStdout`, ``sys.stderr`` writes to
+    ``/dev/null`` (messages are lost; exit codes still tell), and ``sys.stdin``
+    stays None, which :func:`_load` reports only when a command reads ``'-'``.
+    """
+    closed = [fd for fd in (0, 1, 2) if not _fd_is_open(fd)]
+    for fd in closed:
+        null = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        os.set_inheritable(fd, True)
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
+    if sys.stderr is None and 2 in closed:
+        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+
+
+def _fd_is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _require_stdout() -> None:
+    """Refuse, before any work, a command whose output would go to a closed standard output."""
+    if sys.stdout is None or isinstance(sys.stdout, _ClosedStdout):
+        raise UsageError("standard output is closed")
 
 
 @contextlib.contextmanager
@@ -90,13 +157,22 @@ def _user_errors():
 
 def _quiet_exit_on_closed_pipe() -> None:
     """The reader (e.g. ``head``) closed stdout: stop quietly with exit code 0."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    _stdout_to_devnull()
     raise typer.Exit(0)
 
 
+def _stdout_to_devnull() -> None:
+    """Point file descriptor 1 at ``/dev/null``, so flushing what is left at exit cannot fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+
+
 def _stdout_console():
+    """A rich console on stdout: no markup guessing, no emoji codes, quiet exit on a closed pipe."""
     from rich.console import Console
+
+    _require_stdout()
 
     class _PipeConsole(Console):
         def on_broken_pipe(self) -> None:
@@ -105,11 +181,12 @@ def _stdout_console():
 
     tty = sys.stdout.isatty()
     return _PipeConsole(file=sys.stdout, width=None if tty else 200, soft_wrap=False,
-                        force_terminal=None if tty else False, highlight=False)
+                        force_terminal=None if tty else False, highlight=False, emoji=False)
 
 
 def _write_stdout(text: str) -> None:
     """Write to stdout; a reader that closed the pipe early (``| head``) ends us quietly."""
+    _require_stdout()
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -118,25 +195,30 @@ def _write_stdout(text: str) -> None:
 
 
 def _check_destination(path: Optional[Path], option: str) -> None:
-    """Refuse, before any work, an output path whose folder does not exist or is read-only."""
+    """Refuse, before any work, an output path that cannot be written.
+
+    Judged after following symbolic links (see
+    :func:`ensemblekit.atomic.destination_problem`): the folder of the file a
+    link points to must exist and be writable; a device or a named pipe is
+    fine; a folder or a socket is refused.
+    """
     if path is None:
         return
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"{option} {path}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise UsageError(f"{option} {path}: folder {folder} is not writable")
-    if path.is_dir():
-        raise UsageError(f"{option} {path}: is a folder")
+    from ensemblekit.atomic import destination_problem
+
+    problem = destination_problem(path)
+    if problem is not None:
+        raise UsageError(f"{option} {path}: {problem}")
 
 
 def _write_file(path: Path, text: str) -> None:
+    from ensemblekit.atomic import write_error_message
     from ensemblekit.report import write_text_atomic
 
     try:
         write_text_atomic(path, text)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except OSError as exc:  # a full disk reads "no space left on device writing PATH"
+        raise UsageError(write_error_message(path, exc)) from None
 
 
 def _emit(text: str, output: Optional[Path]) -> None:
@@ -149,8 +231,23 @@ def _emit(text: str, output: Optional[Path]) -> None:
 
 def _load(path: str, *, target=None, ignore=(), input_format=None, schema=None,
           allow_string=False, no_class=False):
+    """Read a data file (or ``'-'``, standard input) for a command.
+
+    Raises
+    ------
+    UsageError
+        ``--target`` together with ``--no-class``, or ``'-'`` while standard
+        input is closed.
+    DataError
+        The file cannot be read (see :func:`ensemblekit.data.load_dataset`).
+    """
     from ensemblekit.data import load_dataset
 
+    if no_class and target is not None:
+        raise UsageError(f"--target {target} and --no-class contradict each other: --no-class "
+                         "makes every attribute a feature; give one of them")
+    if path == "-" and sys.stdin is None:
+        raise UsageError("cannot read '-': standard input is closed")
     return load_dataset(path, target=target, fmt=input_format, schema=schema, ignore=tuple(ignore),
                         allow_string=allow_string, no_class=no_class)
 
@@ -196,7 +293,25 @@ def _prepare_for(task: str, ds, target=None, algo: Optional[str] = None):
     if ds.X.shape[1] == 0:
         raise UsageError(f"{ds.source}: no attributes besides the class '{cls.name}'" if cls else
                          f"{ds.source}: no attributes")
+    if _class_all_missing(ds):
+        cls = ds.schema.class_attribute
+        why = ("so the clusters cannot be scored against it; drop it with --ignore "
+               f"{cls.name} or name another class with --target" if task == registry.CLUSTERING
+               else "so there is nothing to learn from; name another class with --target")
+        raise UsageError(f"{ds.source}: every instance's class value is missing (class "
+                         f"'{cls.name}'), {why}")
     return ds
+
+
+def _class_all_missing(ds) -> bool:
+    """Whether ``ds`` has a class attribute but not one instance with a known class value."""
+    import numpy as np
+
+    if ds.y is None or ds.schema.class_attribute is None or len(ds.y) == 0:
+        return False
+    if ds.schema.class_attribute.kind == "nominal":
+        return not bool((np.asarray(ds.y) >= 0).any())
+    return bool(np.isnan(np.asarray(ds.y, dtype=np.float64)).all())
 
 
 def _model_metadata(path: Path) -> dict:
@@ -234,13 +349,34 @@ def _load_checked_model(path: Path):
     """Load a model and check the estimator is the one its metadata names."""
     from ensemblekit.persistence import ModelFileError, load_model
 
+    import importlib
+
+    import numpy as np
+    from sklearn.pipeline import Pipeline
+
+    from ensemblekit.data import Schema
+
     metadata = _model_metadata(path)
     model, metadata = load_model(path)
     spec = registry.get(metadata["algorithm"])
-    expected = spec.estimator.split(":")[1]
-    step = getattr(model, "named_steps", {}).get("model")
-    if step is None or type(step).__name__ != expected:
+    steps = model.steps if type(model) is Pipeline else []
+    step = steps[-1][1] if [name for name, _ in steps] == ["prep", "model"] else None
+    module_name, class_name = spec.estimator.split(":")
+    if step is None or type(step) is not getattr(importlib.import_module(module_name), class_name):
         raise ModelFileError(f"{path}: the stored estimator is not a {spec.name} model")
+    schema = Schema.from_dict(metadata["schema"])
+    first = steps[0][1] if steps[0][1] != "passthrough" else step
+    width = getattr(first, "n_features_in_", None)
+    if width is not None and width != len(schema.features):
+        raise ModelFileError(f"{path}: the model file is damaged: its schema has {len(schema.features)} "
+                             f"attributes but the estimator reads {width}")
+    if spec.task == registry.CLASSIFICATION:
+        codes = np.asarray(getattr(step, "classes_", ()))
+        n_values = len(schema.class_attribute.values)
+        if codes.ndim != 1 or codes.size == 0 or codes.dtype.kind not in "iuf" or np.any(
+                (codes < 0) | (codes >= n_values) | (codes != np.round(codes))):
+            raise ModelFileError(f"{path}: the model file is damaged: its classes do not index the "
+                                 f"{n_values} values of class '{schema.class_attribute.name}'")
     return model, metadata
 
 
@@ -326,15 +462,28 @@ _TARGET = typer.Option(None, "--target", "-c", help="Class attribute (default: t
 _SET = typer.Option([], "--set", "-s", help="Algorithm parameter key=value (repeatable).")
 _SEED = typer.Option(1, "--seed", help="Random seed: same seed, same output.", min=0, max=2**31 - 1)
 _IGNORE = typer.Option([], "--ignore", help="Attribute to drop before anything else (repeatable).")
-_INPUT_FORMAT = typer.Option(None, "--input-format", help="Input format: arff or csv (default: by "
-                             "file extension, sniffed for '-').")
+
+
+def _input_format(value: Optional[str]) -> Optional[str]:
+    """``--input-format``: arff or csv (any case), checked while the options are parsed."""
+    if value is None:
+        return None
+    if value.lower() not in ("arff", "csv"):
+        raise typer.BadParameter(f"must be arff or csv, got {value!r}")
+    return value.lower()
+
+
+_INPUT_FORMAT = typer.Option(None, "--input-format", callback=_input_format,
+                             help="Input format: arff or csv (default: by file extension, "
+                             "sniffed for '-').")
 _CV = typer.Option(None, "--cv", help="Folds of CV, stratified for classifiers (default 10).")
 _REPEATS = typer.Option(None, "--repeats", help="CV repeats (default 10).")
 _RUNS = typer.Option(None, "--runs", help="Clustering runs (default 30).")
 _METRIC = typer.Option([], "--metric", "-m", help="Metric (repeatable; default: accuracy; nmi and "
                        "purity for clustering; correlation and rmse for regression).")
 _JSON_FORMAT = typer.Option(None, "--format", help="json for scripts.")
-_NJOBS = typer.Option(1, "--n-jobs", "-j", help="Parallel workers (joblib); -1 = all cores.")
+_NJOBS = typer.Option(1, "--n-jobs", "-j", help="Parallel workers (joblib): -1 = all cores, -2 = all "
+                      "but one, ...; at most 4 per core. Killing the command ends its workers.")
 
 
 # --------------------------------------------------------------------------- commands
@@ -348,6 +497,7 @@ def algorithms(
     from ensemblekit.report import algorithms_summary, algorithms_table
 
     with _user_errors():
+        _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
         summary = algorithms_summary(registry.ALGORITHMS.values())
         if format_ == "json":
@@ -370,6 +520,7 @@ def info(
     from ensemblekit.report import schema_summary, schema_tables
 
     with _user_errors():
+        _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
         ds = _load(data, target=target, ignore=ignore, input_format=input_format, allow_string=True)
         summary = schema_summary(ds)
@@ -485,10 +636,9 @@ def _set_n_jobs(model, n_jobs: Optional[int]) -> None:
     """Give a saved model's estimator ``n_jobs`` (when it has that parameter)."""
     if n_jobs is None:
         return
-    if n_jobs == 0 or n_jobs < -1:
-        raise UsageError(f"--n-jobs must be a positive number of processes or -1 (all cores), got {n_jobs}")
+    workers = _check_n_jobs(n_jobs)
     if "n_jobs" in model.named_steps["model"].get_params(deep=False):
-        model.set_params(model__n_jobs=n_jobs)
+        model.set_params(model__n_jobs=workers)
 
 
 @app.command()
@@ -508,6 +658,8 @@ def predict(
     from ensemblekit.report import OUTPUT_FORMATS, format_predictions, prediction_rows
 
     with _user_errors():
+        if output is None:
+            _require_stdout()
         _check_format(format_, OUTPUT_FORMATS, "--format")
         _check_destination(output, "--output")
         metadata = _model_metadata(model_file)
@@ -579,6 +731,7 @@ def cluster(
     )
 
     with _user_errors():
+        _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
         spec = registry.get(algo)
         if spec.task != registry.CLUSTERING:
@@ -860,9 +1013,14 @@ def _cluster_k_range(algo: str, ds, ks: list, settings, seed: int, fit_params: d
         console.print(renderable)
 
 
-def _check_n_jobs(n_jobs: int) -> None:
-    if n_jobs == 0 or n_jobs < -1:
-        raise UsageError(f"--n-jobs must be a positive number of workers or -1 (all cores), got {n_jobs}")
+def _check_n_jobs(n_jobs: int) -> int:
+    """The number of workers ``--n-jobs`` stands for; a usage error when out of range."""
+    from ensemblekit.experiment import worker_count
+
+    try:
+        return worker_count(n_jobs, name="--n-jobs")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _protocol(task: str, cv: Optional[int], repeats: Optional[int], runs: Optional[int], seed: int,
@@ -928,9 +1086,9 @@ def _data_files(items: List[str]) -> list[tuple[str, bool]]:
 
 #: What the algorithms of each task need of a data set's class in 'compare' and 'evaluate ALGO'.
 _CLASS_NEEDED = {
-    registry.CLASSIFICATION: "classifiers need a nominal class",
-    registry.CLUSTERING: "clusterers are scored against a nominal class",
-    registry.REGRESSION: "regression algorithms need a numeric class",
+    registry.CLASSIFICATION: "classifiers need a nominal class with known values",
+    registry.CLUSTERING: "clusterers are scored against a nominal class with known values",
+    registry.REGRESSION: "regression algorithms need a numeric class with known values",
 }
 
 
@@ -940,7 +1098,9 @@ def _class_mismatch(task: str, ds) -> Optional[str]:
     if cls is None or ds.y is None:
         return "no class attribute"
     wanted = "numeric" if task == registry.REGRESSION else "nominal"
-    return None if cls.kind == wanted else f"class '{cls.name}' is {cls.kind}"
+    if cls.kind != wanted:
+        return f"class '{cls.name}' is {cls.kind}"
+    return f"every class value of '{cls.name}' is missing" if _class_all_missing(ds) else None
 
 
 def _load_fitting(task: str, data_files: list[tuple[str, bool]], opts: "_CompareOptions") -> list:
@@ -1150,8 +1310,14 @@ def _check_plottable(opts: _CompareOptions, candidates, gridded, n_data: int) ->
         if len(keys) > 2:
             raise UsageError("--plot draws heat maps for grids over one or two parameters")
         return
+    if len(candidates) == 2:
+        # Demšar (JMLR 2006, Sect. 3.1): two algorithms are compared with the Wilcoxon
+        # signed-rank test, not with the Friedman/Nemenyi critical difference
+        raise UsageError("--plot draws a critical-difference diagram, which is for 3 or more "
+                         "algorithms: two are compared with the Wilcoxon signed-rank test "
+                         "(Demšar 2006), printed under the table")
     if len(candidates) < 2 or n_data < 2:
-        raise UsageError("--plot draws a critical-difference diagram, which needs at least 2 "
+        raise UsageError("--plot draws a critical-difference diagram, which needs at least 3 "
                          "algorithms and 2 data sets")
 
 
@@ -1189,7 +1355,7 @@ def _write_plot(path: Path, analyses, metrics, grid_rows, summary, candidates, n
         return
     an = analyses[metric]
     if an.cd is None:
-        raise UsageError("--plot needs at least 2 algorithms and 2 complete data sets for a "
+        raise UsageError("--plot needs at least 3 algorithms and 2 complete data sets for a "
                          "critical-difference diagram")
     plots.plot_critical_difference(an.labels, an.ranks, an.cd, path,
                                    title=f"{metric}: Nemenyi CD at alpha {opts.alpha:g}",
@@ -1217,6 +1383,7 @@ def evaluate(
 ):
     """Evaluate one algorithm (repeated CV or clustering runs) or one saved model (test set)."""
     with _user_errors():
+        _require_stdout()
         if algo_or_model not in registry.ALGORITHMS and Path(algo_or_model).is_file():
             given = [name for name, v in (("--cv", cv), ("--repeats", repeats), ("--runs", runs),
                                           ("--set", settings or None), ("--output", output),
@@ -1307,6 +1474,7 @@ def compare(
 ):
     """Compare algorithms over data sets under one protocol: tables, ranks, Friedman/Nemenyi."""
     with _user_errors():
+        _require_stdout()
         if len(set(algos)) != len(algos):
             raise UsageError("an algorithm is named twice")
         _run_comparison(list(algos), _data_files(data), _CompareOptions(
@@ -1330,6 +1498,7 @@ def show(
     from ensemblekit.report import model_description
 
     with _user_errors():
+        _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
         _check_destination(graph, "--graph")
         model, metadata = _load_checked_model(model_file)
@@ -1349,16 +1518,36 @@ def show(
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    from ensemblekit.report import printable
+
+    if sys.stderr is None:
+        return
     text = " ".join(str(message).split())
-    sys.stderr.write(f"ensemblekit: warning: {text}\n")
+    sys.stderr.write(f"ensemblekit: warning: {printable(text)}\n")
+
+
+def _left_by_reader(exc: SystemExit) -> bool:
+    """Whether ``exc`` is rich's exit after the reader of stdout closed the pipe.
+
+    rich (which typer uses for ``--help``) answers a broken pipe by pointing
+    stdout at ``/dev/null`` and raising ``SystemExit(1)`` while the
+    ``BrokenPipeError`` is being handled.
+    """
+    return exc.code == 1 and isinstance(exc.__context__, BrokenPipeError)
 
 
 def main() -> None:
-    """Console-script entry point: run the app, map failures to exit codes."""
+    """Console-script entry point: run the app, map failures to exit codes.
+
+    0 on success, and when the reader of stdout closes the pipe early (``| head``);
+    2 with one stderr line for bad usage or input, including a standard output
+    that was closed before the command started; 1 for an unexpected failure.
+    """
     import warnings
 
     from ensemblekit._imports import plain_scipy_docstrings
 
+    _guard_standard_streams()
     plain_scipy_docstrings()  # about 0.2 s less start-up for every command that loads scipy
     warnings.showwarning = _one_line_warning
     try:
@@ -1379,13 +1568,18 @@ def main() -> None:
         sys.exit(code if isinstance(code, int) else 0)
     except BrokenPipeError:
         # The reader (e.g. `head`) closed the pipe: stop quietly, like other Unix tools.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _stdout_to_devnull()
         sys.exit(0)
+    except UsageError as exc:  # e.g. help or version text for a closed standard output
+        _err(f"error: {exc}")
+        sys.exit(EXIT_BAD_INPUT)
     except KeyboardInterrupt:
         _err("interrupted")
         sys.exit(130)
-    except SystemExit:
+    except SystemExit as exc:
+        if _left_by_reader(exc):
+            _stdout_to_devnull()
+            sys.exit(0)
         raise
     except Exception as exc:  # noqa: BLE001 - last-resort handler
         if os.environ.get("ENSEMBLEKIT_DEBUG"):

@@ -889,6 +889,8 @@ def _sorted_distinct(col: np.ndarray) -> tuple[str, ...]:
 def _read_bytes(source: Any, stdin: BinaryIO | None) -> tuple[bytes | str, str, str | None]:
     """Return (content, source as shown, file suffix or None for stdin)."""
     if isinstance(source, str) and source == "-":
+        if stdin is None and sys.stdin is None:  # descriptor 0 was closed when Python started
+            raise DataError("standard input is closed", "<stdin>")
         stream = stdin if stdin is not None else sys.stdin.buffer
         return stream.read(), "<stdin>", None
     try:
@@ -1086,7 +1088,8 @@ def load_dataset(
     Raises
     ------
     DataError
-        The input cannot be read: missing or unreadable file; malformed ARFF
+        The input cannot be read: missing or unreadable file; ``"-"`` while
+        standard input is closed (``sys.stdin`` is None); malformed ARFF
         header or row (with its line); a value not numeric for a numeric
         attribute or not declared for a nominal one; wrong number of values in
         a row; CSV without a header row; no data rows; unknown ``target`` or

@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ensemblekit import registry
+from ensemblekit import registry, safejson
 
 #: Metrics reported when the user does not name any, per task.
 DEFAULT_METRICS = {
@@ -516,7 +516,11 @@ def run(
     metrics : sequence of str
         Metric names (keys of :data:`ensemblekit.metrics.METRICS`).
     n_jobs : int, default=1
-        Parallel workers (joblib); results do not depend on it.
+        Worker processes (joblib's loky backend), with joblib's meaning of
+        negative values: -1 all cores, -2 all but one, ... (see
+        :func:`worker_count` for the range). Results do not depend on it. The
+        workers end when this process ends, even when it is killed (see
+        :mod:`ensemblekit._workers`). Ignored with ``scheduler``.
     scheduler : str, optional
         Address of a Dask distributed scheduler (``tcp://host:8786``); the units
         then run on its workers through joblib's dask backend (needs the
@@ -539,7 +543,10 @@ def run(
     ProtocolError
         If the journal belongs to another comparison, or the scheduler cannot be
         reached.
+    ValueError
+        If ``n_jobs`` is out of range (see :func:`worker_count`), before any work.
     """
+    local_workers = worker_count(n_jobs) if scheduler is None else None
     units = work.units
     names = [ds.name for ds in datasets]
     keys = [_unit_key(names[u.data_index], work.candidates[u.candidate], u) for u in units]
@@ -554,9 +561,9 @@ def run(
         if on_unit_done is not None:
             on_unit_done()
     try:
-        with _backend(scheduler) as (n_workers, in_flight):
+        with _backend(scheduler) as (n_workers, options):
             _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal,
-                     n_jobs if n_workers is None else n_workers, on_unit_done, in_flight)
+                     local_workers if n_workers is None else n_workers, on_unit_done, options)
     finally:
         if journal is not None:
             journal.close()
@@ -596,14 +603,14 @@ def _batches(todo: list[int], units: list, n_workers: int) -> list[list[int]]:
     return sorted(batches, key=lambda b: -units[b[0]].data_size)
 
 
-def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n_jobs, on_unit_done,
-             in_flight):
-    """Run the units ``todo``; a unit lost with a dead worker is tried once more on its own.
+def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, workers, on_unit_done,
+             options):
+    """Run the units ``todo`` on ``workers`` workers; a unit lost with a dead worker is tried
+    once more on its own.
 
-    ``in_flight`` is joblib's ``pre_dispatch`` for the backend (see :func:`_backend`).
+    ``options`` are keyword arguments of ``joblib.Parallel`` for the backend (see :func:`_backend`).
     """
     metrics = tuple(metrics)
-    workers = _n_workers(n_jobs)
     costs = None
     if journal is None:
         batches = _batches(todo, work.units, workers)
@@ -615,22 +622,71 @@ def _execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal, n
         costs = _UnitCosts()
         batches = _timed_batches(todo, work.units, costs, _JOURNAL_TASK_SECONDS)
     lost = _dispatch(datasets, work, protocol, metrics, batches, todo, keys, outcomes, journal,
-                     n_jobs, workers, on_unit_done, costs, in_flight)
+                     workers, on_unit_done, costs, options)
     if lost:
         # a worker died (killed, out of memory, crashed): give every unfinished unit a
         # second chance alone, so one bad unit cannot take its neighbours down with it
         retry = sorted(lost)
         lost = _dispatch(datasets, work, protocol, metrics, [[i] for i in retry], retry, keys,
-                         outcomes, journal, n_jobs, workers, on_unit_done, None, in_flight)
+                         outcomes, journal, workers, on_unit_done, None, options)
     for i, reason in lost.items():
         outcomes[keys[i]] = {"scores": {}, "seconds": 0.0, "error": f"{_where(work, datasets, i)}: {reason}"}
         if on_unit_done is not None:
             on_unit_done()
 
 
-def _n_workers(n_jobs: int) -> int:
-    """The number of processes joblib's ``n_jobs`` stands for (-1: every core)."""
-    return (os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
+#: The most worker processes ``n_jobs`` may ask for, per core. Units are
+#: CPU-bound and run on one core each (see :func:`_one_core`), so workers beyond
+#: the core count only share cores; a few times the count still allows
+#: deliberate oversubscription (a script written for a larger machine, a
+#: container whose CPU quota hides idle cores), while each worker holds about
+#: 140 MB of imported scikit-learn, so a four- or five-digit count would start
+#: processes until memory or the process limit ran out.
+MAX_WORKERS_PER_CORE = 4
+
+
+def worker_count(n_jobs: int, name: str = "n_jobs") -> int:
+    """The number of worker processes ``n_jobs`` stands for, with joblib's meaning.
+
+    A positive value is that many workers; a negative one counts back from the
+    number of cores *C*: -1 is all *C*, -2 all but one, ..., -*C* one worker
+    (joblib's ``cpu_count() + 1 + n_jobs``). Cores are counted as joblib
+    counts them (:func:`joblib.cpu_count`: the CPUs this process may run on,
+    within a container's CPU quota).
+
+    Parameters
+    ----------
+    n_jobs : int
+        From 1 to ``MAX_WORKERS_PER_CORE * C``, or from -1 to -*C*.
+    name : str, default="n_jobs"
+        How the error message names the value (the command line passes
+        ``"--n-jobs"``).
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Raises
+    ------
+    ValueError
+        If ``n_jobs`` is not an integer, is 0, is below -*C* (no worker would
+        be left) or above ``MAX_WORKERS_PER_CORE * C``; the message states the
+        valid range on this machine.
+    """
+    import numbers
+
+    from joblib import cpu_count
+
+    cores = max(1, cpu_count())
+    most = MAX_WORKERS_PER_CORE * cores
+    if isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool):
+        workers = cores + 1 + int(n_jobs) if n_jobs < 0 else int(n_jobs)
+        if 1 <= workers <= most:
+            return workers
+    back = "-1 (all cores)" if cores == 1 else f"-1 to -{cores} (-1 = all cores, -2 = all but one, ...)"
+    raise ValueError(f"{name} must be 1 to {most} workers (at most {MAX_WORKERS_PER_CORE} per core, "
+                     f"{cores} {'core' if cores == 1 else 'cores'} here) or {back}, got {n_jobs!r}")
 
 
 #: Expected seconds of work per task of a journaled parallel run: units of one data set
@@ -684,11 +740,11 @@ def _where(work, datasets, i) -> str:
     return f"{work.candidates[u.candidate].label} on {datasets[u.data_index].name} ({place})"
 
 
-def _dispatch(datasets, work, protocol, metrics, batches, todo, keys, outcomes, journal, n_jobs,
-              workers, on_unit_done, costs, in_flight) -> dict[int, str]:
+def _dispatch(datasets, work, protocol, metrics, batches, todo, keys, outcomes, journal,
+              workers, on_unit_done, costs, options) -> dict[int, str]:
     """Run batches (a list or a lazy iterable) through joblib; return ``{unit: reason}`` for
     units lost with a worker. ``costs`` (optional) learns each finished unit's seconds;
-    ``in_flight`` is joblib's ``pre_dispatch``."""
+    ``options`` are more keyword arguments of ``joblib.Parallel`` (see :func:`_backend`)."""
     from joblib import Parallel, delayed
 
     # A task is one tuple that carries its data set. joblib's dask backend would
@@ -704,10 +760,9 @@ def _dispatch(datasets, work, protocol, metrics, batches, todo, keys, outcomes, 
     )
     pending = set(todo)
     # units are already grouped in batches: joblib passes them on one by one and keeps
-    # ``in_flight`` of them under way, so a worker that finishes gets the next one
-    # (balanced by cost, not by count)
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1,
-                        pre_dispatch=in_flight)
+    # ``pre_dispatch`` of them under way (see _backend), so a worker that finishes gets
+    # the next one (balanced by cost, not by count)
+    parallel = Parallel(n_jobs=workers, return_as="generator_unordered", batch_size=1, **options)
     with _one_core() if workers == 1 else contextlib.nullcontext():  # serial: pin once
         iterator = iter(parallel(jobs))
         while True:
@@ -803,7 +858,8 @@ def prestart(n_jobs: int = 1, scheduler: str | None = None, wait: float = 2.0):
     Parameters
     ----------
     n_jobs : int, default=1
-        joblib workers; 1 (and no scheduler) starts nothing.
+        joblib workers, as in :func:`run`; one worker (and no scheduler) starts
+        nothing.
     scheduler : str, optional
         Address of a Dask distributed scheduler.
     wait : float, default=2.0
@@ -817,8 +873,15 @@ def prestart(n_jobs: int = 1, scheduler: str | None = None, wait: float = 2.0):
         The warm-up, None when there is nothing to start. Join it before
         :func:`run`: if the scheduler could not be reached, ``run`` then
         reports that failure at once instead of trying to connect again.
+
+    Raises
+    ------
+    ValueError
+        If ``n_jobs`` is out of range (see :func:`worker_count`) and no
+        scheduler is given.
     """
-    if scheduler is None and n_jobs == 1:
+    workers = worker_count(n_jobs) if scheduler is None else None
+    if workers == 1:
         return None
     _UNREACHABLE.pop(scheduler, None)  # a failure from an earlier prestart is stale now
     handed_over = threading.Event()
@@ -836,9 +899,11 @@ def prestart(n_jobs: int = 1, scheduler: str | None = None, wait: float = 2.0):
             else:
                 from joblib import Parallel, delayed
 
-                workers = _n_workers(n_jobs)
-                # a generator: the call dispatches the tasks and returns
-                replies = Parallel(n_jobs=n_jobs, return_as="generator")(
+                from ensemblekit._workers import parallel_options
+
+                # a generator: the call dispatches the tasks and returns; the same
+                # options as run() passes, so that run() reuses these workers
+                replies = Parallel(n_jobs=workers, return_as="generator", **parallel_options())(
                     delayed(_warm_worker)() for _ in range(workers))
                 handed_over.set()
                 for _ in replies:
@@ -858,15 +923,21 @@ def prestart(n_jobs: int = 1, scheduler: str | None = None, wait: float = 2.0):
 def _backend(scheduler: str | None):
     """joblib's default backend, or the dask backend on a distributed cluster.
 
-    Yields ``(workers, in_flight)``: the cluster's thread count (None for the
-    default backend, which takes ``n_jobs``) and how many tasks joblib keeps
-    under way. loky workers share one queue, where a second task per worker
-    waits for whichever worker is free first; the Dask scheduler assigns a task
-    to a worker at once, so a second one could wait behind a long task while
-    another worker idles at the end of a run: one per worker there.
+    Yields ``(workers, options)``: the cluster's thread count (None for the
+    default backend, which takes ``n_jobs``) and keyword arguments for
+    ``joblib.Parallel``. ``pre_dispatch`` is how many tasks joblib keeps under
+    way: loky workers share one queue, where a second task per worker waits
+    for whichever worker is free first; the Dask scheduler assigns a task to a
+    worker at once, so a second one could wait behind a long task while
+    another worker idles at the end of a run: one per worker there. Local
+    workers also get :func:`ensemblekit._workers.parallel_options`, so that
+    they end with this process; a cluster's workers are the user's and are
+    left alone.
     """
     if scheduler is None:
-        yield None, "2*n_jobs"
+        from ensemblekit._workers import parallel_options
+
+        yield None, {"pre_dispatch": "2*n_jobs", **parallel_options()}
         return
     try:
         import distributed  # noqa: F401  (the dask backend of joblib needs it)
@@ -885,7 +956,7 @@ def _backend(scheduler: str | None):
     try:
         workers = max(1, sum(client.nthreads().values()))
         with parallel_config(backend="dask"):
-            yield workers, "n_jobs"
+            yield workers, {"pre_dispatch": "n_jobs"}
     finally:
         _CLIENTS.pop(scheduler, None)
         client.close()
@@ -992,54 +1063,96 @@ class _Journal:
     The first line names the comparison (a fingerprint of data, candidates,
     protocol and metrics); each further line is one finished unit. A line cut
     short by a killed process is dropped when the journal is opened again.
+
+    The file is read line by line with a bound: a line longer than
+    :attr:`MAX_LINE` bytes, or with JSON nested deeper than :attr:`MAX_DEPTH`
+    levels (measured before parsing, :mod:`ensemblekit.safejson`), is refused
+    with a :class:`ProtocolError` naming the file and the line. Memory stays
+    bounded by the comparison's units, whatever the file holds.
     """
 
     VERSION = 1
+    #: Longest line read back, newline included (4 MiB). The records written here
+    #: take a few hundred bytes; a longer line was not written by ensemblekit.
+    MAX_LINE = 4 * 2**20
+    #: Deepest JSON nesting read back; a record is 2 levels deep (its scores).
+    MAX_DEPTH = 8
 
     def __init__(self, path: Path, fingerprint: str, keys: set, metrics: Sequence[str]):
         self.path = path
         self.fingerprint = fingerprint
         self._done: dict[tuple, dict] = {}
-        raw = path.read_bytes() if path.exists() else b""
-        complete = raw[: raw.rfind(b"\n") + 1]
-        if not complete:  # new, empty, or only a header cut short: start afresh
+        try:
+            with open(path, "rb") as reader:
+                complete, total = self._read(reader, fingerprint, keys, metrics)
+        except FileNotFoundError:
+            complete = total = 0
+        except OSError as exc:
+            raise ProtocolError(f"cannot read --resume file {path}: {exc.strerror}") from None
+        if complete == 0:  # new, empty, or only a header cut short: start afresh
             try:
                 self._fh = open(path, "w", encoding="utf-8")
             except OSError as exc:
                 raise ProtocolError(f"cannot write --resume file {path}: {exc.strerror}") from None
             self._write({"ensemblekit_journal": self.VERSION, "run": fingerprint})
             return
-        lines = complete.decode("utf-8", errors="replace").splitlines()
-        try:
-            head = json.loads(lines[0])
-        except json.JSONDecodeError:
-            head = {}
-        if not isinstance(head, dict) or head.get("ensemblekit_journal") != self.VERSION \
-                or head.get("run") != fingerprint:
-            raise ProtocolError(
-                f"{path} records a different comparison (other data, algorithms, parameters, "
-                "protocol, seed, metrics or ensemblekit version); use a new --resume file or "
-                "delete this one")
-        for number, line in enumerate(lines[1:], start=2):
-            try:
-                rec = json.loads(line)
-                key = (rec["dataset"], rec["algorithm"], rec["params"], rec["repeat"], rec["fold"])
-                outcome = {"scores": rec["scores"], "seconds": float(rec["seconds"]),
-                           "error": rec.get("error")}
-                if key not in keys:
-                    raise ValueError("a unit that is not part of this comparison")
-                if outcome["error"] is None and not all(
-                        isinstance(outcome["scores"].get(m), (int, float))
-                        and np.isfinite(outcome["scores"][m]) for m in metrics):
-                    raise ValueError("missing or non-finite scores")
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
-                raise ProtocolError(f"{path}, line {number}: damaged journal record ({exc}); "
-                                    "use a new --resume file or delete this one") from None
-            self._done[key] = outcome
-        if len(complete) != len(raw):  # drop a half-written last line
+        if complete != total:  # drop a half-written last line
             with open(path, "r+b") as fh:
-                fh.truncate(len(complete))
+                fh.truncate(complete)
         self._fh = open(path, "a", encoding="utf-8")
+
+    def _read(self, reader, fingerprint: str, keys: set, metrics: Sequence[str]) -> tuple[int, int]:
+        """Check the header and keep the finished units; return (bytes of complete lines, bytes read)."""
+        path = self.path
+        complete = total = 0
+        number = 0
+        while True:
+            line = reader.readline(self.MAX_LINE + 1)
+            if not line:
+                return complete, total
+            number += 1
+            total += len(line)
+            if not line.endswith(b"\n"):
+                if len(line) > self.MAX_LINE:
+                    raise ProtocolError(
+                        f"{path}, line {number}: longer than {self.MAX_LINE // 2**20} MiB, which no "
+                        "journal record is; use a new --resume file or delete this one")
+                return complete, total  # the end of the file: a last line cut short
+            text = line.decode("utf-8", errors="replace")
+            if number == 1:
+                try:
+                    head = safejson.loads(text, max_depth=self.MAX_DEPTH)
+                except ValueError:  # not JSON, or nested too deeply
+                    head = {}
+                if not isinstance(head, dict) or head.get("ensemblekit_journal") != self.VERSION \
+                        or head.get("run") != fingerprint:
+                    raise ProtocolError(
+                        f"{path} records a different comparison (other data, algorithms, "
+                        "parameters, protocol, seed, metrics or ensemblekit version); use a new "
+                        "--resume file or delete this one")
+            else:
+                key, outcome = self._record(text, number, keys, metrics)
+                self._done[key] = outcome
+            complete += len(line)
+
+    def _record(self, text: str, number: int, keys: set, metrics: Sequence[str]) -> tuple:
+        """One unit line as (key, outcome); ProtocolError naming the line if it is damaged."""
+        try:
+            rec = safejson.loads(text, max_depth=self.MAX_DEPTH)
+            key = (rec["dataset"], rec["algorithm"], rec["params"], rec["repeat"], rec["fold"])
+            outcome = {"scores": rec["scores"], "seconds": float(rec["seconds"]),
+                       "error": rec.get("error")}
+            if key not in keys:
+                raise ValueError("a unit that is not part of this comparison")
+            if outcome["error"] is None and not all(
+                    isinstance(outcome["scores"].get(m), (int, float))
+                    and np.isfinite(outcome["scores"][m]) for m in metrics):
+                raise ValueError("missing or non-finite scores")
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            what = str(exc) if len(str(exc)) <= 200 else str(exc)[:200] + "..."  # may quote the line
+            raise ProtocolError(f"{self.path}, line {number}: damaged journal record ({what}); "
+                                "use a new --resume file or delete this one") from None
+        return key, outcome
 
     def done(self) -> dict[tuple, dict]:
         """Finished units read from the file: ``{key: outcome}``."""
@@ -1085,9 +1198,42 @@ def summarize(scores: Sequence[Score]) -> dict[tuple[str, str, str], tuple[float
 
 
 # --------------------------------------------------------------------------- analysis
+@dataclass(frozen=True)
+class PairVerdict:
+    """The decision about one pair of algorithms over the data sets.
+
+    Attributes
+    ----------
+    better, worse : str
+        The two labels, the one the test leans towards first (the better average
+        rank for Nemenyi, the larger signed-rank sum for Wilcoxon). When the test
+        leans neither way the order carries no meaning (the compared algorithm
+        first for two algorithms, the baseline first against a baseline).
+    significant : bool
+        Whether the difference is significant at alpha.
+    test : {"wilcoxon", "wilcoxon-holm", "nemenyi"}
+        The procedure that decided.
+    pvalue : float or None
+        The p-value compared with alpha (Holm-adjusted for ``"wilcoxon-holm"``);
+        None for Nemenyi, which compares rank differences with the CD.
+    raw_pvalue : float or None
+        The unadjusted p-value (``"wilcoxon-holm"`` only).
+    rank_difference : float or None
+        Difference of average ranks (``"nemenyi"`` only), ``>= 0``.
+    """
+
+    better: str
+    worse: str
+    significant: bool
+    test: str
+    pvalue: float | None = None
+    raw_pvalue: float | None = None
+    rank_difference: float | None = None
+
+
 @dataclass
 class MetricAnalysis:
-    """Statistics of one metric over data sets (Demšar 2006).
+    """Statistics of one metric over data sets, and the verdicts drawn from them (Demšar 2006).
 
     Attributes
     ----------
@@ -1101,18 +1247,51 @@ class MetricAnalysis:
     ranks : ndarray of shape (n_candidates,) or None
         Average ranks (1 = best); None with fewer than 2 candidates.
     friedman : stats.FriedmanResult or None
-        None with fewer than 2 data sets or candidates.
+        With 3 or more candidates and at least 2 data sets; None otherwise (two
+        algorithms are compared by :attr:`wilcoxon`, not by Friedman's test).
     cd : float or None
-        Nemenyi critical difference at ``alpha``.
+        Nemenyi critical difference at ``alpha`` (3 or more candidates); also what
+        the CD diagram draws.
     marks : dict
         ``{(dataset, label): "▲" | "▼" | ""}``: significantly better / worse
         than the baseline on that data set (paired test over folds or runs).
     pairwise : list of tuple
-        ``(label_a, label_b, rank_difference, significant)`` for every pair,
-        a the better-ranked.
+        ``(label_a, label_b, rank_difference, exceeds_cd)`` for every pair, a the
+        better-ranked (3 or more candidates). A description of the ranks; the
+        decisions are in :attr:`verdicts`.
     versus_baseline : list
         ``stats.PairedResult`` of each candidate against the baseline over data
-        sets (Wilcoxon signed-rank, Holm-adjusted).
+        sets (Wilcoxon signed-rank, Holm-adjusted); only when that post-hoc test
+        is made (3 or more candidates, a baseline, and Friedman rejects).
+    alpha : float
+    pair : tuple of str or None
+        With exactly 2 candidates, ``(a, b)``: a is compared with b (b is the
+        baseline, else the first column). :attr:`wilcoxon` and :attr:`sign` are
+        oriented so that "wins" are a's.
+    wilcoxon : stats.SignedRankResult or None
+        Two candidates: Wilcoxon signed-rank test over the data sets.
+    sign : stats.SignTestResult or None
+        Two candidates: sign test over the data sets (reported beside Wilcoxon).
+    min_pvalue : float or None
+        Smallest p-value the deciding test (Wilcoxon for 2 candidates, Friedman
+        for more) can give with this many data sets.
+    omnibus_rejects : bool or None
+        3 or more candidates: whether Friedman's test rejects at ``alpha``.
+    posthoc : {"nemenyi", "wilcoxon-holm"} or None
+        The post-hoc procedure that follows when Friedman rejects: Wilcoxon-Holm
+        against the baseline when there is one, else Nemenyi; None when
+        Friedman does not reject or cannot.
+    unreachable : str or None
+        The test that cannot reach ``alpha`` with this many data sets, whatever
+        the scores: ``"wilcoxon"`` (2 candidates), ``"friedman"``,
+        ``"wilcoxon-holm"`` or ``"nemenyi"``; no verdict about any pair is then
+        given.
+    posthoc_limit : float or None
+        For ``unreachable == "wilcoxon-holm"`` the smallest possible
+        Holm-adjusted p-value; for ``"nemenyi"`` the largest possible rank
+        difference, k - 1.
+    verdicts : list of PairVerdict
+        At most one per pair of candidates.
     """
 
     metric: str
@@ -1126,12 +1305,21 @@ class MetricAnalysis:
     pairwise: list = field(default_factory=list)
     versus_baseline: list = field(default_factory=list)
     alpha: float = 0.05
+    pair: tuple | None = None
+    wilcoxon: object = None
+    sign: object = None
+    min_pvalue: float | None = None
+    omnibus_rejects: bool | None = None
+    posthoc: str | None = None
+    unreachable: str | None = None
+    posthoc_limit: float | None = None
+    verdicts: list = field(default_factory=list)
 
 
 def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, metric: str,
             protocol: Protocol, *, baseline: str | None = None, reference: str | None = None,
             alpha: float = 0.05) -> MetricAnalysis:
-    """Average ranks, Friedman/Iman–Davenport, Nemenyi CD and paired tests for one metric.
+    """Average ranks, the tests over data sets, their verdicts, and per-cell marks, for one metric.
 
     Parameters
     ----------
@@ -1144,22 +1332,49 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
     metric : str
     protocol : Protocol
     baseline : str, optional
-        Label of the baseline: the per-cell marks and the Wilcoxon–Holm
-        comparison over data sets are made against it.
+        Label of the baseline: the per-cell marks and the comparisons over data
+        sets are made against it.
     reference : str, optional
         Label the per-cell marks are made against when there is no baseline
-        (e.g. the first algorithm); no Wilcoxon–Holm comparison then.
+        (e.g. the first algorithm); it does not change the tests over data sets.
     alpha : float, default=0.05
         Significance level of every test.
 
     Returns
     -------
     MetricAnalysis
-        Per-cell marks come from the corrected resampled t-test over the r*k
-        folds (Nadeau & Bengio 2003) for CV, and from the Wilcoxon signed-rank
-        test over the paired runs for clustering; they are not corrected for
-        the number of cells. Nemenyi pairs are significant when their average
-        ranks differ by at least the CD (Demšar 2006, Sect. 3.2.2).
+
+    Notes
+    -----
+    The procedure follows Demšar (2006), so that one table never states two
+    verdicts about the same pair:
+
+    * **Two candidates** (Sect. 3.1): the Wilcoxon signed-rank test over the data
+      sets decides, as Demšar recommends; the sign test is reported beside it.
+      No Friedman, Nemenyi or critical-difference test is made: with k = 2 they
+      only restate a weaker test of the same pair.
+    * **Three or more** (Sect. 3.2): the Friedman test (Iman-Davenport F, or the
+      exact p-value where F is undefined, see :class:`stats.FriedmanResult`)
+      comes first. Post-hoc tests are made only when it rejects. Without a
+      baseline, the Nemenyi test judges every pair (rank difference at least the
+      CD). With a baseline, the question is how each algorithm compares with
+      that control, and Demšar (Sect. 3.2.2) replaces Nemenyi's all-pairs test
+      by a procedure for k - 1 comparisons with a control that controls the
+      family-wise error; here each algorithm is compared with the baseline by
+      the Wilcoxon signed-rank test (Sect. 3.1.3) with Holm's step-down
+      adjustment, and no Nemenyi verdict is given, so the two procedures never
+      speak about the same pair.
+    * **Too few data sets**: when the deciding test cannot reach ``alpha`` for
+      any scores -- Wilcoxon's smallest two-sided p is 2/2^N, Friedman's is
+      :func:`stats.friedman_min_pvalue`, the smallest Holm-adjusted p against a
+      baseline (k - 1) 2/2^N, and Nemenyi needs a rank difference k - 1 to reach
+      the CD -- ``unreachable`` names it and no verdict is given.
+
+    Per-cell marks come from the corrected resampled t-test over the r*k folds
+    (Nadeau & Bengio 2003) for CV, and from the Wilcoxon signed-rank test over
+    the paired runs for clustering; they answer a different question (this data
+    set, these folds or runs), are not corrected for the number of cells, and
+    are labelled as such in the report.
     """
     from ensemblekit import stats
     from ensemblekit.metrics import METRICS
@@ -1176,7 +1391,7 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
                             alpha=alpha)
     ref = baseline if baseline is not None else reference
     if ref is not None:
-        sizes = {d.name: _n_labelled(d) for d in datasets}
+        sizes = {d.name: d for d in datasets}
         for d in complete:
             base = sorted(per_cell[(d, ref)])
             for a in labels:
@@ -1187,25 +1402,87 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
                 x = np.array([v for _, _, v in other])
                 b = np.array([v for _, _, v in base])
                 if protocol.kind == "cv":
-                    n_test = max(1, round(sizes[d] / protocol.folds))  # a fold's size
-                    t, p = stats.corrected_resampled_ttest(x, b, sizes[d] - n_test, n_test)
+                    size = _n_labelled(sizes[d])
+                    n_test = max(1, round(size / protocol.folds))  # a fold's size
+                    t, p = stats.corrected_resampled_ttest(x, b, size - n_test, n_test)
                     better = t > 0 if better_high else t < 0
                 else:
-                    test = stats.wilcoxon_holm(np.column_stack([b, x]), 0, better_high, alpha)[0]
-                    p, better = test.pvalue, test.better
+                    test = stats.wilcoxon_signed_rank(x, b, better_high)
+                    p, better = test.pvalue, test.direction > 0
                 if p < alpha:
                     result.marks[(d, a)] = "▲" if better else "▼"
-    if len(labels) >= 2 and len(complete) >= 1:
+    labels = list(labels)
+    k, n = len(labels), len(complete)
+    if k >= 2 and n >= 1:
         result.ranks = stats.average_ranks(result.means, better_high)
-    if len(labels) >= 2 and len(complete) >= 2:
-        result.friedman = stats.friedman_test(result.means, better_high)
-        result.cd = stats.critical_difference(len(labels), len(complete), alpha)
-        order = np.argsort(result.ranks, kind="stable")
-        for i_pos, i in enumerate(order):
-            for j in order[i_pos + 1:]:
-                gap = float(result.ranks[j] - result.ranks[i])
-                result.pairwise.append((labels[i], labels[j], gap, gap >= result.cd))
-        if baseline is not None:
-            result.versus_baseline = stats.wilcoxon_holm(result.means, list(labels).index(baseline),
-                                                         better_high, alpha)
+    if k < 2 or n < 2:
+        return result
+    if k == 2:
+        _two_algorithms(result, baseline, better_high)
+    else:
+        _several_algorithms(result, baseline, better_high)
     return result
+
+
+def _two_algorithms(result: MetricAnalysis, baseline: str | None, better_high: bool) -> None:
+    """Wilcoxon decides, the sign test is shown beside it (Demšar 2006, Sect. 3.1)."""
+    from ensemblekit import stats
+
+    labels, alpha = result.labels, result.alpha
+    against = labels.index(baseline) if baseline is not None else 0
+    compared = 1 - against
+    a, b = labels[compared], labels[against]
+    result.pair = (a, b)
+    x, y = result.means[:, compared], result.means[:, against]
+    result.wilcoxon = stats.wilcoxon_signed_rank(x, y, better_high)
+    result.sign = stats.sign_test(x, y, better_high)
+    result.min_pvalue = stats.paired_min_pvalue(len(result.datasets))
+    if not result.min_pvalue < alpha:
+        result.unreachable = "wilcoxon"
+        return
+    w = result.wilcoxon
+    first, second = (b, a) if w.direction < 0 else (a, b)
+    result.verdicts.append(PairVerdict(first, second, bool(w.pvalue < alpha), "wilcoxon",
+                                       pvalue=w.pvalue))
+
+
+def _several_algorithms(result: MetricAnalysis, baseline: str | None, better_high: bool) -> None:
+    """Friedman first; Nemenyi or Wilcoxon-Holm against the baseline only after it rejects."""
+    from ensemblekit import stats
+
+    labels, alpha = result.labels, result.alpha
+    k, n = len(labels), len(result.datasets)
+    result.friedman = f = stats.friedman_test(result.means, better_high)
+    result.cd = stats.critical_difference(k, n, alpha)
+    order = np.argsort(result.ranks, kind="stable")
+    for i_pos, i in enumerate(order):
+        for j in order[i_pos + 1:]:
+            gap = float(result.ranks[j] - result.ranks[i])
+            result.pairwise.append((labels[i], labels[j], gap, gap >= result.cd))
+    result.min_pvalue = f.min_pvalue
+    if not f.min_pvalue < alpha:
+        result.unreachable = "friedman"
+        return
+    result.omnibus_rejects = bool(f.pvalue < alpha)
+    if not result.omnibus_rejects:
+        return
+    if baseline is not None:
+        holm_floor = min(1.0, (k - 1) * stats.paired_min_pvalue(n))
+        result.posthoc = "wilcoxon-holm"
+        if not holm_floor < alpha:
+            result.unreachable, result.posthoc_limit = "wilcoxon-holm", holm_floor
+            return
+        result.versus_baseline = stats.wilcoxon_holm(result.means, labels.index(baseline),
+                                                     better_high, alpha)
+        for r in result.versus_baseline:
+            other = labels[r.index]
+            first, second = (other, baseline) if r.better else (baseline, other)
+            result.verdicts.append(PairVerdict(first, second, r.significant, "wilcoxon-holm",
+                                               pvalue=r.adjusted_pvalue, raw_pvalue=r.pvalue))
+        return
+    result.posthoc = "nemenyi"
+    if not k - 1 >= result.cd:
+        result.unreachable, result.posthoc_limit = "nemenyi", float(k - 1)
+        return
+    for a, b, gap, exceeds in result.pairwise:
+        result.verdicts.append(PairVerdict(a, b, bool(exceeds), "nemenyi", rank_difference=gap))

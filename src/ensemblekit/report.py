@@ -19,10 +19,15 @@ OUTPUT_FORMATS = ("csv", "tsv", "json", "jsonl", "arff")
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` all at once (see :func:`ensemblekit.atomic.write_atomic`).
 
+    A regular file is replaced atomically, a symbolic link's target is written
+    and the link kept, a device or named pipe is written in place.
+
     Raises
     ------
     OSError
-        If the folder is missing or not writable; no file is left behind.
+        If the destination is a folder or a socket, its folder is missing or
+        not writable, or the write fails (``ENOSPC`` on a full device); no
+        temporary file is left behind and an existing file is left as it was.
     """
     from ensemblekit.atomic import write_atomic
 
@@ -32,6 +37,73 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
 def fmt(x: float, digits: int = 4) -> str:
     """Fixed-point text of a score, the same on every platform."""
     return f"{x:.{digits}f}"
+
+
+# --------------------------------------------------------------------------- text from files
+def printable(value: object) -> str:
+    """``str(value)`` with every character a terminal would not simply show written as an escape.
+
+    Names and values come from data and model files, which anyone may have
+    written: an attribute called ``"\\x1b[2J"`` must not clear the screen of the
+    user who runs ``ensemblekit info`` on it, and a ``"\\r"`` or ``"\\n"`` must
+    not fake a line of output. So each character that Python does not count as
+    printable (:meth:`str.isprintable`: control characters C0, DEL and C1,
+    format characters such as the bidirectional overrides, line and paragraph
+    separators, spaces other than the ASCII one, lone surrogates, private-use
+    and unassigned code points) becomes ``\\xNN``, ``\\uNNNN`` or
+    ``\\UNNNNNNNN``, as in a Python literal. Everything else, backslashes
+    included, is kept, so the function is idempotent.
+
+    This is the one place that decides what is escaped; the tables use it
+    through :func:`safe_text`, and the command line's error and note lines use
+    it directly. Machine outputs (CSV, JSON, ARFF) are data and are not passed
+    through it.
+
+    Parameters
+    ----------
+    value : object
+        Anything; it is converted with ``str`` first.
+
+    Returns
+    -------
+    str
+        The text on one line (a newline in ``value`` is escaped too).
+    """
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == " " else _escape_char(ch) for ch in text)
+
+
+def _escape_char(ch: str) -> str:
+    code = ord(ch)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def safe_text(value: object, style: str = ""):
+    """Text from a data or model file as a rich ``Text``: escaped, and never read as markup.
+
+    Every table builder here gives rich its names, values and titles through
+    this function. :func:`printable` escapes control characters; wrapping the
+    result in :class:`rich.text.Text` (instead of a ``str``) keeps rich from
+    reading ``[red]`` or ``[/]`` in a name as console markup.
+
+    Parameters
+    ----------
+    value : object
+        Converted with ``str``.
+    style : str, optional
+        A rich style (``"bold"``, ``"table.title"``) for the whole text.
+
+    Returns
+    -------
+    rich.text.Text
+    """
+    from rich.text import Text
+
+    return Text(printable(value), style=style)
 
 
 # --------------------------------------------------------------------------- predictions
@@ -214,7 +286,7 @@ def comparison_tables(summary, analyses: dict, datasets: Sequence[str], labels: 
         table = Table()
         table.add_column("data set")
         for a in labels:
-            table.add_column(a + (" (baseline)" if a == baseline else ""), justify="right")
+            table.add_column(safe_text(a + (" (baseline)" if a == baseline else "")), justify="right")
         for d in datasets:
             present = [summary[(d, a, metric)][0] for a in labels if (d, a, metric) in summary
                        and (d, a) not in failed]
@@ -227,7 +299,7 @@ def comparison_tables(summary, analyses: dict, datasets: Sequence[str], labels: 
                 m, sd, _ = summary[(d, a, metric)]
                 text = f"{fmt(m)} ± {fmt(sd)}" + (f" {an.marks[(d, a)]}" if an.marks.get((d, a)) else "")
                 cells.append(f"[bold]{text}[/bold]" if m == best else text)
-            table.add_row(d, *cells)
+            table.add_row(safe_text(d), *cells)
         if an.ranks is not None:
             table.add_section()
             table.add_row("average rank", *(f"{r:.2f}" for r in an.ranks))
@@ -237,49 +309,142 @@ def comparison_tables(summary, analyses: dict, datasets: Sequence[str], labels: 
             out.append(Text(legend))
         excluded = [d for d in datasets if d not in an.datasets]
         if excluded and an.ranks is not None:
-            out.append(Text(f"left out of ranks and tests (a failed cell): {', '.join(excluded)}"))
-        out.extend(Text(line) for line in verdict_lines(an, baseline))
+            out.append(safe_text(f"left out of ranks and tests (a failed cell): {', '.join(excluded)}"))
+        out.extend(safe_text(line) for line in verdict_lines(an, baseline))
     return out
 
 
+def format_pvalue(p: float) -> str:
+    """A p-value as text: 4 significant digits, ``< 1e-16`` below that (never ``0``).
+
+    Parameters
+    ----------
+    p : float
+        In [0, 1]; finite.
+
+    Returns
+    -------
+    str
+        e.g. ``"0.0625"``, ``"3.2e-07"``, ``"< 1e-16"``. p-values that small come
+        from approximations far in their tails (or underflow), so more digits
+        would claim a precision they do not have.
+    """
+    if p < 1e-16:
+        return "< 1e-16"
+    return f"{p:.4g}"
+
+
+def _p(p: float) -> str:
+    """``p = x`` or ``p < 1e-16``."""
+    text = format_pvalue(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def _pair_detail(v, an) -> str:
+    alpha = _alpha_of(an)
+    cmp = "<" if v.significant else ">="
+    if v.test == "nemenyi":
+        return (f"Nemenyi: rank difference {v.rank_difference:.2f} "
+                f"{'>=' if v.significant else '<'} CD {an.cd:.2f}")
+    if v.test == "wilcoxon-holm":
+        return (f"Wilcoxon {_p(v.raw_pvalue)}, Holm-adjusted {_p(v.pvalue)} "
+                f"{cmp} {alpha:g}")
+    return f"Wilcoxon {_p(v.pvalue)} {cmp} {alpha:g}"
+
+
+def _pair_verdict_line(v, an) -> str:
+    if v.significant:
+        return f"{v.better} is significantly better than {v.worse} ({_pair_detail(v, an)})"
+    return f"{v.better} vs {v.worse}: not significantly different ({_pair_detail(v, an)})"
+
+
+def _friedman_line(f) -> str:
+    head = f"Friedman chi2 = {f.chi2:.3f} ("
+    if f.f_defined:
+        return (f"{head}{_p(f.chi2_pvalue)}); Iman-Davenport F = {f.iman_davenport:.3f} "
+                f"({_p(f.f_pvalue)}); N = {f.n_datasets} data sets, k = {f.n_algorithms}")
+    return (f"{head}{_p(f.chi2_pvalue)} from chi2, exact {_p(f.pvalue)}); Iman-Davenport F "
+            f"undefined: every data set ranks the algorithms alike (chi2 = N(k-1) = "
+            f"{f.n_datasets * (f.n_algorithms - 1)}, F divides by zero); N = {f.n_datasets} "
+            f"data sets, k = {f.n_algorithms}")
+
+
 def verdict_lines(an, baseline: str | None = None, max_pairs: int = 45) -> list[str]:
-    """The Friedman/Nemenyi (and Wilcoxon–Holm) verdict in words, one finding per line.
+    """The tests over data sets and their verdicts in words, one finding per line.
 
     Parameters
     ----------
     an : ensemblekit.experiment.MetricAnalysis
     baseline : str, optional
+        Only named in the lines; the procedure is fixed by ``an``.
     max_pairs : int
-        Pairwise Nemenyi findings are listed only up to this many pairs.
+        Pairwise Nemenyi verdicts are listed one per line up to this many pairs,
+        counted in one line beyond.
+
+    Returns
+    -------
+    list of str
+        Two algorithms: the Wilcoxon signed-rank and sign tests in one line,
+        then one verdict line (Wilcoxon decides). Three or more: the Friedman
+        line (Iman-Davenport F, or "undefined" with the exact p-value), then
+        either that Friedman does not reject (no post-hoc test) or the post-hoc
+        verdicts. When the deciding test cannot reach alpha with this many data
+        sets, one line says so instead of any verdict. At most one verdict line
+        names a given pair (see :func:`ensemblekit.experiment.analyse`).
     """
     lines: list[str] = []
-    if len(an.datasets) < 2 or an.friedman is None:
-        if len(an.labels) >= 2:
-            lines.append(f"statistics across data sets need at least 2 complete data sets "
-                         f"(have {len(an.datasets)})")
+    alpha = _alpha_of(an)
+    n, k = len(an.datasets), len(an.labels)
+    if k < 2:
+        return lines
+    if n < 2:
+        lines.append(f"statistics across data sets need at least 2 complete data sets (have {n})")
+        return lines
+    if an.wilcoxon is not None:
+        a, b = an.pair
+        w, sg = an.wilcoxon, an.sign
+        used = "" if w.n_used == n else f", one of {w.n_zero} zero differences left out"
+        lines.append(f"{a} vs {b} over N = {n} data sets: Wilcoxon signed-rank T = "
+                     f"{w.statistic:g} (R+ = {w.r_plus:g} for {a}, R- = {w.r_minus:g}{used}; "
+                     f"{w.method}), {_p(w.pvalue)}; sign test: {a} better on {sg.wins}, worse on "
+                     f"{sg.losses}, tied on {sg.ties}, {_p(sg.pvalue)}")
+        if an.unreachable == "wilcoxon":
+            lines.append(f"with N = {n} data sets no test of 2 algorithms can reach p < {alpha:g} "
+                         f"(smallest possible p = {format_pvalue(an.min_pvalue)})")
+        lines.extend(_pair_verdict_line(v, an) for v in an.verdicts)
         return lines
     f = an.friedman
-    lines.append(f"Friedman chi2 = {f.chi2:.3f} (p = {f.chi2_pvalue:.4g}); Iman-Davenport F = "
-                 f"{f.iman_davenport:.3f} (p = {f.f_pvalue:.4g}); N = {f.n_datasets} data sets, "
-                 f"k = {f.n_algorithms}; Nemenyi CD = {an.cd:.3f}")
-    if not f.f_pvalue < _alpha_of(an):
-        lines.append(f"no significant differences among the algorithms (Iman-Davenport p = "
-                     f"{f.f_pvalue:.4g} >= {_alpha_of(an):g})")
-    elif len(an.pairwise) <= max_pairs:
-        for a, b, gap, significant in an.pairwise:
-            if significant:
-                lines.append(f"{a} is significantly better than {b} (rank difference {gap:.2f} >= "
-                             f"CD {an.cd:.2f})")
-            else:
-                lines.append(f"{a} vs {b}: not significant (rank difference {gap:.2f} < CD {an.cd:.2f})")
-    else:
-        n_sig = sum(1 for p in an.pairwise if p[3])
-        lines.append(f"{n_sig} of {len(an.pairwise)} pairs differ by at least the CD")
-    for r in an.versus_baseline:
-        verdict = ("significantly better" if r.better else "significantly worse") if r.significant \
-            else "not significantly different"
-        lines.append(f"{an.labels[r.index]} vs {baseline}: {verdict} (Wilcoxon p = {r.pvalue:.4g}, "
-                     f"Holm-adjusted {r.adjusted_pvalue:.4g})")
+    if f is None:
+        return lines
+    lines.append(_friedman_line(f))
+    if an.unreachable == "friedman":
+        lines.append(f"with N = {n} data sets the Friedman test of {k} algorithms cannot reach "
+                     f"p < {alpha:g} (smallest possible p = {format_pvalue(an.min_pvalue)}); no "
+                     "post-hoc test is made")
+        return lines
+    source = "Iman-Davenport" if f.pvalue_source != "exact" else "exact Friedman"
+    if not an.omnibus_rejects:
+        lines.append(f"no significant differences among the algorithms ({source} "
+                     f"{_p(f.pvalue)} >= {alpha:g}); no post-hoc test is made")
+        return lines
+    lines.append(f"the algorithms differ ({source} {_p(f.pvalue)} < {alpha:g}); post-hoc: "
+                 + (f"each against {baseline} by the Wilcoxon signed-rank test, Holm-adjusted"
+                    if an.posthoc == "wilcoxon-holm"
+                    else f"Nemenyi, CD = {an.cd:.3f}"))
+    if an.unreachable == "wilcoxon-holm":
+        lines.append(f"with N = {n} data sets no Wilcoxon-Holm comparison with {baseline} can "
+                     f"reach p < {alpha:g} (smallest possible Holm-adjusted p = "
+                     f"{format_pvalue(an.posthoc_limit)})")
+        return lines
+    if an.unreachable == "nemenyi":
+        lines.append(f"with N = {n} data sets no two of {k} algorithms can differ by the Nemenyi "
+                     f"CD {an.cd:.2f} (largest possible rank difference {an.posthoc_limit:.2f})")
+        return lines
+    if an.posthoc == "nemenyi" and len(an.verdicts) > max_pairs:
+        n_sig = sum(1 for v in an.verdicts if v.significant)
+        lines.append(f"{n_sig} of {len(an.verdicts)} pairs differ by at least the CD (Nemenyi)")
+        return lines
+    lines.extend(_pair_verdict_line(v, an) for v in an.verdicts)
     return lines
 
 
@@ -330,28 +495,73 @@ def comparison_json(summary, analyses: dict, datasets, labels, protocol: dict,
         entry: dict = {"rows": rows}
         if an.ranks is not None:
             entry["average_rank"] = dict(zip(labels, (float(r) for r in an.ranks)))
-        if an.friedman is not None:
-            f = an.friedman
-            entry["friedman"] = {"chi2": f.chi2, "chi2_pvalue": f.chi2_pvalue,
-                                 "iman_davenport": f.iman_davenport, "f_pvalue": f.f_pvalue,
-                                 "n_datasets": f.n_datasets, "n_algorithms": f.n_algorithms}
-            entry["nemenyi_cd"] = an.cd
-            entry["friedman_significant"] = bool(f.f_pvalue < _alpha_of(an))
-            entry["datasets_in_tests"] = list(an.datasets)
-            # a pair counts only when the Friedman test rejects first (Demšar's procedure)
-            entry["pairs"] = [{"better": a, "worse": b, "rank_difference": g,
-                               "exceeds_cd": s, "significant": bool(s and entry["friedman_significant"])}
-                              for a, b, g, s in an.pairwise]
-        if an.versus_baseline:
-            entry["versus_baseline"] = [
-                {"algorithm": an.labels[r.index], "statistic": r.statistic, "pvalue": r.pvalue,
-                 "holm_pvalue": r.adjusted_pvalue, "significant": r.significant, "better": r.better}
-                for r in an.versus_baseline]
+        entry.update(_tests_json(an, baseline))
         entry["verdict"] = verdict_lines(an, baseline)
         out["metrics"][metric] = entry
     if grid is not None:
         out["grid"] = grid
-    return json.dumps(out, indent=1, default=_json_default) + "\n"
+    return json.dumps(out, indent=1, default=_json_default, allow_nan=False) + "\n"
+
+
+def _finite(x):
+    """A float for JSON, or None when it is not finite (the caller states why)."""
+    import math
+
+    return float(x) if x is not None and math.isfinite(x) else None
+
+
+def _tests_json(an, baseline) -> dict:
+    """The tests over data sets as JSON fields: the same facts :func:`verdict_lines` states."""
+    alpha = _alpha_of(an)
+    out: dict = {}
+    if len(an.labels) < 2:
+        return out
+    out["datasets_in_tests"] = list(an.datasets)
+    if len(an.datasets) < 2:
+        out["tests_skipped"] = "statistics across data sets need at least 2 complete data sets"
+        return out
+    out["smallest_possible_pvalue"] = an.min_pvalue
+    out["can_reach_alpha"] = an.unreachable is None
+    out["unreachable"] = an.unreachable
+    if an.wilcoxon is not None:
+        a, b = an.pair
+        w, sg = an.wilcoxon, an.sign
+        out["wilcoxon"] = {"algorithm": a, "against": b, "statistic": w.statistic,
+                           "r_plus": w.r_plus, "r_minus": w.r_minus, "pvalue": w.pvalue,
+                           "method": w.method, "n_datasets_used": w.n_used,
+                           "zero_differences": w.n_zero,
+                           "significant": bool(an.unreachable is None and w.pvalue < alpha)}
+        out["sign_test"] = {"algorithm": a, "against": b, "wins": sg.wins, "losses": sg.losses,
+                            "ties": sg.ties, "n_datasets_used": sg.n_used, "pvalue": sg.pvalue}
+    elif an.friedman is not None:
+        f = an.friedman
+        out["friedman"] = {
+            "chi2": f.chi2, "chi2_pvalue": f.chi2_pvalue,
+            "iman_davenport": _finite(f.iman_davenport), "f_pvalue": _finite(f.f_pvalue),
+            "iman_davenport_undefined": None if f.f_defined else
+            "every data set ranks the algorithms alike: chi2 = N(k-1), so F divides by zero",
+            "pvalue": f.pvalue, "pvalue_from": f.pvalue_source,
+            "n_datasets": f.n_datasets, "n_algorithms": f.n_algorithms}
+        out["friedman_significant"] = bool(an.omnibus_rejects)
+        out["nemenyi_cd"] = an.cd
+        out["posthoc"] = an.posthoc if an.omnibus_rejects else None
+        if an.unreachable in ("wilcoxon-holm", "nemenyi"):
+            out["posthoc_limit"] = an.posthoc_limit
+        if baseline is None:
+            # a pair counts only when Friedman rejects first (Demšar's procedure)
+            decided = {(v.better, v.worse): v.significant for v in an.verdicts}
+            out["pairs"] = [{"better": a, "worse": b, "rank_difference": g, "exceeds_cd": s,
+                             "significant": bool(decided.get((a, b), False))}
+                            for a, b, g, s in an.pairwise]
+        if an.versus_baseline:
+            out["versus_baseline"] = [
+                {"algorithm": an.labels[r.index], "statistic": r.statistic, "pvalue": r.pvalue,
+                 "holm_pvalue": r.adjusted_pvalue, "significant": r.significant, "better": r.better}
+                for r in an.versus_baseline]
+    out["verdicts"] = [{"better": v.better, "worse": v.worse, "significant": v.significant,
+                        "test": v.test, "pvalue": v.pvalue, "rank_difference": v.rank_difference}
+                       for v in an.verdicts]
+    return out
 
 
 def _json_default(value):
@@ -447,7 +657,6 @@ def grid_summary(summary, candidates, baseline: str, datasets: Sequence[str], me
 def grid_table(rows: list[dict], baseline: str, metric_label: str, protocol_text: str):
     """Rich renderables for :func:`grid_summary` (the paper's Tables 1–3 layout)."""
     from rich.table import Table
-    from rich.text import Text
 
     keys: list[str] = []
     for r in rows:
@@ -457,20 +666,21 @@ def grid_table(rows: list[dict], baseline: str, metric_label: str, protocol_text
     table = Table()
     table.add_column("data set")
     table.add_column("algorithm")
-    table.add_column(baseline, justify="right")
+    table.add_column(safe_text(baseline), justify="right")
     for k in keys:
-        table.add_column(f"{k} (better)", justify="right")
+        table.add_column(safe_text(f"{k} (better)"), justify="right")
     for col in ("% better", "avg better", "best", "best at"):
         table.add_column(col, justify="right")
     for r in rows:
         ranges = r["ranges"] or {}
         cells = [_range_text(ranges[k]) if k in ranges else "-" for k in keys]
         best_at = ", ".join(f"{k}={_plain(v)}" for k, v in (r["best_point"] or {}).items()) or "-"
-        table.add_row(r["dataset"], r["algorithm"], fmt(r["baseline"]), *cells, f"{r['percent']:.0f}%",
+        table.add_row(safe_text(r["dataset"]), safe_text(r["algorithm"]), fmt(r["baseline"]),
+                      *(safe_text(c) for c in cells), f"{r['percent']:.0f}%",
                       "-" if r["average"] is None else fmt(r["average"]),
-                      "-" if r["best"] is None else fmt(r["best"]), best_at)
-    heading = Text(f"{metric_label}: grid points that beat {baseline} (ranges per parameter over "
-                   f"those points), {protocol_text}", style="bold")
+                      "-" if r["best"] is None else fmt(r["best"]), safe_text(best_at))
+    heading = safe_text(f"{metric_label}: grid points that beat {baseline} (ranges per parameter "
+                        f"over those points), {protocol_text}", style="bold")
     return [heading, table]
 
 
@@ -531,8 +741,8 @@ def schema_tables(summary: dict):
     from rich.table import Table
 
     head = Table.grid(padding=(0, 2))
-    head.add_row("file", summary["file"])
-    head.add_row("relation", summary["relation"])
+    head.add_row("file", safe_text(summary["file"]))
+    head.add_row("relation", safe_text(summary["relation"]))
     head.add_row("instances", str(summary["instances"]))
     attrs = Table(title="attributes", title_justify="left")
     for col in ("#", "name", "type", "role", "missing", "values / range"):
@@ -542,15 +752,16 @@ def schema_tables(summary: dict):
             detail = f"{a['min']:.6g} .. {a['max']:.6g}" if "min" in a else "all missing"
         else:
             detail = f"{a['values']} values"
-        attrs.add_row(str(i), a["name"], a["type"], a["role"], str(a["missing"]), detail)
+        attrs.add_row(str(i), safe_text(a["name"]), a["type"], a["role"], str(a["missing"]), detail)
     out = [head, attrs]
     cls = summary.get("class")
     if cls and "counts" in cls:
-        ctable = Table(title=f"class '{cls['name']}'", title_justify="left")
+        ctable = Table(title=safe_text(f"class '{cls['name']}'", style="table.title"),
+                       title_justify="left")
         ctable.add_column("value")
         ctable.add_column("count", justify="right")
         for v, c in cls["counts"].items():
-            ctable.add_row(v, str(c))
+            ctable.add_row(safe_text(v), str(c))
         out.append(ctable)
     return out
 
@@ -576,14 +787,17 @@ def algorithms_summary(specs: Iterable) -> list[dict]:
 def algorithms_table(summary: list[dict]):
     """Rich table for :func:`algorithms_summary`."""
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="algorithms", title_justify="left", show_lines=True)
     for col in ("name", "task", "parameters (default)", "description"):
         table.add_column(col)
     for s in summary:
-        params = "\n".join(f"{p['name']}={_plain(p['default'])}  [{p['values']}]" for p in s["parameters"])
-        table.add_row(s["name"], s["task"], params,
-                      f"{s['description']}\n[dim]{s['preprocessing']}[/dim]")
+        params = "\n".join(printable(f"{p['name']}={_plain(p['default'])}  [{p['values']}]")
+                           for p in s["parameters"])
+        description = safe_text(s["description"])
+        description.append("\n" + printable(s["preprocessing"]), style="dim")
+        table.add_row(safe_text(s["name"]), safe_text(s["task"]), Text(params), description)
     return table
 
 
@@ -610,14 +824,14 @@ def prototypes_table(centers, feature_names: Sequence[str], sizes: Sequence[int]
     """
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left")
+    table = Table(title=safe_text(title, style="table.title"), title_justify="left")
     table.add_column("feature")
     for k in range(len(centers)):
         table.add_column(f"cluster {k}", justify="right")
     table.add_row("[italic]size[/italic]", *(str(int(n)) for n in sizes))
     table.add_section()
     for j, name in enumerate(feature_names):
-        table.add_row(name, *(f"{row[j]:.4g}" for row in centers))
+        table.add_row(safe_text(name), *(f"{row[j]:.4g}" for row in centers))
     return table
 
 
@@ -625,7 +839,6 @@ def metrics_table(values: dict[str, float], title: str):
     """A heading and a two-column rich table ``metric | value``."""
     from rich.console import Group
     from rich.table import Table
-    from rich.text import Text
 
     from ensemblekit.metrics import METRICS
 
@@ -634,8 +847,8 @@ def metrics_table(values: dict[str, float], title: str):
     table.add_column("value", justify="right")
     for name, v in values.items():
         label = METRICS[name].label if name in METRICS else name
-        table.add_row(label, fmt(v))
-    return Group(Text(title, style="bold"), table)
+        table.add_row(safe_text(label), fmt(v))
+    return Group(safe_text(title, style="bold"), table)
 
 
 def model_description(model, metadata: dict, schema) -> list:
@@ -674,7 +887,7 @@ def model_description(model, metadata: dict, schema) -> list:
         ("ensemblekit", str(metadata.get("ensemblekit_version"))),
         ("file format", str(metadata.get("format_version"))),
     ):
-        head.add_row(key, value)
+        head.add_row(key, safe_text(value))
     out: list = [head]
     from ensemblekit.registry import model_feature_names
 
@@ -692,7 +905,8 @@ def model_description(model, metadata: dict, schema) -> list:
         tree = estimator.tree_
         classes = [schema.class_attribute.values[int(c)] for c in estimator.classes_]
         out.append(Text(f"decision tree: {tree.get_n_leaves()} leaves, depth {tree.get_depth()}\n"
-                        + export_text(tree, feature_names=names, class_names=classes, decimals=4)))
+                        + export_text(tree, feature_names=[printable(n) for n in names],
+                                      class_names=[printable(c) for c in classes], decimals=4)))
     elif hasattr(estimator, "parents_") and hasattr(estimator, "network"):
         class_name = schema.class_attribute.name if schema.class_attribute else "class"
         table = Table(title="Bayesian network: parents of each node", title_justify="left")
@@ -700,8 +914,8 @@ def model_description(model, metadata: dict, schema) -> list:
             table.add_column(col, justify="right" if col in ("values", "CPT size") else "left")
         for node in estimator.network(names, class_name):
             rows, cols = node["cpt_shape"]
-            table.add_row(node["name"], str(node["n_values"]), ", ".join(node["parents"]) or "-",
-                          f"{rows} x {cols}")
+            table.add_row(safe_text(node["name"]), str(node["n_values"]),
+                          safe_text(", ".join(node["parents"]) or "-"), f"{rows} x {cols}")
         out.append(table)
     elif hasattr(estimator, "estimators_") and hasattr(estimator, "bagging_"):
         sizes = [len(set(map(int, rows))) for rows in estimator.estimators_samples_]
@@ -715,7 +929,7 @@ def model_description(model, metadata: dict, schema) -> list:
                                        f"{estimator.n_stages} stages; {len(sizes)} clusters "
                                        "(training sizes)"))
         out.append(Text(f"first {len(shown)} of {estimator.n_rules_} rules (stage order):\n"
-                        + "\n".join(f"  {k + 1}. {rule}" for k, rule in enumerate(shown))))
+                        + "\n".join(f"  {k + 1}. {printable(rule)}" for k, rule in enumerate(shown))))
     elif hasattr(estimator, "ranked_terms"):
         out.extend(_rule_ensemble_description(estimator, names, schema))
     elif hasattr(estimator, "n_samples_fit_"):
@@ -769,7 +983,7 @@ def _rule_ensemble_description(estimator, names, schema) -> list:
                 "importance"):
         table.add_column(col, justify="left" if col in ("rule", "term") else "right")
     for rank, t in enumerate(terms, 1):
-        table.add_row(str(rank), t["term"], f"{t['coefficient']:.4g}",
+        table.add_row(str(rank), safe_text(t["term"]), f"{t['coefficient']:.4g}",
                       "-" if t["support"] is None else f"{t['support']:.3f}",
                       f"{100 * t['importance'] / top:.1f}")
     out.append(table)
@@ -784,7 +998,7 @@ def _rule_ensemble_description(estimator, names, schema) -> list:
     table.add_column("attribute")
     table.add_column("importance", justify="right")
     for name, value in ranked:
-        table.add_row(name, f"{100 * value / peak:.1f}")
+        table.add_row(safe_text(name), f"{100 * value / peak:.1f}")
     out.append(table)
     return out
 
@@ -801,14 +1015,13 @@ def cluster_sizes_table(sizes: Sequence[int], title: str):
     """
     from rich.console import Group
     from rich.table import Table
-    from rich.text import Text
 
     table = Table()
     table.add_column("cluster", justify="right")
     table.add_column("size", justify="right")
     for k, n in enumerate(sizes):
         table.add_row(str(k), str(int(n)))
-    return Group(Text(title), table)  # a title above, not wrapped to the narrow table
+    return Group(safe_text(title), table)  # a title above, not wrapped to the narrow table
 
 
 def validity_table(values: dict[str, float], title: str):
@@ -827,7 +1040,6 @@ def validity_table(values: dict[str, float], title: str):
     """
     from rich.console import Group
     from rich.table import Table
-    from rich.text import Text
 
     from ensemblekit.metrics import METRICS
 
@@ -838,7 +1050,7 @@ def validity_table(values: dict[str, float], title: str):
     for name, v in values.items():
         info = METRICS[name]
         table.add_row(info.display_name, fmt(v), "higher" if info.greater_is_better else "lower")
-    return Group(Text(title, style="bold"), table)
+    return Group(safe_text(title, style="bold"), table)
 
 
 def k_selection_table(ks: Sequence[int], values: dict[str, Sequence[float]], best: dict[str, int | None],
@@ -885,5 +1097,5 @@ def k_selection_table(ks: Sequence[int], values: dict[str, Sequence[float]], bes
         table.add_row(str(k), *cells)
     summary = "; ".join(f"{METRICS[n].display_name}: k = {best[n] if best[n] is not None else '-'}"
                         for n in values)
-    return [Text(title, style="bold"), table,
+    return [safe_text(title, style="bold"), table,
             Text(f"best k per index (* above; ↑ higher is better, ↓ lower): {summary}")]
