@@ -167,11 +167,14 @@ def test_registry_entry_is_c45s_preprocessing_with_bagging():
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"n_estimators": 0}, "n_estimators must be an integer >= 1"),
-        ({"n_estimators": 2.0}, "n_estimators must be an integer >= 1"),
-        ({"voting": "mean"}, "voting must be 'soft' or 'hard'"),
-        ({"min_samples_leaf": 0}, "min_samples_leaf must be an integer >= 1"),
-        ({"max_depth": 0}, "max_depth must be an integer >= 1 or None"),
+        ({"n_estimators": 0}, "'n_estimators' parameter of BaggedTreeClassifier must be int >= 1;"),
+        ({"n_estimators": 2.0},
+         "'n_estimators' parameter of BaggedTreeClassifier must be int >= 1;"),
+        ({"voting": "mean"}, r"'voting' parameter of BaggedTreeClassifier must be soft\|hard;"),
+        ({"min_samples_leaf": 0},
+         "'min_samples_leaf' parameter of BaggedTreeClassifier must be int >= 1;"),
+        ({"max_depth": 0},
+         "'max_depth' parameter of BaggedTreeClassifier must be int >= 1, or none;"),
     ],
 )
 def test_bad_parameters_fail_at_fit(params, message):

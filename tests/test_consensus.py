@@ -342,24 +342,41 @@ def test_members_use_iekm_subsets_and_kmeans_initial_centres(bootstrap):
     assert_array_equal(model.members_, expected)
 
 
-def test_consensus_estimators_share_identical_members_through_the_cache(monkeypatch):
+def test_memory_lets_estimators_with_one_seed_share_their_members(tmp_path, monkeypatch):
+    joblib = pytest.importorskip("joblib")
     X, _ = iris()
-    monkeypatch.setattr(C, "_MEMBER_CACHE", C._MemberCache(max_entries=2))
-    first = CSPA(n_clusters=3, n_estimators=4, random_state=11).fit(X)
+    memory = joblib.Memory(tmp_path / "members", verbose=0)
+    first = CSPA(n_clusters=3, n_estimators=4, random_state=11, memory=memory).fit(X)
+    plain = MCLA(n_clusters=3, n_estimators=4, random_state=11).fit(X)
+    # a folder name stands for a joblib.Memory there (as Pipeline's memory)
+    folder = CoAssociationHAC(n_clusters=3, n_estimators=4, random_state=11,
+                              memory=str(tmp_path / "by-name")).fit(X)
+    assert_array_equal(folder.members_, first.members_)
 
-    def no_members(*args, **kwargs):
-        raise AssertionError("members were built again")
+    def no_lloyd(self, *args, **kwargs):
+        raise AssertionError("a K-means member was fitted")
 
-    monkeypatch.setattr(C, "kmeans_members", no_members)
-    second = MCLA(n_clusters=3, n_estimators=4, random_state=11).fit(X)
+    monkeypatch.setattr(SkKMeans, "fit", no_lloyd)
+    # the same members from the cache: no K-means runs, and the result of a fit without it
+    second = MCLA(n_clusters=3, n_estimators=4, random_state=11, memory=memory).fit(X)
     assert_array_equal(second.members_, first.members_)
     assert second.n_iter_ == first.n_iter_
-    with pytest.raises(AssertionError, match="built again"):  # another seed: other members
-        MCLA(n_clusters=3, n_estimators=4, random_state=12).fit(X)
-    monkeypatch.setattr(C, "kmeans_members", kmeans_members)
-    for seed in (12, 13, 14):
-        MCLA(n_clusters=3, n_estimators=4, random_state=seed).fit(X)
-    assert len(C._MEMBER_CACHE._entries) == 2  # bounded: least recently used dropped
+    assert_array_equal(second.labels_, plain.labels_)
+    third = CoAssociationHAC(n_clusters=3, n_estimators=4, random_state=11,
+                             memory=str(tmp_path / "by-name")).fit(X)
+    assert_array_equal(third.members_, first.members_)
+    # another seed, other members: built, not looked up
+    with pytest.raises(AssertionError, match="member was fitted"):
+        MCLA(n_clusters=3, n_estimators=4, random_state=12, memory=memory).fit(X)
+    # without memory nothing is shared: every fit runs its own members
+    with pytest.raises(AssertionError, match="member was fitted"):
+        MCLA(n_clusters=3, n_estimators=4, random_state=11).fit(X)
+
+
+def test_memory_of_a_wrong_type_is_refused():
+    X, _ = iris()
+    with pytest.raises(ValueError, match="memory"):
+        CSPA(n_clusters=3, n_estimators=2, random_state=0, memory=3).fit(X)
 
 
 def test_given_members_are_combined_instead():
@@ -388,7 +405,7 @@ def test_estimators_are_deterministic_and_centroids_are_cluster_means(make, monk
     if "HGPA" in repr(make()):
         pytest.importorskip("kahypar")
     X, y = iris()
-    # each fit builds its members itself: an empty member cache for each, K-means counted
+    # no state is shared between fits: each builds its members itself (K-means counted)
     built = []
 
     def counted(*args, **kwargs):
@@ -396,9 +413,7 @@ def test_estimators_are_deterministic_and_centroids_are_cluster_means(make, monk
         return kmeans_members(*args, **kwargs)
 
     monkeypatch.setattr(C, "kmeans_members", counted)
-    monkeypatch.setattr(C, "_MEMBER_CACHE", C._MemberCache())
     first = make().fit(X)
-    monkeypatch.setattr(C, "_MEMBER_CACHE", C._MemberCache())
     second = make().fit(X)
     assert len(built) == 2
     assert first.labels_.tobytes() == second.labels_.tobytes()

@@ -340,22 +340,26 @@ def test_invariants_without_convergence():
 # ---------------------------------------------------------------------------
 # bad parameters
 # ---------------------------------------------------------------------------
+def _of(name):
+    return f"'{name}' parameter of InnerEnsembleKMeans"
+
+
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"max_features": 0.05}, r"max_features must be a fraction of the features in \[0.1, 1.0\]"),
-        ({"max_features": 1.5}, "max_features must be a fraction"),
-        ({"max_features": "0.5"}, "max_features must be a fraction"),
-        ({"max_features": True}, "max_features must be a fraction"),
-        ({"n_estimators": 0}, "n_estimators must be an integer >= 1"),
-        ({"n_estimators": 2.0}, "n_estimators must be an integer >= 1"),
-        ({"bootstrap_features": "yes"}, "bootstrap_features must be True or False"),
-        ({"resample": "never"}, "resample must be one of 'each-iteration', 'once'"),
-        ({"chunk_size": 0}, "chunk_size must be None or an integer >= 1"),
-        ({"n_clusters": -1}, "n_clusters must be an integer >= 1"),
-        ({"scale": "l2"}, "scale must be one of"),
-        ({"init": "first"}, "init must be one of"),
-        ({"max_iter": 0}, "max_iter must be an integer >= 1"),
+        ({"max_features": 0.05}, f"{_of('max_features')} must be float >= 0.1 and <= 1;"),
+        ({"max_features": 1.5}, f"{_of('max_features')} must be float >= 0.1 and <= 1;"),
+        ({"max_features": "0.5"}, f"{_of('max_features')} must be float >= 0.1 and <= 1;"),
+        ({"max_features": True}, f"{_of('max_features')} must be float >= 0.1 and <= 1;"),
+        ({"n_estimators": 0}, f"{_of('n_estimators')} must be int >= 1;"),
+        ({"n_estimators": 2.0}, f"{_of('n_estimators')} must be int >= 1;"),
+        ({"bootstrap_features": "yes"}, rf"{_of('bootstrap_features')} must be true\|false;"),
+        ({"resample": "never"}, rf"{_of('resample')} must be each-iteration\|once;"),
+        ({"chunk_size": 0}, f"{_of('chunk_size')} must be int >= 1, or none;"),
+        ({"n_clusters": -1}, f"{_of('n_clusters')} must be int >= 1;"),
+        ({"scale": "l2"}, rf"{_of('scale')} must be none\|minmax\|zscore;"),
+        ({"init": "first"}, rf"{_of('init')} must be random\|k-means\+\+, or an array-like;"),
+        ({"max_iter": 0}, f"{_of('max_iter')} must be int >= 1;"),
     ],
 )
 def test_bad_parameters(params, message):

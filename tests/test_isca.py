@@ -293,15 +293,15 @@ def test_importance_weights(postprocess):
 # errors
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("params, message", [
-    ({"n_stages": 0}, "n_stages must be an integer >= 1"),
-    ({"n_rules": 2.5}, "n_rules must be an integer >= 1"),
-    ({"learning_rate": 1.5}, r"learning_rate must be a number in \[0, 1\]"),
-    ({"max_depth": 0}, "max_depth must be an integer >= 1"),
-    ({"max_samples": 0.0}, r"max_samples must be in \(0, 1\]"),
-    ({"linkage": "ward"}, "linkage must be one of 'average', 'single', 'complete'"),
-    ({"similarity": "cosine"}, "similarity must be one of"),
-    ({"postprocess": "ridge"}, "postprocess must be one of"),
-    ({"n_clusters": 0}, "n_clusters must be an integer >= 1"),
+    ({"n_stages": 0}, "'n_stages' parameter of ISCA must be int >= 1;"),
+    ({"n_rules": 2.5}, "'n_rules' parameter of ISCA must be int >= 1;"),
+    ({"learning_rate": 1.5}, "'learning_rate' parameter of ISCA must be float >= 0 and <= 1;"),
+    ({"max_depth": 0}, "'max_depth' parameter of ISCA must be int >= 1, or none;"),
+    ({"max_samples": 0.0}, "'max_samples' parameter of ISCA must be float > 0 and <= 1, or none;"),
+    ({"linkage": "ward"}, r"'linkage' parameter of ISCA must be average\|single\|complete;"),
+    ({"similarity": "cosine"}, r"'similarity' parameter of ISCA must be agreement\|importance;"),
+    ({"postprocess": "ridge"}, r"'postprocess' parameter of ISCA must be pls\|lasso;"),
+    ({"n_clusters": 0}, "'n_clusters' parameter of ISCA must be int >= 1;"),
     ({"n_clusters": 7}, "n_samples=6 should be >= n_clusters=7"),
     ({"similarity": "importance"}, "needs supervised=True"),
 ])

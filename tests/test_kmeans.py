@@ -95,7 +95,7 @@ def test_fit_scaling_values():
 
 
 def test_fit_scaling_bad_name():
-    with pytest.raises(ValueError, match="scale must be one of"):
+    with pytest.raises(ValueError, match=r"'scale' parameter must be none\|minmax\|zscore;"):
         fit_scaling(np.ones((3, 2)), "log")
 
 
@@ -139,11 +139,11 @@ def test_initial_centers_array_and_errors():
     assert out is not init
     with pytest.raises(ValueError, match=r"shape \(2, 3\), expected"):
         initial_centers(X, 2, np.zeros((2, 3)))
-    with pytest.raises(ValueError, match="init must be one of"):
+    with pytest.raises(ValueError, match=r"'init' parameter must be random\|k-means\+\+"):
         initial_centers(X, 2, "farthest")
     with pytest.raises(ValueError, match="n_samples=5 should be >= n_clusters=6"):
         initial_centers(X, 6, "random")
-    with pytest.raises(ValueError, match="n_clusters must be an integer"):
+    with pytest.raises(ValueError, match="'n_clusters' parameter must be int >= 1;"):
         initial_centers(X, 0, "random")
 
 
@@ -195,12 +195,13 @@ def test_predict_transform_score():
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"n_clusters": 0}, "n_clusters must be an integer >= 1"),
-        ({"n_clusters": 2.5}, "n_clusters must be an integer >= 1"),
-        ({"init": "kmeans"}, "init must be one of"),
+        ({"n_clusters": 0}, "'n_clusters' parameter of KMeans must be int >= 1;"),
+        ({"n_clusters": 2.5}, "'n_clusters' parameter of KMeans must be int >= 1;"),
+        ({"init": "kmeans"},
+         r"'init' parameter of KMeans must be random\|k-means\+\+, or an array-like;"),
         ({"init": [[0.0, 0.0]]}, "init array has shape"),
-        ({"scale": "unit"}, "scale must be one of"),
-        ({"max_iter": 0}, "max_iter must be an integer >= 1"),
+        ({"scale": "unit"}, r"'scale' parameter of KMeans must be none\|minmax\|zscore;"),
+        ({"max_iter": 0}, "'max_iter' parameter of KMeans must be int >= 1;"),
     ],
 )
 def test_bad_parameters(params, message):

@@ -29,6 +29,7 @@ from ensemblekit.lazy.lazy_bagging import (
 DATA = Path(__file__).parent / "data"
 
 
+@pytest.mark.slow  # each check predicts lazily: bags and trees per test row
 @parametrize_with_checks([LazyBaggingClassifier(n_estimators=2, random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -220,15 +221,19 @@ def test_registry_entry():
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"n_estimators": 0}, "n_estimators must be an integer >= 1"),
-        ({"beta": 0.0}, "beta must be a number strictly between 0 and 1"),
-        ({"beta": 1.0}, "beta must be a number strictly between 0 and 1"),
-        ({"beta": 1.5}, "beta must be a number strictly between 0 and 1"),
-        ({"n_neighbors": -1}, "n_neighbors must be an integer >= 0 or None"),
+        ({"n_estimators": 0},
+         "'n_estimators' parameter of LazyBaggingClassifier must be int >= 1 and <= 1000;"),
+        ({"beta": 0.0}, "'beta' parameter of LazyBaggingClassifier must be float > 0 and < 1;"),
+        ({"beta": 1.0}, "'beta' parameter of LazyBaggingClassifier must be float > 0 and < 1;"),
+        ({"beta": 1.5}, "'beta' parameter of LazyBaggingClassifier must be float > 0 and < 1;"),
+        ({"n_neighbors": -1},
+         "'n_neighbors' parameter of LazyBaggingClassifier must be int >= 0, or none;"),
         ({"n_neighbors": 7}, "n_neighbors=7 is larger than the training set"),
-        ({"voting": "mean"}, "voting must be 'hard' or 'soft'"),
-        ({"min_samples_leaf": 0}, "min_samples_leaf must be an integer >= 1"),
-        ({"max_depth": 0}, "max_depth must be an integer >= 1 or None"),
+        ({"voting": "mean"}, r"'voting' parameter of LazyBaggingClassifier must be hard\|soft;"),
+        ({"min_samples_leaf": 0},
+         "'min_samples_leaf' parameter of LazyBaggingClassifier must be int >= 1;"),
+        ({"max_depth": 0},
+         "'max_depth' parameter of LazyBaggingClassifier must be int >= 1, or none;"),
         ({"n_jobs": 0}, "n_jobs must be a non-zero integer or None"),
     ],
 )

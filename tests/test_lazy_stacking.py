@@ -38,6 +38,7 @@ from ensemblekit.lazy.lazy_stacking import (
 DATA = Path(__file__).parent / "data"
 
 
+@pytest.mark.slow  # each check predicts lazily: bags and trees per test row
 @parametrize_with_checks([
     LazyStackingClassifier(n_estimators=3, random_state=0),
     LazyStackingClassifier(n_estimators=3, combiner="stacking", meta_rows=20, random_state=0),
@@ -265,12 +266,17 @@ def test_registry_entry():
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"base_estimators": "tree,svm"}, "base_estimators must list learner types"),
-        ({"combiner": "mean"}, "combiner must be 'vote' or 'stacking'"),
-        ({"knn_neighbors": 0}, "knn_neighbors must be an integer >= 1"),
-        ({"meta_rows": 0}, "meta_rows must be an integer >= 1"),
-        ({"beta": 1.0}, "beta must be a number strictly between 0 and 1"),
-        ({"n_estimators": 0}, "n_estimators must be an integer >= 1"),
+        ({"base_estimators": "tree,svm"},
+         r"'base_estimators' parameter of LazyStackingClassifier must be comma-separated list "
+         r"of tree\|knn\|nb"),
+        ({"combiner": "mean"},
+         r"'combiner' parameter of LazyStackingClassifier must be vote\|stacking;"),
+        ({"knn_neighbors": 0},
+         "'knn_neighbors' parameter of LazyStackingClassifier must be int >= 1;"),
+        ({"meta_rows": 0}, "'meta_rows' parameter of LazyStackingClassifier must be int >= 1;"),
+        ({"beta": 1.0}, "'beta' parameter of LazyStackingClassifier must be float > 0 and < 1;"),
+        ({"n_estimators": 0},
+         "'n_estimators' parameter of LazyStackingClassifier must be int >= 1 and <= 1000;"),
     ],
 )
 def test_bad_parameters_fail_at_fit(params, message):

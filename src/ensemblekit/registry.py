@@ -1,8 +1,13 @@
-"""Algorithm registry: registry name -> estimator factory, parameter specs and task.
+"""Algorithm registry: registry name -> estimator, the parameters ``--set`` may change, task.
 
-The registry is plain data so that ``ensemblekit algorithms`` and ``--help`` never
-import scikit-learn; the estimator classes are imported only when
-:func:`make_estimator` builds one.
+An entry names its estimator class (``"module:Class"``), the parameters the command
+line exposes, the preprocessing and what the algorithm can do (capabilities such as
+"takes member labelings" or "predicts new rows"). What a parameter accepts, its
+default and its help line are *not* written here: they are read from the estimator
+class's own declaration, ``_parameter_constraints`` (see :mod:`ensemblekit.constraints`),
+and its ``__init__`` defaults, the first time an entry's :attr:`AlgorithmSpec.params`
+are needed. So the registry stays plain data: importing it, ``--help`` and ``info``
+import no estimator, numpy or scikit-learn.
 
 Every registered algorithm is built as a scikit-learn :class:`~sklearn.pipeline.Pipeline`
 of two steps, ``prep`` (the preprocessing stated in the entry, fitted on training data
@@ -13,12 +18,22 @@ saved model carries its own imputation values, encodings and scaling.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ensemblekit.constraints import Constraint, InvalidParameterError
 
 CLASSIFICATION = "classification"
 CLUSTERING = "clustering"
 REGRESSION = "regression"
+
+#: How ``ensemblekit show`` describes a fitted model of an algorithm
+#: (:attr:`AlgorithmSpec.model_summary`): its prototypes (``cluster_centers_``), its
+#: decision tree, its Bayesian network, a bag of networks, ISCA's rules and clusters, a
+#: rule ensemble's terms, the number of training instances it stores, or nothing.
+MODEL_SUMMARIES = ("prototypes", "tree", "network", "bagged-networks", "rule-clusters",
+                   "rule-ensemble", "stored-instances", "none")
 
 
 class ParameterError(ValueError):
@@ -28,6 +43,11 @@ class ParameterError(ValueError):
 @dataclass(frozen=True)
 class Param:
     """One user-settable parameter of a registered algorithm.
+
+    Entries read their parameters from the estimator's declaration
+    (:meth:`declared`); a foreign estimator class, which declares nothing, is
+    described by ``Param(name, kind, default, help, ...)`` directly (inclusive
+    bounds).
 
     Parameters
     ----------
@@ -42,9 +62,12 @@ class Param:
     choices : tuple of str
         Allowed values when ``kind == "choice"``.
     low, high : float or None
-        Inclusive bounds for numbers (``None``: unbounded).
+        Bounds for numbers (``None``: unbounded); inclusive unless the
+        ``constraint`` says otherwise.
     none_ok : bool
         Whether ``none`` is accepted (parsed to ``None``, e.g. an unlimited depth).
+    constraint : ensemblekit.constraints.Constraint or None
+        The declaration the other fields come from; None builds it from them.
     """
 
     name: str
@@ -55,20 +78,23 @@ class Param:
     low: float | None = None
     high: float | None = None
     none_ok: bool = False
+    constraint: Constraint | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.constraint is None:
+            object.__setattr__(self, "constraint", Constraint(
+                self.kind, self.help, low=self.low, high=self.high, choices=tuple(self.choices),
+                none_ok=self.none_ok))
+
+    @classmethod
+    def declared(cls, name: str, default: Any, constraint: Constraint) -> Param:
+        """The parameter ``name`` as an estimator declares it, with the given default."""
+        return cls(name, constraint.kind, default, constraint.help, constraint.choices,
+                   constraint.low, constraint.high, constraint.none_ok, constraint)
 
     def describe_range(self) -> str:
         """Return the allowed values in words, e.g. ``"int >= 1"`` or ``"none|minmax"``."""
-        if self.kind == "choice":
-            return "|".join(self.choices)
-        if self.kind == "bool":
-            return "true|false"
-        parts = []
-        if self.low is not None:
-            parts.append(f">= {_fmt_number(self.low)}")
-        if self.high is not None:
-            parts.append(f"<= {_fmt_number(self.high)}")
-        text = f"{self.kind} {' and '.join(parts)}".strip()
-        return f"{text}, or none" if self.none_ok else text
+        return self.constraint.describe_range(arrays=False)
 
     def parse(self, text: str) -> Any:
         """Parse and check a value given on the command line.
@@ -78,50 +104,92 @@ class Param:
         ParameterError
             If ``text`` is not a valid value for this parameter.
         """
-        text = text.strip()
-        if self.none_ok and text.lower() == "none":
-            return None
-        if self.kind == "choice":
-            if text not in self.choices:
-                raise ParameterError(
-                    f"bad value {text!r} for {self.name}: expected one of {', '.join(self.choices)}"
-                )
-            return text
-        if self.kind == "bool":
-            lowered = text.lower()
-            if lowered in ("true", "yes", "1", "on"):
-                return True
-            if lowered in ("false", "no", "0", "off"):
-                return False
-            raise ParameterError(f"bad value {text!r} for {self.name}: expected true or false")
         try:
-            value: float | int = int(text) if self.kind == "int" else float(text)
-        except ValueError:
-            raise ParameterError(f"bad value {text!r} for {self.name}: expected {self.kind}") from None
-        return self.check(value)
+            return self.constraint.parse(text, self.name)
+        except InvalidParameterError as exc:
+            raise ParameterError(str(exc)) from None
 
     def check(self, value: Any) -> Any:
-        """Check a number against the bounds; return it unchanged.
+        """Check a Python value against the declaration; return it unchanged.
 
         Raises
         ------
         ParameterError
-            If the value is not finite or lies outside ``[low, high]``.
+            If the value is not allowed (out of range, not finite, of the
+            wrong type, not a choice, or None where none is not accepted).
         """
-        if self.kind in ("int", "float") and value is not None:
+        if not self.constraint.accepts(value):
             if isinstance(value, float) and not math.isfinite(value):
                 raise ParameterError(f"bad value {value!r} for {self.name}: must be finite")
-            if (self.low is not None and value < self.low) or (
-                self.high is not None and value > self.high
-            ):
-                raise ParameterError(
-                    f"bad value {_fmt_number(value)} for {self.name}: expected {self.describe_range()}"
-                )
+            shown = _fmt_number(value) if _is_number(value) else repr(value)
+            raise ParameterError(
+                f"bad value {shown} for {self.name}: expected {self.describe_range()}"
+            )
         return value
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def _fmt_number(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+class _DeclaredParams(Sequence):
+    """An entry's :class:`Param` tuple, read from its estimator class on first use.
+
+    The estimator module (and so scikit-learn) is imported only then.
+    """
+
+    def __init__(self, spec: AlgorithmSpec):
+        self._spec = spec
+        self._items: tuple[Param, ...] | None = None
+
+    def _load(self) -> tuple[Param, ...]:
+        if self._items is None:
+            self._items = _declared_params(self._spec)
+        return self._items
+
+    def __getitem__(self, index):
+        return self._load()[index]
+
+    def __len__(self) -> int:
+        return len(self._spec.exposed)
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __add__(self, other) -> tuple[Param, ...]:
+        return self._load() + tuple(other)
+
+    def __eq__(self, other) -> bool:
+        return tuple(self) == tuple(other) if isinstance(other, Sequence) else NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self) -> str:  # no import: a spec's repr stays cheap
+        return f"<parameters {', '.join(self._spec.exposed)} declared by {self._spec.estimator}>"
+
+
+def _declared_params(spec: AlgorithmSpec) -> tuple[Param, ...]:
+    """The exposed parameters of ``spec`` from its estimator's declaration and ``__init__``."""
+    import inspect
+
+    cls = spec.estimator_class()
+    declared = getattr(cls, "_parameter_constraints", None)
+    if declared is None:
+        raise TypeError(f"{spec.name}: {cls.__name__} declares no _parameter_constraints; "
+                        "give the entry its params")
+    signature = inspect.signature(cls.__init__).parameters
+    params = []
+    for name in spec.exposed:
+        if name not in declared or name not in signature:
+            raise TypeError(f"{spec.name} exposes {name!r}, which {cls.__name__} does not "
+                            "take or declare")
+        default = spec.cli_defaults.get(name, signature[name].default)
+        params.append(Param.declared(name, default, declared[name]))
+    return tuple(params)
 
 
 @dataclass(frozen=True)
@@ -132,16 +200,27 @@ class AlgorithmSpec:
     ----------
     name : str
         Registry name used on the command line.
-    task : {"classification", "clustering"}
+    task : {"classification", "clustering", "regression"}
         What the estimator does.
     description : str
         One line for ``ensemblekit algorithms``.
     estimator : str
         ``"module:Class"`` of the estimator, imported lazily.
-    params : tuple of Param
-        The parameters users may set with ``--set``.
     preprocessing : str
         One line saying what is done to nominal attributes and missing values.
+    exposed : tuple of str
+        The estimator parameters users may set with ``--set``, in display
+        order. Their kinds, ranges and help lines come from the class's
+        ``_parameter_constraints``, their defaults from its ``__init__``.
+    cli_defaults : dict
+        Defaults of the command line that differ from the estimator's
+        ``__init__`` defaults (e.g. ``oob-weighted-top`` keeps 60% of the trees).
+    params : tuple of Param or None
+        Leave it None: the parameters are then read from the estimator's
+        declaration when first needed (a sequence of :class:`Param`, in the
+        order of ``exposed``). Only an entry whose estimator class is not
+        ensemblekit's, and so declares nothing, lists its :class:`Param`\\ s here
+        (``knn``, scikit-learn's ``KNeighborsClassifier``, is the one such entry).
     encode : {"onehot", "codes"}
         How nominal attributes reach the estimator: one-hot indicator columns,
         or their integer codes as they are (with NaN for missing values; the
@@ -160,20 +239,72 @@ class AlgorithmSpec:
     requires : tuple of (str, str)
         Optional packages the algorithm cannot run without: ``(module, how to
         install it)`` pairs (see :meth:`missing_requirement`).
+    takes_members : bool
+        A cluster ensemble: ``fit`` accepts given member labelings
+        (``members=``) instead of building its own.
+    exports_similarity : bool
+        The fitted model holds an instance similarity matrix (``similarity_``)
+        that ``cluster --similarity-out`` writes.
+    needs_targets : bool
+        ``fit`` needs target columns (``cluster --targets``) as ``y``.
+    predicts_new_rows : bool
+        The fitted model's ``predict`` labels rows it was not fitted on (always
+        true for classification and regression).
+    model_summary : str
+        How ``ensemblekit show`` describes a fitted model, one of
+        :data:`MODEL_SUMMARIES`.
+
+    Raises
+    ------
+    ValueError
+        On an unknown task or model summary, a classifier or regressor that
+        does not predict new rows, or a default given for a parameter that is
+        not exposed.
     """
 
     name: str
     task: str
     description: str
     estimator: str
-    params: tuple[Param, ...]
     preprocessing: str
+    exposed: tuple[str, ...] = ()
+    cli_defaults: dict = field(default_factory=dict)
+    params: Sequence[Param] | None = None
     encode: str = "onehot"
     impute_numeric: bool = True
     scale: str = "none"
     fixed: dict = field(default_factory=dict)
     shares_initial_centers: bool = False
     requires: tuple[tuple[str, str], ...] = ()
+    takes_members: bool = False
+    exports_similarity: bool = False
+    needs_targets: bool = False
+    predicts_new_rows: bool = True
+    model_summary: str = "none"
+
+    def __post_init__(self):
+        if self.task not in (CLASSIFICATION, CLUSTERING, REGRESSION):
+            raise ValueError(f"{self.name}: unknown task {self.task!r}")
+        if self.model_summary not in MODEL_SUMMARIES:
+            raise ValueError(f"{self.name}: model_summary must be one of "
+                             f"{', '.join(MODEL_SUMMARIES)}, got {self.model_summary!r}")
+        if self.task != CLUSTERING and not self.predicts_new_rows:
+            raise ValueError(f"{self.name}: a {self.task} algorithm predicts new rows")
+        if set(self.cli_defaults) - set(self.exposed):
+            raise ValueError(f"{self.name}: cli_defaults for parameters it does not expose: "
+                             f"{sorted(set(self.cli_defaults) - set(self.exposed))}")
+        if self.params is None:
+            object.__setattr__(self, "params", _DeclaredParams(self))
+        else:
+            object.__setattr__(self, "params", tuple(self.params))
+            object.__setattr__(self, "exposed", tuple(p.name for p in self.params))
+
+    def estimator_class(self) -> type:
+        """Import and return the estimator class (scikit-learn is imported here)."""
+        import importlib
+
+        module_name, class_name = self.estimator.split(":")
+        return getattr(importlib.import_module(module_name), class_name)
 
     def missing_requirement(self) -> str | None:
         """Say which optional package is missing, or ``None`` when all are installed.
@@ -189,8 +320,8 @@ class AlgorithmSpec:
 
     @property
     def param_names(self) -> tuple[str, ...]:
-        """Names of the settable parameters, in declaration order."""
-        return tuple(p.name for p in self.params)
+        """Names of the settable parameters, in display order (imports nothing)."""
+        return tuple(self.exposed)
 
     def defaults(self) -> dict[str, Any]:
         """Return ``{name: default}`` for every settable parameter."""
@@ -209,49 +340,24 @@ class AlgorithmSpec:
         for key, text in (settings or {}).items():
             if key not in by_name:
                 valid = ", ".join(self.param_names) or "(none)"
-                raise ParameterError(f"unknown parameter {key!r} for {self.name}; valid keys: {valid}")
+                raise ParameterError(
+                    f"unknown parameter {key!r} for {self.name}; valid keys: {valid}"
+                )
             values[key] = by_name[key].parse(text)
         return values
 
 
-_SEED_NOTE = "random_state comes from --seed"
-
-_KMEANS_PARAMS = (
-    Param("n_clusters", "int", 3, "number of clusters k (cluster -k sets it)", low=1),
-    Param("init", "choice", "random", "initial centres: k distinct instances, or k-means++",
-          choices=("random", "k-means++")),
-    Param("scale", "choice", "none", "attribute scaling fitted on the training data",
-          choices=("none", "minmax", "zscore")),
-    Param("max_iter", "int", 300, "maximum number of assignment/update iterations", low=1,
-          high=100000),
-)
-
+_KMEANS = ("n_clusters", "init", "scale", "max_iter")
+_SUBSETS = ("n_estimators", "max_features", "bootstrap_features")
 _NUMERIC_PREP = "nominal: one-hot; missing: training mean (numeric) / mode (nominal)"
 
-_K2_PARAMS = (
-    Param("max_parents", "int", 2, "parent limit, the class included (1 = naive Bayes; "
-          "none = unlimited)", low=1, none_ok=True),
-    Param("init", "choice", "naive-bayes", "initial structure", choices=("naive-bayes", "empty")),
-    Param("scoring", "choice", "loo-probability",
-          "LOO score: mean posterior of the true class (Weka's default) or 0/1 accuracy",
-          choices=("loo-probability", "loo-accuracy")),
-    Param("alpha", "float", 0.5, "Dirichlet pseudo-count of the CPTs (Weka -A)", low=1e-9, high=1e6),
-    Param("discretize", "choice", "mdl", "numeric attributes: supervised MDL (Fayyad & Irani, as "
-          "Weka) or equal-frequency bins", choices=("mdl", "equal-frequency")),
-    Param("n_bins", "int", 10, "bins for equal-frequency discretisation", low=2, high=1000),
-)
-
+_K2 = ("max_parents", "init", "scoring", "alpha", "discretize", "n_bins")
 _BN_PREP = ("numeric: discretised on the training data (MDL); missing: training mode after "
             "discretisation (as Weka's BayesNet); nominal: used as they are")
 
 _LAZY_PREP = ("nominal: codes (0/1 mismatch in the distance; one-hot, missing: training mode, "
               "for the trees); numeric: raw; missing values at the largest distance and routed "
               "by the trees")
-_LAZY_NEIGHBOURS = (
-    Param("beta", "float", 0.99, "beta-similarity: K = round(N (1 - beta) log4 N)",
-          low=1e-6, high=0.999999),
-    Param("n_neighbors", "int", None, "K directly (none = from beta)", low=0, none_ok=True),
-)
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
     spec.name: spec
@@ -261,9 +367,10 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             task=CLUSTERING,
             description="Lloyd's K-means from seeded initial centres shared with iekm",
             estimator="ensemblekit.clustering.kmeans:KMeans",
-            params=_KMEANS_PARAMS,
+            exposed=_KMEANS,
             preprocessing=_NUMERIC_PREP,
             shares_initial_centers=True,
+            model_summary="prototypes",
         ),
         AlgorithmSpec(
             name="iekm",
@@ -271,33 +378,29 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="Inner-Ensemble K-means: assignment by a vote over random feature subsets "
             "(Abbasian et al. 2013, Alg. 6)",
             estimator="ensemblekit.clustering.inner_kmeans:InnerEnsembleKMeans",
-            params=_KMEANS_PARAMS
-            + (
-                Param("n_estimators", "int", 10, "ensemble size E: votes per instance and step",
-                      low=1, high=1000),
-                Param("max_features", "float", 0.5, "fraction of the features in each subset",
-                      low=0.1, high=1.0),
-                Param("bootstrap_features", "bool", False,
-                      "draw subset features with replacement"),
-                Param("resample", "choice", "each-iteration",
-                      "redraw the E subsets at every step or once per fit",
-                      choices=("each-iteration", "once")),
-            ),
+            exposed=_KMEANS + _SUBSETS + ("resample",),
             preprocessing=_NUMERIC_PREP,
             shares_initial_centers=True,
+            model_summary="prototypes",
         ),
+        # The one entry that lists its parameters itself: scikit-learn's class declares
+        # none in our vocabulary (issue 20 replaces it with ensemblekit's own IBk).
         AlgorithmSpec(
             name="knn",
             task=CLASSIFICATION,
-            description="k-nearest-neighbour classifier on min-max scaled attributes (like Weka IBk)",
+            description="k-nearest-neighbour classifier on min-max scaled attributes "
+            "(like Weka IBk)",
             estimator="sklearn.neighbors:KNeighborsClassifier",
             params=(
-                Param("n_neighbors", "int", 1, "number of neighbours k (Weka IBk default 1)", low=1),
+                Param("n_neighbors", "int", 1, "number of neighbours k (Weka IBk default 1)",
+                      low=1),
                 Param("weights", "choice", "uniform", "vote weighting",
                       choices=("uniform", "distance")),
             ),
-            preprocessing="nominal: one-hot; missing: training mean/mode; numeric: min-max to [0, 1]",
+            preprocessing="nominal: one-hot; missing: training mean/mode; numeric: min-max "
+            "to [0, 1]",
             scale="minmax",
+            model_summary="stored-instances",
         ),
         AlgorithmSpec(
             name="k2",
@@ -305,10 +408,11 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="Bayesian network by global K2 search with the leave-one-out score "
             "(Weka BayesNet, global.K2 -S LOO-CV; Abbasian et al. 2013, Alg. 2-3)",
             estimator="ensemblekit.bayesnet.classifier:K2Classifier",
-            params=_K2_PARAMS,
+            exposed=_K2,
             preprocessing=_BN_PREP,
             encode="codes",
             impute_numeric=False,
+            model_summary="network",
         ),
         AlgorithmSpec(
             name="iebn",
@@ -316,47 +420,35 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="Inner-Ensemble k2: each structure scored by the mean leave-one-out score "
             "over E samples (Abbasian et al. 2013, Alg. 4); one network",
             estimator="ensemblekit.bayesnet.inner:InnerEnsembleK2Classifier",
-            params=(
-                Param("n_estimators", "int", 10, "ensemble size E: samples the score averages over",
-                      low=1, high=1000),
-                Param("max_samples", "float", 0.5, "sample size as a fraction of the training set",
-                      low=1e-6, high=1.0),
-                Param("bootstrap", "bool", False, "draw the samples with replacement"),
-                Param("loo_duplicates", "choice", "one", "leaving out a duplicated row removes one "
-                      "copy (as Weka's weighted update) or all copies", choices=("one", "all")),
-            ) + _K2_PARAMS,
+            exposed=("n_estimators", "max_samples", "bootstrap", "loo_duplicates") + _K2,
             preprocessing=_BN_PREP,
             encode="codes",
             impute_numeric=False,
+            model_summary="network",
         ),
         AlgorithmSpec(
             name="bagged-k2",
             task=CLASSIFICATION,
-            description="bagging of k2 (BGBN): members' class probabilities averaged, as Weka's Bagging",
+            description="bagging of k2 (BGBN): members' class probabilities averaged, as "
+            "Weka's Bagging",
             estimator="ensemblekit.bayesnet.bagging:BaggedK2Classifier",
-            params=(
-                Param("n_estimators", "int", 10, "number of bagged networks", low=1, high=1000),
-                Param("max_samples", "float", 1.0, "bag size as a fraction of the training set",
-                      low=1e-6, high=1.0),
-                Param("bootstrap", "bool", True, "draw bags with replacement"),
-            ) + _K2_PARAMS,
+            exposed=("n_estimators", "max_samples", "bootstrap") + _K2,
             preprocessing=_BN_PREP + "; each member discretises its own bag",
             encode="codes",
             impute_numeric=False,
+            model_summary="bagged-networks",
         ),
         AlgorithmSpec(
             name="c45",
             task=CLASSIFICATION,
-            description="unpruned entropy decision tree (scikit-learn binary tree, not Quinlan's C4.5)",
+            description="unpruned entropy decision tree (scikit-learn binary tree, not "
+            "Quinlan's C4.5)",
             estimator="ensemblekit.classifiers.c45:C45Tree",
-            params=(
-                Param("min_samples_leaf", "int", 2, "minimum instances per leaf (J48 -M)", low=1),
-                Param("max_depth", "int", None, "maximum depth (none = unlimited)", low=1,
-                      none_ok=True),
-            ),
+            exposed=("min_samples_leaf", "max_depth"),
             preprocessing="nominal: one-hot (missing: training mode); numeric missing values "
             "kept (the tree routes them)",
             impute_numeric=False,
+            model_summary="tree",
         ),
         # --- cluster ensembles and clustering baselines (issue 5) go here ---
         # Cluster ensembles (Strehl & Ghosh 2002): E K-means members on random feature
@@ -368,39 +460,24 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                 task=CLUSTERING,
                 description=description,
                 estimator=f"ensemblekit.clustering.consensus:{class_name}",
-                params=_KMEANS_PARAMS + (
-                    Param("n_estimators", "int", 10, "ensemble size E: number of K-means members",
-                          low=1, high=1000),
-                    Param("max_features", "float", 0.5, "fraction of the features in each "
-                          "member's subset (as iekm)", low=0.1, high=1.0),
-                    Param("bootstrap_features", "bool", False,
-                          "draw subset features with replacement"),
-                ) + extra,
+                exposed=_KMEANS + _SUBSETS + extra,
                 preprocessing=_NUMERIC_PREP,
                 fixed=fixed,
                 shares_initial_centers=True,
                 requires=(("kahypar", "pip install 'ensemblekit[hypergraph]'"),)
                 if name == "hgpa" else (),
+                takes_members=True,
+                model_summary="prototypes",
             )
             for name, class_name, description, extra, fixed in (
                 ("cspa", "CSPA", "cluster ensemble, CSPA consensus: co-association graph cut by "
                  "METIS (spectral without pymetis); at most 10,000 instances (Strehl & Ghosh 2002)",
-                 (Param("partitioner", "choice", "auto", "graph partitioner (auto: METIS when "
-                        "pymetis is installed)", choices=("auto", "metis", "spectral")),
-                  Param("imbalance", "float", 0.05, "allowed part-size excess", low=0.001,
-                        high=1.0)), {}),
+                 ("partitioner", "imbalance"), {}),
                 ("hgpa", "HGPA", "cluster ensemble, HGPA consensus: balanced hypergraph cut "
-                 "(needs kahypar; Strehl & Ghosh 2002)",
-                 (Param("imbalance", "float", 0.05, "allowed part-size excess", low=0.001,
-                        high=1.0),
-                 Param("objective", "choice", "cut", "hyperedges cut (the paper) or "
-                       "connectivity - 1", choices=("cut", "km1"))), {}),
+                 "(needs kahypar; Strehl & Ghosh 2002)", ("imbalance", "objective"), {}),
                 ("mcla", "MCLA", "cluster ensemble, MCLA consensus: meta-clustering of the "
                  "members' clusters by METIS (Strehl & Ghosh 2002)",
-                 (Param("partitioner", "choice", "auto", "meta-graph partitioner (auto: METIS "
-                        "when pymetis is installed)", choices=("auto", "metis", "spectral")),
-                  Param("imbalance", "float", 0.05, "allowed meta-cluster weight excess",
-                        low=0.001, high=1.0)), {}),
+                 ("partitioner", "imbalance"), {}),
                 ("hac-single", "CoAssociationHAC", "cluster ensemble, co-association consensus "
                  "by single-linkage clustering", (), {"linkage": "single"}),
                 ("hac-average", "CoAssociationHAC", "cluster ensemble, co-association consensus "
@@ -415,25 +492,18 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="partitioning around medoids, BUILD + SWAP (kmedoids package; as R "
             "cluster::pam)",
             estimator="ensemblekit.clustering.baselines:PAM",
-            params=(
-                _KMEANS_PARAMS[0],
-                Param("scale", "choice", "none", "attribute scaling fitted on the training data",
-                      choices=("none", "minmax", "zscore")),
-                Param("max_iter", "int", 300, "maximum SWAP passes", low=1, high=100000),
-            ),
+            exposed=("n_clusters", "scale", "max_iter"),
             preprocessing=_NUMERIC_PREP,
+            model_summary="prototypes",
         ),
         AlgorithmSpec(
             name="diana",
             task=CLUSTERING,
             description="divisive analysis (Kaufman & Rousseeuw), the tree cut into k clusters",
             estimator="ensemblekit.clustering.baselines:DIANA",
-            params=(
-                _KMEANS_PARAMS[0],
-                Param("scale", "choice", "none", "attribute scaling fitted on the training data",
-                      choices=("none", "minmax", "zscore")),
-            ),
+            exposed=("n_clusters", "scale"),
             preprocessing=_NUMERIC_PREP,
+            predicts_new_rows=False,
         ),
         AlgorithmSpec(
             name="gmm",
@@ -441,17 +511,9 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="Gaussian mixture, covariance type (and k) chosen by BIC: a stand-in "
             "for R's Mclust",
             estimator="ensemblekit.clustering.baselines:GaussianMixtureBIC",
-            params=(
-                _KMEANS_PARAMS[0],
-                Param("covariance_type", "choice", "auto", "covariance structure (auto: lowest "
-                      "BIC of the four)", choices=("auto", "full", "tied", "diag", "spherical")),
-                Param("select_k", "bool", False, "also choose k in 1..n_clusters by BIC"),
-                Param("n_init", "int", 1, "EM restarts per fit", low=1, high=1000),
-                Param("max_iter", "int", 100, "EM iterations per restart", low=1, high=100000),
-                Param("scale", "choice", "none", "attribute scaling fitted on the training data",
-                      choices=("none", "minmax", "zscore")),
-            ),
+            exposed=("n_clusters", "covariance_type", "select_k", "n_init", "max_iter", "scale"),
             preprocessing=_NUMERIC_PREP,
+            model_summary="prototypes",
         ),
         AlgorithmSpec(
             name="rf-cluster",
@@ -459,14 +521,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="random-forest clustering: PAM on 1 - proximity of a forest that tells "
             "the data from column-permuted copies (Breiman; Shi & Horvath 2006)",
             estimator="ensemblekit.clustering.baselines:RandomForestClustering",
-            params=(
-                _KMEANS_PARAMS[0],
-                Param("n_estimators", "int", 500, "trees in the forest", low=1, high=100000),
-                Param("max_features", "choice", "sqrt", "attributes tried per split",
-                      choices=("sqrt", "log2")),
-                Param("min_samples_leaf", "int", 1, "minimum instances per leaf", low=1),
-                Param("max_iter", "int", 300, "maximum PAM swap passes", low=1, high=100000),
-            ),
+            exposed=("n_clusters", "n_estimators", "max_features", "min_samples_leaf",
+                     "max_iter"),
             preprocessing=_NUMERIC_PREP,
         ),
         # --- lazy ensembles and their rivals (issue 6) go here ---
@@ -480,16 +536,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "enriched with its K nearest neighbours (gain-ratio distance), majority vote "
             "(Zhu & Yang 2008)",
             estimator="ensemblekit.lazy.lazy_bagging:LazyBaggingClassifier",
-            params=(
-                Param("n_estimators", "int", 10, "bags and trees per test instance (L)",
-                      low=1, high=1000),
-                *_LAZY_NEIGHBOURS,
-                Param("voting", "choice", "hard", "majority vote or mean tree probabilities",
-                      choices=("hard", "soft")),
-                Param("min_samples_leaf", "int", 2, "minimum instances per leaf (J48 -M)", low=1),
-                Param("max_depth", "int", None, "maximum tree depth (none = unlimited)", low=1,
-                      none_ok=True),
-            ),
+            exposed=("n_estimators", "beta", "n_neighbors", "voting", "min_samples_leaf",
+                     "max_depth"),
             preprocessing=_LAZY_PREP,
             encode="codes",
             impute_numeric=False,
@@ -500,26 +548,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="lazy stacking (LS): lazy-bagging's bags, the learner type cycling "
             "tree/kNN/naive Bayes over them, majority vote (Homayouni, Hashemi & Hamzeh)",
             estimator="ensemblekit.lazy.lazy_stacking:LazyStackingClassifier",
-            params=(
-                Param("n_estimators", "int", 10, "bags and members per test instance (L)",
-                      low=1, high=1000),
-                Param("base_estimators", "choice", "tree,knn,nb",
-                      "learner types cycled over the bags",
-                      choices=("tree,knn,nb", "tree,nb,knn", "knn,tree,nb", "knn,nb,tree",
-                               "nb,tree,knn", "nb,knn,tree", "tree,knn", "knn,tree", "tree,nb",
-                               "nb,tree", "knn,nb", "nb,knn", "tree", "knn", "nb")),
-                Param("combiner", "choice", "vote", "majority vote (the paper) or a local "
-                      "stacked combination of out-of-bag predictions", choices=("vote", "stacking")),
-                *_LAZY_NEIGHBOURS,
-                Param("knn_neighbors", "int", 1, "k of the kNN members (Weka IBk default 1)",
-                      low=1),
-                Param("meta_rows", "int", 100, "nearest training instances that train the "
-                      "stacked combination", low=1),
-                Param("min_samples_leaf", "int", 2, "minimum instances per leaf of the trees",
-                      low=1),
-                Param("max_depth", "int", None, "maximum tree depth (none = unlimited)", low=1,
-                      none_ok=True),
-            ),
+            exposed=("n_estimators", "base_estimators", "combiner", "beta", "n_neighbors",
+                     "knn_neighbors", "meta_rows", "min_samples_leaf", "max_depth"),
             preprocessing=_LAZY_PREP,
             encode="codes",
             impute_numeric=False,
@@ -530,14 +560,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="traditional bagging (TB) of the unpruned c45 tree, probabilities "
             "averaged as Weka's Bagging",
             estimator="ensemblekit.classifiers.bagging:BaggedTreeClassifier",
-            params=(
-                Param("n_estimators", "int", 10, "number of bagged trees (L)", low=1, high=1000),
-                Param("voting", "choice", "soft", "mean tree probabilities (Weka) or majority vote",
-                      choices=("soft", "hard")),
-                Param("min_samples_leaf", "int", 2, "minimum instances per leaf (J48 -M)", low=1),
-                Param("max_depth", "int", None, "maximum tree depth (none = unlimited)", low=1,
-                      none_ok=True),
-            ),
+            exposed=("n_estimators", "voting", "min_samples_leaf", "max_depth"),
             preprocessing="nominal: one-hot (missing: training mode); numeric missing values "
             "kept (the trees route them)",
             impute_numeric=False,
@@ -549,44 +572,24 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
 # --- rule ensembles (issue 7) ---
 # ISLE trees post-processed into one regression model (Akdemir & Jannink 2014, Sect. 2);
 # every entry is RuleEnsembleRegressor with a fixed method and basis.
-_ISLE_PARAMS = (
-    Param("n_estimators", "int", 200, "ISLE trees M", low=1, high=100000),
-    Param("max_depth", "int", 3, "tree depth (mean leaves 2**max_depth with tree_size=random)",
-          low=1, high=30),
-    Param("max_samples", "float", None, "subsample fraction per tree, without replacement "
-          "(none: min(N/2, 100 + 6 sqrt N) rows, Friedman & Popescu)", low=1e-6, high=1.0,
-          none_ok=True),
-    Param("max_features", "float", 1.0, "fraction of the attributes tried per split", low=1e-6,
-          high=1.0),
-    Param("tree_size", "choice", "fixed", "every tree max_depth deep, or RuleFit's random sizes",
-          choices=("fixed", "random")),
-    Param("cv", "int", 10, "folds of the inner cross-validation that tunes the weights", low=2,
-          high=1000),
-)
-_MEMORY = Param("learning_rate", "float", 0.01, "ISLE memory nu: 0 fits every tree to y, > 0 to "
-                "the residuals of the trees before it", low=0.0, high=1.0)
-_MAX_COMPONENTS = Param("max_components", "int", 30, "most PLS components tried", low=1,
-                        high=10000)
-_LINEAR = Param("linear_terms", "bool", False, "also use the attributes as linear terms, "
-                "winsorised and scaled as RuleFit")
+_ISLE = ("n_estimators", "max_depth", "max_samples", "max_features", "tree_size", "cv")
 _RULE_ENSEMBLES = (
     ("rule-lasso", "lasso", "rules", "RuleFit: lasso on the ISLE rules, penalty by inner CV "
-     "(Friedman & Popescu 2008)", (_MEMORY, _LINEAR)),
+     "(Friedman & Popescu 2008)", ("learning_rate", "linear_terms")),
     ("tree-lasso", "lasso", "trees", "lasso on the ISLE tree outputs, penalty by inner CV "
-     "(Friedman & Popescu 2003)", (_MEMORY, _LINEAR)),
+     "(Friedman & Popescu 2003)", ("learning_rate", "linear_terms")),
     ("rule-pls", "pls", "rules", "partial least squares on the ISLE rules, components by inner "
-     "CV (Akdemir & Jannink 2014)", (_MEMORY, _LINEAR, _MAX_COMPONENTS)),
+     "CV (Akdemir & Jannink 2014)", ("learning_rate", "linear_terms", "max_components")),
     ("tree-pls", "pls", "trees", "partial least squares on the ISLE tree outputs, components by "
-     "inner CV (Akdemir & Jannink 2014)", (_MEMORY, _LINEAR, _MAX_COMPONENTS)),
+     "inner CV (Akdemir & Jannink 2014)", ("learning_rate", "linear_terms", "max_components")),
     ("oob-weighted", "oob", "trees", "trees weighted by a Gaussian kernel of their out-of-bag "
      "errors, bandwidth by CV (Akdemir & Jannink 2014)", ()),
     ("oob-weighted-top", "oob", "trees", "oob-weighted keeping only the trees with the largest "
-     "weights (Akdemir & Jannink 2014)", (Param(
-         "top_fraction", "float", 0.6, "fraction of the trees kept", low=1e-6, high=1.0),)),
+     "weights (Akdemir & Jannink 2014)", ("top_fraction",)),
     ("rule-kernel", "kernel", "rules", "Nadaraya-Watson smoothing on the vector of rule "
-     "outputs, Gaussian kernel, bandwidth by CV (Akdemir & Jannink 2014)", (_MEMORY,)),
+     "outputs, Gaussian kernel, bandwidth by CV (Akdemir & Jannink 2014)", ("learning_rate",)),
     ("tree-kernel", "kernel", "trees", "Nadaraya-Watson smoothing on the vector of tree "
-     "outputs, Gaussian kernel, bandwidth by CV (Akdemir & Jannink 2014)", (_MEMORY,)),
+     "outputs, Gaussian kernel, bandwidth by CV (Akdemir & Jannink 2014)", ("learning_rate",)),
     ("random-forest", "mean", "trees", "the ISLE trees (memory 0) averaged with equal weights, "
      "as bagging and random forests", ()),
 )
@@ -596,10 +599,13 @@ ALGORITHMS.update({
         task=REGRESSION,
         description=description,
         estimator="ensemblekit.rules.postprocess:RuleEnsembleRegressor",
-        params=_ISLE_PARAMS + extra,
+        exposed=_ISLE + extra,
+        # oob-weighted-top keeps the best 60% of the trees; the estimator's default keeps all
+        cli_defaults={"top_fraction": 0.6} if "top_fraction" in extra else {},
         preprocessing=_NUMERIC_PREP,
         fixed={"method": method, "basis": basis,
-               **({} if any(p.name == "learning_rate" for p in extra) else {"learning_rate": 0.0})},
+               **({} if "learning_rate" in extra else {"learning_rate": 0.0})},
+        model_summary="rule-ensemble",
     )
     for name, method, basis, description, extra in _RULE_ENSEMBLES
 })
@@ -607,21 +613,8 @@ ALGORITHMS.update({
 # --- ISCA / SS-ISCA (issue 7) ---
 # Rule-ensemble clustering (Akdemir & Jannink 2014, Sect. 3): one estimator, ISCA; ss-isca
 # fixes supervised=True and takes its target matrix from `cluster --targets`.
-_ISCA_PARAMS = (
-    Param("n_clusters", "int", 3, "number of clusters k (cluster -k sets it)", low=1),
-    Param("n_stages", "int", 50, "stages M: random targets, each explained by its own rules",
-          low=1, high=100000),
-    Param("n_rules", "int", 20, "new rules m gathered per stage (ISLE trees grown until m "
-          "rules not seen before)", low=1, high=100000),
-    Param("learning_rate", "float", 0.0, "memory nu: each new target loses nu times its "
-          "projection on the rules so far (0: independent stages)", low=0.0, high=1.0),
-    Param("max_depth", "int", 3, "depth of the ISLE trees (longest rule)", low=1, high=30),
-    Param("max_samples", "float", None, "subsample fraction per tree, without replacement "
-          "(none: min(N/2, 100 + 6 sqrt N) rows, Friedman & Popescu)", low=1e-6, high=1.0,
-          none_ok=True),
-    Param("linkage", "choice", "average", "hierarchical clustering of 1 - rule agreement",
-          choices=("average", "single", "complete")),
-)
+_ISCA = ("n_clusters", "n_stages", "n_rules", "learning_rate", "max_depth", "max_samples",
+         "linkage")
 ALGORITHMS.update({
     "isca": AlgorithmSpec(
         name="isca",
@@ -629,8 +622,11 @@ ALGORITHMS.update({
         description="ISCA: rules of ISLE trees fitted to random projections of the attributes; "
         "average linkage on 1 - rule agreement (Akdemir & Jannink 2014, Alg. 2)",
         estimator="ensemblekit.rules.isca:ISCA",
-        params=_ISCA_PARAMS,
+        exposed=_ISCA,
         preprocessing=_NUMERIC_PREP,
+        exports_similarity=True,
+        predicts_new_rows=False,
+        model_summary="rule-clusters",
     ),
     "ss-isca": AlgorithmSpec(
         name="ss-isca",
@@ -638,15 +634,14 @@ ALGORITHMS.update({
         description="SS-ISCA: as isca, the rules fitted to random projections of target "
         "attributes (cluster --targets) (Akdemir & Jannink 2014, Sect. 3)",
         estimator="ensemblekit.rules.isca:ISCA",
-        params=_ISCA_PARAMS + (
-            Param("similarity", "choice", "agreement", "rule agreement, or rules weighted by "
-                  "|w| / sqrt(s (1 - s)) (one target only)", choices=("agreement", "importance")),
-            Param("postprocess", "choice", "pls", "similarity=importance: rule weights w by PLS "
-                  "or lasso of the target on the rules", choices=("pls", "lasso")),
-        ),
+        exposed=_ISCA + ("similarity", "postprocess"),
         preprocessing=_NUMERIC_PREP + "; targets: numeric as they are, nominal one-hot, missing: "
         "column mean",
         fixed={"supervised": True},
+        exports_similarity=True,
+        needs_targets=True,
+        predicts_new_rows=False,
+        model_summary="rule-clusters",
     ),
 })
 
@@ -699,8 +694,6 @@ def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
     ------
     UnknownAlgorithmError, ParameterError
     """
-    import importlib
-
     from sklearn.pipeline import Pipeline
 
     from ensemblekit.preprocessing import make_preprocessor
@@ -710,8 +703,7 @@ def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
     values.update(params or {})
     for p in spec.params:
         p.check(values[p.name])
-    module_name, class_name = spec.estimator.split(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
+    cls = spec.estimator_class()
     kwargs = dict(spec.fixed)
     kwargs.update(values)
     if "random_state" in cls._get_param_names():

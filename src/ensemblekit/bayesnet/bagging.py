@@ -34,7 +34,6 @@ References
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -48,8 +47,9 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ..constraints import MAX_MEMBERS, Constraint, validate_params
 from ..discretize import MDLDiscretizer
-from .classifier import K2Classifier, _missing_target_mask, check_sampling_params
+from .classifier import K2_CONSTRAINTS, K2Classifier, _missing_target_mask
 
 __all__ = ["BaggedK2Classifier"]
 
@@ -154,6 +154,15 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
     ['a', 'b']
     """
 
+    _parameter_constraints = {
+        "n_estimators": Constraint("int", "number of bagged networks", low=1, high=MAX_MEMBERS),
+        "max_samples": Constraint("float", "bag size as a fraction of the training set", low=0,
+                                  high=1, closed="right"),
+        "bootstrap": Constraint("bool", "draw bags with replacement"),
+        "random_state": Constraint("any", "seed of the bags"),
+        **K2_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         n_estimators=10,
@@ -200,14 +209,6 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
             n_categories=n_categories,
         )
 
-    def _validate_params_once(self) -> None:
-        check_sampling_params(self.n_estimators, self.max_samples, self.bootstrap)
-        b = self.n_bins
-        if isinstance(b, bool) or not isinstance(b, numbers.Integral) or b < 1:
-            raise ValueError(f"n_bins must be a positive integer, got {b!r}")
-        # the K2 parameters, with K2Classifier's own checks and messages
-        self._member(self.n_categories)._validate_params_once()
-
     def _full_n_categories(self, X: np.ndarray):
         """Categories per nominal column on the whole training set.
 
@@ -250,7 +251,7 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
             a nominal column with negative or fractional codes or codes
             ``>= n_categories``.
         """
-        self._validate_params_once()
+        validate_params(self)
         if y is None:
             raise ValueError(
                 f"This {type(self).__name__} estimator requires y to be passed, "

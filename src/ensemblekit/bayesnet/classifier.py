@@ -38,8 +38,6 @@ References
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -50,6 +48,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ..constraints import Constraint, validate_params
 from ..discretize import MDLDiscretizer
 from .k2 import fit_cpts, k2_search
 from .k2 import predict_proba as _network_proba
@@ -85,24 +84,21 @@ def _training_modes(codes: np.ndarray, cardinalities: np.ndarray) -> np.ndarray:
     return modes
 
 
-def check_sampling_params(n_estimators, max_samples, bootstrap) -> None:
-    """Check the ensemble parameters shared by ``iebn`` and ``bagged-k2``.
-
-    Raises
-    ------
-    ValueError
-        If ``n_estimators`` is not an integer >= 1, ``max_samples`` not a finite
-        fraction in (0, 1], or ``bootstrap`` not a bool.
-    """
-    if isinstance(n_estimators, bool) or not isinstance(n_estimators, numbers.Integral) \
-            or n_estimators < 1:
-        raise ValueError(f"n_estimators must be an integer >= 1, got {n_estimators!r}")
-    m = max_samples
-    if isinstance(m, bool) or not isinstance(m, numbers.Real) or not np.isfinite(m) or not 0 < m <= 1:
-        raise ValueError(f"max_samples must be a fraction in (0, 1] of the training rows, got {m!r}")
-    if not isinstance(bootstrap, (bool, np.bool_)):
-        # ValueError for every bad parameter, as scikit-learn's estimators do
-        raise ValueError(f"bootstrap must be True or False, got {bootstrap!r}")  # noqa: TRY004
+#: Parameters of the K2 search and the CPTs, shared by ``k2``, ``iebn`` and ``bagged-k2``.
+K2_CONSTRAINTS = {
+    "max_parents": Constraint("int", "parent limit, the class included (1 = naive Bayes; "
+                              "none = unlimited)", low=0, none_ok=True),
+    "init": Constraint("choice", "initial structure", choices=("naive-bayes", "empty")),
+    "scoring": Constraint("choice", "LOO score: mean posterior of the true class (Weka's "
+                          "default) or 0/1 accuracy", choices=("loo-probability", "loo-accuracy")),
+    "alpha": Constraint("float", "Dirichlet pseudo-count of the CPTs (Weka -A)", low=0,
+                        closed="right"),
+    "discretize": Constraint("choice", "numeric attributes: supervised MDL (Fayyad & Irani, as "
+                             "Weka) or equal-frequency bins", choices=("mdl", "equal-frequency")),
+    "n_bins": Constraint("int", "bins for equal-frequency discretisation", low=1, high=1000),
+    "nominal_features": Constraint("any", "indices of the columns holding nominal codes"),
+    "n_categories": Constraint("any", "number of categories of each nominal column"),
+}
 
 
 class K2Classifier(ClassifierMixin, BaseEstimator):
@@ -196,6 +192,8 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
     ['a', 'b']
     """
 
+    _parameter_constraints = K2_CONSTRAINTS
+
     def __init__(
         self,
         max_parents=2,
@@ -222,33 +220,6 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------
-    def _validate_params_once(self) -> None:
-        mp = self.max_parents
-        if mp is not None and (
-            isinstance(mp, bool) or not isinstance(mp, numbers.Integral) or mp < 0
-        ):
-            raise ValueError(f"max_parents must be an integer >= 0 or None, got {mp!r}")
-        if self.init not in ("naive-bayes", "empty"):
-            raise ValueError(
-                f"init must be 'naive-bayes' or 'empty', got {self.init!r}"
-            )
-        if self.scoring not in ("loo-probability", "loo-accuracy"):
-            raise ValueError(
-                f"scoring must be 'loo-probability' or 'loo-accuracy', got {self.scoring!r}"
-            )
-        a = self.alpha
-        if (
-            isinstance(a, bool)
-            or not isinstance(a, numbers.Real)
-            or not np.isfinite(a)
-            or a <= 0
-        ):
-            raise ValueError(f"alpha must be a finite number > 0, got {a!r}")
-        if self.discretize not in ("mdl", "equal-frequency"):
-            raise ValueError(
-                f"discretize must be 'mdl' or 'equal-frequency', got {self.discretize!r}"
-            )
-
     def _codes(self, X: np.ndarray) -> np.ndarray:
         """Discretise, fill missing values with the modes, check the codes."""
         Xt = self.discretizer_.transform(X)
@@ -298,7 +269,7 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
             a nominal column with negative or fractional codes or codes
             ``>= n_categories``.
         """
-        self._validate_params_once()
+        validate_params(self)
         if y is None:
             raise ValueError(
                 f"This {type(self).__name__} estimator requires y to be passed, "

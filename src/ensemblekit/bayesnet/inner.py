@@ -23,11 +23,11 @@ References
 
 from __future__ import annotations
 
-
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .classifier import K2Classifier, check_sampling_params
+from ..constraints import MAX_MEMBERS, Constraint
+from .classifier import K2_CONSTRAINTS, K2Classifier
 from .k2 import k2_search
 
 __all__ = ["InnerEnsembleK2Classifier", "draw_samples", "sample_size"]
@@ -179,6 +179,19 @@ class InnerEnsembleK2Classifier(K2Classifier):
     (4, 30)
     """
 
+    _parameter_constraints = {
+        "n_estimators": Constraint("int", "ensemble size E: samples the score averages over",
+                                   low=1, high=MAX_MEMBERS),
+        "max_samples": Constraint("float", "sample size as a fraction of the training set",
+                                  low=0, high=1, closed="right"),
+        "bootstrap": Constraint("bool", "draw the samples with replacement"),
+        "loo_duplicates": Constraint("choice", "leaving out a duplicated row removes one copy (as "
+                                     "Weka's weighted update) or all copies",
+                                     choices=("one", "all")),
+        "random_state": Constraint("any", "seed of the samples"),
+        **K2_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         n_estimators=10,
@@ -210,14 +223,6 @@ class InnerEnsembleK2Classifier(K2Classifier):
         self.bootstrap = bootstrap
         self.loo_duplicates = loo_duplicates
         self.random_state = random_state
-
-    def _validate_params_once(self) -> None:
-        super()._validate_params_once()
-        check_sampling_params(self.n_estimators, self.max_samples, self.bootstrap)
-        if self.loo_duplicates not in ("one", "all"):
-            raise ValueError(
-                f"loo_duplicates must be 'one' or 'all', got {self.loo_duplicates!r}"
-            )
 
     def fit(self, X, y):
         """Prepare the data as K2Classifier does, search with the ensemble score, fit CPTs.

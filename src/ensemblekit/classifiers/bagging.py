@@ -25,8 +25,6 @@ References
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.tree import DecisionTreeClassifier
@@ -34,24 +32,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-__all__ = ["BaggedTreeClassifier", "bootstrap_counts", "check_tree_params", "fit_weighted_tree"]
+from ..constraints import MAX_MEMBERS, Constraint, validate_params
+
+__all__ = ["TREE_CONSTRAINTS", "BaggedTreeClassifier", "bootstrap_counts", "fit_weighted_tree"]
 
 
-def check_tree_params(min_samples_leaf, max_depth) -> None:
-    """Raise ValueError unless ``min_samples_leaf`` is an int >= 1 and ``max_depth`` None or an int >= 1."""
-    m = min_samples_leaf
-    if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
-        raise ValueError(f"min_samples_leaf must be an integer >= 1, got {m!r}")
-    d = max_depth
-    if d is not None and (isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1):
-        raise ValueError(f"max_depth must be an integer >= 1 or None, got {d!r}")
-
-
-def check_n_estimators(n_estimators) -> None:
-    """Raise ValueError unless ``n_estimators`` is an integer >= 1."""
-    n = n_estimators
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"n_estimators must be an integer >= 1, got {n!r}")
+#: The trees' parameters, shared by ``bagging`` and the lazy ensembles.
+TREE_CONSTRAINTS = {
+    "min_samples_leaf": Constraint("int", "minimum instances per leaf (J48 -M)", low=1),
+    "max_depth": Constraint("int", "maximum tree depth (none = unlimited)", low=1, none_ok=True),
+}
 
 
 def bootstrap_counts(rng, n_samples, n_bags):
@@ -195,6 +185,14 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
     [0, 1]
     """
 
+    _parameter_constraints = {
+        "n_estimators": Constraint("int", "number of bagged trees (L)", low=1, high=MAX_MEMBERS),
+        "voting": Constraint("choice", "mean tree probabilities (Weka) or majority vote",
+                             choices=("soft", "hard")),
+        **TREE_CONSTRAINTS,
+        "random_state": Constraint("any", "seed of the bags and the trees"),
+    }
+
     def __init__(self, n_estimators=10, voting="soft", min_samples_leaf=2, max_depth=None,
                  random_state=None):
         self.n_estimators = n_estimators
@@ -207,12 +205,6 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
-
-    def _validate_params_once(self):
-        check_n_estimators(self.n_estimators)
-        if self.voting not in ("soft", "hard"):
-            raise ValueError(f"voting must be 'soft' or 'hard', got {self.voting!r}")
-        check_tree_params(self.min_samples_leaf, self.max_depth)
 
     def fit(self, X, y):
         """Draw the bags and grow one tree on each.
@@ -235,7 +227,7 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
             "hard", ``min_samples_leaf`` < 1, ``max_depth`` < 1), ``X`` empty,
             not 2-D or infinite, ``y`` continuous or of another length.
         """
-        self._validate_params_once()
+        validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
         y = column_or_1d(y)
         check_classification_targets(y)

@@ -14,6 +14,8 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..constraints import Constraint, validate_params
+
 __all__ = ["C45Tree"]
 
 
@@ -95,6 +97,13 @@ class C45Tree(ClassifierMixin, BaseEstimator):
     [0, 1]
     """
 
+    _parameter_constraints = {
+        "min_samples_leaf": Constraint("int", "minimum instances per leaf (J48 -M)", low=1,
+                                       alt=Constraint("float", low=0, high=1, closed="neither")),
+        "max_depth": Constraint("int", "maximum depth (none = unlimited)", low=1, none_ok=True),
+        "random_state": Constraint("any", "seed of the order features are tried in"),
+    }
+
     def __init__(self, min_samples_leaf=2, max_depth=None, random_state=None):
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
@@ -123,9 +132,10 @@ class C45Tree(ClassifierMixin, BaseEstimator):
         ValueError
             If ``X`` is not 2-D, contains infinity, has a different number of
             rows than ``y``, if ``y`` is continuous (not class labels), or if
-            a parameter is out of range (scikit-learn's
-            ``InvalidParameterError``, a ``ValueError``).
+            a parameter is out of range
+            (:class:`~ensemblekit.constraints.InvalidParameterError`).
         """
+        validate_params(self)
         X, y = validate_data(self, X, y, ensure_all_finite="allow-nan")
         check_classification_targets(y)
         tree = DecisionTreeClassifier(

@@ -32,11 +32,10 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..constraints import MAX_ITERATIONS, MAX_MEMBERS, MAX_TREES, Constraint, validate_params
 from .kmeans import (
+    PROTOTYPE_CONSTRAINTS,
     _BasePrototypeClustering,
-    _check_max_iter,
-    _check_n_clusters,
-    _check_scale,
     apply_scaling,
     fit_scaling,
     undo_scaling,
@@ -52,7 +51,6 @@ _PREDICT_ROWS = 256
 
 
 def _check_fit_input(estimator, X):
-    _check_n_clusters(estimator.n_clusters)
     X = validate_data(estimator, X, dtype=np.float64, order="C")
     if X.shape[0] < estimator.n_clusters:
         raise ValueError(f"n_samples={X.shape[0]} should be >= n_clusters={estimator.n_clusters}.")
@@ -138,6 +136,13 @@ class PAM(_BasePrototypeClustering):
     [1, 3]
     """
 
+    _parameter_constraints = {
+        "n_clusters": PROTOTYPE_CONSTRAINTS["n_clusters"],
+        "scale": PROTOTYPE_CONSTRAINTS["scale"],
+        "max_iter": Constraint("int", "maximum SWAP passes", low=1, high=MAX_ITERATIONS),
+        "random_state": Constraint("any", "passed to kmedoids (BUILD and SWAP are deterministic)"),
+    }
+
     def __init__(self, n_clusters=3, *, scale="none", max_iter=300, random_state=None):
         self.n_clusters = n_clusters
         self.scale = scale
@@ -160,8 +165,7 @@ class PAM(_BasePrototypeClustering):
         """
         from scipy.spatial.distance import pdist, squareform
 
-        _check_scale(self.scale)
-        _check_max_iter(self.max_iter)
+        validate_params(self)
         X = _check_fit_input(self, X)
         offset, factor = fit_scaling(X, self.scale)
         Xs = apply_scaling(X, offset, factor)
@@ -338,6 +342,11 @@ class DIANA(ClusterMixin, BaseEstimator):
     [0, 0, 1, 1, 2]
     """
 
+    _parameter_constraints = {
+        "n_clusters": PROTOTYPE_CONSTRAINTS["n_clusters"],
+        "scale": PROTOTYPE_CONSTRAINTS["scale"],
+    }
+
     def __init__(self, n_clusters=3, *, scale="none"):
         self.n_clusters = n_clusters
         self.scale = scale
@@ -358,7 +367,7 @@ class DIANA(ClusterMixin, BaseEstimator):
         """
         from scipy.spatial.distance import pdist, squareform
 
-        _check_scale(self.scale)
+        validate_params(self)
         X = _check_fit_input(self, X)
         offset, factor = fit_scaling(X, self.scale)
         D = squareform(pdist(apply_scaling(X, offset, factor)))
@@ -442,18 +451,16 @@ class GaussianMixtureBIC(ClusterMixin, BaseEstimator):
         self.scale = scale
         self.random_state = random_state
 
-    def _check_params(self):
-        _check_scale(self.scale)
-        _check_max_iter(self.max_iter)
-        allowed = ("auto",) + COVARIANCE_TYPES
-        if not isinstance(self.covariance_type, str) or self.covariance_type not in allowed:
-            raise ValueError(f"covariance_type must be one of {', '.join(map(repr, allowed))}; "
-                             f"got {self.covariance_type!r}.")
-        if not isinstance(self.select_k, (bool, np.bool_)):
-            raise ValueError(f"select_k must be True or False; got {self.select_k!r}.")
-        if isinstance(self.n_init, bool) or not isinstance(self.n_init, numbers.Integral) \
-                or self.n_init < 1:
-            raise ValueError(f"n_init must be an integer >= 1; got {self.n_init!r}.")
+    _parameter_constraints = {
+        "n_clusters": PROTOTYPE_CONSTRAINTS["n_clusters"],
+        "covariance_type": Constraint("choice", "covariance structure (auto: lowest BIC of the "
+                                      "four)", choices=("auto", *COVARIANCE_TYPES)),
+        "select_k": Constraint("bool", "also choose k in 1..n_clusters by BIC"),
+        "n_init": Constraint("int", "EM restarts per fit", low=1, high=MAX_MEMBERS),
+        "max_iter": Constraint("int", "EM iterations per restart", low=1, high=MAX_ITERATIONS),
+        "scale": PROTOTYPE_CONSTRAINTS["scale"],
+        "random_state": Constraint("any", "seed of the k-means initialisations of EM"),
+    }
 
     def fit(self, X, y=None):
         """Fit the mixtures and keep the one with the lowest BIC.
@@ -471,7 +478,7 @@ class GaussianMixtureBIC(ClusterMixin, BaseEstimator):
         """
         from sklearn.mixture import GaussianMixture
 
-        self._check_params()
+        validate_params(self)
         X = _check_fit_input(self, X)
         offset, factor = fit_scaling(X, self.scale)
         Xs = apply_scaling(X, offset, factor)
@@ -599,6 +606,17 @@ class RandomForestClustering(ClusterMixin, BaseEstimator):
     Stat. 15(1):118-138, 2006.
     """
 
+    _parameter_constraints = {
+        "n_clusters": PROTOTYPE_CONSTRAINTS["n_clusters"],
+        "n_estimators": Constraint("int", "trees in the forest", low=1, high=MAX_TREES),
+        "max_features": Constraint("choice", "attributes tried per split",
+                                   choices=("sqrt", "log2"),
+                                   alt=Constraint("float", low=0, high=1, closed="right")),
+        "min_samples_leaf": Constraint("int", "minimum instances per leaf", low=1),
+        "max_iter": Constraint("int", "maximum PAM swap passes", low=1, high=MAX_ITERATIONS),
+        "random_state": Constraint("any", "seed of the permutations and of the forest"),
+    }
+
     def __init__(self, n_clusters=3, *, n_estimators=500, max_features="sqrt", min_samples_leaf=1,
                  max_iter=300, random_state=None):
         self.n_clusters = n_clusters
@@ -607,17 +625,6 @@ class RandomForestClustering(ClusterMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
         self.max_iter = max_iter
         self.random_state = random_state
-
-    def _check_params(self):
-        _check_max_iter(self.max_iter)
-        for name in ("n_estimators", "min_samples_leaf"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
-        mf = self.max_features
-        if not (mf in ("sqrt", "log2") or (isinstance(mf, numbers.Real) and not isinstance(mf, bool)
-                                           and 0 < mf <= 1)):
-            raise ValueError(f"max_features must be 'sqrt', 'log2' or a fraction in (0, 1]; got {mf!r}.")
 
     def fit(self, X, y=None):
         """Grow the forest on real vs. synthetic rows and cluster 1 - proximity with PAM.
@@ -635,7 +642,7 @@ class RandomForestClustering(ClusterMixin, BaseEstimator):
         """
         from sklearn.ensemble import RandomForestClassifier
 
-        self._check_params()
+        validate_params(self)
         X = _check_fit_input(self, X)
         n, d = X.shape
         rng = check_random_state(self.random_state)

@@ -48,11 +48,9 @@ scikit-learn API.
 
 from __future__ import annotations
 
-import hashlib
 import numbers
-import threading
 import warnings
-from collections import OrderedDict
+from dataclasses import replace
 
 import numpy as np
 from scipy import sparse
@@ -60,18 +58,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from .inner_kmeans import _check_subset_params, _draw_feature_weights, _n_subset_features
+from ..constraints import Constraint, validate_params
+from .inner_kmeans import SUBSET_CONSTRAINTS, _draw_feature_weights, _n_subset_features
 from .kmeans import (
+    PROTOTYPE_CONSTRAINTS,
     _BasePrototypeClustering,
-    _check_init_array,
-    _check_init_name,
-    _check_max_iter,
-    _check_n_clusters,
-    _check_scale,
-    _initial_center_indices,
-    _is_array_init,
-    apply_scaling,
-    fit_scaling,
+    _seeded_start,
     undo_scaling,
 )
 
@@ -182,55 +174,36 @@ def kmeans_members(X, init_centers, feature_weights, max_iter=300, return_n_iter
     return labels
 
 
-class _MemberCache:
-    """The K-means members built most recently in this process, by everything that decides them.
+def _build_members(memory, X, init_centers, feature_weights, max_iter):
+    """``kmeans_members(..., return_n_iter=True)``, through ``memory`` when one is given.
 
-    ``cspa``, ``mcla``, ``hgpa`` and ``hac-*`` given the same data, seed and
-    ensemble parameters build the very same members (the same initial
-    centres, feature subsets and Lloyd iterations); when ``compare`` runs
-    them one after the other on a run, the later ones take the members from
-    here instead of running the E K-means again. The key is a SHA-256 of the
-    data, the centres, the feature weights and ``max_iter``, so a hit returns
-    exactly what would have been computed. At most ``max_entries`` entries and
-    ``max_bytes`` bytes of labels are kept (least recently used dropped first).
+    Parameters
+    ----------
+    memory : None, str or object with the joblib.Memory interface
+        None: the members are computed. Otherwise (a str is a cache folder, as
+        in :func:`sklearn.utils.validation.check_memory`), a call with the same
+        data, starting centres, feature weights and ``max_iter`` as an earlier
+        one is answered from that cache; joblib hashes the arrays' bytes, so a
+        hit returns exactly what would have been computed.
+    X, init_centers, feature_weights, max_iter
+        As in :func:`kmeans_members`.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples, n_estimators), intp
+    n_iter : ndarray of shape (n_estimators,), int
+
+    Raises
+    ------
+    ValueError
+        If ``memory`` is neither None, a str, nor joblib.Memory-like.
     """
+    if memory is None:
+        return kmeans_members(X, init_centers, feature_weights, max_iter, return_n_iter=True)
+    from sklearn.utils.validation import check_memory
 
-    def __init__(self, max_entries=16, max_bytes=128 * 2**20):
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes
-        self._entries = OrderedDict()
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def _key(X, init_centers, feature_weights, max_iter):
-        h = hashlib.sha256()
-        for a in (X, init_centers, feature_weights):
-            a = np.ascontiguousarray(a, dtype=np.float64)
-            h.update(repr(a.shape).encode())
-            h.update(a.tobytes())
-        h.update(repr(int(max_iter)).encode())
-        return h.hexdigest()
-
-    def members(self, X, init_centers, feature_weights, max_iter):
-        """``kmeans_members(..., return_n_iter=True)``, from the cache when possible (copies)."""
-        key = self._key(X, init_centers, feature_weights, max_iter)
-        with self._lock:
-            hit = self._entries.get(key)
-            if hit is not None:
-                self._entries.move_to_end(key)
-                return hit[0].copy(), hit[1].copy()
-        labels, n_iter = kmeans_members(X, init_centers, feature_weights, max_iter,
-                                        return_n_iter=True)
-        if labels.nbytes <= self.max_bytes:
-            with self._lock:
-                self._entries[key] = (labels.copy(), n_iter.copy())
-                while (len(self._entries) > self.max_entries
-                       or sum(v[0].nbytes for v in self._entries.values()) > self.max_bytes):
-                    self._entries.popitem(last=False)
-        return labels, n_iter
-
-
-_MEMBER_CACHE = _MemberCache()
+    cached = check_memory(memory).cache(kmeans_members)
+    return cached(X, init_centers, feature_weights, max_iter, return_n_iter=True)
 
 
 def _encode_members(members, n_samples=None):
@@ -293,16 +266,19 @@ def _check_k(n_clusters, n_samples):
         raise ValueError(f"n_samples={n_samples} should be >= n_clusters={n_clusters}.")
 
 
+_IMBALANCE = Constraint("float", "allowed part-size excess", low=0.001, high=1.0)
+_PARTITIONER = Constraint("choice", "graph partitioner (auto: METIS when pymetis is installed)",
+                          choices=PARTITIONERS)
+_OBJECTIVE = Constraint("choice", "hyperedges cut (the paper) or connectivity - 1",
+                        choices=HGPA_OBJECTIVES)
+
+
 def _check_imbalance(imbalance):
-    if (isinstance(imbalance, bool) or not isinstance(imbalance, numbers.Real)
-            or not 0.001 <= imbalance <= 1.0):
-        raise ValueError(f"imbalance must be a number in [0.001, 1.0]; got {imbalance!r}.")
+    _IMBALANCE.check(imbalance, "imbalance")
 
 
 def _check_partitioner(partitioner):
-    if not isinstance(partitioner, str) or partitioner not in PARTITIONERS:
-        raise ValueError(f"partitioner must be one of {', '.join(map(repr, PARTITIONERS))}; "
-                         f"got {partitioner!r}.")
+    _PARTITIONER.check(partitioner, "partitioner")
 
 
 def _seed(random_state):
@@ -554,9 +530,7 @@ def consensus_hgpa(members, n_clusters, *, random_state=None, imbalance=0.05, ob
 
 
 def _check_objective(objective):
-    if not isinstance(objective, str) or objective not in HGPA_OBJECTIVES:
-        raise ValueError(f"objective must be one of {', '.join(map(repr, HGPA_OBJECTIVES))}; "
-                         f"got {objective!r}.")
+    _OBJECTIVE.check(objective, "objective")
 
 
 def _import_kahypar():
@@ -741,11 +715,23 @@ def _cut_into(tree, n, n_clusters):
 class _ConsensusClustering(_BasePrototypeClustering):
     """Fit skeleton shared by the cluster-ensemble estimators.
 
-    Subclasses set their parameters in ``__init__``, may check extra ones in
-    ``_check_consensus_params`` and implement ``_consensus(members, rng)``.
+    Subclasses set their parameters in ``__init__`` and declare them in
+    ``_parameter_constraints``, may check what a declaration cannot say (an
+    installed package) in ``_check_consensus_params`` and implement
+    ``_consensus(members, rng)``.
     """
 
     _partitioner_name = None
+
+    _parameter_constraints = {
+        **PROTOTYPE_CONSTRAINTS,
+        **SUBSET_CONSTRAINTS,
+        "n_estimators": replace(SUBSET_CONSTRAINTS["n_estimators"],
+                                help="ensemble size E: number of K-means members"),
+        "max_features": replace(SUBSET_CONSTRAINTS["max_features"],
+                                help="fraction of the features in each member's subset (as iekm)"),
+        "memory": Constraint("any", "cache of the K-means members (joblib.Memory or a folder)"),
+    }
 
     def _check_consensus_params(self):
         pass
@@ -787,17 +773,12 @@ class _ConsensusClustering(_BasePrototypeClustering):
 
         Notes
         -----
-        Members identical to ones built shortly before in this process (same
+        With ``memory`` set, members identical to ones built before (same
         data, starting centres, subsets and ``max_iter`` -- e.g. ``cspa`` then
-        ``mcla`` on one run of ``compare``) are taken from a small cache
-        instead of being computed again; the result is the same either way.
+        ``mcla`` with one seed) are read from that cache instead of being
+        computed again; the result is the same either way.
         """
-        _check_n_clusters(self.n_clusters)
-        _check_max_iter(self.max_iter)
-        _check_scale(self.scale)
-        if not _is_array_init(self.init):
-            _check_init_name(self.init)
-        _check_subset_params(self.n_estimators, self.max_features, self.bootstrap_features)
+        validate_params(self)
         self._check_consensus_params()
 
         X = validate_data(self, X, dtype=np.float64, order="C")
@@ -808,27 +789,20 @@ class _ConsensusClustering(_BasePrototypeClustering):
         if members is not None:
             codes, _ = _encode_members(members, n_samples)
 
-        # Same random stream as KMeans / InnerEnsembleKMeans: the first draw
-        # seeds the initial centres, the next ones the feature subsets.
-        rng = check_random_state(self.random_state)
-        init_seed = rng.randint(np.iinfo(np.int32).max)
-        offset, factor = fit_scaling(X, self.scale)
-        Xs = apply_scaling(X, offset, factor)
+        # Same random stream and starting centres as KMeans / InnerEnsembleKMeans;
+        # the draws after the centres' seed give the feature subsets.
+        start = _seeded_start(X, self.n_clusters, self.init, self.scale, self.random_state,
+                              with_centers=members is None)
+        rng, offset, factor, Xs = start.rng, start.offset, start.factor, start.Xs
         if members is None:
-            if _is_array_init(self.init):
-                init_input = _check_init_array(self.init, self.n_clusters, n_features)
-                init_scaled = apply_scaling(init_input, offset, factor)
-            else:
-                idx = _initial_center_indices(Xs, self.n_clusters, self.init, init_seed)
-                init_input = X[idx].copy()
-                init_scaled = Xs[idx].copy()
             n_subset = _n_subset_features(self.max_features, n_features)
             W = _draw_feature_weights(rng, self.n_estimators, n_features, n_subset,
                                       bool(self.bootstrap_features))
-            found, member_iter = _MEMBER_CACHE.members(Xs, init_scaled, W, self.max_iter)
+            found, member_iter = _build_members(self.memory, Xs, start.init_scaled, W,
+                                                self.max_iter)
             codes, _ = _encode_members(found)
             self.n_iter_ = int(member_iter.max())
-            self.init_centers_ = init_input
+            self.init_centers_ = start.init_centers
             self.feature_weights_ = W
             self.n_subset_features_ = n_subset
         else:
@@ -928,7 +902,15 @@ _COMMON_PARAMS_DOC = """
         Maximum Lloyd iterations of each member (>= 1).
     random_state : int, RandomState instance or None, default=None
         Seed: first draw the initial centres, then the ``E`` feature subsets,
-        then the consensus function's own draws. Same seed, same result."""
+        then the consensus function's own draws. Same seed, same result.
+    memory : None, str or joblib.Memory, default=None
+        Cache of the K-means members (as ``memory`` of scikit-learn's
+        :class:`~sklearn.pipeline.Pipeline`): None caches nothing; a
+        :class:`joblib.Memory` (or a folder name for one) lets fits that build
+        the same members -- e.g. CSPA, MCLA and HAC with one seed on one data
+        set -- compute them once. Results are the same either way. Not
+        available on the command line; set it back to None before saving a
+        model (a model file holds no cache)."""
 
 _COMMON_ATTRS_DOC = """
     labels_ : ndarray of shape (n_samples,)
@@ -966,7 +948,7 @@ class _GraphConsensus(_ConsensusClustering):
 
     def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5, bootstrap_features=False,
                  init="random", scale="none", max_iter=300, random_state=None, partitioner="auto",
-                 imbalance=0.05):
+                 imbalance=0.05, memory=None):
         self.n_clusters = n_clusters
         self.n_estimators = n_estimators
         self.max_features = max_features
@@ -977,10 +959,13 @@ class _GraphConsensus(_ConsensusClustering):
         self.random_state = random_state
         self.partitioner = partitioner
         self.imbalance = imbalance
+        self.memory = memory
 
-    def _check_consensus_params(self):
-        _check_partitioner(self.partitioner)
-        _check_imbalance(self.imbalance)
+    _parameter_constraints = {
+        **_ConsensusClustering._parameter_constraints,
+        "partitioner": _PARTITIONER,
+        "imbalance": _IMBALANCE,
+    }
 
 
 class CSPA(_GraphConsensus):
@@ -1066,7 +1051,7 @@ class HGPA(_ConsensusClustering):
 
     def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5, bootstrap_features=False,
                  init="random", scale="none", max_iter=300, random_state=None, imbalance=0.05,
-                 objective="cut"):
+                 objective="cut", memory=None):
         self.n_clusters = n_clusters
         self.n_estimators = n_estimators
         self.max_features = max_features
@@ -1077,10 +1062,15 @@ class HGPA(_ConsensusClustering):
         self.random_state = random_state
         self.imbalance = imbalance
         self.objective = objective
+        self.memory = memory
+
+    _parameter_constraints = {
+        **_ConsensusClustering._parameter_constraints,
+        "imbalance": _IMBALANCE,
+        "objective": _OBJECTIVE,
+    }
 
     def _check_consensus_params(self):
-        _check_imbalance(self.imbalance)
-        _check_objective(self.objective)
         _import_kahypar()  # fail before building members
 
     def _consensus(self, members, rng):
@@ -1115,6 +1105,13 @@ class MCLA(_GraphConsensus):
     ----------
     Strehl & Ghosh, *Cluster Ensembles*, JMLR 3:583-617, 2002, Sect. 3.4.
     """
+
+    _parameter_constraints = {
+        **_GraphConsensus._parameter_constraints,
+        "partitioner": replace(_PARTITIONER, help="meta-graph partitioner (auto: METIS when "
+                               "pymetis is installed)"),
+        "imbalance": replace(_IMBALANCE, help="allowed meta-cluster weight excess"),
+    }
 
     def _consensus(self, members, rng):
         self.partitioner_ = resolve_partitioner(self.partitioner)
@@ -1152,7 +1149,8 @@ class CoAssociationHAC(_ConsensusClustering):
     """
 
     def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5, bootstrap_features=False,
-                 init="random", scale="none", max_iter=300, random_state=None, linkage="average"):
+                 init="random", scale="none", max_iter=300, random_state=None, linkage="average",
+                 memory=None):
         self.n_clusters = n_clusters
         self.n_estimators = n_estimators
         self.max_features = max_features
@@ -1162,11 +1160,13 @@ class CoAssociationHAC(_ConsensusClustering):
         self.max_iter = max_iter
         self.random_state = random_state
         self.linkage = linkage
+        self.memory = memory
 
-    def _check_consensus_params(self):
-        if not isinstance(self.linkage, str) or self.linkage not in LINKAGES:
-            raise ValueError(f"linkage must be one of {', '.join(map(repr, LINKAGES))}; "
-                             f"got {self.linkage!r}.")
+    _parameter_constraints = {
+        **_ConsensusClustering._parameter_constraints,
+        "linkage": Constraint("choice", "linkage criterion on 1 - co-association",
+                              choices=LINKAGES),
+    }
 
     def _consensus(self, members, rng):
         return consensus_hac(members, self.n_clusters, linkage=self.linkage)

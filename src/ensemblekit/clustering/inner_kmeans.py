@@ -23,13 +23,13 @@ centre, so the vote (an argmin over centres) leaves it out.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from .kmeans import _BasePrototypeClustering, _is_integer
+from ..constraints import MAX_MEMBERS, Constraint
+from .kmeans import PROTOTYPE_CONSTRAINTS, _BasePrototypeClustering
 
 __all__ = ["InnerEnsembleKMeans", "RESAMPLE_MODES"]
 
@@ -86,32 +86,14 @@ def _draw_feature_weights(rng, n_estimators, n_features, n_subset, bootstrap):
     return counts.reshape(n_estimators, n_features).astype(np.float64)
 
 
-def _check_subset_params(n_estimators, max_features, bootstrap_features):
-    """Check the feature-subset parameters shared by IEK-m and the cluster ensembles.
-
-    Raises
-    ------
-    ValueError
-        If ``n_estimators`` is not an integer >= 1, ``max_features`` not a
-        number in [0.1, 1.0], or ``bootstrap_features`` not a boolean.
-    """
-    if not _is_integer(n_estimators) or n_estimators < 1:
-        raise ValueError(
-            f"n_estimators must be an integer >= 1; got {n_estimators!r}."
-        )
-    if (
-        not isinstance(max_features, numbers.Real)
-        or isinstance(max_features, (bool, np.bool_))
-        or not 0.1 <= max_features <= 1.0
-    ):
-        raise ValueError(
-            "max_features must be a fraction of the features in [0.1, 1.0]; "
-            f"got {max_features!r}."
-        )
-    if not isinstance(bootstrap_features, (bool, np.bool_)):
-        raise ValueError(
-            f"bootstrap_features must be True or False; got {bootstrap_features!r}."
-        )
+#: The feature-subset parameters shared by IEK-m and the cluster ensembles.
+SUBSET_CONSTRAINTS = {
+    "n_estimators": Constraint("int", "ensemble size E: votes per instance and step", low=1,
+                               high=MAX_MEMBERS),
+    "max_features": Constraint("float", "fraction of the features in each subset", low=0.1,
+                               high=1.0),
+    "bootstrap_features": Constraint("bool", "draw subset features with replacement"),
+}
 
 
 def _default_chunk_size(n_estimators, n_clusters):
@@ -461,6 +443,15 @@ class InnerEnsembleKMeans(_BasePrototypeClustering):
     [2, 2]
     """
 
+    _parameter_constraints = {
+        **PROTOTYPE_CONSTRAINTS,
+        **SUBSET_CONSTRAINTS,
+        "resample": Constraint("choice", "redraw the E subsets at every step or once per fit",
+                               choices=RESAMPLE_MODES),
+        "chunk_size": Constraint("int", "rows per block of the assignment step (none: about "
+                                 "1 MiB)", low=1, none_ok=True),
+    }
+
     def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5,
                  bootstrap_features=False, resample="each-iteration", init="random",
                  scale="none", max_iter=300, random_state=None, chunk_size=None):
@@ -474,20 +465,6 @@ class InnerEnsembleKMeans(_BasePrototypeClustering):
         self.max_iter = max_iter
         self.random_state = random_state
         self.chunk_size = chunk_size
-
-    def _check_extra_params(self):
-        _check_subset_params(self.n_estimators, self.max_features, self.bootstrap_features)
-        if not isinstance(self.resample, str) or self.resample not in RESAMPLE_MODES:
-            raise ValueError(
-                f"resample must be one of {', '.join(map(repr, RESAMPLE_MODES))}; "
-                f"got {self.resample!r}."
-            )
-        if self.chunk_size is not None and (
-            not _is_integer(self.chunk_size) or self.chunk_size < 1
-        ):
-            raise ValueError(
-                f"chunk_size must be None or an integer >= 1; got {self.chunk_size!r}."
-            )
 
     def _run(self, Xs, init_scaled, rng):
         n_features = Xs.shape[1]

@@ -5,8 +5,10 @@ Inner Ensemble K-means (:class:`ensemblekit.clustering.inner_kmeans.InnerEnsembl
 have in common:
 
 * :func:`initial_centers` -- the seeded choice of starting centres (``"random"``:
-  ``k`` distinct instances; ``"k-means++"``), so both algorithms can start from
-  the very same prototypes, as the Inner Ensembles experiments do;
+  ``k`` distinct instances; ``"k-means++"``), and the private ``_seeded_start``,
+  the one place where an estimator's ``random_state`` becomes those centres, so
+  K-means, IEK-m and the cluster-ensemble members start from the very same
+  prototypes, as the Inner Ensembles experiments do;
 * the attribute scaling helpers :func:`fit_scaling`, :func:`apply_scaling` and
   :func:`undo_scaling` (``"none"``, ``"minmax"``, ``"zscore"``);
 * a private base class with ``predict``, ``transform`` and ``score`` over the
@@ -19,7 +21,7 @@ ECML PKDD 2013, LNAI 8190, pp. 33-48.
 
 from __future__ import annotations
 
-import numbers
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import (
@@ -31,8 +33,11 @@ from sklearn.base import (
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..constraints import MAX_ITERATIONS, Constraint, validate_params
+
 __all__ = [
     "INIT_METHODS",
+    "PROTOTYPE_CONSTRAINTS",
     "SCALE_METHODS",
     "KMeans",
     "apply_scaling",
@@ -46,6 +51,18 @@ SCALE_METHODS = ("none", "minmax", "zscore")
 
 #: Names accepted by the ``init`` parameter (an explicit array is accepted too).
 INIT_METHODS = ("random", "k-means++")
+
+#: The parameters of :class:`KMeans`, which the other prototype clusterers share.
+PROTOTYPE_CONSTRAINTS = {
+    "n_clusters": Constraint("int", "number of clusters k (cluster -k sets it)", low=1),
+    "init": Constraint("choice", "initial centres: k distinct instances, or k-means++",
+                       choices=INIT_METHODS, array_ok=True),
+    "scale": Constraint("choice", "attribute scaling fitted on the training data",
+                        choices=SCALE_METHODS),
+    "max_iter": Constraint("int", "maximum number of assignment/update iterations", low=1,
+                          high=MAX_ITERATIONS),
+    "random_state": Constraint("any", "seed: its first draw chooses the initial centres"),
+}
 
 # Rows per block when assigning new rows to their nearest prototype in predict.
 _PREDICT_CHUNK = 4096
@@ -182,7 +199,10 @@ def initial_centers(X, n_clusters, init="random", random_state=None):
         :func:`sklearn.cluster.kmeans_plusplus` seeding. An array: used as is
         (a copy is returned).
     random_state : int, RandomState instance or None, default=None
-        Seed of the draw; the same seed gives the same centres.
+        Seed of the draw; the same seed gives the same centres. The estimators
+        seed this draw with the first draw of their own ``random_state`` (so
+        ``initial_centers(X, k, random_state=0)`` is not ``KMeans(k,
+        random_state=0)``'s start).
 
     Returns
     -------
@@ -210,28 +230,105 @@ def initial_centers(X, n_clusters, init="random", random_state=None):
     return X[_initial_center_indices(X, n_clusters, init, random_state)].copy()
 
 
-# ---------------------------------------------------------------------------
-# Parameter checks (clear one-line ValueErrors)
-# ---------------------------------------------------------------------------
-def _is_integer(value):
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+class _SeededStart(NamedTuple):
+    """What :func:`_seeded_start` hands an estimator (see there)."""
+
+    rng: np.random.RandomState
+    offset: np.ndarray
+    factor: np.ndarray
+    Xs: np.ndarray
+    init_centers: np.ndarray | None
+    init_scaled: np.ndarray | None
 
 
+def _seeded_start(X, n_clusters, init, scale, random_state, with_centers=True):
+    """Scale the data and choose the starting centres from the estimator's seed.
+
+    The one place where K-means, IEK-m and the K-means members of the cluster
+    ensembles turn ``random_state`` into starting centres, so that all of them
+    start from the very same centres under the same seed.
+
+    The guarantee: the first draw of the random stream of ``random_state``
+    (one ``randint`` below 2**31 - 1) seeds the choice of the centres, and
+    nothing else does. The stream is returned after that one draw; what a
+    caller draws from it afterwards (IEK-m's feature subsets, the members'
+    subsets, a consensus function's own draws) cannot change the centres.
+    Hence for equal ``X``, ``n_clusters``, ``init``, ``scale`` and an integer
+    ``random_state``, :class:`KMeans`,
+    :class:`~ensemblekit.clustering.inner_kmeans.InnerEnsembleKMeans` and the
+    members of :mod:`ensemblekit.clustering.consensus` get bit-identical
+    centres. This is the protocol of the Inner Ensembles experiments, where
+    K-means, IEK-m and the cluster-ensemble members of a run share their
+    initial centres.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Training data in input units (float64, finite, checked by the caller),
+        ``n_samples >= n_clusters``.
+    n_clusters : int
+        Number of centres ``k`` (>= 1, checked by the caller).
+    init : {"random", "k-means++"} or array-like of shape (n_clusters, n_features)
+        See :func:`initial_centers`; a name is chosen in the scaled space
+        (``"random"``: ``k`` distinct instances), an array is given in input
+        units and only scaled.
+    scale : {"none", "minmax", "zscore"}
+        Attribute scaling, see :func:`fit_scaling`.
+    random_state : int, RandomState instance or None
+        The estimator's seed. A RandomState instance is advanced by one draw
+        and returned as ``rng``.
+    with_centers : bool, default=True
+        False: draw the seed and scale, but choose no centres (a cluster
+        ensemble given its members); ``init_centers`` and ``init_scaled`` are
+        then None. The stream is advanced all the same.
+
+    Returns
+    -------
+    start : _SeededStart
+        ``rng`` (the stream after its first draw), ``offset`` and ``factor``
+        (the scaling map, shape (n_features,)), ``Xs`` (the scaled data, shape
+        (n_samples, n_features)), ``init_centers`` (input units) and
+        ``init_scaled`` (scaled space), both of shape (n_clusters, n_features).
+
+    Raises
+    ------
+    ValueError
+        If ``init`` is an array of the wrong shape, or (``"random"``) ``X`` has
+        fewer than ``n_clusters`` distinct rows.
+
+    References
+    ----------
+    Abbasian, Drummond, Japkowicz, Matwin, *Inner Ensembles: Using Ensemble
+    Methods Inside the Learning Algorithm*, ECML PKDD 2013, LNAI 8190,
+    Algorithms 5 and 6, line 1, and section 3.2: K-means and IEK-m start from
+    the same initial centres, and the cluster-ensemble members are generated
+    "the similar way".
+    """
+    rng = check_random_state(random_state)
+    init_seed = rng.randint(np.iinfo(np.int32).max)
+    offset, factor = fit_scaling(X, scale)
+    Xs = apply_scaling(X, offset, factor)
+    if not with_centers:
+        return _SeededStart(rng, offset, factor, Xs, None, None)
+    if _is_array_init(init):
+        init_centers = _check_init_array(init, n_clusters, X.shape[1])
+        init_scaled = apply_scaling(init_centers, offset, factor)
+    else:
+        idx = _initial_center_indices(Xs, n_clusters, init, init_seed)
+        init_centers = X[idx].copy()
+        init_scaled = Xs[idx].copy()
+    return _SeededStart(rng, offset, factor, Xs, init_centers, init_scaled)
+
+
+# ---------------------------------------------------------------------------
+# Parameter checks of the functions, against the estimators' declarations
+# ---------------------------------------------------------------------------
 def _check_n_clusters(n_clusters):
-    if not _is_integer(n_clusters) or n_clusters < 1:
-        raise ValueError(f"n_clusters must be an integer >= 1; got {n_clusters!r}.")
-
-
-def _check_max_iter(max_iter):
-    if not _is_integer(max_iter) or max_iter < 1:
-        raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}.")
+    PROTOTYPE_CONSTRAINTS["n_clusters"].check(n_clusters, "n_clusters")
 
 
 def _check_scale(scale):
-    if not isinstance(scale, str) or scale not in SCALE_METHODS:
-        raise ValueError(
-            f"scale must be one of {', '.join(map(repr, SCALE_METHODS))}; got {scale!r}."
-        )
+    PROTOTYPE_CONSTRAINTS["scale"].check(scale, "scale")
 
 
 def _is_array_init(init):
@@ -239,11 +336,7 @@ def _is_array_init(init):
 
 
 def _check_init_name(init):
-    if not isinstance(init, str) or init not in INIT_METHODS:
-        raise ValueError(
-            f"init must be one of {', '.join(map(repr, INIT_METHODS))} or an array of "
-            f"shape (n_clusters, n_features); got {init!r}."
-        )
+    PROTOTYPE_CONSTRAINTS["init"].check(init, "init")
 
 
 def _check_init_array(init, n_clusters, n_features):
@@ -277,13 +370,10 @@ class _BasePrototypeClustering(
     """Fit skeleton and prototype-based ``predict``/``transform``/``score``.
 
     Subclasses set ``n_clusters``, ``init``, ``scale``, ``max_iter`` and
-    ``random_state`` in ``__init__`` and implement ``_check_extra_params`` and
-    ``_run(Xs, init_scaled, rng)``, which returns ``(centers_scaled, labels,
-    inertia, n_iter)`` in the scaled space.
+    ``random_state`` in ``__init__``, declare them in ``_parameter_constraints``
+    and implement ``_run(Xs, init_scaled, rng)``, which returns
+    ``(centers_scaled, labels, inertia, n_iter)`` in the scaled space.
     """
-
-    def _check_extra_params(self):  # pragma: no cover - overridden
-        pass
 
     def _run(self, Xs, init_scaled, rng):  # pragma: no cover - overridden
         raise NotImplementedError
@@ -310,13 +400,7 @@ class _BasePrototypeClustering(
             rows than ``n_clusters``, or (``init="random"``) fewer distinct rows
             than ``n_clusters``.
         """
-        _check_n_clusters(self.n_clusters)
-        _check_max_iter(self.max_iter)
-        _check_scale(self.scale)
-        if not _is_array_init(self.init):
-            _check_init_name(self.init)
-        self._check_extra_params()
-
+        validate_params(self)
         X = validate_data(self, X, dtype=np.float64, order="C")
         n_samples = X.shape[0]
         if n_samples < self.n_clusters:
@@ -324,28 +408,17 @@ class _BasePrototypeClustering(
                 f"n_samples={n_samples} should be >= n_clusters={self.n_clusters}."
             )
 
-        # The first draw of the estimator's random stream seeds the
-        # initialisation, so KMeans and InnerEnsembleKMeans given the same
-        # random_state start from the same centres; later draws are the
-        # subclass's own (feature subsets for IEK-m).
-        rng = check_random_state(self.random_state)
-        init_seed = rng.randint(np.iinfo(np.int32).max)
-
-        offset, factor = fit_scaling(X, self.scale)
-        Xs = apply_scaling(X, offset, factor)
-        if _is_array_init(self.init):
-            init_input = _check_init_array(self.init, self.n_clusters, X.shape[1])
-            init_scaled = apply_scaling(init_input, offset, factor)
-        else:
-            idx = _initial_center_indices(Xs, self.n_clusters, self.init, init_seed)
-            init_input = X[idx].copy()
-            init_scaled = Xs[idx].copy()
-
-        centers_scaled, labels, inertia, n_iter = self._run(Xs, init_scaled, rng)
+        # The same starting centres as every estimator sharing this seed; the
+        # stream's later draws are the subclass's own (feature subsets for IEK-m).
+        start = _seeded_start(X, self.n_clusters, self.init, self.scale, self.random_state)
+        centers_scaled, labels, inertia, n_iter = self._run(
+            start.Xs, start.init_scaled, start.rng
+        )
+        offset, factor = start.offset, start.factor
 
         self.scaling_offset_ = offset
         self.scaling_factor_ = factor
-        self.init_centers_ = init_input
+        self.init_centers_ = start.init_centers
         self.scaled_centers_ = centers_scaled
         self.cluster_centers_ = undo_scaling(centers_scaled, offset, factor)
         self.labels_ = np.asarray(labels, dtype=np.intp)
@@ -496,6 +569,8 @@ class KMeans(_BasePrototypeClustering):
     >>> km.cluster_centers_.ravel().tolist()
     [0.5, 10.5]
     """
+
+    _parameter_constraints = PROTOTYPE_CONSTRAINTS
 
     def __init__(self, n_clusters=3, *, init="random", scale="none", max_iter=300,
                  random_state=None):

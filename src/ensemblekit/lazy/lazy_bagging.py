@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -45,13 +44,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ..classifiers.bagging import (
-    check_n_estimators,
-    check_tree_params,
-    fit_weighted_tree,
-)
+from ..classifiers.bagging import TREE_CONSTRAINTS, fit_weighted_tree
+from ..constraints import Constraint, validate_params
 from ..discretize import MDLDiscretizer
-from .distance import WeightedDistance, beta_similarity_k, check_beta
+from .distance import WeightedDistance, beta_similarity_k
 
 __all__ = ["LazyBaggingClassifier", "lazy_bag_counts"]
 
@@ -136,15 +132,26 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         return tags
 
     # --- parameters ----------------------------------------------------
+    #: Parameters shared by the lazy ensembles. ``n_estimators`` stops at 1000: prediction
+    #: loops over the bags of every test row, and model files are checked against this bound.
+    _parameter_constraints = {
+        "n_estimators": Constraint("int", "bags and trees per test instance (L)", low=1,
+                                   high=1000),
+        "beta": Constraint("float", "beta-similarity: K = round(N (1 - beta) log4 N)", low=0,
+                           high=1, closed="neither"),
+        "n_neighbors": Constraint("int", "K directly (none = from beta)", low=0, none_ok=True),
+        **TREE_CONSTRAINTS,
+        "nominal_features": Constraint("any", "indices of the columns holding nominal codes"),
+        "n_categories": Constraint("any", "number of categories of each nominal column"),
+        "n_jobs": Constraint("int", "workers for the test rows (joblib; -1 = all cores)",
+                             none_ok=True),
+        "random_state": Constraint("any", "seed of the model"),
+    }
+
     def _validate_params_once(self):
-        check_n_estimators(self.n_estimators)
-        check_beta(self.beta)
-        k = self.n_neighbors
-        if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0):
-            raise ValueError(f"n_neighbors must be an integer >= 0 or None, got {k!r}")
-        check_tree_params(self.min_samples_leaf, self.max_depth)
+        validate_params(self)
         j = self.n_jobs
-        if j is not None and (isinstance(j, bool) or not isinstance(j, numbers.Integral) or j == 0):
+        if j == 0:  # joblib's rule: a count of workers, or -1, -2, ... counted from all cores
             raise ValueError(f"n_jobs must be a non-zero integer or None, got {j!r}")
 
     # --- fit -----------------------------------------------------------
@@ -351,7 +358,7 @@ class LazyBaggingClassifier(_LazyEnsemble):
     Parameters
     ----------
     n_estimators : int, default=10
-        Number of bags and trees per test instance (the papers' L), >= 1.
+        Number of bags and trees per test instance (the papers' L), 1 to 1000.
     beta : float, default=0.99
         Beta-similarity of Eq. 1, in (0, 1): ``K = round(N (1 - beta) log4 N)``.
     n_neighbors : int or None, default=None
@@ -426,6 +433,12 @@ class LazyBaggingClassifier(_LazyEnsemble):
     [0, 1]
     """
 
+    _parameter_constraints = {
+        **_LazyEnsemble._parameter_constraints,
+        "voting": Constraint("choice", "majority vote or mean tree probabilities",
+                             choices=("hard", "soft")),
+    }
+
     def __init__(self, n_estimators=10, beta=0.99, n_neighbors=None, voting="hard",
                  min_samples_leaf=2, max_depth=None, nominal_features=None, n_categories=None,
                  n_jobs=None, random_state=None):
@@ -439,11 +452,6 @@ class LazyBaggingClassifier(_LazyEnsemble):
         self.n_categories = n_categories
         self.n_jobs = n_jobs
         self.random_state = random_state
-
-    def _validate_params_once(self):
-        super()._validate_params_once()
-        if self.voting not in ("hard", "soft"):
-            raise ValueError(f"voting must be 'hard' or 'soft', got {self.voting!r}")
 
     def _predict_row(self, i, X, neighbours, rng, context):
         L = int(self.n_estimators)

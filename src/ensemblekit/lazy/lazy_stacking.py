@@ -65,10 +65,10 @@ References
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
+from ..constraints import Constraint
 from .distance import WeightedDistance
 from .lazy_bagging import _SEED_MAX, _LazyEnsemble, lazy_bag_counts
 
@@ -241,7 +241,7 @@ class LazyStackingClassifier(_LazyEnsemble):
     Parameters
     ----------
     n_estimators : int, default=10
-        Number of bags and members per test instance (L), >= 1.
+        Number of bags and members per test instance (L), 1 to 1000.
     base_estimators : str or sequence of str, default="tree,knn,nb"
         Learner types cycled over the bags, among ``"tree"`` (the ``c45``
         tree), ``"knn"`` (IBk) and ``"nb"`` (naive Bayes); repeats allowed.
@@ -306,6 +306,21 @@ class LazyStackingClassifier(_LazyEnsemble):
     [0, 1]
     """
 
+    _parameter_constraints = {
+        **_LazyEnsemble._parameter_constraints,
+        "n_estimators": Constraint("int", "bags and members per test instance (L)", low=1,
+                                   high=1000),
+        "base_estimators": Constraint("choice", "learner types cycled over the bags",
+                                      choices=LEARNER_TYPES, multiple=True),
+        "combiner": Constraint("choice", "majority vote (the paper) or a local stacked "
+                               "combination of out-of-bag predictions",
+                               choices=("vote", "stacking")),
+        "knn_neighbors": Constraint("int", "k of the kNN members (Weka IBk default 1)", low=1),
+        "meta_rows": Constraint("int", "nearest training instances that train the stacked "
+                                "combination", low=1),
+        "min_samples_leaf": Constraint("int", "minimum instances per leaf of the trees", low=1),
+    }
+
     def __init__(self, n_estimators=10, base_estimators="tree,knn,nb", combiner="vote",
                  beta=0.99, n_neighbors=None, knn_neighbors=1, meta_rows=100,
                  min_samples_leaf=2, max_depth=None, nominal_features=None, n_categories=None,
@@ -323,16 +338,6 @@ class LazyStackingClassifier(_LazyEnsemble):
         self.n_categories = n_categories
         self.n_jobs = n_jobs
         self.random_state = random_state
-
-    def _validate_params_once(self):
-        super()._validate_params_once()
-        parse_base_estimators(self.base_estimators)
-        if self.combiner not in ("vote", "stacking"):
-            raise ValueError(f"combiner must be 'vote' or 'stacking', got {self.combiner!r}")
-        for name in ("knn_neighbors", "meta_rows"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
 
     def _fit_extra(self, X, y_codes):
         self.learner_types_ = parse_base_estimators(self.base_estimators)

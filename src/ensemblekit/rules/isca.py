@@ -45,7 +45,6 @@ Numpy arrays in, labels and matrices out; nothing here reads files or prints.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -57,8 +56,9 @@ from threadpoolctl import threadpool_limits
 
 from ensemblekit.clustering.consensus import _check_k, _cut_into, _first_occurrence_order
 
+from ..constraints import MAX_TREES, Constraint, validate_params
 from .extract import Rule, RuleSet, extract_rules
-from .isle import _check_isle_params, generate_isle
+from .isle import ISLE_CONSTRAINTS, generate_isle
 
 __all__ = ["ISCA", "LINKAGES", "POSTPROCESSORS", "SIMILARITIES", "project_out",
            "random_target", "rule_similarity"]
@@ -438,6 +438,28 @@ class ISCA(ClusterMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "n_clusters": Constraint("int", "number of clusters k (cluster -k sets it)", low=1),
+        "n_stages": Constraint("int", "stages M: random targets, each explained by its own rules",
+                               low=1, high=MAX_TREES),
+        "n_rules": Constraint("int", "new rules m gathered per stage (ISLE trees grown until m "
+                              "rules not seen before)", low=1, high=MAX_TREES),
+        "learning_rate": Constraint("float", "memory nu: each new target loses nu times its "
+                                    "projection on the rules so far (0: independent stages)",
+                                    low=0, high=1),
+        "max_depth": Constraint("int", "depth of the ISLE trees (longest rule)", low=1,
+                                none_ok=True),
+        "max_samples": ISLE_CONSTRAINTS["max_samples"],
+        "linkage": Constraint("choice", "hierarchical clustering of 1 - rule agreement",
+                              choices=LINKAGES),
+        "similarity": Constraint("choice", "rule agreement, or rules weighted by "
+                                 "|w| / sqrt(s (1 - s)) (one target only)", choices=SIMILARITIES),
+        "postprocess": Constraint("choice", "similarity=importance: rule weights w by PLS or "
+                                  "lasso of the target on the rules", choices=POSTPROCESSORS),
+        "supervised": Constraint("bool", "fit the rules to target columns given as y (ss-isca)"),
+        "random_state": Constraint("any", "seed of the projections, subsamples, trees and folds"),
+    }
+
     def __init__(self, n_clusters=3, *, n_stages=50, n_rules=20, learning_rate=0.0, max_depth=3,
                  max_samples=None, linkage="average", similarity="agreement", postprocess="pls",
                  supervised=False, random_state=None):
@@ -454,29 +476,6 @@ class ISCA(ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ checks
-    def _check_params(self) -> None:
-        for name in ("n_stages", "n_rules"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
-        nu = self.learning_rate
-        if isinstance(nu, bool) or not isinstance(nu, numbers.Real) or not 0 <= nu <= 1:
-            raise ValueError(f"learning_rate must be a number in [0, 1]; got {nu!r}.")
-        if isinstance(self.max_depth, bool):
-            raise ValueError(f"max_depth must be an integer >= 1 or None; got {self.max_depth!r}.")
-        if self.max_samples is not None and (isinstance(self.max_samples, bool) or not isinstance(
-                self.max_samples, numbers.Real)):
-            raise ValueError(f"max_samples must be in (0, 1] or None; got {self.max_samples!r}.")
-        _check_isle_params(1, self.max_depth, self.max_samples, 0.0, 1.0, 1, "fixed")
-        for name, allowed in (("linkage", LINKAGES), ("similarity", SIMILARITIES),
-                              ("postprocess", POSTPROCESSORS)):
-            value = getattr(self, name)
-            if not isinstance(value, str) or value not in allowed:
-                raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; "
-                                 f"got {value!r}.")
-        if not isinstance(self.supervised, (bool, np.bool_)):
-            raise ValueError(f"supervised must be True or False; got {self.supervised!r}.")
-
     def _check_input(self, X, y):
         """Validated ``X`` and, for SS-ISCA, the targets as an (n, q) float64 matrix.
 
@@ -515,7 +514,7 @@ class ISCA(ClusterMixin, BaseEstimator):
         ValueError
             See the class docstring.
         """
-        self._check_params()
+        validate_params(self)
         X, Y = self._check_input(X, y)
         self.binary_features_ = np.flatnonzero(np.all((X == 0) | (X == 1), axis=0))
         n = X.shape[0]

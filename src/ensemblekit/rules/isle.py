@@ -24,10 +24,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TREE_SIZES", "ISLEEnsemble", "default_sample_size", "generate_isle"]
+from ..constraints import MAX_TREES, Constraint
+
+__all__ = ["ISLE_CONSTRAINTS", "TREE_SIZES", "ISLEEnsemble", "default_sample_size",
+           "generate_isle"]
 
 #: How tree sizes are chosen: every tree ``max_depth`` deep, or RuleFit's random sizes.
 TREE_SIZES = ("fixed", "random")
+
+#: What the parameters of :func:`generate_isle` accept; the estimators that grow ISLE
+#: trees declare theirs from these.
+ISLE_CONSTRAINTS = {
+    "n_estimators": Constraint("int", "ISLE trees M", low=1, high=MAX_TREES),
+    "max_depth": Constraint("int", "tree depth (mean leaves 2**max_depth with "
+                            "tree_size=random)", low=1, none_ok=True),
+    "max_samples": Constraint("float", "subsample fraction per tree, without replacement "
+                              "(none: min(N/2, 100 + 6 sqrt N) rows, Friedman & Popescu)",
+                              low=0, high=1, closed="right", none_ok=True),
+    "learning_rate": Constraint("float", "ISLE memory nu: 0 fits every tree to y, > 0 to the "
+                                "residuals of the trees before it", low=0, high=1),
+    "max_features": Constraint("float", "fraction of the attributes tried per split", low=0,
+                               high=1, closed="right"),
+    "min_samples_leaf": Constraint("int", "minimum instances per leaf", low=1),
+    "tree_size": Constraint("choice", "every tree max_depth deep, or RuleFit's random sizes",
+                            choices=TREE_SIZES),
+}
 
 
 def default_sample_size(n_samples: int) -> int:
@@ -185,20 +206,15 @@ def generate_isle(X, y, *, n_estimators: int = 200, max_depth: int | None = 3,
 
 def _check_isle_params(n_estimators, max_depth, max_samples, learning_rate, max_features,
                        min_samples_leaf, tree_size) -> None:
-    """Raise ValueError naming the first ISLE parameter out of range."""
-    if not isinstance(n_estimators, (int, np.integer)) or n_estimators < 1:
-        raise ValueError(f"n_estimators must be an integer >= 1, got {n_estimators!r}")
-    if max_depth is not None and (not isinstance(max_depth, (int, np.integer)) or max_depth < 1):
-        raise ValueError(f"max_depth must be an integer >= 1 or None, got {max_depth!r}")
-    if max_samples is not None and not 0 < max_samples <= 1:
-        raise ValueError(f"max_samples must be in (0, 1] or None, got {max_samples!r}")
-    if not 0 <= learning_rate <= 1:
-        raise ValueError(f"learning_rate must be in [0, 1], got {learning_rate!r}")
-    if not 0 < max_features <= 1:
-        raise ValueError(f"max_features must be in (0, 1], got {max_features!r}")
-    if not isinstance(min_samples_leaf, (int, np.integer)) or min_samples_leaf < 1:
-        raise ValueError(f"min_samples_leaf must be an integer >= 1, got {min_samples_leaf!r}")
-    if tree_size not in TREE_SIZES:
-        raise ValueError(f"tree_size must be one of {', '.join(TREE_SIZES)}, got {tree_size!r}")
+    """Raise ValueError naming the first ISLE parameter out of range.
+
+    The ranges are :data:`ISLE_CONSTRAINTS`; ``tree_size="random"`` also needs a ``max_depth``.
+    """
+    for name, value in (("n_estimators", n_estimators), ("max_depth", max_depth),
+                        ("max_samples", max_samples), ("learning_rate", learning_rate),
+                        ("max_features", max_features), ("min_samples_leaf", min_samples_leaf),
+                        ("tree_size", tree_size)):
+        ISLE_CONSTRAINTS[name].check(value, name, "generate_isle")
     if tree_size == "random" and max_depth is None:
-        raise ValueError("tree_size='random' needs max_depth (the mean size is 2**max_depth leaves)")
+        raise ValueError("tree_size='random' needs max_depth (the mean size is 2**max_depth "
+                         "leaves)")

@@ -35,8 +35,6 @@ Numpy arrays in and out; nothing here reads files or prints.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -44,8 +42,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from ..constraints import Constraint, validate_params
 from .extract import extract_rules
-from .isle import TREE_SIZES, _check_isle_params, generate_isle, tree_outputs
+from .isle import ISLE_CONSTRAINTS, generate_isle, tree_outputs
 
 __all__ = ["BASES", "METHODS", "RuleEnsembleRegressor"]
 
@@ -86,8 +85,9 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         outputs. ``oob`` and ``mean`` weight trees and need ``"trees"``.
     n_estimators : int, default=200
         Number of ISLE trees M.
-    max_depth : int, default=3
-        Tree depth (mean leaves ``2**max_depth`` with ``tree_size="random"``).
+    max_depth : int or None, default=3
+        Tree depth (mean leaves ``2**max_depth`` with ``tree_size="random"``);
+        None grows every tree fully (``tree_size="fixed"`` only).
     max_samples : float in (0, 1] or None, default=None
         Subsample fraction per tree, without replacement; None uses
         ``min(N/2, 100 + 6 sqrt(N))`` rows (Friedman & Popescu).
@@ -156,6 +156,24 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
     (2,)
     """
 
+    _parameter_constraints = {
+        "method": Constraint("choice", "post-processing of the ISLE trees or rules",
+                             choices=METHODS),
+        "basis": Constraint("choice", "derived features: the rules, or the tree outputs",
+                            choices=BASES),
+        **{name: ISLE_CONSTRAINTS[name] for name in (
+            "n_estimators", "max_depth", "max_samples", "learning_rate", "max_features",
+            "tree_size")},
+        "linear_terms": Constraint("bool", "also use the attributes as linear terms, winsorised "
+                                   "and scaled as RuleFit"),
+        "top_fraction": Constraint("float", "fraction of the trees kept", low=0, high=1,
+                                   closed="right"),
+        "max_components": Constraint("int", "most PLS components tried", low=1, high=10000),
+        "cv": Constraint("int", "folds of the inner cross-validation that tunes the weights",
+                         low=2, high=1000),
+        "random_state": Constraint("any", "seed of the subsamples, the trees and the inner folds"),
+    }
+
     def __init__(self, method="pls", basis="rules", n_estimators=200, max_depth=3,
                  max_samples=None, learning_rate=0.01, max_features=1.0, tree_size="fixed",
                  linear_terms=False, top_fraction=1.0, max_components=30, cv=10,
@@ -176,10 +194,8 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def _check_params(self) -> None:
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
-        if self.basis not in BASES:
-            raise ValueError(f"basis must be one of {', '.join(BASES)}, got {self.basis!r}")
+        """The declared ranges, then the rules that tie parameters together."""
+        validate_params(self)
         if self.method in ("oob", "mean"):
             if self.basis != "trees":
                 raise ValueError(f"method={self.method!r} weights trees: it needs basis='trees'")
@@ -188,15 +204,9 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
                                  f"needs learning_rate=0, got {self.learning_rate!r}")
         if self.method == "oob" and self.max_samples is not None and self.max_samples >= 1:
             raise ValueError("method='oob' needs out-of-bag rows: max_samples must be < 1")
-        if self.tree_size not in TREE_SIZES:
-            raise ValueError(f"tree_size must be one of {', '.join(TREE_SIZES)}, "
-                             f"got {self.tree_size!r}")
-        if not isinstance(self.cv, numbers.Integral) or self.cv < 2:
-            raise ValueError(f"cv must be an integer >= 2, got {self.cv!r}")
-        if not isinstance(self.max_components, numbers.Integral) or self.max_components < 1:
-            raise ValueError(f"max_components must be an integer >= 1, got {self.max_components!r}")
-        if not 0 < self.top_fraction <= 1:
-            raise ValueError(f"top_fraction must be in (0, 1], got {self.top_fraction!r}")
+        if self.tree_size == "random" and self.max_depth is None:
+            raise ValueError("tree_size='random' needs max_depth (the mean size is "
+                             "2**max_depth leaves)")
 
     def fit(self, X, y):
         """Grow the ISLE trees and fit the post-processing weights.
@@ -224,8 +234,6 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         n = X.shape[0]
         if n < 2:
             raise ValueError(f"n_samples={n}: a rule ensemble needs at least 2 instances")
-        _check_isle_params(self.n_estimators, self.max_depth, self.max_samples,
-                           self.learning_rate, self.max_features, 1, self.tree_size)
         rng = check_random_state(self.random_state)
         isle_seed, cv_seed = (int(s) for s in rng.randint(np.iinfo(np.int32).max, size=2))
         ensemble = generate_isle(X, y, n_estimators=self.n_estimators, max_depth=self.max_depth,
