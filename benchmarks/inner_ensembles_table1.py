@@ -132,7 +132,7 @@ def _range(values, scale: float = 1.0) -> str:
 
 def summarise(records: list[dict], names: list[str], repeats: int) -> dict:
     """Per data set: BN mean, IEBN/BGBN grid means (%), over folds of the first ``repeats``."""
-    from ensemblekit.report import beats
+    from ensemblekit.experiment.analysis import beats
 
     out = {}
     for name in names:

@@ -132,7 +132,7 @@ PAPER = {
 
 def load(data_dir, max_instances, seed, names):
     from ensemblekit.data import load_dataset
-    from ensemblekit.experiment import subsample
+    from ensemblekit.experiment.protocol import subsample
 
     out = []
     for label, stem, options in DATASETS:
@@ -145,7 +145,7 @@ def load(data_dir, max_instances, seed, names):
 
 def candidates(grid):
     from ensemblekit import registry
-    from ensemblekit.experiment import expand_grid
+    from ensemblekit.experiment.protocol import expand_grid
 
     estimators, features = grid
     axes = {"n_estimators": estimators, "max_features": features}
@@ -236,7 +236,7 @@ def fmt(x, digits=2):
 
 
 def table(metric, summary, cands, names, paper_names):
-    from ensemblekit.report import grid_summary
+    from ensemblekit.experiment.analysis import grid_summary
 
     iekm = {r["dataset"]: r for r in grid_summary(summary, [c for c in cands
                                                             if c.algorithm in ("kmeans", "iekm")],
@@ -323,7 +323,7 @@ def main(argv=None):
     # Load the estimators' libraries before any thread limit is set: threadpoolctl can
     # only limit an OpenMP runtime that is already loaded (scikit-learn's K-means
     # would otherwise run 2 OpenMP threads per unit on 2 busy cores).
-    experiment._warm_worker()
+    experiment.runner._warm_worker()
     datasets = load(args.data_dir, args.max_instances, args.seed, args.datasets)
     grid = GRIDS[args.grid]
     cands = candidates(grid)
@@ -347,7 +347,8 @@ def main(argv=None):
               "(or --force)")
         sys.exit(3)
 
-    warm = experiment.prestart(args.n_jobs)  # workers import before their first unit
+    runner = experiment.Runner(args.n_jobs)
+    warm = runner.prestart()  # workers import before their first unit
     if warm is not None:
         warm.join()
     protocol = experiment.Protocol("runs", repeats=args.runs, seed=args.seed)
@@ -362,8 +363,8 @@ def main(argv=None):
             elapsed = time.perf_counter() - start
             print(f"  {done[0]:,}/{n_units:,} units, {elapsed / 60:.1f} min", flush=True)
 
-    result = experiment.run(dsets, work, protocol, ("nmi", "purity"), n_jobs=args.n_jobs,
-                            resume=args.resume, on_unit_done=tick)
+    result = runner.run(dsets, work, protocol, ("nmi", "purity"), resume=args.resume,
+                        on_unit_done=tick)
     wall = time.perf_counter() - start
     if result.failures:
         print(f"{len(result.failures)} units failed; first: {result.failures[0].error}")
@@ -389,8 +390,8 @@ def main(argv=None):
         f"data sets over {args.max_instances} rows subsampled to {args.max_instances} "
         "(`--max-instances`); raw attributes.",
         "- IEK-m: ranges, share and average/best over the grid points whose mean beats "
-        "K-means (`report.grid_summary`, as `compare --grid --baseline kmeans`). G-Based = best "
-        "of cspa, mcla, hgpa at each grid point, HAC = best of the three linkages; their Avrg "
+        "K-means (`experiment.grid_summary`, as `compare --grid --baseline kmeans`). "
+        "G-Based = best of cspa, mcla, hgpa at each grid point, HAC = best of the three linkages; their Avrg "
         "is the mean over all grid points, Best the maximum.",
         f"- {n_units:,} units, wall time {wall / 60:.1f} min with {args.n_jobs} workers "
         + (f"for the {result.computed:,} computed in this invocation, the rest read from the "

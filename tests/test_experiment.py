@@ -14,7 +14,7 @@ import pytest
 
 from ensemblekit import experiment
 from ensemblekit.data import load_dataset
-from ensemblekit.experiment import Candidate, Protocol, ProtocolError
+from ensemblekit.experiment.protocol import Candidate, Protocol, ProtocolError
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"
@@ -148,9 +148,10 @@ def test_parallel_journaled_run_records_every_unit_once_and_equals_the_serial_ru
 
 
 def test_timed_batches_group_cheap_units_of_one_data_set_and_send_unknown_ones_alone():
-    from ensemblekit.experiment import _timed_batches, _Unit, _UnitCosts
+    from ensemblekit.experiment.protocol import Unit
+    from ensemblekit.experiment.runner import _timed_batches, _UnitCosts
 
-    units = [_Unit(d, c, 1, 0, None, 0) for d, c in
+    units = [Unit(d, c, 1, 0, None, 0) for d, c in
              [(0, 0), (0, 0), (0, 0), (0, 1), (0, 1), (1, 0), (1, 0), (0, 0)]]
     costs = _UnitCosts()
     # nothing measured yet: every unit is its own task
@@ -213,6 +214,7 @@ def _ek():
     return str(exe)
 
 
+@pytest.mark.slow  # a compare process killed, then resumed
 def test_killed_resume_run_completes_without_recomputing(tmp_path):
     args = [_ek(), "compare", "kmeans", "iekm", "--data", str(SAMPLE / "glass.arff"),
             "--data", str(SAMPLE / "iris.arff"), "--runs", "25", "--seed", "4", "--format", "json",
@@ -240,6 +242,8 @@ def test_killed_resume_run_completes_without_recomputing(tmp_path):
     assert len(keys) == len(set(keys)) == 100
 
 
+@pytest.mark.slow  # starts a LocalCluster
+@pytest.mark.dask
 def test_dask_cluster_gives_the_serial_result():
     distributed = pytest.importorskip("distributed")
     args = ["compare", "knn", "c45", "--data", str(SAMPLE / "iris.arff"), "--data",
@@ -261,6 +265,7 @@ def test_dask_cluster_gives_the_serial_result():
     assert remote.stdout == serial
 
 
+@pytest.mark.slow  # waits out Dask's 10 s connection timeout
 def test_unreachable_scheduler_is_bad_input(tmp_path):
     pytest.importorskip("distributed")
     import socket
@@ -281,21 +286,22 @@ def test_unreachable_scheduler_is_bad_input(tmp_path):
 def test_run_does_not_retry_a_scheduler_prestart_could_not_reach(monkeypatch):
     pytest.importorskip("distributed")
     attempts = []
+    address = "tcp://192.0.2.1:8786"
 
-    def refuse(address):
+    def refuse():
         attempts.append(address)
         raise OSError(f"Timed out trying to connect to {address}")
 
-    monkeypatch.setattr(experiment, "_dask_client", refuse)
-    address = "tcp://192.0.2.1:8786"
-    experiment.prestart(scheduler=address).join()
+    runner = experiment.Runner(scheduler=address)
+    monkeypatch.setattr(runner, "_dask_client", refuse)
+    runner.prestart().join()
     with pytest.raises(ProtocolError, match="cannot reach the Dask scheduler at tcp://192.0.2.1:8786"):
-        with experiment._backend(address):
+        with runner._backend():
             pass
     assert attempts == [address]
     # the failure is reported once: a later run connects again
     with pytest.raises(ProtocolError):
-        with experiment._backend(address):
+        with runner._backend():
             pass
     assert attempts == [address, address]
 
@@ -339,13 +345,14 @@ def test_runs_marks_use_the_wilcoxon_direction(iris):
 
 def test_parallel_batches_of_several_units_equal_serial(iris):
     from ensemblekit import registry
+    from ensemblekit.experiment.runner import _batches
 
     cands = [Candidate("kmeans", registry.get("kmeans").defaults(), "kmeans"),
              Candidate("iekm", registry.get("iekm").defaults(), "iekm")]
     protocol = Protocol("runs", repeats=20, seed=3)
     work = experiment.plan([iris], cands, protocol)
     # 40 units on 2 workers: batches of 3 units
-    assert max(len(b) for b in experiment._batches(list(range(40)), work.units, 2)) == 3
+    assert max(len(b) for b in _batches(list(range(40)), work.units, 2)) == 3
     serial = experiment.run([iris], work, protocol, ["nmi", "purity"])
     parallel = experiment.run([iris], work, protocol, ["nmi", "purity"], n_jobs=2)
     strip = lambda scores: [(s.algorithm, s.repeat, s.metric, s.value) for s in scores]  # noqa: E731
@@ -377,8 +384,8 @@ def test_one_core_limits_openmp_loaded_after_it_starts():
     import sys
 
     code = (
-        "from ensemblekit.experiment import _one_core\n"
-        "with _one_core():\n"
+        "from ensemblekit.experiment.runner import OneCore\n"
+        "with OneCore().pinned():\n"
         "    from sklearn.neighbors import KNeighborsClassifier\n"
         "    from threadpoolctl import threadpool_info\n"
         "    apis = {i['user_api'] for i in threadpool_info()}\n"

@@ -131,6 +131,7 @@ def _assert_all_gone(pid: int, family: dict, shm: set, seconds: float) -> None:
     assert _ours_in_shm(pid) == set()
 
 
+@pytest.mark.slow  # kills a parallel compare process and waits for its workers
 @linux_only
 def test_killed_compare_leaves_no_worker_and_nothing_in_dev_shm():
     args = ["compare", "knn", "c45", "--data", str(SAMPLES), "--cv", "5", "--repeats", "40",
@@ -138,6 +139,7 @@ def test_killed_compare_leaves_no_worker_and_nothing_in_dev_shm():
     _assert_all_gone(*_kill_mid_run(args, cpu_seconds=1.5))
 
 
+@pytest.mark.slow  # kills a parallel predict process and waits for its workers
 @linux_only
 def test_killed_lazy_predict_leaves_no_worker(tmp_path):
     model = tmp_path / "lb.ekm"
@@ -158,10 +160,11 @@ def test_prestarted_workers_are_the_ones_run_uses():
     candidates = [experiment.Candidate("knn", {"n_neighbors": 3, "weights": "uniform"}, "knn")]
     protocol = experiment.Protocol("cv", folds=3, repeats=2, seed=1)
     work = experiment.plan([iris], candidates, protocol)
-    experiment.prestart(2).join()
+    runner = experiment.Runner(n_jobs=2)
+    runner.prestart().join()
     warmed = loky_children()
     assert len(warmed) == 2
-    result = experiment.run([iris], work, protocol, ["accuracy"], n_jobs=2)
+    result = runner.run([iris], work, protocol, ["accuracy"])
     assert len(result.scores) == 6 and not result.failures
     assert loky_children() == warmed
 
@@ -207,6 +210,7 @@ def test_predict_refuses_n_jobs_out_of_range_in_one_line(tmp_path):
     assert proc.stderr.count("\n") == 1 and f"--n-jobs must be 1 to {4 * cpu_count()} workers" in proc.stderr
 
 
+@pytest.mark.slow  # a serial and a parallel compare process
 def test_compare_with_n_jobs_minus_two_gives_the_serial_output():
     args = ["compare", "knn", "c45", "--data", IRIS, "--cv", "3", "--repeats", "2", "--format", "json"]
     serial = _run_cli(args)

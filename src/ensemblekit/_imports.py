@@ -155,7 +155,7 @@ def plain_scipy_docstrings() -> None:
     backends in their ``__doc__``; everything else (the capability registry
     the decorator fills, the functions themselves) is unchanged. Called by
     the command line and by the worker processes that ``compare`` warms up
-    (:func:`ensemblekit.experiment.prestart`), which never show scipy
+    (:meth:`ensemblekit.experiment.Runner.prestart`), which never show scipy
     docstrings; importing the library does not call it. Does nothing when
     scipy is already imported.
     """

@@ -21,7 +21,7 @@ resource tracker sees its pipe close, removes what was registered with it
 Why not Linux's ``prctl(PR_SET_PDEATHSIG)``: the kernel sends that signal when
 the *thread* that started the worker ends, not the process. loky starts
 workers from whichever thread first calls ``Parallel`` (ensemblekit warms them
-up from a short-lived thread, :func:`ensemblekit.experiment.prestart`), so
+up from a short-lived thread, :meth:`ensemblekit.experiment.Runner.prestart`), so
 the signal would kill healthy workers as soon as that thread returned.
 
 The watch is a no-op on Windows, where a process keeps its parent's id after

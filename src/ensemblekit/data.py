@@ -49,6 +49,7 @@ __all__ = [
     "DataError",
     "Dataset",
     "Schema",
+    "known_class",
     "load_dataset",
     "write_arff",
 ]
@@ -432,6 +433,47 @@ class Dataset:
         reduced = Dataset(self.name, self.source, schema, self.X[:, keep], self.y, self.lines,
                           self.format)
         return reduced, Y, tuple(columns)
+
+
+def known_class(y) -> np.ndarray:
+    """Mark the rows whose class is known, for a class vector as :class:`Dataset` holds it.
+
+    A nominal class (classification, and the external indices of clustering)
+    is an integer array of codes into the class values with -1 for a missing
+    value: a row's class is known when its code is ``>= 0``. A numeric class
+    (a regression target) is a float array with NaN for a missing value: a
+    row's target is known when it is not NaN, whatever its sign. Which of the
+    two ``y`` is comes from its dtype.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_instances,)
+        Integer class codes (-1 = missing) or floating-point targets
+        (NaN = missing).
+
+    Returns
+    -------
+    ndarray of shape (n_instances,), bool
+        True where the class is known.
+
+    Raises
+    ------
+    TypeError
+        If ``y`` holds neither integers nor floating-point numbers.
+
+    Examples
+    --------
+    >>> known_class(np.array([0, 2, -1, 1]))
+    array([ True,  True, False,  True])
+    >>> known_class(np.array([1.5, np.nan, -3.0]))
+    array([ True, False,  True])
+    """
+    y = np.asarray(y)
+    if y.dtype.kind in "iu":
+        return y >= 0
+    if y.dtype.kind == "f":
+        return ~np.isnan(y)
+    raise TypeError(f"a class vector holds integer codes or float targets, not {y.dtype}")
 
 
 # --------------------------------------------------------------------------

@@ -1,0 +1,450 @@
+"""Evaluation protocols and their plan: folds, runs, grid points and units of work.
+
+A protocol (repeated stratified cross-validation, repeated k-fold for regression,
+or repeated clustering runs) is cut by :func:`plan` into independent *units*: one
+candidate (an algorithm with fixed parameters, possibly a grid point) on one data
+set for one repeat and fold, or for one clustering run. Each unit is fully
+determined by the user's seed, so units can run in any order or in parallel
+(:mod:`ensemblekit.experiment.runner`) and give the same scores.
+
+Seeding, so that comparisons are paired:
+
+* cross-validation folds come from ``RepeatedStratifiedKFold(random_state=seed)``
+  for classifiers (nominal class) and from ``RepeatedKFold(random_state=seed)``
+  for regression algorithms (numeric class), over the rows whose class is
+  known, and are the same for every algorithm on a data set;
+* the estimator seed of a unit is derived from ``(seed, repeat, fold)`` only, so
+  all algorithms in a repeat share it; in clustering runs this makes ``kmeans`` and
+  ``iekm`` start run *r* from the same initial centres, as in the Inner Ensembles
+  paper (Abbasian et al. 2013, Sect. 3.2).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ensemblekit import registry
+from ensemblekit.data import known_class
+
+#: Metrics reported when the user does not name any, per task.
+DEFAULT_METRICS = {
+    registry.CLASSIFICATION: ("accuracy",),
+    registry.CLUSTERING: ("nmi", "purity"),
+    registry.REGRESSION: ("correlation", "rmse"),
+}
+
+
+class ProtocolError(ValueError):
+    """The protocol cannot run on this data (e.g. no class for external indices)."""
+
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An algorithm with fixed parameters: one column of a comparison.
+
+    Attributes
+    ----------
+    algorithm : str
+        Registry name.
+    params : dict
+        Resolved parameters.
+    label : str
+        Column name: the registry name, or ``name[k=v,...]`` for a grid point.
+    grid : dict
+        The grid parameters of this point (empty outside a grid).
+    """
+
+    algorithm: str
+    params: dict
+    label: str
+    grid: dict = field(default_factory=dict)
+
+    @property
+    def params_json(self) -> str:
+        """Parameters as compact JSON with sorted keys (stable across runs)."""
+        return _params_json(self.params)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How algorithms are evaluated.
+
+    Parameters
+    ----------
+    kind : {"cv", "runs"}
+        Repeated k-fold cross-validation (stratified by class for classifiers,
+        plain for regression algorithms), or repeated clustering runs.
+    folds : int
+        k of k-fold CV (>= 2); unused for runs.
+    repeats : int
+        Number of CV repeats, or of clustering runs (>= 1).
+    seed : int
+        The user's seed; every split and estimator seed derives from it.
+    n_clusters : int or None
+        Clusters per run; ``None`` uses the number of classes of each data set.
+    """
+
+    kind: str
+    folds: int = 10
+    repeats: int = 10
+    seed: int = 1
+    n_clusters: int | None = None
+
+    def __post_init__(self):
+        if self.kind not in ("cv", "runs"):
+            raise ProtocolError(f"protocol must be 'cv' or 'runs', got {self.kind!r}")
+        if self.kind == "cv" and self.folds < 2:
+            raise ProtocolError(f"--cv needs at least 2 folds, got {self.folds}")
+        if self.repeats < 1:
+            raise ProtocolError(
+                f"the number of repeats/runs must be at least 1, got {self.repeats}")
+        if self.n_clusters is not None and self.n_clusters < 1:
+            raise ProtocolError(f"the number of clusters must be at least 1, got {self.n_clusters}")
+
+
+def derive_seed(seed: int, *keys: int) -> int:
+    """Derive an independent estimator seed in ``[0, 2**31)`` from the user seed.
+
+    Parameters
+    ----------
+    seed : int
+        The user's seed (``--seed``), >= 0.
+    *keys : int
+        Position of the unit (e.g. repeat and fold numbers).
+
+    Returns
+    -------
+    int
+        Same inputs, same output, on every platform (numpy ``SeedSequence``).
+    """
+    state = np.random.SeedSequence([int(seed), *map(int, keys)]).generate_state(1)[0]
+    return int(state) >> 1
+
+
+def parse_grid(text: str) -> tuple[str, list[str]]:
+    """Parse one ``--grid`` item: ``key=start:stop:step`` or ``key=v1,v2,...``.
+
+    A range includes both ends when ``stop`` lies on the step (floating-point
+    steps are rounded to 10 decimals, so ``0.1:0.9:0.1`` gives nine values).
+
+    Returns
+    -------
+    (key, values)
+        Values as text, for the parameter's own parser.
+
+    Raises
+    ------
+    ProtocolError
+        On a malformed item, a non-positive step, ``stop < start``, or more
+        than 1000 values.
+    """
+    key, sep, body = text.partition("=")
+    key = key.strip()
+    if not sep or not key or not body.strip():
+        raise ProtocolError(f"--grid expects key=start:stop:step or key=v1,v2,..., got {text!r}")
+    if ":" in body:
+        parts = body.split(":")
+        if len(parts) != 3:
+            raise ProtocolError(f"--grid {text!r}: a range is start:stop:step")
+        try:
+            start, stop, step = (float(p) for p in parts)
+        except ValueError:
+            raise ProtocolError(f"--grid {text!r}: start, stop and step must be numbers") from None
+        if not step > 0 or stop < start:
+            raise ProtocolError(f"--grid {text!r}: needs step > 0 and stop >= start")
+        count = int(np.floor((stop - start) / step + 1e-9)) + 1
+        if count > 1000:
+            raise ProtocolError(f"--grid {text!r}: {count} values; at most 1000")
+        integral = all(float(p).is_integer() for p in parts)
+        values = [start + i * step for i in range(count)]
+        return key, [str(int(round(v))) if integral else repr(round(v, 10)) for v in values]
+    values = [v.strip() for v in body.split(",") if v.strip()]
+    if not values:
+        raise ProtocolError(f"--grid {text!r}: no values")
+    if len(set(values)) != len(values):
+        raise ProtocolError(f"--grid {text!r}: a value is given twice")
+    return key, values
+
+
+def expand_grid(algorithm: str, params: dict, grid: dict[str, list]) -> list[Candidate]:
+    """One candidate per point of the Cartesian product of the grid values.
+
+    Parameters
+    ----------
+    algorithm : str
+        Registry name.
+    params : dict
+        Resolved parameters; grid keys override them point by point.
+    grid : dict
+        ``{key: [parsed values]}`` in the order given; the first key varies slowest.
+
+    Returns
+    -------
+    list of Candidate
+        A single candidate labelled ``algorithm`` when ``grid`` is empty.
+    """
+    import itertools
+
+    if not grid:
+        return [Candidate(algorithm, dict(params), algorithm)]
+    keys = list(grid)
+    out = []
+    for combo in itertools.product(*(grid[k] for k in keys)):
+        point = dict(zip(keys, combo))
+        label = algorithm + "[" + ",".join(f"{k}={_plain(v)}" for k, v in point.items()) + "]"
+        out.append(Candidate(algorithm, {**params, **point}, label, point))
+    return out
+
+
+def _plain(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(round(v, 10))
+    return str(v)
+
+
+def subsample(ds, max_instances: int, seed: int):
+    """At most ``max_instances`` rows drawn without replacement (Abbasian et al. 2013, Sect. 3.2).
+
+    The draw depends only on the seed and the data set's name, so every
+    algorithm and every run sees the same rows, and adding a data set to a
+    comparison does not change the others. Rows keep their file order.
+
+    Parameters
+    ----------
+    ds : ensemblekit.data.Dataset
+    max_instances : int
+        >= 1.
+    seed : int
+
+    Returns
+    -------
+    ensemblekit.data.Dataset
+        ``ds`` itself when it is small enough.
+    """
+    import zlib
+
+    if max_instances < 1:
+        raise ProtocolError(f"--max-instances must be at least 1, got {max_instances}")
+    if ds.n_instances <= max_instances:
+        return ds
+    rng = np.random.RandomState(derive_seed(seed, zlib.crc32(ds.name.encode("utf-8"))))
+    rows = np.sort(rng.choice(ds.n_instances, size=max_instances, replace=False))
+    y = None if ds.y is None else ds.y[rows]
+    return replace(ds, X=ds.X[rows], y=y, lines=ds.lines[rows])
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of work: one candidate on one data set for one repeat and fold (or run).
+
+    Attributes
+    ----------
+    data_index : int
+        Position of the data set in the list given to :func:`plan`.
+    candidate : int
+        Position of the candidate in :attr:`Plan.candidates`.
+    repeat : int
+        Repeat (CV) or run (clustering) number, from 1.
+    fold : int
+        Fold number from 1; 0 for a clustering run.
+    test : ndarray of shape (n_test,), int32, or None
+        File rows of the test fold, ascending; the other rows with a known
+        class train. None for a clustering run (every row is clustered).
+    random_state : int
+        The estimator seed, :func:`derive_seed` of the user seed and
+        ``(repeat, fold)`` (``(run,)`` for clustering): shared by every
+        candidate of the same repeat and fold.
+    data_size : int, default=0
+        Instances times features of the data set, to order the work.
+    """
+
+    data_index: int
+    candidate: int
+    repeat: int
+    fold: int
+    test: np.ndarray | None
+    random_state: int
+    data_size: int = 0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The units of work of a protocol, and notes for the user about the data.
+
+    Attributes
+    ----------
+    units : list of Unit
+        Units ordered by data set, repeat, fold, candidate.
+    candidates : list of Candidate
+    notes : list of str
+        E.g. a class with fewer instances than folds (stratification is then partial).
+    """
+
+    units: list
+    candidates: list
+    notes: list
+
+
+def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol) -> Plan:
+    """Cut a protocol into units of work, in a fixed order.
+
+    Parameters
+    ----------
+    datasets : sequence of ensemblekit.data.Dataset
+        Each must have a nominal class for classifiers (CV) and clusterers
+        (external indices, number of clusters), a numeric class for
+        regression algorithms.
+    candidates : sequence of Candidate
+        Algorithms with fixed parameters (see :func:`expand_grid`), all of
+        one task.
+    protocol : Protocol
+
+    Returns
+    -------
+    Plan
+        For classifiers, repeated stratified k-fold over the rows with a known
+        class; for regression algorithms, repeated plain k-fold
+        (``RepeatedKFold(n_splits=folds, n_repeats=repeats, random_state=seed)``)
+        over the rows whose target is not missing. Either way every candidate
+        gets the same folds and estimator seeds.
+
+    Raises
+    ------
+    ProtocolError
+        If the candidates are of different tasks; if a data set's class does not
+        fit their task (no class, a numeric class for classifiers or clusterers,
+        a nominal class for regression algorithms); if regression algorithms
+        are given clustering runs; or too few labelled rows for the folds.
+    """
+    import warnings
+
+    from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
+
+    task = task_of(candidates)
+    if task == registry.REGRESSION and protocol.kind != "cv":
+        raise ProtocolError("regression algorithms are evaluated by cross-validation, not by "
+                            "clustering runs")
+    units: list[Unit] = []
+    notes: list[str] = []
+    for d_index, ds in enumerate(datasets):
+        size = int(ds.X.shape[0]) * max(1, int(ds.X.shape[1]))
+        if task == registry.REGRESSION:
+            target = _numeric_target(ds)
+            labelled = np.flatnonzero(known_class(target))
+            if labelled.size < protocol.folds:
+                raise ProtocolError(
+                    f"{ds.source}: {labelled.size} instances with a known target, fewer than "
+                    f"{protocol.folds} folds"
+                )
+            splitter = RepeatedKFold(n_splits=protocol.folds, n_repeats=protocol.repeats,
+                                     random_state=protocol.seed)
+            splits = splitter.split(np.zeros((labelled.size, 1)))
+            units += _cv_units(d_index, splits, labelled, protocol, len(candidates), size)
+            continue
+        y = _labelled_class(ds)
+        labelled = np.flatnonzero(known_class(y))
+        if protocol.kind == "cv":
+            counts = np.bincount(y[labelled]) if labelled.size else np.zeros(1, dtype=int)
+            if labelled.size < protocol.folds:
+                raise ProtocolError(
+                    f"{ds.source}: {labelled.size} labelled instances, fewer than "
+                    f"{protocol.folds} folds"
+                )
+            if counts[counts > 0].max() < protocol.folds:
+                raise ProtocolError(
+                    f"{ds.source}: every class has fewer than {protocol.folds} instances; "
+                    "use fewer folds"
+                )
+            smallest = counts[counts > 0].min()
+            if smallest < protocol.folds:
+                notes.append(f"{ds.name}: the smallest class has {smallest} instance"
+                             f"{'' if smallest == 1 else 's'}, fewer than {protocol.folds} folds; "
+                             "some folds lack it")
+            splitter = RepeatedStratifiedKFold(
+                n_splits=protocol.folds, n_repeats=protocol.repeats, random_state=protocol.seed
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # reported in notes instead
+                splits = list(splitter.split(np.zeros((labelled.size, 1)), y[labelled]))
+            units += _cv_units(d_index, splits, labelled, protocol, len(candidates), size)
+        else:
+            for run in range(protocol.repeats):
+                rs = derive_seed(protocol.seed, run + 1)
+                for c in range(len(candidates)):
+                    units.append(Unit(d_index, c, run + 1, 0, None, rs, size))
+    return Plan(units, list(candidates), notes)
+
+
+def task_of(candidates: Sequence[Candidate]) -> str | None:
+    """The one task of the candidates.
+
+    Parameters
+    ----------
+    candidates : sequence of Candidate
+
+    Returns
+    -------
+    str or None
+        ``registry.CLASSIFICATION``, ``registry.CLUSTERING`` or
+        ``registry.REGRESSION``; None when there are no candidates.
+
+    Raises
+    ------
+    ProtocolError
+        If the candidates are of different tasks.
+    """
+    tasks = {registry.get(c.algorithm).task for c in candidates}
+    if len(tasks) > 1:
+        raise ProtocolError("candidates of different tasks cannot share a protocol: "
+                            + ", ".join(sorted(tasks)))
+    return tasks.pop() if tasks else None
+
+
+def _cv_units(d_index, splits, labelled, protocol, n_candidates, size) -> list:
+    """One unit per (split, candidate): the test rows of each fold (file rows, ascending) and
+    the fold's seed, shared by every candidate (paired comparison)."""
+    units = []
+    for s, (_, test) in enumerate(splits):
+        repeat, fold = divmod(s, protocol.folds)
+        rs = derive_seed(protocol.seed, repeat + 1, fold + 1)
+        test_rows = labelled[test].astype(np.int32)
+        units += [Unit(d_index, c, repeat + 1, fold + 1, test_rows, rs, size)
+                  for c in range(n_candidates)]
+    return units
+
+
+def _labelled_class(ds) -> np.ndarray:
+    ca = ds.schema.class_attribute
+    if ds.y is not None and ca is not None and ca.kind == "numeric":
+        raise ProtocolError(
+            f"{ds.source}: the class '{ca.name}' is numeric, but classifiers and clusterers need a "
+            "nominal class (use --target NAME to choose it, or a regression algorithm)"
+        )
+    if ds.y is None or ca is None or ca.kind != "nominal":
+        raise ProtocolError(
+            f"{ds.source}: needs a nominal class attribute (use --target NAME to choose it)"
+        )
+    return np.asarray(ds.y, dtype=np.int64)
+
+
+def _numeric_target(ds) -> np.ndarray:
+    """The numeric class of a data set for regression (float64, NaN = missing)."""
+    ca = ds.schema.class_attribute
+    if ds.y is None or ca is None:
+        raise ProtocolError(f"{ds.source}: regression algorithms need a numeric class attribute "
+                            "(use --target NAME to choose it)")
+    if ca.kind != "numeric":
+        raise ProtocolError(f"{ds.source}: the class '{ca.name}' is nominal, but regression "
+                            "algorithms need a numeric class (use --target NAME to choose it)")
+    return np.asarray(ds.y, dtype=np.float64)
+
+
+def _params_json(params: dict) -> str:
+    return json.dumps(params, sort_keys=True, separators=(",", ":"))

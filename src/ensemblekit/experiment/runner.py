@@ -1,0 +1,736 @@
+"""Running the units of a plan: in this process, on local worker processes, or on a Dask cluster.
+
+A :class:`Runner` runs the units that :func:`ensemblekit.experiment.protocol.plan`
+cut a protocol into, and turns their outcomes into long-format :class:`Score`
+rows (or a :class:`Failure` for a unit that raised). Units are independent and
+fully seeded, so a run gives the same scores whatever runs it:
+
+* serially, in this process (``n_jobs=1``);
+* on local worker processes through joblib's loky backend (``n_jobs`` > 1), which
+  end when this process ends (:mod:`ensemblekit._workers`);
+* on the workers of a Dask distributed cluster through joblib's dask backend
+  (``scheduler="tcp://host:8786"``).
+
+Every unit runs on one core (:class:`OneCore`): BLAS/OpenMP reductions then add
+up in the same order everywhere, so results are identical bit for bit.
+
+A runner is made for one comparison and holds what that comparison needs
+between :meth:`Runner.prestart` and :meth:`Runner.run`: the connection to the
+Dask scheduler, a connection failure to report, and the one-core pin of the
+thread that runs units serially. Two runners share none of it.
+
+Nothing here prints; the resume journal's file is handled by
+:mod:`ensemblekit.experiment.journal`; progress is reported through a callback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ensemblekit import registry
+from ensemblekit.data import known_class
+from ensemblekit.experiment.journal import Journal, run_fingerprint, unit_key
+from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit
+
+
+@dataclass(frozen=True)
+class Score:
+    """One metric value of one unit of work (the long format of ``--output``).
+
+    Attributes
+    ----------
+    dataset : str
+        Data set name (file stem).
+    algorithm : str
+        Display label: the registry name, with the grid parameters in brackets
+        for a grid point (``iekm[max_features=0.3]``).
+    params : str
+        The algorithm's resolved parameters as compact JSON with sorted keys.
+    repeat : int
+        Repeat (CV) or run (clustering) number, from 1.
+    fold : int
+        Fold number from 1; 0 for clustering runs.
+    metric : str
+        Metric name (see :data:`ensemblekit.metrics.METRICS`); NaN value when
+        the unit failed.
+    value : float
+        The score.
+    seconds : float
+        Wall time of the unit (fit and score), the only field that differs
+        between two runs with the same seed.
+    """
+
+    dataset: str
+    algorithm: str
+    params: str
+    repeat: int
+    fold: int
+    metric: str
+    value: float
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A unit that raised: where, the error in one line, and whether it was a ValueError
+    (bad data or parameters for the estimator) rather than an unexpected failure."""
+
+    dataset: str
+    algorithm: str
+    params: str
+    repeat: int
+    fold: int
+    error: str
+    bad_input: bool = False
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Everything a protocol produced.
+
+    Attributes
+    ----------
+    scores : list of Score
+        In plan order (data set, repeat, fold, candidate, metric); failed units
+        are absent.
+    failures : list of Failure
+        Units that raised, in plan order.
+    computed : int
+        Units computed by this call (the others came from the resume journal).
+    """
+
+    scores: list
+    failures: list
+    computed: int
+
+
+#: The most worker processes ``n_jobs`` may ask for, per core. Units are
+#: CPU-bound and run on one core each (see :class:`OneCore`), so workers beyond
+#: the core count only share cores; a few times the count still allows
+#: deliberate oversubscription (a script written for a larger machine, a
+#: container whose CPU quota hides idle cores), while each worker holds about
+#: 140 MB of imported scikit-learn, so a four- or five-digit count would start
+#: processes until memory or the process limit ran out.
+MAX_WORKERS_PER_CORE = 4
+
+
+def worker_count(n_jobs: int, name: str = "n_jobs") -> int:
+    """The number of worker processes ``n_jobs`` stands for, with joblib's meaning.
+
+    A positive value is that many workers; a negative one counts back from the
+    number of cores *C*: -1 is all *C*, -2 all but one, ..., -*C* one worker
+    (joblib's ``cpu_count() + 1 + n_jobs``). Cores are counted as joblib
+    counts them (:func:`joblib.cpu_count`: the CPUs this process may run on,
+    within a container's CPU quota).
+
+    Parameters
+    ----------
+    n_jobs : int
+        From 1 to ``MAX_WORKERS_PER_CORE * C``, or from -1 to -*C*.
+    name : str, default="n_jobs"
+        How the error message names the value (the command line passes
+        ``"--n-jobs"``).
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Raises
+    ------
+    ValueError
+        If ``n_jobs`` is not an integer, is 0, is below -*C* (no worker would
+        be left) or above ``MAX_WORKERS_PER_CORE * C``; the message states the
+        valid range on this machine.
+    """
+    import numbers
+
+    from joblib import cpu_count
+
+    cores = max(1, cpu_count())
+    most = MAX_WORKERS_PER_CORE * cores
+    if isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool):
+        workers = cores + 1 + int(n_jobs) if n_jobs < 0 else int(n_jobs)
+        if 1 <= workers <= most:
+            return workers
+    back = ("-1 (all cores)" if cores == 1
+            else f"-1 to -{cores} (-1 = all cores, -2 = all but one, ...)")
+    raise ValueError(f"{name} must be 1 to {most} workers (at most {MAX_WORKERS_PER_CORE} per "
+                     f"core, {cores} {'core' if cores == 1 else 'cores'} here) or {back}, "
+                     f"got {n_jobs!r}")
+
+
+class OneCore:
+    """Runs code on one core: BLAS/OpenMP limited to one thread, joblib sequential.
+
+    A unit runs on one core, whatever runs it: BLAS/OpenMP reductions then add
+    up in the same order in a serial run, a joblib worker or a Dask worker (so
+    results are identical bit for bit), parallelism comes from running units
+    side by side, and scikit-learn's own joblib calls stay in the process that
+    runs the unit (under the dask backend they would otherwise be sent back to
+    the cluster as tiny tasks, several times slower).
+
+    :meth:`pinned` is re-entrant per thread: inside a block pinned by the same
+    object in the same thread, it does nothing, so a serial run pins its thread
+    once rather than once per unit. The state is this object's own (one per
+    :class:`Runner`), and a copy sent to another process (pickled) arrives
+    unpinned.
+    """
+
+    def __init__(self):
+        self._state = threading.local()
+
+    def __reduce__(self):
+        return (OneCore, ())
+
+    @property
+    def active(self) -> bool:
+        """Whether the calling thread is inside a block pinned by this object."""
+        return getattr(self._state, "active", False)
+
+    @contextlib.contextmanager
+    def pinned(self):
+        """Limit BLAS/OpenMP to one thread and joblib to sequential in the calling thread.
+
+        threadpoolctl limits only the thread pools of libraries already loaded, so
+        scikit-learn's OpenMP runtime is loaded first (its extension modules load
+        it lazily, e.g. on the first import of ``sklearn.neighbors``); otherwise
+        the units that import it would still run on every core.
+        """
+        import sklearn.utils._openmp_helpers  # noqa: F401 - loads scikit-learn's OpenMP runtime
+        from joblib import parallel_config
+        from threadpoolctl import threadpool_limits
+
+        if self.active:
+            yield
+            return
+        self._state.active = True
+        try:
+            with threadpool_limits(limits=1), parallel_config(backend="sequential"):
+                yield
+        finally:
+            self._state.active = False
+
+
+class Runner:
+    """Runs the units of a plan serially, on local worker processes, or on a Dask cluster.
+
+    Make one runner per comparison: call :meth:`prestart` before reading the
+    data (optional), then :meth:`run`. The runner holds the Dask client that
+    :meth:`prestart` connects and :meth:`run` uses and closes, a connection
+    failure of :meth:`prestart` for :meth:`run` to report, and the one-core
+    pin (:class:`OneCore`) of the thread it runs units in; nothing is shared
+    with another runner.
+
+    Parameters
+    ----------
+    n_jobs : int, default=1
+        Worker processes (joblib's loky backend), with joblib's meaning of
+        negative values: -1 all cores, -2 all but one, ... (see
+        :func:`worker_count` for the range). Results do not depend on it. The
+        workers end when this process ends, even when it is killed (see
+        :mod:`ensemblekit._workers`). Ignored with ``scheduler``.
+    scheduler : str, optional
+        Address of a Dask distributed scheduler (``tcp://host:8786``); the units
+        then run on its workers through joblib's dask backend (needs the
+        ``distributed`` package). Results are identical to a serial run.
+
+    Raises
+    ------
+    ValueError
+        If ``n_jobs`` is out of range (see :func:`worker_count`) and no
+        scheduler is given.
+    """
+
+    def __init__(self, n_jobs: int = 1, scheduler: str | None = None):
+        self.n_jobs = n_jobs
+        self.scheduler = scheduler
+        self._local_workers = worker_count(n_jobs) if scheduler is None else None
+        self._pin = OneCore()
+        self._client = None
+        #: A connection that :meth:`prestart` could not make: the :meth:`run` that
+        #: follows reports it at once instead of waiting out a second connection timeout.
+        self._unreachable: BaseException | None = None
+        self._client_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ public
+    def prestart(self, wait: float = 2.0):
+        """Start the workers and their imports in the background (a joinable thread, or None).
+
+        Called before the data sets are read, so that the worker processes start
+        and import scikit-learn while the main process parses files. It returns
+        once joblib has dispatched the warm-up, or once the Dask client is
+        connected and about to send it (or after ``wait`` seconds): importing
+        joblib or distributed and connecting to the scheduler hold the
+        interpreter lock, so doing them while the main thread parses files would
+        delay both, and the workers would start their imports later. Failures are
+        ignored here: :meth:`run` reports them.
+
+        Parameters
+        ----------
+        wait : float, default=2.0
+            At most this many seconds to wait for the hand-over (connecting to a
+            reachable scheduler takes well under one here); past it, reading the
+            data goes ahead.
+
+        Returns
+        -------
+        threading.Thread or None
+            The warm-up, None when there is nothing to start (one local worker).
+            Join it before :meth:`run`: if the scheduler could not be reached,
+            ``run`` then reports that failure at once instead of trying to
+            connect again.
+        """
+        workers = self._local_workers
+        if workers == 1:
+            return None
+        scheduler = self.scheduler
+        self._unreachable = None  # a failure from an earlier prestart is stale now
+        handed_over = threading.Event()
+
+        def warm():
+            try:
+                if scheduler is not None:
+                    try:
+                        client = self._dask_client()
+                    except (OSError, TimeoutError) as exc:
+                        self._unreachable = exc  # run() reports it rather than trying again
+                        return
+                    handed_over.set()  # the request is small: it leaves while the files are read
+                    client.run(_warm_worker)
+                else:
+                    from joblib import Parallel, delayed
+
+                    from ensemblekit._workers import parallel_options
+
+                    # a generator: the call dispatches the tasks and returns; the same
+                    # options as run() passes, so that run() reuses these workers
+                    replies = Parallel(n_jobs=workers, return_as="generator", **parallel_options())(
+                        delayed(_warm_worker)() for _ in range(workers))
+                    handed_over.set()
+                    for _ in replies:
+                        pass
+            except Exception:  # noqa: BLE001 - only an optimisation
+                pass
+            finally:
+                handed_over.set()
+
+        thread = threading.Thread(target=warm, name="ensemblekit-prestart", daemon=True)
+        thread.start()
+        handed_over.wait(wait)
+        return thread
+
+    def run(
+        self,
+        datasets: Sequence,
+        work: Plan,
+        protocol: Protocol,
+        metrics: Sequence[str],
+        *,
+        resume: str | os.PathLike | None = None,
+        on_unit_done: Callable[[], None] | None = None,
+    ) -> RunResult:
+        """Run a protocol; record every unit's scores, or its error.
+
+        Parameters
+        ----------
+        datasets : sequence of ensemblekit.data.Dataset
+        work : Plan
+            From :func:`ensemblekit.experiment.protocol.plan` on the same data
+            sets and protocol.
+        protocol : Protocol
+        metrics : sequence of str
+            Metric names (keys of :data:`ensemblekit.metrics.METRICS`).
+        resume : path, optional
+            JSON-lines journal (:class:`ensemblekit.experiment.journal.Journal`):
+            finished units found there are not computed again; each unit
+            computed now is appended and flushed as soon as it finishes (in a
+            parallel run, as soon as its task returns: units whose measured
+            cost is small share a task of about half a second of work), so a
+            killed run loses at most the work under way. Failed units are tried
+            again.
+        on_unit_done : callable, optional
+            Called with no argument after each unit finishes (for a progress bar).
+
+        Returns
+        -------
+        RunResult
+
+        Raises
+        ------
+        ProtocolError
+            If the journal belongs to another comparison, or the scheduler cannot
+            be reached.
+        """
+        units = work.units
+        names = [ds.name for ds in datasets]
+        keys = [unit_key(names[u.data_index], work.candidates[u.candidate], u) for u in units]
+        outcomes: dict[tuple, dict] = {}
+        journal = None
+        if resume is not None:
+            fingerprint = run_fingerprint(datasets, work, protocol, metrics)
+            journal = Journal(Path(resume), fingerprint, set(keys), metrics)
+            outcomes.update({k: v for k, v in journal.done().items() if v.get("error") is None})
+        todo = [i for i, k in enumerate(keys) if k not in outcomes]
+        for _ in range(len(units) - len(todo)):
+            if on_unit_done is not None:
+                on_unit_done()
+        try:
+            with self._backend() as (n_workers, options):
+                self._execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal,
+                              self._local_workers if n_workers is None else n_workers,
+                              on_unit_done, options)
+        finally:
+            if journal is not None:
+                journal.close()
+        scores: list[Score] = []
+        failures: list[Failure] = []
+        for u, key in zip(units, keys):
+            cand = work.candidates[u.candidate]
+            outcome = outcomes[key]
+            if outcome.get("error") is not None:
+                failures.append(Failure(key[0], cand.label, cand.params_json, u.repeat, u.fold,
+                                        outcome["error"], bool(outcome.get("bad_input"))))
+                continue
+            for metric in metrics:
+                scores.append(Score(key[0], cand.label, cand.params_json, u.repeat, u.fold, metric,
+                                    float(outcome["scores"][metric]), float(outcome["seconds"])))
+        return RunResult(scores, failures, len(todo))
+
+    def close(self) -> None:
+        """Close the Dask client still held (one :meth:`prestart` connected and no
+        :meth:`run` used); does nothing otherwise."""
+        with self._client_lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    # ------------------------------------------------------------------ backends
+    @contextlib.contextmanager
+    def _backend(self):
+        """joblib's default backend, or the dask backend on a distributed cluster.
+
+        Yields ``(workers, options)``: the cluster's thread count (None for the
+        default backend, which takes ``n_jobs``) and keyword arguments for
+        ``joblib.Parallel``. ``pre_dispatch`` is how many tasks joblib keeps under
+        way: loky workers share one queue, where a second task per worker waits
+        for whichever worker is free first; the Dask scheduler assigns a task to a
+        worker at once, so a second one could wait behind a long task while
+        another worker idles at the end of a run: one per worker there. Local
+        workers also get :func:`ensemblekit._workers.parallel_options`, so that
+        they end with this process; a cluster's workers are the user's and are
+        left alone. The Dask client is closed on the way out.
+        """
+        if self.scheduler is None:
+            from ensemblekit._workers import parallel_options
+
+            yield None, {"pre_dispatch": "2*n_jobs", **parallel_options()}
+            return
+        try:
+            import distributed  # noqa: F401  (the dask backend of joblib needs it)
+        except ImportError:
+            raise ProtocolError("--scheduler needs the distributed package: "
+                                "pip install 'ensemblekit[distributed]'") from None
+        from joblib import parallel_config
+
+        try:
+            failed, self._unreachable = self._unreachable, None
+            if failed is not None:
+                raise failed
+            client = self._dask_client()
+        except (OSError, TimeoutError) as exc:
+            raise ProtocolError(
+                f"cannot reach the Dask scheduler at {self.scheduler}: {exc}") from None
+        try:
+            workers = max(1, sum(client.nthreads().values()))
+            with parallel_config(backend="dask", client=client):
+                yield workers, {"pre_dispatch": "n_jobs"}
+        finally:
+            with self._client_lock:
+                if self._client is client:
+                    self._client = None
+            client.close()
+
+    def _dask_client(self):
+        """This runner's client of its scheduler (shared by :meth:`prestart` and :meth:`run`)."""
+        from distributed import Client
+
+        with self._client_lock:
+            client = self._client
+            if client is None or client.status in ("closing", "closed"):
+                client = Client(self.scheduler, timeout="10s")
+                self._client = client
+            return client
+
+    # ------------------------------------------------------------------ execution
+    def _execute(self, datasets, work, protocol, metrics, todo, keys, outcomes, journal, workers,
+                 on_unit_done, options):
+        """Run the units ``todo`` on ``workers`` workers; a unit lost with a dead worker is tried
+        once more on its own.
+
+        ``options`` are keyword arguments of ``joblib.Parallel`` for the backend (see
+        :meth:`_backend`).
+        """
+        metrics = tuple(metrics)
+        costs = None
+        if journal is None:
+            batches = _batches(todo, work.units, workers)
+        elif workers == 1:
+            batches = [[i] for i in todo]  # in this process: each unit is recorded as it finishes
+        else:
+            # workers return whole tasks: cheap units share one (see _timed_batches), so that
+            # the journal still gets every unit within about a second of its finishing
+            costs = _UnitCosts()
+            batches = _timed_batches(todo, work.units, costs, _JOURNAL_TASK_SECONDS)
+        lost = self._dispatch(datasets, work, protocol, metrics, batches, todo, keys, outcomes,
+                              journal, workers, on_unit_done, costs, options)
+        if lost:
+            # a worker died (killed, out of memory, crashed): give every unfinished unit a
+            # second chance alone, so one bad unit cannot take its neighbours down with it
+            retry = sorted(lost)
+            lost = self._dispatch(datasets, work, protocol, metrics, [[i] for i in retry], retry,
+                                  keys, outcomes, journal, workers, on_unit_done, None, options)
+        for i, reason in lost.items():
+            outcomes[keys[i]] = {"scores": {}, "seconds": 0.0,
+                                 "error": f"{_where(work, datasets, i)}: {reason}"}
+            if on_unit_done is not None:
+                on_unit_done()
+
+    def _dispatch(self, datasets, work, protocol, metrics, batches, todo, keys, outcomes, journal,
+                  workers, on_unit_done, costs, options) -> dict[int, str]:
+        """Run batches (a list or a lazy iterable) through joblib; return ``{unit: reason}`` for
+        units lost with a worker. ``costs`` (optional) learns each finished unit's seconds;
+        ``options`` are more keyword arguments of ``joblib.Parallel`` (see :meth:`_backend`)."""
+        from joblib import Parallel, delayed
+
+        # A task is one tuple that carries its data set. joblib's dask backend would
+        # otherwise scatter the data set to a single worker (or broadcast it, which Dask's
+        # Active Memory Manager undoes within seconds), tie every task of that data set
+        # to that worker, and leave the others idle until work stealing moves tasks over.
+        # Data sent with each task costs little: a task holds many units (see _batches).
+        # The pin goes with each task: in this thread (serial) it is the pin already
+        # held, so units do not pin again; sent to a worker it arrives unpinned.
+        pin = self._pin
+        jobs = (
+            delayed(_run_batch)((batch, datasets[work.units[batch[0]].data_index],
+                                 [work.candidates[work.units[i].candidate] for i in batch],
+                                 [work.units[i] for i in batch]), protocol.n_clusters, metrics, pin)
+            for batch in batches
+        )
+        pending = set(todo)
+        # units are already grouped in batches: joblib passes them on one by one and keeps
+        # ``pre_dispatch`` of them under way (see _backend), so a worker that finishes gets
+        # the next one (balanced by cost, not by count)
+        parallel = Parallel(n_jobs=workers, return_as="generator_unordered", batch_size=1,
+                            **options)
+        with pin.pinned() if workers == 1 else contextlib.nullcontext():  # serial: pin once
+            iterator = iter(parallel(jobs))
+            while True:
+                try:
+                    results = next(iterator)
+                except StopIteration:
+                    break
+                except Exception as exc:  # noqa: BLE001 - a worker died; its units are retried
+                    text = " ".join(str(exc).split())[:200]
+                    reason = f"worker lost: {type(exc).__name__}: {text}"
+                    return {i: reason for i in sorted(pending)}
+                for i, outcome in results:
+                    outcomes[keys[i]] = outcome
+                    pending.discard(i)
+                    if costs is not None:
+                        costs.add(work.units[i], float(outcome.get("seconds", 0.0)))
+                    if journal is not None:
+                        journal.append(keys[i], outcome)
+                    if on_unit_done is not None:
+                        on_unit_done()
+        return {}
+
+
+def run(
+    datasets: Sequence,
+    work: Plan,
+    protocol: Protocol,
+    metrics: Sequence[str],
+    *,
+    n_jobs: int = 1,
+    scheduler: str | None = None,
+    resume: str | os.PathLike | None = None,
+    on_unit_done: Callable[[], None] | None = None,
+) -> RunResult:
+    """Run a protocol with a runner of its own (no :meth:`Runner.prestart`).
+
+    ``Runner(n_jobs, scheduler).run(datasets, work, protocol, metrics, resume=resume,
+    on_unit_done=on_unit_done)``: see :class:`Runner` and :meth:`Runner.run` for the
+    parameters.
+
+    Returns
+    -------
+    RunResult
+
+    Raises
+    ------
+    ProtocolError
+        If the journal belongs to another comparison, or the scheduler cannot be
+        reached.
+    ValueError
+        If ``n_jobs`` is out of range (see :func:`worker_count`), before any work.
+    """
+    return Runner(n_jobs, scheduler).run(datasets, work, protocol, metrics, resume=resume,
+                                         on_unit_done=on_unit_done)
+
+
+# ---------------------------------------------------------------------- tasks
+def _batches(todo: list[int], units: list, n_workers: int) -> list[list[int]]:
+    """Group units into tasks: consecutive units of one data set, about 8 tasks per worker.
+
+    Shipping a data set to a worker costs about as much as a small unit, so a
+    parallel run sends each data set once per batch rather than once per unit.
+    A serial run keeps one unit per task (finest resume granularity).
+    """
+    if n_workers == 1:
+        return [[i] for i in todo]
+    size = max(1, -(-len(todo) // (8 * n_workers)))
+    batches: list[list[int]] = []
+    for i in todo:
+        last = batches[-1] if batches else None
+        if last and len(last) < size and units[last[0]].data_index == units[i].data_index:
+            last.append(i)
+        else:
+            batches.append([i])
+    # largest data sets first (stable), so no worker is left with a long batch at the end
+    return sorted(batches, key=lambda b: -units[b[0]].data_size)
+
+
+#: Expected seconds of work per task of a journaled parallel run: units of one data set
+#: and candidate whose measured cost is small share a task, so dispatching tiny units
+#: costs little, and a killed run loses at most about this much work per task under way.
+_JOURNAL_TASK_SECONDS = 0.5
+
+
+class _UnitCosts:
+    """Mean seconds per unit of each (data set, candidate), learnt from finished units."""
+
+    def __init__(self):
+        self._sums: dict[tuple[int, int], list[float]] = {}
+
+    def add(self, unit, seconds: float) -> None:
+        entry = self._sums.setdefault((unit.data_index, unit.candidate), [0.0, 0])
+        entry[0] += seconds
+        entry[1] += 1
+
+    def estimate(self, unit) -> float:
+        """Mean seconds so far; infinity while no unit of the pair has finished."""
+        entry = self._sums.get((unit.data_index, unit.candidate))
+        return entry[0] / entry[1] if entry else float("inf")
+
+
+def _timed_batches(todo: list[int], units: list, costs: _UnitCosts, budget: float):
+    """Yield tasks lazily: consecutive units of one data set whose estimated seconds add up
+    to at most ``budget``; a unit of unknown or large cost goes alone.
+
+    The estimates are read when each task is formed, so they improve as the run goes.
+    """
+    batch: list[int] = []
+    spent = 0.0
+    for i in todo:
+        cost = costs.estimate(units[i])
+        if batch and (units[batch[0]].data_index != units[i].data_index or spent + cost > budget):
+            yield batch
+            batch, spent = [], 0.0
+        batch.append(i)
+        spent += cost
+        if spent >= budget:
+            yield batch
+            batch, spent = [], 0.0
+    if batch:
+        yield batch
+
+
+def _where(work, datasets, i) -> str:
+    u = work.units[i]
+    place = f"repeat {u.repeat}, fold {u.fold}" if u.fold else f"run {u.repeat}"
+    return f"{work.candidates[u.candidate].label} on {datasets[u.data_index].name} ({place})"
+
+
+# ---------------------------------------------------------------------- in a worker
+def _run_batch(task, n_clusters, metrics, pin: OneCore):
+    """Run one task's units, on one core (see :class:`OneCore`), in the process that got it."""
+    indices, ds, cands, units = task
+    with pin.pinned():
+        return [_run_unit(i, ds, c, u, n_clusters, metrics)
+                for i, c, u in zip(indices, cands, units)]
+
+
+def _warm_worker() -> None:
+    """Import what units need, so a worker's first unit does not pay for it.
+
+    A worker process runs only units, which never read scipy's docstrings, so
+    it imports scipy as the command line does (see
+    :func:`ensemblekit._imports.plain_scipy_docstrings`): about 0.2 s sooner.
+    """
+    import importlib
+
+    from ensemblekit._imports import plain_scipy_docstrings
+
+    plain_scipy_docstrings()
+    for spec in registry.ALGORITHMS.values():
+        importlib.import_module(spec.estimator.split(":")[0])
+    for module in ("sklearn.pipeline", "sklearn.compose", "sklearn.impute", "sklearn.preprocessing",
+                   "ensemblekit.preprocessing", "ensemblekit.metrics", "threadpoolctl"):
+        importlib.import_module(module)
+
+
+def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | None,
+              metrics: tuple[str, ...]):
+    start = time.perf_counter()
+    try:
+        values = _score_unit(ds, cand, unit, n_clusters, metrics)
+    except Exception as exc:  # recorded per unit; the rest of the run goes on
+        where = f"repeat {unit.repeat}, fold {unit.fold}" if unit.fold else f"run {unit.repeat}"
+        text = " ".join(str(exc).split())
+        return index, {"scores": {}, "seconds": time.perf_counter() - start,
+                       "error": f"{cand.label} failed on {ds.name} ({where}): "
+                                f"{type(exc).__name__}: {text}",
+                       "bad_input": isinstance(exc, ValueError)}
+    return index, {"scores": values, "seconds": time.perf_counter() - start, "error": None}
+
+
+def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics: tuple[str, ...]):
+    from ensemblekit.metrics import METRICS
+
+    params = dict(cand.params)
+    spec = registry.get(cand.algorithm)
+    regression = spec.task == registry.REGRESSION
+    # regression: float targets, NaN = missing; otherwise class codes, -1 = missing
+    y = np.asarray(ds.y, dtype=np.float64 if regression else np.int64)
+    known = known_class(y)
+    if unit.test is not None:
+        test = unit.test.astype(np.intp)
+        in_test = np.zeros(y.shape[0], dtype=bool)
+        in_test[test] = True
+        train = np.flatnonzero(known & ~in_test)  # ascending, as the splitter gives it
+        model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
+        model.fit(ds.X[train], y[train])
+        truth, predicted = y[test], model.predict(ds.X[test])
+    else:
+        if "n_clusters" in spec.param_names:
+            params["n_clusters"] = n_clusters or len(np.unique(y[known]))
+        model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
+        labels = np.asarray(model.fit_predict(ds.X))
+        truth, predicted = y[known], labels[known]
+        if any(METRICS[m].internal for m in metrics):
+            # internal indices judge all rows (the class is not needed), in the space
+            # the estimator clustered: the pipeline's preprocessing (one-hot,
+            # imputation) applied, the estimator's own scaling not
+            space = np.asarray(model[:-1].transform(ds.X), dtype=np.float64)
+            return {m: (METRICS[m].score(labels, X=space) if METRICS[m].internal
+                        else float(METRICS[m].func(truth, predicted))) for m in metrics}
+    return {m: float(METRICS[m].func(truth, predicted)) for m in metrics}
