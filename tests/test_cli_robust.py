@@ -93,12 +93,14 @@ def test_closed_stdout_is_one_usage_error(args, iris_model):
     assert _one_error_line(proc.stderr) == "ensemblekit: error: standard output is closed"
 
 
+@pytest.mark.slow  # one process per command
 @pytest.mark.parametrize("args", _WRITES_STDOUT, ids=lambda a: " ".join(a)[:40] or "no args")
 def test_closed_stdout_and_stderr_exit_2_without_a_traceback(args, iris_model):
     # nothing can be said, but the exit code still tells (a traceback would mean 1)
     assert _shell(_with_model(args, iris_model), ">&- 2>&-").returncode == 2
 
 
+@pytest.mark.slow  # one process per command
 def test_commands_that_write_no_stdout_run_with_it_closed(iris_model, tmp_path):
     model = tmp_path / "m.ekm"
     proc = _shell(["fit", "c45", IRIS, "-o", model], ">&-")
@@ -133,6 +135,7 @@ def test_closed_stdin_is_one_usage_error_when_data_is_dash(args, iris_model, tmp
     assert proc.stdout == "" and not out.exists()
 
 
+@pytest.mark.slow  # one process per command
 def test_closed_stdin_does_not_matter_when_no_command_reads_it(iris_model):
     for args in (["info", IRIS], ["show", iris_model], ["predict", iris_model, IRIS]):
         closed, normal = _shell(args, "<&-"), _shell(args, "</dev/null")
@@ -149,20 +152,21 @@ def test_closed_stderr_alone_changes_nothing_but_the_messages():
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
 def test_closed_descriptors_get_dev_null_so_no_file_takes_their_number():
     code = ("import os, sys\n"
-            "from ensemblekit.cli import _guard_standard_streams\n"
-            "_guard_standard_streams()\n"
+            "from ensemblekit._streams import guard_standard_streams\n"
+            "guard_standard_streams()\n"
             "fd = os.open(os.devnull, os.O_RDONLY)\n"  # the next file opened: not 0, 1 or 2
             "sys.stderr.write(' '.join(os.readlink(f'/proc/self/fd/{n}') for n in (0, 1)))\n"
             "sys.stderr.write(f' {fd > 2} {type(sys.stdout).__name__} {sys.stdin}')\n")
     proc = subprocess.run(["sh", "-c", 'exec "$@" >&- <&-', "sh", sys.executable, "-c", code],
                           stderr=subprocess.PIPE, text=True)
-    assert (proc.returncode, proc.stderr) == (0, "/dev/null /dev/null True _ClosedStdout None")
+    assert (proc.returncode, proc.stderr) == (0, "/dev/null /dev/null True ClosedStdout None")
 
 
 _PIPED = [["--help"], ["fit", "--help"], [], ["--version"], ["algorithms"], ["info", IRIS],
           ["predict", "MODEL", IRIS], ["show", "MODEL"]]
 
 
+@pytest.mark.slow  # one shell pipeline per command
 @pytest.mark.parametrize("args", _PIPED, ids=lambda a: " ".join(a)[:40] or "no args")
 def test_a_reader_that_left_gives_exit_0(args, iris_model):
     # the read end is closed before the process starts: every write fails with EPIPE,
@@ -335,20 +339,20 @@ def test_journal_header_nested_deep_is_another_comparison(journal, monkeypatch, 
 
 
 def test_journal_line_longer_than_the_bound_is_refused(journal, monkeypatch, capsys):
-    from ensemblekit.experiment import _Journal
+    from ensemblekit.experiment.journal import Journal
 
     path, _, lines = journal
-    huge = '"' + "x" * _Journal.MAX_LINE + '"\n'
+    huge = '"' + "x" * Journal.MAX_LINE + '"\n'
     line = _refused(journal, "".join(lines[:3] + [huge] + lines[3:]), monkeypatch, capsys)
     assert line == (f"ensemblekit: error: {path}, line 4: longer than 4 MiB, which no journal "
                     "record is; use a new --resume file or delete this one")
     # a last line cut short is dropped (a killed run), but not one longer than the bound
-    cut = "".join(lines) + "y" * (_Journal.MAX_LINE + 1)
+    cut = "".join(lines) + "y" * (Journal.MAX_LINE + 1)
     assert "line 6: longer than 4 MiB" in _refused(journal, cut, monkeypatch, capsys)
 
 
 def test_journal_reader_never_asks_for_more_than_the_bound(journal, monkeypatch, capsys):
-    from ensemblekit import experiment
+    from ensemblekit.experiment import journal as journal_module
 
     path, args, lines = journal
     asked = []
@@ -372,11 +376,11 @@ def test_journal_reader_never_asks_for_more_than_the_bound(journal, monkeypatch,
         fh = real_open(file, mode, *a, **k)
         return Spy(fh) if Path(file) == path and mode == "rb" else fh
 
-    monkeypatch.setattr(experiment, "open", spying_open, raising=False)
+    monkeypatch.setattr(journal_module, "open", spying_open, raising=False)
     path.write_text("".join(lines))
     code, _, err = _main(args, monkeypatch, capsys)
     assert code == 0, err
-    assert asked and all(0 < size <= experiment._Journal.MAX_LINE + 1 for size in asked)
+    assert asked and all(0 < size <= journal_module.Journal.MAX_LINE + 1 for size in asked)
 
 
 def test_damaged_record_message_stays_short(journal, monkeypatch, capsys):

@@ -1,6 +1,6 @@
 """The verdicts under a comparison table: Demšar's procedure; one table never contradicts itself.
 
-Analysis (experiment.analyse), its words (report.verdict_lines / comparison_json) and the
+Analysis (experiment.analyse), its words (report.verdict_lines / the comparison's JSON document) and the
 command line (compare). Statistics themselves are tested in test_stats.py.
 """
 
@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 from ensemblekit import experiment, stats
 from ensemblekit.cli import app
 from ensemblekit.experiment import Protocol, Score
-from ensemblekit.report import comparison_json, format_pvalue, verdict_lines
+from ensemblekit.report import format_pvalue, verdict_lines
+from ensemblekit.results import Comparison, to_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_stats import DEMSAR_TABLE6  # noqa: E402
@@ -45,15 +46,18 @@ def analyse(table, labels, baseline=None, metric="accuracy", alpha=0.05):
 
 
 def as_json(an, baseline=None):
-    """comparison_json of one analysis; refuses NaN/Infinity tokens while parsing."""
+    """The JSON document of a comparison holding one analysis; refuses NaN/Infinity tokens while parsing."""
     summary = {(d, a, an.metric): (float(an.means[i, j]), 0.0, 1)
                for i, d in enumerate(an.datasets) for j, a in enumerate(an.labels)}
 
     def no_constant(token):
         raise AssertionError(f"JSON holds {token}")
 
-    text = comparison_json(summary, {an.metric: an}, an.datasets, an.labels, {"kind": "runs"},
-                           baseline=baseline)
+    result = Comparison(task="clustering", protocol=Protocol("runs", repeats=1),
+                        metrics=[an.metric], datasets=list(an.datasets), labels=list(an.labels),
+                        candidates=[], scores=[], failures=[], summary=summary,
+                        analyses={an.metric: an}, baseline=baseline, reference=None)
+    text = to_json(result.to_dict())
     return json.loads(text, parse_constant=no_constant)["metrics"][an.metric]
 
 

@@ -208,6 +208,22 @@ SCORE_COLUMNS = ("dataset", "algorithm", "params", "repeat", "fold", "metric", "
                  "error")
 
 
+def _score_rows(scores, failures) -> list[list]:
+    rows = [[s.dataset, s.algorithm, s.params, s.repeat, s.fold, s.metric, s.value,
+             round(s.seconds, 4), ""] for s in scores]
+    rows += [[f.dataset, f.algorithm, f.params, f.repeat, f.fold, "-", None, None, f.error]
+             for f in failures]
+    return rows
+
+
+def score_records(scores, failures) -> list[dict]:
+    """Scores and failures as long-format records (the rows of ``--output``).
+
+    Keys are :data:`SCORE_COLUMNS`; a failure has metric ``-``, no value and its error.
+    """
+    return [dict(zip(SCORE_COLUMNS, r)) for r in _score_rows(scores, failures)]
+
+
 def scores_text(scores, failures, fmt_name: str) -> str:
     """Per-unit scores in long format (one row per data set, algorithm, repeat, fold, metric).
 
@@ -224,10 +240,7 @@ def scores_text(scores, failures, fmt_name: str) -> str:
         Values are printed with ``repr`` (exact round trip); ``seconds`` is the
         only column that differs between two runs with the same seed.
     """
-    rows = [[s.dataset, s.algorithm, s.params, s.repeat, s.fold, s.metric, s.value,
-             round(s.seconds, 4), ""] for s in scores]
-    rows += [[f.dataset, f.algorithm, f.params, f.repeat, f.fold, "-", None, None, f.error]
-             for f in failures]
+    rows = _score_rows(scores, failures)
     if fmt_name == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -237,7 +250,7 @@ def scores_text(scores, failures, fmt_name: str) -> str:
                              "" if r[7] is None else r[7], r[8]])
         return buf.getvalue()
     if fmt_name == "json":
-        return json.dumps([dict(zip(SCORE_COLUMNS, r)) for r in rows], indent=1) + "\n"
+        return json.dumps(score_records(scores, failures), indent=1) + "\n"
     raise ValueError(f"unknown scores format {fmt_name!r}; expected csv or json")
 
 
@@ -312,6 +325,33 @@ def comparison_tables(summary, analyses: dict, datasets: Sequence[str], labels: 
             out.append(safe_text(f"left out of ranks and tests (a failed cell): {', '.join(excluded)}"))
         out.extend(safe_text(line) for line in verdict_lines(an, baseline))
     return out
+
+
+def protocol_text(protocol, task: str) -> str:
+    """The protocol in words for table headings, e.g. ``"10x10-fold stratified CV, seed 1"``."""
+    if protocol.kind == "cv":
+        kind = "CV" if task == "regression" else "stratified CV"
+        return f"{protocol.repeats}x{protocol.folds}-fold {kind}, seed {protocol.seed}"
+    k = protocol.n_clusters if protocol.n_clusters is not None else "number of classes"
+    return f"{protocol.repeats} clustering runs (k = {k}), seed {protocol.seed}"
+
+
+def comparison_renderables(result) -> list:
+    """Rich renderables of a comparison: one table per metric (or grid table), with verdicts.
+
+    Parameters
+    ----------
+    result : ensemblekit.results.Comparison
+    """
+    from ensemblekit.metrics import METRICS
+
+    heading = protocol_text(result.protocol, result.task)
+    if result.grid:
+        return [r for m in result.metrics
+                for r in grid_table(result.grid[m], result.baseline, METRICS[m].label, heading)]
+    return list(comparison_tables(result.summary, result.analyses, result.datasets, result.labels,
+                                  heading, result.failed, result.baseline, result.reference,
+                                  result.protocol.kind))
 
 
 def format_pvalue(p: float) -> str:
@@ -468,14 +508,25 @@ def _alpha_of(an) -> float:
     return getattr(an, "alpha", 0.05)
 
 
-def comparison_json(summary, analyses: dict, datasets, labels, protocol: dict,
-                    failures=(), baseline: str | None = None, reference: str | None = None,
-                    grid: dict | None = None) -> str:
-    """The comparison as JSON (for ``--format json``): cells, ranks, tests, failures.
+def comparison_document(result) -> dict:
+    """A comparison as plain data (what ``--format json`` prints): cells, ranks, tests, failures.
 
-    A cell with a failed unit is ``null``; the failures are listed with their place.
-    ``grid`` (``{metric: rows of grid_summary}``) is added under ``"grid"`` when given.
+    Parameters
+    ----------
+    result : ensemblekit.results.Comparison
+
+    Returns
+    -------
+    dict
+        ``protocol``, ``baseline``, ``marks_against``, ``metrics`` (per metric: rows of
+        cells with mean, sd, n and mark, average ranks, the tests over data sets and
+        the verdict sentences) and ``failures``; a cell with a failed unit is None;
+        ``grid`` (per metric, the grid summary rows) when the comparison had a grid.
     """
+    summary, analyses, datasets, labels = (result.summary, result.analyses, result.datasets,
+                                           result.labels)
+    protocol, failures, baseline = result.protocol_dict(), result.failures, result.baseline
+    reference, grid = result.reference, result.grid or None
     failed = {(f.dataset, f.algorithm) for f in failures}
     out = {"protocol": protocol, "baseline": baseline, "marks_against": baseline or reference,
            "metrics": {},
@@ -500,7 +551,7 @@ def comparison_json(summary, analyses: dict, datasets, labels, protocol: dict,
         out["metrics"][metric] = entry
     if grid is not None:
         out["grid"] = grid
-    return json.dumps(out, indent=1, default=_json_default, allow_nan=False) + "\n"
+    return out
 
 
 def _finite(x):
@@ -564,98 +615,9 @@ def _tests_json(an, baseline) -> dict:
     return out
 
 
-def _json_default(value):
-    import numpy as np
-
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
-
-
-def beats(value: float, baseline: float, greater_is_better: bool = True) -> bool:
-    """Whether a mean score beats the baseline's by more than rounding.
-
-    Two means of the same fold scores summed in a different order can differ
-    in the last bits; a margin of 1e-12 (relative to the baseline, at least
-    absolute) keeps such ties from counting as wins in the grid layout of the
-    Inner Ensembles paper's Tables 1-3.
-
-    Parameters
-    ----------
-    value, baseline : float
-        Mean scores of a grid point and of the baseline (any units).
-    greater_is_better : bool, default True
-        False for losses, where the lower mean wins.
-
-    Returns
-    -------
-    bool
-    """
-    margin = 1e-12 * max(1.0, abs(baseline))
-    return value > baseline + margin if greater_is_better else value < baseline - margin
-
-
-def grid_summary(summary, candidates, baseline: str, datasets: Sequence[str], metric: str,
-                 greater_is_better: bool = True, failed=frozenset()) -> list[dict]:
-    """Sensitivity analysis in the layout of the Inner Ensembles paper's Tables 1–3.
-
-    For each data set and gridded algorithm: the baseline's score, the range of
-    each grid parameter over the points that beat the baseline, the percentage
-    of points that beat it, and the average and best score over those points.
-
-    Parameters
-    ----------
-    summary : dict
-        From :func:`ensemblekit.experiment.summarize`.
-    candidates : sequence of ensemblekit.experiment.Candidate
-        The grid points (those with a non-empty ``grid``) and the baseline.
-    baseline : str
-        Label of the baseline candidate.
-    datasets : sequence of str
-    metric : str
-    greater_is_better : bool
-    failed : set of (dataset, label)
-        Cells with a failed unit: left out.
-
-    Returns
-    -------
-    list of dict
-        One per (data set, algorithm): ``dataset``, ``algorithm``, ``baseline``,
-        ``ranges`` ({param: [min, max]} of each parameter over the winning
-        points, taken one parameter at a time, or None), ``percent``,
-        ``average``, ``best``, ``best_point``, ``points``. A point wins when
-        its mean beats the baseline's by more than 1e-12 (relative), so ties up
-        to rounding do not count.
-    """
-    rows = []
-    algorithms = sorted({c.algorithm for c in candidates if c.grid}, key=lambda a: [
-        c.algorithm for c in candidates].index(a))
-    for d in datasets:
-        if (d, baseline, metric) not in summary or (d, baseline) in failed:
-            continue
-        base = summary[(d, baseline, metric)][0]
-        for alg in algorithms:
-            points = [c for c in candidates if c.algorithm == alg and c.grid
-                      and (d, c.label, metric) in summary and (d, c.label) not in failed]
-            scores = [summary[(d, c.label, metric)][0] for c in points]
-            wins = [(c, v) for c, v in zip(points, scores) if beats(v, base, greater_is_better)]
-            row = {"dataset": d, "algorithm": alg, "baseline": base, "points": len(points),
-                   "percent": 100.0 * len(wins) / len(points) if points else 0.0,
-                   "ranges": None, "average": None, "best": None, "best_point": None}
-            if wins:
-                keys = list(wins[0][0].grid)
-                row["ranges"] = {k: [min(c.grid[k] for c, _ in wins), max(c.grid[k] for c, _ in wins)]
-                                 for k in keys}
-                values = [v for _, v in wins]
-                row["average"] = sum(values) / len(values)
-                best_c, best_v = (max if greater_is_better else min)(wins, key=lambda cv: cv[1])
-                row["best"], row["best_point"] = best_v, dict(best_c.grid)
-            rows.append(row)
-    return rows
-
-
 def grid_table(rows: list[dict], baseline: str, metric_label: str, protocol_text: str):
-    """Rich renderables for :func:`grid_summary` (the paper's Tables 1–3 layout)."""
+    """Rich renderables for :func:`ensemblekit.experiment.analysis.grid_summary` (the paper's
+    Tables 1–3 layout)."""
     from rich.table import Table
 
     keys: list[str] = []
@@ -690,52 +652,6 @@ def _range_text(pair) -> str:
 
 
 # --------------------------------------------------------------------------- data sets
-def schema_summary(ds) -> dict:
-    """JSON-able description of a data set: attributes, types, missing counts, classes.
-
-    Parameters
-    ----------
-    ds : ensemblekit.data.Dataset
-    """
-    import numpy as np
-
-    attrs = []
-    feature_pos = 0
-    for index, a in enumerate(ds.schema.attributes):
-        if index == ds.schema.class_index:
-            col = ds.y.astype(float) if ds.y is not None else None
-            if col is not None and a.kind == "nominal":
-                col = np.where(ds.y < 0, np.nan, col)
-            role = "class"
-        else:
-            col = ds.X[:, feature_pos]
-            feature_pos += 1
-            role = "feature"
-        missing = int(np.isnan(col).sum()) if col is not None else 0
-        entry = {"name": a.name, "type": a.kind, "role": role, "missing": missing}
-        if a.kind == "numeric":
-            present = col[~np.isnan(col)] if col is not None else np.array([])
-            if present.size:
-                entry.update(min=float(present.min()), max=float(present.max()),
-                             mean=float(present.mean()))
-        else:
-            entry["values"] = len(a.values)
-        attrs.append(entry)
-    out = {
-        "file": ds.source,
-        "relation": ds.schema.relation,
-        "instances": ds.n_instances,
-        "attributes": attrs,
-    }
-    cls = ds.schema.class_attribute
-    if cls is not None and cls.kind == "nominal":
-        counts = np.bincount(ds.y[ds.y >= 0], minlength=len(cls.values))
-        out["class"] = {"name": cls.name, "counts": dict(zip(cls.values, map(int, counts)))}
-    elif cls is not None:
-        out["class"] = {"name": cls.name, "type": "numeric"}
-    return out
-
-
 def schema_tables(summary: dict):
     """Rich renderables for :func:`schema_summary` output."""
     from rich.table import Table
@@ -851,30 +767,28 @@ def metrics_table(values: dict[str, float], title: str):
     return Group(safe_text(title, style="bold"), table)
 
 
-def model_description(model, metadata: dict, schema) -> list:
+def model_description(description: dict) -> list:
     """Rich renderables describing a saved model: its metadata, then what it learned.
 
     Parameters
     ----------
-    model : sklearn.pipeline.Pipeline
-        Fitted ``prep -> model`` pipeline from :func:`ensemblekit.persistence.load_model`.
-    metadata : dict
-        The model file's metadata.
-    schema : ensemblekit.data.Schema
-        Training schema (gives feature names).
+    description : dict
+        From :func:`ensemblekit.api.describe_model`: the metadata, the registry's
+        ``model_summary`` kind, feature and class names, and the fitted estimator.
 
     Returns
     -------
     list
-        A metadata grid, then prototypes (clusterers), the tree as text (``c45``),
-        the network (``k2``, ``iebn``), the top rules or trees and the variable
-        importances (rule ensembles), the cluster sizes and rules (``isca``), or
-        the number of stored instances (``knn``).
+        A metadata grid, then by kind: prototypes ("prototypes"), the tree as text
+        ("tree"), the parents of each node ("network"), the bags ("bagged-networks"),
+        cluster sizes and rules ("rule-clusters"), the top rules or trees and the
+        variable importances ("rule-ensemble"), the number of stored instances
+        ("stored-instances"), or nothing more ("none").
     """
-    import numpy as np
     from rich.table import Table
     from rich.text import Text
 
+    metadata = description["metadata"]
     head = Table.grid(padding=(0, 2))
     train = metadata.get("training_data", {})
     params = ", ".join(f"{k}={_plain(v)}" for k, v in sorted(metadata.get("params", {}).items()))
@@ -889,50 +803,45 @@ def model_description(model, metadata: dict, schema) -> list:
     ):
         head.add_row(key, safe_text(value))
     out: list = [head]
-    from ensemblekit.registry import model_feature_names
-
-    estimator = model.named_steps["model"] if hasattr(model, "named_steps") else model
-    names = model_feature_names(metadata["algorithm"], schema)
-    if hasattr(estimator, "cluster_centers_"):
-        centers = estimator.cluster_centers_
-        labels = getattr(estimator, "labels_", None)
-        sizes = (np.bincount(labels, minlength=len(centers)) if labels is not None
-                 else np.zeros(len(centers), dtype=int))
-        out.append(prototypes_table(centers, names, sizes, f"{len(centers)} prototypes (training sizes)"))
-    elif hasattr(estimator, "tree_"):
+    estimator, kind = description["estimator"], description["kind"]
+    names = description["feature_names"]
+    if kind == "prototypes":
+        centers = description["centers"]
+        out.append(prototypes_table(centers, names, description["sizes"],
+                                    f"{len(centers)} prototypes (training sizes)"))
+    elif kind == "tree":
         from sklearn.tree import export_text
 
         tree = estimator.tree_
-        classes = [schema.class_attribute.values[int(c)] for c in estimator.classes_]
+        classes = [description["class_values"][int(c)] for c in estimator.classes_]
         out.append(Text(f"decision tree: {tree.get_n_leaves()} leaves, depth {tree.get_depth()}\n"
                         + export_text(tree, feature_names=[printable(n) for n in names],
                                       class_names=[printable(c) for c in classes], decimals=4)))
-    elif hasattr(estimator, "parents_") and hasattr(estimator, "network"):
-        class_name = schema.class_attribute.name if schema.class_attribute else "class"
+    elif kind == "network":
         table = Table(title="Bayesian network: parents of each node", title_justify="left")
         for col in ("node", "values", "parents", "CPT size"):
             table.add_column(col, justify="right" if col in ("values", "CPT size") else "left")
-        for node in estimator.network(names, class_name):
+        for node in description["nodes"]:
             rows, cols = node["cpt_shape"]
             table.add_row(safe_text(node["name"]), str(node["n_values"]),
                           safe_text(", ".join(node["parents"]) or "-"), f"{rows} x {cols}")
         out.append(table)
-    elif hasattr(estimator, "estimators_") and hasattr(estimator, "bagging_"):
-        sizes = [len(set(map(int, rows))) for rows in estimator.estimators_samples_]
-        arcs = [sum(len(p) for p in member.parents_) for member in estimator.estimators_]
-        out.append(Text(f"bagging of {len(estimator.estimators_)} Bayesian networks; distinct training "
-                        f"rows per bag {min(sizes)}-{max(sizes)}; arcs per network {min(arcs)}-{max(arcs)}"))
-    elif hasattr(estimator, "describe_rules") and hasattr(estimator, "labels_"):
-        sizes = np.bincount(estimator.labels_, minlength=estimator.n_clusters)
-        shown = estimator.describe_rules(names, top=SHOW_TERMS)
-        out.append(cluster_sizes_table(sizes, f"{estimator.n_rules_} rules from "
+    elif kind == "bagged-networks":
+        sizes, arcs = description["bag_sizes"], description["arcs"]
+        out.append(Text(f"bagging of {len(estimator.estimators_)} Bayesian networks; distinct "
+                        f"training rows per bag {min(sizes)}-{max(sizes)}; arcs per network "
+                        f"{min(arcs)}-{max(arcs)}"))
+    elif kind == "rule-clusters":
+        sizes, shown = description["sizes"], description["rules"]
+        out.append(cluster_sizes_table(sizes, f"{description['n_rules']} rules from "
                                        f"{estimator.n_stages} stages; {len(sizes)} clusters "
                                        "(training sizes)"))
-        out.append(Text(f"first {len(shown)} of {estimator.n_rules_} rules (stage order):\n"
-                        + "\n".join(f"  {k + 1}. {printable(rule)}" for k, rule in enumerate(shown))))
-    elif hasattr(estimator, "ranked_terms"):
-        out.extend(_rule_ensemble_description(estimator, names, schema))
-    elif hasattr(estimator, "n_samples_fit_"):
+        out.append(Text(f"first {len(shown)} of {description['n_rules']} rules (stage order):\n"
+                        + "\n".join(f"  {k + 1}. {printable(rule)}"
+                                    for k, rule in enumerate(shown))))
+    elif kind == "rule-ensemble":
+        out.extend(_rule_ensemble_description(estimator, names, description["attribute_names"]))
+    elif kind == "stored-instances":
         out.append(Text(f"stores {estimator.n_samples_fit_} training instances "
                         f"({len(names)} encoded features)"))
     return out
@@ -942,7 +851,7 @@ def model_description(model, metadata: dict, schema) -> list:
 SHOW_TERMS = 15
 
 
-def _rule_ensemble_description(estimator, names, schema) -> list:
+def _rule_ensemble_description(estimator, names, attribute_names) -> list:
     """What ``show`` prints for a rule ensemble: its size, top terms and variable importances."""
     import numpy as np
     from rich.table import Table
@@ -990,7 +899,7 @@ def _rule_ensemble_description(estimator, names, schema) -> list:
     # variable importances: one-hot columns ('attr=value') add up under their attribute
     by_attribute: dict[str, float] = {}
     for name, value in zip(names, estimator.feature_importances_):
-        attribute = name.split("=", 1)[0] if name not in {a.name for a in schema.features} else name
+        attribute = name.split("=", 1)[0] if name not in set(attribute_names) else name
         by_attribute[attribute] = by_attribute.get(attribute, 0.0) + float(value)
     peak = max(by_attribute.values()) or 1.0
     ranked = sorted(by_attribute.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -1004,6 +913,54 @@ def _rule_ensemble_description(estimator, names, schema) -> list:
 
 
 # --------------------------------------------------------------------------- clustering validity
+#: How ``cluster`` names the graph partitioner a consensus function used.
+PARTITIONER_TEXT = {
+    "metis": "METIS (pymetis)",
+    "spectral": "spectral clustering (scikit-learn; pymetis not used)",
+    "kahypar": "KaHyPar (kahypar)",
+}
+
+
+def similarity_csv(S) -> str:
+    """A similarity matrix as CSV: header ``row,1..n``, then ``i,S_i1,...,S_in`` (repr floats).
+
+    Parameters
+    ----------
+    S : ndarray of shape (n, n)
+    """
+    n = S.shape[0]
+    lines = ["row," + ",".join(str(j) for j in range(1, n + 1))]
+    lines.extend(f"{i + 1}," + ",".join(repr(float(v)) for v in row) for i, row in enumerate(S))
+    return "\n".join(lines) + "\n"
+
+
+def clustering_renderables(result) -> list:
+    """Rich renderables of one clustering: prototypes (or sizes), then the validity indices.
+
+    Parameters
+    ----------
+    result : ensemblekit.results.Clustering
+    """
+    heading = f"{result.algorithm} on {result.dataset}: {len(result.sizes)} " + (
+        "prototypes" if result.prototypes is not None else "clusters")
+    if result.members is not None:
+        heading += f", {result.members} members"
+    elif result.iterations is not None:
+        heading += f" ({result.iterations} iterations)"
+    elif result.rules is not None:
+        heading += f" ({result.rules} rules" + ("" if result.targets is None else
+                                               f"; targets {', '.join(result.targets)}") + ")"
+    out: list = [prototypes_table(result.prototypes, result.feature_names, result.sizes, heading)
+                 if result.prototypes is not None else cluster_sizes_table(result.sizes, heading)]
+    if result.external:
+        out.append(validity_table(result.external, "external indices: agreement with class "
+                                                   f"'{result.class_name}'"))
+    if result.internal:
+        out.append(validity_table(result.internal, "internal indices (Euclidean, on the "
+                                                   "clustered attributes)"))
+    return out
+
+
 def cluster_sizes_table(sizes: Sequence[int], title: str):
     """Rich table of cluster sizes, for clusterers without prototypes (e.g. DIANA).
 

@@ -1393,7 +1393,43 @@ _CACHE: dict[str, tuple[str, Checker]] = {}
 def _registry() -> dict[str, tuple[str, Checker]]:
     if not _CACHE:
         _CACHE.update(_checks())
-    return _CACHE
+    return {**_registered_estimators(), **_CACHE}
+
+
+def _check_plain_state(est, ctx: _Context) -> None:
+    """The state check of a registered estimator that declares no check of its own.
+
+    The type walk has already limited its attributes to allowed types (arrays,
+    numbers, text, containers). Here the two facts every fitted estimator's
+    methods rely on are checked: ``n_features_in_``, when present, is a count of
+    at least 1, and ``classes_``, when present, is a non-empty 1-d array of numbers.
+    """
+    state = vars(est)
+    if "n_features_in_" in state:
+        ctx.integer(est, "n_features_in_", low=1)
+    if "classes_" in state:
+        ctx.array(est, "classes_", ndim=1)
+        if est.classes_.size == 0:
+            ctx.fail("classes_ is empty")
+
+
+def _registered_estimators() -> dict[str, tuple[str, Checker]]:
+    """The estimator class of every registry entry, allowed as an exact type.
+
+    A registry entry is code that ships with the package (or that a program
+    registers in its own process), never something a model file can add, so the
+    class it names is as trusted as our own. A class with no check of its own in
+    :func:`_checks` gets :func:`_check_plain_state`; the classes ensemblekit ships
+    all have their own (``tests/test_trust.py`` asserts it).
+    """
+    from ensemblekit import registry
+
+    out: dict[str, tuple[str, Checker]] = {}
+    for spec in registry.ALGORITHMS.values():
+        cls = spec.estimator_class()
+        out[f"{cls.__module__}.{cls.__qualname__}"] = ("ObjectNode",
+                                                       _fitted_only(_check_plain_state))
+    return out
 
 
 def __getattr__(name):  # ALLOWED_TYPES is built on first use: it imports scikit-learn

@@ -1,0 +1,168 @@
+"""Standard streams and output files of the command line.
+
+Everything the ``ensemblekit`` command needs to write safely: one-line messages
+on stderr with control characters escaped, standard output that may be closed or
+piped into ``head``, rich consoles for tables, and output files written
+atomically after checking, before any work, that they can be. Only the command
+line uses this module.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ensemblekit.api import UsageError
+
+
+def err(message: str) -> None:
+    """One line on stderr, ``ensemblekit: MESSAGE``, with control characters escaped.
+
+    A message may quote a name from a file; :func:`ensemblekit.report.printable`
+    keeps its escape sequences from reaching the terminal.
+    """
+    from ensemblekit.report import printable
+
+    typer.echo(f"ensemblekit: {printable(message)}", err=True)
+
+
+def note(message: str) -> None:
+    """A note on stderr (control characters escaped, as in :func:`err`)."""
+    from ensemblekit.report import printable
+
+    typer.echo(printable(message), err=True)
+
+
+class ClosedStdout(io.TextIOBase):
+    """Stands in for ``sys.stdout`` when file descriptor 1 was closed before we started.
+
+    Python leaves ``sys.stdout`` as None then. This object makes any attempt to
+    write output a usage error ("standard output is closed", exit code 2) instead
+    of an ``AttributeError``, including the help and version text that click and
+    rich print themselves. It reads as no terminal.
+    """
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, text) -> int:
+        raise UsageError("standard output is closed")
+
+
+def guard_standard_streams() -> None:
+    """Make closed standard streams harmless; called first by :func:`main`.
+
+    A descriptor 0, 1 or 2 that was closed when the process started gets
+    ``/dev/null``, so no file this process opens later can take its number (and
+    so be written by a child process or a C library that prints). Then:
+    ``sys.stdout`` becomes a :class:`ClosedStdout`, ``sys.stderr`` writes to
+    ``/dev/null`` (messages are lost; exit codes still tell), and ``sys.stdin``
+    stays None, which :func:`ensemblekit.api.load_data` reports only when a command reads ``'-'``.
+    """
+    closed = [fd for fd in (0, 1, 2) if not fd_is_open(fd)]
+    for fd in closed:
+        null = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        os.set_inheritable(fd, True)
+    if sys.stdout is None:
+        sys.stdout = ClosedStdout()
+    if sys.stderr is None and 2 in closed:
+        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+
+
+def fd_is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def require_stdout() -> None:
+    """Refuse, before any work, a command whose output would go to a closed standard output."""
+    if sys.stdout is None or isinstance(sys.stdout, ClosedStdout):
+        raise UsageError("standard output is closed")
+
+
+def quiet_exit_on_closed_pipe() -> None:
+    """The reader (e.g. ``head``) closed stdout: stop quietly with exit code 0."""
+    stdout_to_devnull()
+    raise typer.Exit(0)
+
+
+def stdout_to_devnull() -> None:
+    """Point file descriptor 1 at ``/dev/null``, so flushing what is left at exit cannot fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+
+
+def stdout_console():
+    """A rich console on stdout: no markup guessing, no emoji codes, quiet exit on a closed pipe."""
+    from rich.console import Console
+
+    require_stdout()
+
+    class _PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            quiet_exit_on_closed_pipe()
+
+    tty = sys.stdout.isatty()
+    return _PipeConsole(file=sys.stdout, width=None if tty else 200, soft_wrap=False,
+                        force_terminal=None if tty else False, highlight=False, emoji=False)
+
+
+def write_stdout(text: str) -> None:
+    """Write to stdout; a reader that closed the pipe early (``| head``) ends us quietly."""
+    require_stdout()
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        quiet_exit_on_closed_pipe()
+
+
+def check_destination(path: Optional[Path], option: str) -> None:
+    """Refuse, before any work, an output path that cannot be written.
+
+    Judged after following symbolic links (see
+    :func:`ensemblekit.atomic.destination_problem`): the folder of the file a
+    link points to must exist and be writable; a device or a named pipe is
+    fine; a folder or a socket is refused.
+    """
+    if path is None:
+        return
+    from ensemblekit.atomic import destination_problem
+
+    problem = destination_problem(path)
+    if problem is not None:
+        raise UsageError(f"{option} {path}: {problem}")
+
+
+def write_file(path: Path, text: str) -> None:
+    from ensemblekit.atomic import write_error_message
+    from ensemblekit.report import write_text_atomic
+
+    try:
+        write_text_atomic(path, text)
+    except OSError as exc:  # a full disk reads "no space left on device writing PATH"
+        raise UsageError(write_error_message(path, exc)) from None
+
+
+def emit(text: str, output: Optional[Path]) -> None:
+    """Send machine output to ``output`` (atomically) or to stdout."""
+    if output is None:
+        write_stdout(text)
+    else:
+        write_file(output, text)

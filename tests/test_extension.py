@@ -1,0 +1,140 @@
+"""One registry entry adds an algorithm (issue 17, acceptance 4).
+
+A toy classifier, defined here and registered with a single ``AlgorithmSpec``, goes
+through ``fit``, ``predict``, ``evaluate``, ``compare`` and ``show`` with no other file
+edited: its parameters come from its own ``_parameter_constraints``, model files
+allow its class because the registry names it, and ``show`` describes it by the
+entry's ``model_summary``.
+
+The toy predicts the training class frequencies, smoothed by a pseudo-count, for
+every row, so each figure below can be checked by hand on vote (267 democrat,
+168 republican).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+from typer.testing import CliRunner
+
+from ensemblekit import api, registry
+from ensemblekit.cli import app
+from ensemblekit.constraints import Constraint, validate_params
+
+VOTE = str(Path(__file__).resolve().parents[1] / "sample_data" / "vote.arff")
+
+
+class PriorClassifier(ClassifierMixin, BaseEstimator):
+    """Predicts the smoothed training class frequencies for every row (a test double)."""
+
+    _parameter_constraints = {
+        "smoothing": Constraint("float", low=0.0, high=100.0,
+                                help="pseudo-count added to each class count"),
+    }
+
+    def __init__(self, smoothing=1.0):
+        self.smoothing = smoothing
+
+    def fit(self, X, y):
+        validate_params(self)
+        X, y = validate_data(self, X, y, ensure_all_finite="allow-nan")
+        self.classes_, counts = np.unique(y, return_counts=True)
+        self.prior_ = (counts + self.smoothing) / (counts.sum() + self.smoothing * counts.size)
+        return self
+
+    def predict_proba(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan")
+        return np.tile(self.prior_, (X.shape[0], 1))
+
+    def predict(self, X):
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+@pytest.fixture(autouse=True)
+def prior_entry(monkeypatch):
+    monkeypatch.setitem(registry.ALGORITHMS, "prior", registry.AlgorithmSpec(
+        name="prior", task=registry.CLASSIFICATION, description="class frequencies (tests only)",
+        estimator=f"{__name__}:PriorClassifier", exposed=("smoothing",),
+        preprocessing="nominal: one-hot; missing: training mean (numeric) / mode (nominal)"))
+
+
+def run(*args):
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    return result
+
+
+def test_parameters_come_from_the_declaration():
+    spec = registry.get("prior")
+    (param,) = spec.params
+    assert (param.name, param.default) == ("smoothing", 1.0)
+    assert spec.resolve({"smoothing": "2.5"}) == {"smoothing": 2.5}
+    with pytest.raises(registry.ParameterError, match="smoothing"):
+        spec.resolve({"smoothing": "-1"})
+    listed = run("algorithms", "--format", "json")
+    entry = next(e for e in json.loads(listed.stdout) if e["name"] == "prior")
+    assert "pseudo-count" in json.dumps(entry)
+
+
+def test_fit_predict_show_and_evaluate_the_model(tmp_path):
+    model = tmp_path / "prior.ekm"
+    fitted = run("fit", "prior", VOTE, "-o", model, "--set", "smoothing=1")
+    assert fitted.exit_code == 0, fitted.output
+    predicted = run("predict", model, VOTE, "--proba")
+    assert predicted.exit_code == 0, predicted.output
+    lines = predicted.stdout.splitlines()
+    assert lines[0] == "row,prediction,p_democrat,p_republican"
+    assert len(lines) == 436
+    # (267 + 1) / (435 + 2) and (168 + 1) / (435 + 2) for every row
+    row, label, p_dem, p_rep = lines[1].split(",")
+    assert (row, label) == ("1", "democrat")
+    assert float(p_dem) == pytest.approx(268 / 437, abs=5e-7)  # printed to 6 decimals
+    assert float(p_rep) == pytest.approx(169 / 437, abs=5e-7)
+    shown = run("show", model)
+    assert shown.exit_code == 0, shown.output
+    assert "prior (classification)" in shown.stdout and "smoothing=1.0" in shown.stdout
+    scored = run("evaluate", model, VOTE, "--format", "json")
+    assert scored.exit_code == 0, scored.output
+    assert json.loads(scored.stdout)["scores"]["accuracy"] == pytest.approx(267 / 435)
+
+
+def test_compare_and_evaluate_by_cross_validation():
+    compared = run("compare", "prior", "c45", "--data", VOTE, "--cv", "5", "--repeats", "1",
+                   "--format", "json")
+    assert compared.exit_code == 0, compared.output
+    cell = json.loads(compared.stdout)["metrics"]["accuracy"]["rows"][0]["scores"]["prior"]
+    # stratified folds: each test fold's majority share is democrat's, within one row
+    assert cell["mean"] == pytest.approx(267 / 435, abs=1 / 87)
+    result = api.evaluate("prior", VOTE, cv=5, repeats=1, seed=1)
+    assert result.table("accuracy")["vote"]["prior"] == cell["mean"]
+
+
+def test_a_registered_class_is_allowed_in_model_files_only_while_registered(tmp_path,
+                                                                            monkeypatch):
+    from ensemblekit import trust
+
+    name = f"{__name__}.PriorClassifier"
+    assert name in trust.ALLOWED_TYPES
+    model = api.fit("prior", VOTE)
+    path = tmp_path / "prior.ekm"
+    api.save_model(model, path)
+    monkeypatch.delitem(registry.ALGORITHMS, "prior")
+    assert name not in trust.ALLOWED_TYPES
+    refused = run("show", path)
+    assert refused.exit_code == 2
+
+
+def test_shipped_estimators_have_their_own_state_checks():
+    from ensemblekit import trust
+
+    own = trust._checks()
+    for spec in registry.ALGORITHMS.values():
+        if spec.name == "prior":
+            continue
+        cls = spec.estimator_class()
+        assert f"{cls.__module__}.{cls.__qualname__}" in own, spec.name
