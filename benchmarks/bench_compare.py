@@ -23,7 +23,8 @@ printed).
 
 Target (issue 3): parallel and Dask wall time at most 0.6x the serial time.
 
-Run from the repository root:  ``python benchmarks/bench_compare.py [--rounds 3] [--data-dir ../shared/datasets]``
+Run from the repository root:
+``python benchmarks/bench_compare.py [--rounds 3] [--data-dir ../shared/datasets]``
 """
 
 from __future__ import annotations

@@ -41,7 +41,8 @@ pid = os.fork()
 if pid == 0:
     os.dup2(os.open(sys.argv[1], os.O_WRONLY), 2)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-    os.execv(sys.executable, [sys.executable, "-c", "from ensemblekit.cli import main; main()", *sys.argv[2:]])
+    os.execv(sys.executable,
+             [sys.executable, "-c", "from ensemblekit.cli import main; main()", *sys.argv[2:]])
 _, status, usage = os.wait4(pid, 0)
 print(usage.ru_maxrss, os.waitstatus_to_exitcode(status))
 """
@@ -90,7 +91,8 @@ def main() -> int:
                 ok &= rss < LIMIT_MB and (code == 0 if genuine else code == 2)
             ok &= not (tmp / H.MARKER_NAME).exists()
             message = predict[2].replace(str(tmp) + "/", "").replace("|", "\\|")
-            rows.append(f"| {label} | {show[0]:.0f} | {show[1]} | {predict[0]:.0f} | {predict[1]} | {message} |")
+            rows.append(f"| {label} | {show[0]:.0f} | {show[1]} | "
+                        f"{predict[0]:.0f} | {predict[1]} | {message} |")
     table = "\n".join([
         f"Peak RSS (MB) of one fresh process per command; limit {LIMIT_MB} MB. "
         f"Python {sys.version.split()[0]}, `python benchmarks/bench_hostile_models.py`.",

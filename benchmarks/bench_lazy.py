@@ -15,7 +15,8 @@ the rest for testing) and letter (5,000 training rows), this prints:
 Data through :func:`ensemblekit.data.load_dataset`, estimators through
 :func:`ensemblekit.registry.make_estimator` (seed 1).
 
-Run from the repository root:  ``python benchmarks/bench_lazy.py [--data-dir ../shared/datasets] [--rows 100]``
+Run from the repository root:
+``python benchmarks/bench_lazy.py [--data-dir ../shared/datasets] [--rows 100]``
 """
 
 from __future__ import annotations

@@ -22,7 +22,12 @@ from pathlib import Path
 import pytest
 
 from ensemblekit import atomic
-from ensemblekit.atomic import destination_problem, resolve_destination, write_atomic, write_error_message
+from ensemblekit.atomic import (
+    destination_problem,
+    resolve_destination,
+    write_atomic,
+    write_error_message,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 IRIS = str(ROOT / "sample_data" / "iris.arff")
@@ -267,7 +272,8 @@ def test_destination_problem(tmp_path):
     assert destination_problem(tmp_path / "dangling-ok") is None
     assert destination_problem(fifo) is None
     assert destination_problem(tmp_path / "dir") == "is a folder"
-    assert destination_problem(tmp_path / "to-dir") == "links to " + str(tmp_path / "dir") + ", which is a folder"
+    assert destination_problem(tmp_path / "to-dir") == (
+        "links to " + str(tmp_path / "dir") + ", which is a folder")
     assert destination_problem(tmp_path / "dangling-away") == (
         f"links to {tmp_path / 'missing' / 'x.csv'}, whose folder {tmp_path / 'missing'} does not exist")
     assert destination_problem(tmp_path / "nope" / "x.csv") == f"folder {tmp_path / 'nope'} does not exist"
@@ -396,6 +402,7 @@ print(json.dumps(results))
 """
 
 
+@pytest.mark.slow  # a child process per variant, killed at every write step
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 @pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
 @pytest.mark.parametrize("flavour", ["new", "old", "link"])
@@ -442,6 +449,7 @@ sys.setprofile(None)
 """
 
 
+@pytest.mark.slow  # twelve child processes killed mid-write
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_killed_from_outside_mid_write_leaves_old_or_new_file(tmp_path, sig):
     rng = random.Random(16)
@@ -486,6 +494,7 @@ def expected_predictions(model):
     return done.stdout
 
 
+@pytest.mark.slow  # whole ensemblekit processes
 def test_cli_predict_through_a_symlink(tmp_path, model, expected_predictions):
     (tmp_path / "store").mkdir()
     (tmp_path / "work").mkdir()
@@ -500,6 +509,7 @@ def test_cli_predict_through_a_symlink(tmp_path, model, expected_predictions):
     assert _entries(tmp_path / "store") == ["p.csv"] and _entries(tmp_path / "work") == ["p.csv"]
 
 
+@pytest.mark.slow  # whole ensemblekit processes
 def test_cli_fit_through_a_symlink(tmp_path, model):
     (tmp_path / "models").mkdir()
     os.symlink("models/latest.ekm", tmp_path / "link.ekm")  # dangling: the model is created
@@ -522,10 +532,12 @@ def test_cli_link_into_a_missing_folder_is_refused_before_work(tmp_path, model):
         f"ensemblekit: error: --output {tmp_path / 'p.csv'}: links to {tmp_path / 'gone' / 'p.csv'}, "
         f"whose folder {tmp_path / 'gone'} does not exist"]
     done = _cli("fit", "c45", IRIS, "-o", tmp_path / "p.csv")
-    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and "gone does not exist" in done.stderr
+    assert (done.returncode == 2 and len(done.stderr.splitlines()) == 1
+            and "gone does not exist" in done.stderr)
     assert _entries(tmp_path) == ["p.csv"]
 
 
+@pytest.mark.slow  # whole ensemblekit processes
 def test_cli_predict_into_a_fifo(tmp_path, model, expected_predictions):
     fifo = tmp_path / "p.fifo"
     os.mkfifo(fifo)
@@ -537,6 +549,7 @@ def test_cli_predict_into_a_fifo(tmp_path, model, expected_predictions):
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and _entries(tmp_path) == ["p.fifo"]
 
 
+@pytest.mark.slow  # whole ensemblekit processes
 def test_cli_predict_to_a_descriptor_link(tmp_path, model, expected_predictions):
     # a private stand-in for /dev/stdout, so a broken write can only replace our own link
     os.symlink("/proc/self/fd/1", tmp_path / "stdout")
@@ -554,6 +567,7 @@ def test_cli_predict_to_a_descriptor_link(tmp_path, model, expected_predictions)
     assert os.readlink(tmp_path / "stdout") == "/proc/self/fd/1"
 
 
+@pytest.mark.slow  # whole ensemblekit processes
 def test_cli_dev_null_stays_a_device(tmp_path, model):
     # First on a private null device: if the in-place path were broken, this
     # fails here and the machine's /dev/null is never handed to the code.
@@ -569,6 +583,7 @@ def test_cli_dev_null_stays_a_device(tmp_path, model):
     assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
 
 
+@pytest.mark.slow  # whole ensemblekit processes
 def test_cli_full_device_is_one_line_and_exit_2(tmp_path, model):
     private = _private_device(tmp_path, "full", 7)  # first a private /dev/full, as above
     done = _cli("predict", model, IRIS, "-o", private)
@@ -580,7 +595,8 @@ def test_cli_full_device_is_one_line_and_exit_2(tmp_path, model):
                  ["cluster", "kmeans", IRIS, "-k", "3", "--labels-out", "/dev/full"]):
         done = _cli(*args)
         assert done.returncode == 2, (args, done.stderr)
-        assert done.stderr.splitlines() == ["ensemblekit: error: no space left on device writing /dev/full"], args
+        assert done.stderr.splitlines() == [
+            "ensemblekit: error: no space left on device writing /dev/full"], args
     after = os.lstat("/dev/full")
     assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
 

@@ -10,20 +10,17 @@ from pathlib import Path
 import arff
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
-from ensemblekit.cli import app
+from support import data_path
+from support import run_cli as run
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"
 IRIS = str(SAMPLE / "iris.arff")
 VOTE = str(SAMPLE / "vote.arff")
 
-runner = CliRunner()
 
 
-def run(*args, input=None):
-    return runner.invoke(app, [str(a) for a in args], input=input)
 
 
 def test_help_and_version():
@@ -261,6 +258,7 @@ def _ensemblekit():
     return [str(exe)] if exe.exists() else [sys.executable, "-c", "from ensemblekit.cli import main; main()"]
 
 
+@pytest.mark.slow  # whole processes over 26,000 rows
 def test_predict_pipe_into_head_is_clean(tmp_path):
     model = tmp_path / "m.ekm"
     subprocess.run(_ensemblekit() + ["fit", "c45", VOTE, "-o", str(model)], check=True,
@@ -376,7 +374,8 @@ def test_failing_unit_is_a_clear_error():
                   "--format", "json")
     out = json.loads(as_json.stdout)
     assert out["metrics"]["accuracy"]["rows"][0]["scores"]["knn"] is None
-    assert [(f["dataset"], f["repeat"], f["fold"]) for f in out["failures"]] == [("iris", 1, 1), ("iris", 1, 2)]
+    assert [(f["dataset"], f["repeat"], f["fold"]) for f in out["failures"]] == [
+        ("iris", 1, 1), ("iris", 1, 2)]
 
 
 def test_output_into_a_missing_folder_is_refused_before_work(tmp_path):
@@ -542,7 +541,7 @@ def test_predict_in_chunks_with_n_jobs_equals_one_call(tmp_path):
     from ensemblekit.data import load_dataset
     from ensemblekit.persistence import load_model
 
-    data = str(Path(__file__).parent / "data" / "diabetes.arff")
+    data = str(data_path("diabetes.arff"))
     for algo in ("knn", "k2"):
         model = tmp_path / f"{algo}.ekm"
         assert run("fit", algo, data, "-o", str(model)).exit_code == 0
@@ -560,6 +559,7 @@ def test_predict_in_chunks_with_n_jobs_equals_one_call(tmp_path):
     assert bad.exit_code == 2 and "--n-jobs" in bad.stderr
 
 
+@pytest.mark.slow  # lazy-bagging predicts every row of vote twice
 def test_lazy_predictions_do_not_depend_on_n_jobs(tmp_path):
     model = tmp_path / "lb.ekm"
     assert run("fit", "lazy-bagging", VOTE, "-o", str(model), "--seed", "3",

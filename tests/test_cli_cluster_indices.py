@@ -7,18 +7,14 @@ from pathlib import Path
 import arff
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
 from ensemblekit import metrics as M
-from ensemblekit.cli import app
+from support import run_cli as run
 
 ROOT = Path(__file__).resolve().parents[1]
 IRIS = str(ROOT / "sample_data" / "iris.arff")
-runner = CliRunner()
 
 
-def run(*args):
-    return runner.invoke(app, [str(a) for a in args])
 
 
 def iris():

@@ -15,20 +15,16 @@ from pathlib import Path
 import arff
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
 from ensemblekit import registry
-from ensemblekit.cli import app
+from support import run_cli as run
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 HOUSING = SAMPLE / "housing.arff"
 IRIS = SAMPLE / "iris.arff"
 
-runner = CliRunner()
 
 
-def run(*args, input=None):
-    return runner.invoke(app, [str(a) for a in args], input=input)
 
 
 @pytest.fixture(autouse=True)

@@ -35,7 +35,7 @@ def _shell(args, redirect: str) -> subprocess.CompletedProcess:
     """Run ensemblekit ARGS under ``sh`` with ``redirect`` (e.g. ``>&-``) applied before exec."""
     script = f'exec "$@" {redirect}'
     return subprocess.run(["sh", "-c", script, "sh", *_ensemblekit(), *map(str, args)],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          capture_output=True, text=True,
                           cwd=str(ROOT))
 
 

@@ -91,7 +91,8 @@ def test_arff_numeric_and_nominal(tmp_path):
 
 
 def test_arff_missing_values(tmp_path):
-    text = "@relation m\n@attribute a numeric\n@attribute b {p,q}\n@attribute cls {u,v}\n@data\n?,q,u\n2,?,?\n"
+    text = ("@relation m\n@attribute a numeric\n@attribute b {p,q}\n@attribute cls {u,v}\n"
+            "@data\n?,q,u\n2,?,?\n")
     d = load(tmp_path, text)
     assert_array(d.X, np.array([[nan, 1.0], [2.0, nan]]))
     assert_array(d.y, np.array([0, -1], dtype=np.int64))
@@ -253,7 +254,8 @@ def test_arff_date_attribute_can_be_ignored(tmp_path):
 
 
 def test_arff_malformed_row_names_line(tmp_path):
-    text = "@relation w\n@attribute a numeric\n@attribute b numeric\n@attribute c {x,y}\n@data\n1,2,x\n3  4  y\n"
+    text = ("@relation w\n@attribute a numeric\n@attribute b numeric\n@attribute c {x,y}\n"
+            "@data\n1,2,x\n3  4  y\n")
     message = error(tmp_path, text)
     assert ", line 7:" in message
     assert "malformed data row '3  4  y'" in message
@@ -310,11 +312,13 @@ def test_arff_no_data_rows(tmp_path):
     "sep, name", [(",", "t.csv"), (";", "t.csv"), ("\t", "t.csv"), ("\t", "t.tsv"), (";", "t.txt")]
 )
 def test_csv_delimiters(tmp_path, sep, name):
-    text = "".join(sep.join(row) + "\n" for row in (["a", "b", "cls"], ["1", "2.5", "yes"], ["3", "-1", "no"]))
+    text = "".join(sep.join(row) + "\n"
+                   for row in (["a", "b", "cls"], ["1", "2.5", "yes"], ["3", "-1", "no"]))
     d = load(tmp_path, text, name=name)
     assert d.name == "t"
     assert d.schema.relation == "t"
-    assert [(a.name, a.kind) for a in d.schema.attributes] == [("a", "numeric"), ("b", "numeric"), ("cls", "nominal")]
+    assert [(a.name, a.kind) for a in d.schema.attributes] == [
+        ("a", "numeric"), ("b", "numeric"), ("cls", "nominal")]
     assert d.class_values == ("no", "yes")  # sorted distinct values
     assert_array(d.X, np.array([[1.0, 2.5], [3.0, -1.0]]))
     assert_array(d.y, np.array([1, 0], dtype=np.int64))
@@ -382,7 +386,8 @@ def test_empty_arff_file(tmp_path):
 # stdin and format detection
 # --------------------------------------------------------------------------
 def test_stdin_arff_sniffed():
-    text = b"% leading comment\n\n@RELATION piped\n@attribute a numeric\n@attribute c {u,v}\n@data\n1,v\n2,u\n"
+    text = (b"% leading comment\n\n@RELATION piped\n@attribute a numeric\n@attribute c {u,v}\n"
+            b"@data\n1,v\n2,u\n")
     d = load_dataset("-", stdin=io.BytesIO(text))
     assert d.source == "<stdin>"
     assert d.name == "piped"
@@ -500,7 +505,8 @@ def test_schema_conform_class_absent(tmp_path):
 
 def test_schema_conform_errors(tmp_path):
     missing = "@relation t\n@attribute x numeric\n@attribute cls {no,yes}\n@data\n1,no\n"
-    assert "attribute 'colour' of the training data is missing" in error(tmp_path, missing, schema=TRAIN_SCHEMA)
+    assert "attribute 'colour' of the training data is missing" in error(tmp_path, missing,
+                                                                         schema=TRAIN_SCHEMA)
 
     retyped = "@relation t\n@attribute x numeric\n@attribute colour numeric\n@data\n1,2\n"
     message = error(tmp_path, retyped, schema=TRAIN_SCHEMA)
@@ -512,7 +518,8 @@ def test_schema_conform_errors(tmp_path):
     assert "not seen in the training data" in message
 
     unseen_class = (
-        "@relation t\n@attribute x numeric\n@attribute colour {red}\n@attribute cls {maybe}\n@data\n1,red,maybe\n"
+        "@relation t\n@attribute x numeric\n@attribute colour {red}\n@attribute cls {maybe}\n"
+        "@data\n1,red,maybe\n"
     )
     message = error(tmp_path, unseen_class, schema=TRAIN_SCHEMA)
     assert ", line 6:" in message and "'maybe'" in message and "'cls'" in message
@@ -618,7 +625,8 @@ def test_write_arff_is_deterministic():
     write_arff(first, "r", attributes, rows)
     write_arff(second, "r", attributes, rows)
     assert first.getvalue() == second.getvalue()
-    assert first.getvalue() == "@relation r\n\n@attribute a numeric\n@attribute c {u,v}\n\n@data\n0.5,u\n?,v\n"
+    assert first.getvalue() == (
+        "@relation r\n\n@attribute a numeric\n@attribute c {u,v}\n\n@data\n0.5,u\n?,v\n")
 
 
 # --------------------------------------------------------------------------

@@ -11,18 +11,18 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from weka_tools import needs_weka, run_weka
-
 from ensemblekit.discretize import (
     MDLDiscretizer,
     equal_frequency_cut_points,
     mdl_cut_points,
 )
+from support import data_path
+from weka_tools import needs_weka, run_weka
 
 ROOT = Path(__file__).resolve().parents[1]
 IRIS = ROOT / "sample_data" / "iris.arff"
 GLASS = ROOT / "sample_data" / "glass.arff"
-DIABETES = ROOT / "tests" / "data" / "diabetes.arff"
+DIABETES = data_path("diabetes.arff")
 
 
 
@@ -323,7 +323,7 @@ def test_better_encoding_cut_points_of_iris():
     # a third cut that the default encoding refuses.
     from ensemblekit.data import load_dataset
 
-    ds = load_dataset(Path(__file__).parent / "data" / "iris.arff")
+    ds = load_dataset(data_path("iris.arff"))
     X, y = ds.X, ds.y
     cuts = [mdl_cut_points(X[:, f], y, 3, better_encoding=True) for f in range(4)]
     np.testing.assert_allclose(cuts[0], [5.55, 6.15, 7.05])

@@ -20,11 +20,10 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
-from typer.testing import CliRunner
 
 from ensemblekit import api, registry
-from ensemblekit.cli import app
 from ensemblekit.constraints import Constraint, validate_params
+from support import run_cli as run
 
 VOTE = str(Path(__file__).resolve().parents[1] / "sample_data" / "vote.arff")
 
@@ -64,9 +63,6 @@ def prior_entry(monkeypatch):
         preprocessing="nominal: one-hot; missing: training mean (numeric) / mode (nominal)"))
 
 
-def run(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    return result
 
 
 def test_parameters_come_from_the_declaration():

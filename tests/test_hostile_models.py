@@ -92,9 +92,13 @@ EXPECTED = {
 }
 
 
-@pytest.mark.parametrize("command", ["show", "predict"])
-@pytest.mark.parametrize("name", HOSTILE)
-def test_hostile_file_is_refused_with_one_line(name, command, models, bombs, tmp_path):
+# one process per file and command: `show` stays in the fast subset, `predict` is slow, and
+# so are the three 1 GiB bombs (building them takes seconds)
+@pytest.mark.parametrize("command", ["show", pytest.param("predict", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if "bomb" in n else n
+                                  for n in HOSTILE])
+def test_hostile_file_is_refused_with_one_line(name, command, models, request, tmp_path):
+    bombs = request.getfixturevalue("bombs") if "bomb" in name else {}  # built only when needed
     path, data = _hostile(name, models, bombs, tmp_path)
     args = ("show", path) if command == "show" else ("predict", path, data)
     result = _cli(*args)
@@ -158,6 +162,7 @@ class _WatchedDecompressor:
         return getattr(self._real, name)
 
 
+@pytest.mark.slow  # builds three 1 GiB decompression bombs
 @pytest.mark.parametrize("name, bound", [("metadata bomb", 0), ("payload bomb, valid digest", 1 << 20),
                                          ("metadata bomb, lying directory", 1 << 20)])
 def test_bombs_are_refused_before_they_inflate(name, bound, bombs, monkeypatch):
@@ -221,7 +226,7 @@ def test_metadata_json_is_bounded(models, tmp_path):
     assert json.loads(json.dumps(metadata))  # the metadata itself is ordinary JSON
 
 
-@pytest.mark.parametrize("command", ["show", "predict"])
+@pytest.mark.parametrize("command", ["show", pytest.param("predict", marks=pytest.mark.slow)])
 def test_schema_that_disagrees_with_the_estimator(models, tmp_path, command):
     # an attribute dropped from the schema, digest recomputed: the file is
     # intact as a file, but its metadata and its estimator disagree
@@ -233,8 +238,8 @@ def test_schema_that_disagrees_with_the_estimator(models, tmp_path, command):
     result = _cli(*args)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1
-    assert "the model file is damaged: its schema has 3 attributes but the estimator reads 4" in result.stderr \
-        or (command == "predict" and "sepallength" in result.stderr)
+    assert ("the model file is damaged: its schema has 3 attributes but the estimator reads 4"
+            in result.stderr) or (command == "predict" and "sepallength" in result.stderr)
 
 
 def test_class_codes_that_do_not_index_the_class_values(models, tmp_path):

@@ -91,7 +91,8 @@ def _scipy_facts(hooked: bool) -> dict:
         doc = scipy.stats.ttest_ind.__doc__
         result = scipy.stats.ttest_ind(np.arange(10.0), np.arange(10.0) ** 1.5)
         print(json.dumps({{
-            "registered": sorted(f"{{getattr(f, '__module__', '')}}.{{f.__name__}}" for f in xp_capabilities_table),
+            "registered": sorted(f"{{getattr(f, '__module__', '')}}.{{f.__name__}}"
+                                 for f in xp_capabilities_table),
             "entry": repr(xp_capabilities_table[scipy.stats.ttest_ind]),
             "lines": [line.strip() for line in doc.splitlines() if line.strip()],
             "has_backend_note": "Array API Standard Support" in doc,

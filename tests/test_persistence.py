@@ -48,11 +48,12 @@ from ensemblekit.persistence import (
     read_metadata,
     save_model,
 )
+from support import data_path
 
 ROOT = Path(__file__).resolve().parents[1]
 IRIS = ROOT / "sample_data" / "iris.arff"
 VOTE = ROOT / "sample_data" / "vote.arff"
-LABOR = ROOT / "tests" / "data" / "labor.arff"  # numeric and nominal attributes, missing values
+LABOR = data_path("labor.arff")  # numeric and nominal attributes, missing values
 
 META = {
     "algorithm": "knn",
@@ -218,7 +219,8 @@ def test_file_layout_and_sorted_metadata(tmp_path):
 @pytest.mark.parametrize("key", ["format_version", "ensemblekit_version", "payload", "digest"])
 def test_reserved_metadata_keys(tmp_path, key):
     est, _ = _model("knn-kdtree")
-    with pytest.raises(ValueError, match=rf"^metadata key\(s\) {key} are reserved for the model file itself$"):
+    with pytest.raises(ValueError,
+                       match=rf"^metadata key\(s\) {key} are reserved for the model file itself$"):
         save_model(tmp_path / "m.ekm", est, {key: 9, "seed": 1})
     assert list(tmp_path.iterdir()) == []
 
@@ -252,6 +254,7 @@ def test_same_model_same_bytes_despite_addresses_and_clock(tmp_path, monkeypatch
     assert type(loaded.sparse_) is sparse.csc_matrix and (loaded.sparse_ != first.sparse_).nnz == 0
 
 
+@pytest.mark.slow  # fits in fresh interpreters
 @pytest.mark.parametrize("kind", ["knn-mixed", "c45"])
 def test_same_bytes_across_processes(tmp_path, kind):
     # Addresses (skops' object ids) and string hashes differ from one process to the next.
@@ -352,7 +355,8 @@ def test_interrupted_write_removes_temp_file(tmp_path, monkeypatch):
 def test_unwritable_destination(tmp_path):
     est, _ = _model("knn-kdtree")
     target = tmp_path / "missing" / "m.ekm"
-    with pytest.raises(ModelFileError, match=f"^cannot write model file {re.escape(str(target))}: No such file"):
+    with pytest.raises(ModelFileError,
+                       match=f"^cannot write model file {re.escape(str(target))}: No such file"):
         save_model(target, est, META)
     assert list(tmp_path.iterdir()) == []
 
@@ -563,7 +567,9 @@ def _attacks(marker):
     return attacks
 
 
-ATTACK_IDS = ["posix.system", "os.system", "builtins.eval", "subprocess.getoutput", "numpy.save", "numpy.memmap"]
+ATTACK_IDS = [
+    "posix.system", "os.system", "builtins.eval", "subprocess.getoutput", "numpy.save", "numpy.memmap",
+]
 
 
 @pytest.mark.parametrize("which", ATTACK_IDS)
@@ -636,7 +642,8 @@ def test_save_refuses_models_that_could_not_be_loaded(tmp_path, extra):
     with pytest.raises(ModelFileError) as info:
         save_model(target, est, META)
     assert re.fullmatch(
-        f"cannot save {re.escape(str(target))}: the model holds types that ensemblekit refuses to load: {names}",
+        f"cannot save {re.escape(str(target))}: the model holds types that ensemblekit refuses to load: "
+        f"{names}",
         str(info.value)), str(info.value)
     assert target.read_bytes() == b"old model"
     assert [p.name for p in tmp_path.iterdir()] == ["m.ekm"]
@@ -645,8 +652,9 @@ def test_save_refuses_models_that_could_not_be_loaded(tmp_path, extra):
 def test_save_refuses_a_state_that_load_would_refuse(tmp_path):
     est, _ = _model("knn-kdtree")
     est.named_steps["model"].n_samples_fit_ = 10**6  # not the number of stored points
-    with pytest.raises(ModelFileError, match=r"^cannot save .*m\.ekm: the model's state would be refused on "
-                                             r"loading: .*n_samples_fit_ is not the number of stored points$"):
+    with pytest.raises(ModelFileError,
+                       match=r"^cannot save .*m\.ekm: the model's state would be refused on "
+                             r"loading: .*n_samples_fit_ is not the number of stored points$"):
         save_model(tmp_path / "m.ekm", est, META)
     assert list(tmp_path.iterdir()) == []
 
@@ -658,7 +666,8 @@ def test_read_metadata_does_not_import_skops_sklearn_or_numpy(model_file):
     code = (
         "import sys; from ensemblekit.persistence import read_metadata; "
         f"m = read_metadata({str(model_file)!r}); "
-        "print(m['algorithm'], m['format_version'], *(n in sys.modules for n in ('skops', 'sklearn', 'numpy')))"
+        "print(m['algorithm'], m['format_version'], "
+        "*(n in sys.modules for n in ('skops', 'sklearn', 'numpy')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["knn", "2", "False", "False", "False"]

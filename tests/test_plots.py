@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from ensemblekit import plots
-from ensemblekit.plots import PlotError, cd_groups, plot_critical_difference, plot_sensitivity_heatmaps
+from ensemblekit.plots import (
+    PlotError,
+    cd_groups,
+    plot_critical_difference,
+    plot_sensitivity_heatmaps,
+)
 
 pytest.importorskip("matplotlib")
 

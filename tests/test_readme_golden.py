@@ -16,8 +16,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
 import readme_commands as golden  # noqa: E402
 
-pytestmark = pytest.mark.slow
-
 
 def test_every_listed_command_is_in_readme():
     readme = re.sub(r"\\\n\s*", "", (golden.ROOT / "README.md").read_text(encoding="utf-8"))
@@ -27,6 +25,7 @@ def test_every_listed_command_is_in_readme():
             assert part in readme, f"{name}: {part!r} is no longer in README"
 
 
+@pytest.mark.slow  # every README command in a fresh process (about 2 minutes)
 def test_readme_commands_give_the_recorded_stdout(tmp_path):
     got = golden.run_all(tmp_path)
     expected = {p.name: p.read_bytes() for p in golden.EXPECTED.iterdir()}

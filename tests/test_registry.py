@@ -1,10 +1,10 @@
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ensemblekit import registry
 from ensemblekit.registry import Param, ParameterError
+from support import data_path
 
 
 def test_every_entry_has_a_known_task_and_unique_params():
@@ -56,7 +56,8 @@ def test_none_is_accepted_only_where_declared():
 
 
 def test_unknown_algorithm_lists_known_names():
-    with pytest.raises(registry.UnknownAlgorithmError, match="unknown algorithm 'kmedoids'; known: bagged-k2, bagging, c45"):
+    with pytest.raises(registry.UnknownAlgorithmError,
+                       match="unknown algorithm 'kmedoids'; known: bagged-k2, bagging, c45"):
         registry.get("kmedoids")
 
 
@@ -87,7 +88,7 @@ def test_classifiers_predict_the_first_most_probable_class(name):
     # which is right only if every classifier's predict is that arg-max
     from ensemblekit.data import load_dataset
 
-    ds = load_dataset(Path(__file__).parent / "data" / "labor.arff")
+    ds = load_dataset(data_path("labor.arff"))
     keep = ds.y >= 0
     X, y = ds.X[keep], ds.y[keep]
     model = registry.make_estimator(name, ds.schema, {}, 0).fit(X, y)

@@ -13,10 +13,11 @@ import pytest
 from ensemblekit import registry, trust
 from ensemblekit.data import load_dataset
 from ensemblekit.persistence import _nodes, _skops_io
+from support import data_path
 
 ROOT = Path(__file__).resolve().parents[1]
 # mixed numeric and nominal attributes with missing values: every preprocessing path is stored
-LABOR = ROOT / "tests" / "data" / "labor.arff"
+LABOR = data_path("labor.arff")
 HOUSING = ROOT / "sample_data" / "housing.arff"
 IRIS = ROOT / "sample_data" / "iris.arff"
 
@@ -58,6 +59,9 @@ CASES = [(name, settings) for name, spec in registry.ALGORITHMS.items() if spec.
          for settings in _variants(spec)]
 
 
+# every setting of every algorithm at full size; the fast subset keeps test_trust_estimators'
+# round trip of every algorithm on small ensembles
+@pytest.mark.slow
 @pytest.mark.parametrize("name, settings", CASES, ids=[f"{n}-{s}" for n, s in CASES])
 def test_every_type_a_fitted_model_stores_is_allowed_and_its_state_passes(name, settings):
     model = _fitted(name, settings)

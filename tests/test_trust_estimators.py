@@ -21,9 +21,10 @@ from typer.testing import CliRunner
 from ensemblekit import registry, trust
 from ensemblekit.data import load_dataset
 from ensemblekit.persistence import ModelFileError, load_model, save_model
+from support import data_path
 
 ROOT = Path(__file__).resolve().parents[1]
-LABOR = ROOT / "tests" / "data" / "labor.arff"  # numeric and nominal attributes, missing values
+LABOR = data_path("labor.arff")  # numeric and nominal attributes, missing values
 HOUSING = ROOT / "sample_data" / "housing.arff"  # regression
 IRIS = ROOT / "sample_data" / "iris.arff"
 

@@ -12,26 +12,22 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
 from ensemblekit import experiment, stats
-from ensemblekit.cli import app
 from ensemblekit.experiment import Protocol, Score
 from ensemblekit.report import format_pvalue, verdict_lines
 from ensemblekit.results import Comparison, to_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from support import run_cli as run
 from test_stats import DEMSAR_TABLE6  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"
 DEMSAR_NAMES = ["C4.5", "C4.5+m", "C4.5+cf", "C4.5+m+cf"]
 
-runner = CliRunner()
 
 
-def run(*args):
-    return runner.invoke(app, [str(a) for a in args])
 
 
 def analyse(table, labels, baseline=None, metric="accuracy", alpha=0.05):

@@ -1,8 +1,8 @@
 """Finding and running Weka 3.9.7 for the agreement tests (shared by the test modules).
 
 The jar comes with the PyPI package python-weka-wrapper3 (a test dependency); it is
-found without importing the package. Tests that need it are marked ``needs_weka``
-and skip where Java or the jar is missing.
+found without importing the package. Tests that need it are decorated ``@needs_weka``:
+they carry the ``weka`` marker and skip where Java or the jar is missing.
 """
 
 from __future__ import annotations
@@ -29,10 +29,18 @@ def weka_jar() -> Path | None:
 
 WEKA_JAR = weka_jar()
 
-needs_weka = pytest.mark.skipif(
+_skip_without_weka = pytest.mark.skipif(
     shutil.which("java") is None or WEKA_JAR is None,
     reason="needs java and Weka's weka.jar (PyPI python-weka-wrapper3)",
 )
+
+
+def needs_weka(test):
+    """Mark ``test`` (a function or class) ``weka`` and skip it where Java or the jar is missing.
+
+    ``pytest -m "not weka"`` then leaves out every comparison with Weka itself.
+    """
+    return pytest.mark.weka(_skip_without_weka(test))
 
 
 def run_weka(main_class: str, *args: str, timeout: float = 300) -> str:
@@ -64,10 +72,9 @@ def bayesnet_k2(path: Path, max_parents: int, scoring: str):
         ``-p 0 -distribution`` on the training file (3 printed decimals).
     """
     import re
+    import tempfile
 
     import numpy as np
-
-    import tempfile
 
     opts = k2_options(max_parents, scoring)
     with tempfile.TemporaryDirectory() as tmp:

@@ -13,7 +13,6 @@ import io
 import os
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -133,7 +132,7 @@ def write_stdout(text: str) -> None:
         quiet_exit_on_closed_pipe()
 
 
-def check_destination(path: Optional[Path], option: str) -> None:
+def check_destination(path: Path | None, option: str) -> None:
     """Refuse, before any work, an output path that cannot be written.
 
     Judged after following symbolic links (see
@@ -160,7 +159,7 @@ def write_file(path: Path, text: str) -> None:
         raise UsageError(write_error_message(path, exc)) from None
 
 
-def emit(text: str, output: Optional[Path]) -> None:
+def emit(text: str, output: Path | None) -> None:
     """Send machine output to ``output`` (atomically) or to stdout."""
     if output is None:
         write_stdout(text)

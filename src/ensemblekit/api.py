@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ensemblekit import registry
-from ensemblekit.results import (Clustering, Comparison, FittedModel, KSelection, ModelEvaluation,
-                                 Prediction)
+from ensemblekit.results import Clustering, Comparison, FittedModel, KSelection, ModelEvaluation, Prediction
 
 __all__ = ["UsageError", "cluster", "compare", "describe_data", "describe_model", "evaluate",
            "fit", "load_data", "load_model", "plot_comparison", "predict", "save_model",

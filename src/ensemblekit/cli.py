@@ -15,19 +15,20 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
 from ensemblekit import __version__, api, registry
+from ensemblekit._streams import check_destination as _check_destination
+from ensemblekit._streams import emit as _emit
 from ensemblekit._streams import err as _err
+from ensemblekit._streams import guard_standard_streams as _guard_standard_streams
 from ensemblekit._streams import note as _note
-from ensemblekit._streams import (check_destination as _check_destination, emit as _emit,
-                                  guard_standard_streams as _guard_standard_streams,
-                                  require_stdout as _require_stdout,
-                                  stdout_console as _stdout_console,
-                                  stdout_to_devnull as _stdout_to_devnull,
-                                  write_file as _write_file, write_stdout as _write_stdout)
+from ensemblekit._streams import require_stdout as _require_stdout
+from ensemblekit._streams import stdout_console as _stdout_console
+from ensemblekit._streams import stdout_to_devnull as _stdout_to_devnull
+from ensemblekit._streams import write_file as _write_file
+from ensemblekit._streams import write_stdout as _write_stdout
 from ensemblekit.api import UsageError
 
 app = typer.Typer(
@@ -79,8 +80,14 @@ def _progress(total: int, description: str):
     if not sys.stderr.isatty() or total <= 1:
         return contextlib.nullcontext(None)
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
@@ -95,7 +102,7 @@ def _progress(total: int, description: str):
     return bar()
 
 
-def _check_format(value: Optional[str], allowed: tuple[str, ...], option: str) -> None:
+def _check_format(value: str | None, allowed: tuple[str, ...], option: str) -> None:
     if value is not None and value not in allowed:
         raise UsageError(f"{option} must be one of {', '.join(allowed)}, got {value!r}")
 
@@ -106,7 +113,7 @@ def _print(renderables) -> None:
         console.print(renderable)
 
 
-def _settings(pairs: List[str]) -> dict[str, str]:
+def _settings(pairs: list[str]) -> dict[str, str]:
     return registry.parse_settings(pairs)
 
 
@@ -117,7 +124,7 @@ _SEED = typer.Option(1, "--seed", help="Random seed: same seed, same output.", m
 _IGNORE = typer.Option([], "--ignore", help="Attribute to drop before anything else (repeatable).")
 
 
-def _input_format(value: Optional[str]) -> Optional[str]:
+def _input_format(value: str | None) -> str | None:
     """``--input-format``: arff or csv (any case), checked while the options are parsed."""
     if value is None:
         return None
@@ -142,7 +149,7 @@ _NJOBS = typer.Option(1, "--n-jobs", "-j", help="Parallel workers (joblib): -1 =
 # --------------------------------------------------------------------------- commands
 @app.command()
 def algorithms(
-    format_: Optional[str] = _JSON_FORMAT,
+    format_: str | None = _JSON_FORMAT,
 ):
     """List every algorithm with its task, parameters, defaults and preprocessing."""
     import json
@@ -162,10 +169,10 @@ def algorithms(
 @app.command()
 def info(
     data: str = typer.Argument(..., help="ARFF or CSV file, or '-' for stdin."),
-    target: Optional[str] = _TARGET,
-    ignore: List[str] = _IGNORE,
-    input_format: Optional[str] = _INPUT_FORMAT,
-    format_: Optional[str] = _JSON_FORMAT,
+    target: str | None = _TARGET,
+    ignore: list[str] = _IGNORE,
+    input_format: str | None = _INPUT_FORMAT,
+    format_: str | None = _JSON_FORMAT,
 ):
     """Print a file's schema: attributes, types, classes and their counts, missing values."""
     import json
@@ -187,19 +194,18 @@ def fit(
     algo: str = typer.Argument(..., help="Registry name (see 'ensemblekit algorithms')."),
     data: str = typer.Argument(..., help="Training file, or '-' for stdin."),
     output: Path = typer.Option(..., "--output", "-o", help="Model file to write."),
-    target: Optional[str] = _TARGET,
-    settings: List[str] = _SET,
+    target: str | None = _TARGET,
+    settings: list[str] = _SET,
     seed: int = _SEED,
-    n_clusters: Optional[int] = typer.Option(
+    n_clusters: int | None = typer.Option(
         None, "-k", help="Clusters (clustering algorithms; default: number of classes)."),
     no_class: bool = typer.Option(False, "--no-class", help="Every attribute is a feature "
                                   "(clustering)."),
-    ignore: List[str] = _IGNORE,
-    input_format: Optional[str] = _INPUT_FORMAT,
+    ignore: list[str] = _IGNORE,
+    input_format: str | None = _INPUT_FORMAT,
 ):
     """Fit an algorithm to a file and save the model."""
     with _user_errors():
-        api._refuse_targets_only(registry.get(algo), "fit")
         _check_destination(output, "--output")
         model = api.fit(algo, data, target=target, params=_settings(settings), seed=seed,
                         n_clusters=n_clusters, no_class=no_class, ignore=ignore,
@@ -215,9 +221,9 @@ def predict(
     data: str = typer.Argument(..., help="File to predict, or '-' for stdin."),
     proba: bool = typer.Option(False, "--proba", help="Add one probability column per class."),
     format_: str = typer.Option("csv", "--format", help="csv, tsv, json, jsonl or arff."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
-    input_format: Optional[str] = _INPUT_FORMAT,
-    n_jobs: Optional[int] = typer.Option(
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+    input_format: str | None = _INPUT_FORMAT,
+    n_jobs: int | None = typer.Option(
         None, "--n-jobs", "-j", help="Processes for models that predict rows in parallel (lazy "
         "ensembles, knn); -1 = all cores. The output does not depend on it."),
 ):
@@ -242,30 +248,30 @@ def predict(
 def cluster(
     algo: str = typer.Argument(..., help="Clustering algorithm (see 'ensemblekit algorithms')."),
     data: str = typer.Argument(..., help="File to cluster, or '-' for stdin."),
-    n_clusters: Optional[str] = typer.Option(
+    n_clusters: str | None = typer.Option(
         None, "-k", help="Clusters (default: number of classes), or a range A:B to print the "
         "internal indices for every k from A to B and mark the best k of each."),
-    target: Optional[str] = _TARGET,
-    settings: List[str] = _SET,
+    target: str | None = _TARGET,
+    settings: list[str] = _SET,
     seed: int = _SEED,
-    labels_out: Optional[Path] = typer.Option(None, "--labels-out", help="Write row,cluster CSV here."),
-    save: Optional[Path] = typer.Option(None, "--save", help="Also save the fitted model here."),
-    members: Optional[Path] = typer.Option(
+    labels_out: Path | None = typer.Option(None, "--labels-out", help="Write row,cluster CSV here."),
+    save: Path | None = typer.Option(None, "--save", help="Also save the fitted model here."),
+    members: Path | None = typer.Option(
         None, "--members", help="Member labelings to combine (cspa, hgpa, mcla, hac-*): CSV with a "
         "header row, one column per member, one row per instance of DATA in the same order."),
-    targets: Optional[str] = typer.Option(
+    targets: str | None = typer.Option(
         None, "--targets", help="ss-isca only (and required there): comma-separated attributes "
         "that form the target matrix Y. They are removed from the clustered attributes; numeric "
         "ones are used as they are, nominal ones one-hot; a missing value becomes its column's "
         "mean."),
-    similarity_out: Optional[Path] = typer.Option(
+    similarity_out: Path | None = typer.Option(
         None, "--similarity-out", help="isca, ss-isca: write the n x n rule similarity S as CSV: "
         "a header 'row,1,2,...,n', then one line 'i,S_i1,...,S_in' per instance i (1-based, "
         "file order), values as Python repr floats."),
     no_class: bool = typer.Option(False, "--no-class", help="The file has no class attribute."),
-    ignore: List[str] = _IGNORE,
-    input_format: Optional[str] = _INPUT_FORMAT,
-    format_: Optional[str] = _JSON_FORMAT,
+    ignore: list[str] = _IGNORE,
+    input_format: str | None = _INPUT_FORMAT,
+    format_: str | None = _JSON_FORMAT,
 ):
     """Cluster a file; print the prototypes, the internal validity indices and, when it has a
     class, the external ones (NMI, purity, ARI, Rand, Jaccard, FM, Wallace)."""
@@ -326,7 +332,7 @@ def cluster(
             _print(report.clustering_renderables(result))
 
 
-def _parse_k_option(text: Optional[str]):
+def _parse_k_option(text: str | None):
     """``-k`` as (single k or None, range of k or None)."""
     if text is None:
         return None, None
@@ -386,18 +392,18 @@ def evaluate(
                                         help="Registry name (cross-validated) or a model file "
                                              "(scored on DATA as a test set)."),
     data: str = typer.Argument(..., help="ARFF or CSV file, or '-' for stdin."),
-    cv: Optional[int] = _CV,
-    repeats: Optional[int] = _REPEATS,
-    runs: Optional[int] = _RUNS,
-    metric: List[str] = _METRIC,
-    target: Optional[str] = _TARGET,
-    settings: List[str] = _SET,
+    cv: int | None = _CV,
+    repeats: int | None = _REPEATS,
+    runs: int | None = _RUNS,
+    metric: list[str] = _METRIC,
+    target: str | None = _TARGET,
+    settings: list[str] = _SET,
     seed: int = _SEED,
     n_jobs: int = _NJOBS,
-    ignore: List[str] = _IGNORE,
-    input_format: Optional[str] = _INPUT_FORMAT,
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Per-fold scores (.csv/.json)."),
-    format_: Optional[str] = _JSON_FORMAT,
+    ignore: list[str] = _IGNORE,
+    input_format: str | None = _INPUT_FORMAT,
+    output: Path | None = typer.Option(None, "--output", "-o", help="Per-fold scores (.csv/.json)."),
+    format_: str | None = _JSON_FORMAT,
 ):
     """Evaluate one algorithm (repeated CV or clustering runs) or one saved model (test set)."""
     import json
@@ -432,32 +438,32 @@ def evaluate(
 
 @app.command()
 def compare(
-    algos: List[str] = typer.Argument(..., metavar="ALGO...", help="Registry names of one task."),
-    data: List[str] = typer.Option(..., "--data", "-d", help="Data file or folder (repeatable)."),
-    cv: Optional[int] = _CV,
-    repeats: Optional[int] = _REPEATS,
-    runs: Optional[int] = _RUNS,
-    metric: List[str] = _METRIC,
-    target: Optional[str] = _TARGET,
-    settings: List[str] = _SET,
+    algos: list[str] = typer.Argument(..., metavar="ALGO...", help="Registry names of one task."),
+    data: list[str] = typer.Option(..., "--data", "-d", help="Data file or folder (repeatable)."),
+    cv: int | None = _CV,
+    repeats: int | None = _REPEATS,
+    runs: int | None = _RUNS,
+    metric: list[str] = _METRIC,
+    target: str | None = _TARGET,
+    settings: list[str] = _SET,
     seed: int = _SEED,
     n_jobs: int = _NJOBS,
-    ignore: List[str] = _IGNORE,
-    input_format: Optional[str] = _INPUT_FORMAT,
-    output: Optional[Path] = typer.Option(None, "--output", "-o",
+    ignore: list[str] = _IGNORE,
+    input_format: str | None = _INPUT_FORMAT,
+    output: Path | None = typer.Option(None, "--output", "-o",
                                           help="Every per-fold score, long format (.csv or .json)."),
-    format_: Optional[str] = _JSON_FORMAT,
-    baseline: Optional[str] = typer.Option(None, "--baseline", "-b",
+    format_: str | None = _JSON_FORMAT,
+    baseline: str | None = typer.Option(None, "--baseline", "-b",
                                            help="Algorithm the others are tested against."),
-    grid: List[str] = typer.Option([], "--grid", help="Parameter grid key=start:stop:step or "
+    grid: list[str] = typer.Option([], "--grid", help="Parameter grid key=start:stop:step or "
                                    "key=v1,v2 (repeatable; needs --baseline)."),
-    max_instances: Optional[int] = typer.Option(None, "--max-instances", min=1,
+    max_instances: int | None = typer.Option(None, "--max-instances", min=1,
                                                 help="Subsample each data set to at most N rows."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address "
+    scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address "
                                             "(tcp://host:8786) to run the units on."),
-    resume: Optional[Path] = typer.Option(None, "--resume", help="JSON-lines journal: finished "
+    resume: Path | None = typer.Option(None, "--resume", help="JSON-lines journal: finished "
                                           "units are kept there and not computed again."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Critical-difference diagram of 3 or "
+    plot: Path | None = typer.Option(None, "--plot", help="Critical-difference diagram of 3 or "
                                         "more algorithms (or heat maps with --grid): .png, .svg "
                                         "or .pdf."),
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level of the tests."),
@@ -477,8 +483,8 @@ def compare(
 @app.command()
 def show(
     model_file: Path = typer.Argument(..., metavar="MODEL", help="Model file written by 'fit'."),
-    format_: Optional[str] = typer.Option(None, "--format", help="json for scripts (metadata)."),
-    graph: Optional[Path] = typer.Option(None, "--graph", help="Write a Bayesian network as "
+    format_: str | None = typer.Option(None, "--format", help="json for scripts (metadata)."),
+    graph: Path | None = typer.Option(None, "--graph", help="Write a Bayesian network as "
                                          "Graphviz DOT here."),
 ):
     """Print what a saved model learned, with its metadata."""

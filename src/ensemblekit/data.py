@@ -203,8 +203,10 @@ class Schema:
             raise ValueError(f"schema: attribute name {twice!r} appears twice")
         ci = self.class_index
         if ci is not None:
-            if isinstance(ci, bool) or not isinstance(ci, numbers.Integral) or not 0 <= ci < len(attributes):
-                raise ValueError(f"schema: class_index {ci!r} is not an index into {len(attributes)} attributes")
+            if (isinstance(ci, bool) or not isinstance(ci, numbers.Integral)
+                    or not 0 <= ci < len(attributes)):
+                raise ValueError(f"schema: class_index {ci!r} is not an index into "
+                                 f"{len(attributes)} attributes")
             ci = int(ci)
         object.__setattr__(self, "relation", str(self.relation))
         object.__setattr__(self, "attributes", attributes)
@@ -611,7 +613,8 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[_Column], 
                 columns.append(_Column(name, "date", (), lineno))
             elif word == "relational":
                 raise DataError(
-                    f"attribute {name!r} is a relational (multi-instance) attribute, which ensemblekit does not read",
+                    f"attribute {name!r} is a relational (multi-instance) attribute, "
+                    "which ensemblekit does not read",
                     src,
                     lineno,
                 )
@@ -658,7 +661,8 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[_Column], 
                 what = f"cannot read the nominal values {_show(nominal_specs[bad])}"
             else:
                 what = "cannot read a nominal value list"
-            raise DataError(f"{what} ({_liac_error_text(exc)})", src, None if lineno is None else lineno + 1) from None
+            raise DataError(f"{what} ({_liac_error_text(exc)})", src,
+                            None if lineno is None else lineno + 1) from None
         by_line = {c.line: c for c in columns}
         for (i, _), (_, values) in zip(nominal_specs.items(), parsed):
             col = by_line[i + 1]
@@ -831,7 +835,8 @@ def _parse_csv(text: str, src: str, relation: str, delimiter: str | None) -> _Ta
                 continue
             if len(fields) != len(header):
                 raise DataError(
-                    f"expected {len(header)} fields (as in the header on line {header_line}), found {len(fields)}",
+                    f"expected {len(header)} fields (as in the header on line {header_line}), "
+                    f"found {len(fields)}",
                     src,
                     lineno,
                 )
@@ -881,7 +886,8 @@ def _to_float(col: np.ndarray) -> np.ndarray | None:
         return None
 
 
-def _numeric(col: np.ndarray, name: str, table: _Table, src: str, schema_kind: str | None = None) -> np.ndarray:
+def _numeric(col: np.ndarray, name: str, table: _Table, src: str,
+             schema_kind: str | None = None) -> np.ndarray:
     out = _to_float(col)
     if out is None:
         for i, v in enumerate(col):
@@ -898,11 +904,13 @@ def _numeric(col: np.ndarray, name: str, table: _Table, src: str, schema_kind: s
     inf = np.isinf(out)
     if inf.any():
         i = int(np.argmax(inf))
-        raise DataError(f"value {_show(col[i])} of attribute {name!r} is not a finite number", src, int(table.lines[i]))
+        raise DataError(f"value {_show(col[i])} of attribute {name!r} is not a finite number", src,
+                        int(table.lines[i]))
     return out
 
 
-def _codes(col: np.ndarray, values: Sequence[str], name: str, table: _Table, src: str, training: bool) -> np.ndarray:
+def _codes(col: np.ndarray, values: Sequence[str], name: str, table: _Table, src: str,
+           training: bool) -> np.ndarray:
     """Column of str/None -> int64 codes into ``values`` (-1 = missing)."""
     lut: dict[Any, int] = {v: k for k, v in enumerate(values)}
     lut[None] = -1
@@ -916,7 +924,8 @@ def _codes(col: np.ndarray, values: Sequence[str], name: str, table: _Table, src
                 f"(known values: {_names(values)})"
             )
         else:
-            what = f"value {_show(col[i])} is not declared for nominal attribute {name!r} (declared: {_names(values)})"
+            what = (f"value {_show(col[i])} is not declared for nominal attribute {name!r} "
+                    f"(declared: {_names(values)})")
         raise DataError(what, src, int(table.lines[i]))
     return codes
 
@@ -982,7 +991,8 @@ def _check_usable(c: _Column, src: str, allow_string: bool) -> None:
     if c.kind == "date":
         raise DataError(
             f"attribute {c.name!r} (line {c.line}) is a date attribute, which ensemblekit does not read; "
-            f"drop it with --ignore {c.name!r} (or Weka's RemoveType filter), or convert it to a number first",
+            f"drop it with --ignore {c.name!r} (or Weka's RemoveType filter), "
+            "or convert it to a number first",
             src,
         )
     if c.kind == "string" and not allow_string:
@@ -993,7 +1003,8 @@ def _check_usable(c: _Column, src: str, allow_string: bool) -> None:
         )
 
 
-def _build(table: _Table, src: str, name: str, target: str | None, no_class: bool, allow_string: bool) -> Dataset:
+def _build(table: _Table, src: str, name: str, target: str | None, no_class: bool,
+           allow_string: bool) -> Dataset:
     columns = table.columns
     for c in columns:
         _check_usable(c, src, allow_string)
@@ -1223,7 +1234,7 @@ def _quote_value(value: str) -> str:
         if ch in _ESCAPES:
             out.append(_ESCAPES[ch])
         elif ord(ch) < 32:
-            out.append("\\%03o" % ord(ch))
+            out.append(f"\\{ord(ch):03o}")
         else:
             out.append(ch)
     return "'" + "".join(out) + "'"
@@ -1238,7 +1249,8 @@ def _quote_name(name: str) -> str:
     return f'"{name}"' if "'" in name else f"'{name}'"
 
 
-def write_arff(stream: TextIO, relation: str, attributes: Sequence[Attribute], rows: Iterable[Sequence]) -> None:
+def write_arff(stream: TextIO, relation: str, attributes: Sequence[Attribute],
+               rows: Iterable[Sequence]) -> None:
     """Write rows as an ARFF file that :func:`load_dataset` reads back unchanged.
 
     Parameters

@@ -201,12 +201,14 @@ def save_model(path, estimator, metadata) -> None:
     refused = trust.refused_nodes(_nodes(schema))
     if refused:
         raise ModelFileError(
-            f"cannot save {name}: the model holds types that ensemblekit refuses to load: {', '.join(refused)}"
+            f"cannot save {name}: the model holds types that ensemblekit refuses to load: "
+            f"{', '.join(refused)}"
         )
     try:
         trust.check_model(estimator)
     except trust.DamagedModelError as exc:
-        raise ModelFileError(f"cannot save {name}: the model's state would be refused on loading: {exc}") from None
+        raise ModelFileError(
+            f"cannot save {name}: the model's state would be refused on loading: {exc}") from None
 
     record = dict(metadata)
     record["format_version"] = FORMAT_VERSION
@@ -415,7 +417,8 @@ def _read_archive(name, *, with_payload):
                     raise _not_a_model(name, f"no {PAYLOAD_MEMBER} inside")
                 extra = sorted(set(entries) - {METADATA_MEMBER, PAYLOAD_MEMBER})
                 if extra or len(archive.infolist()) != len(entries):
-                    raise _damaged(name, f"unexpected members in the archive ({', '.join(extra) or 'duplicates'})")
+                    raise _damaged(name,
+                                   f"unexpected members in the archive ({', '.join(extra) or 'duplicates'})")
                 bounds = {METADATA_MEMBER: MAX_METADATA_BYTES, PAYLOAD_MEMBER: limit}
                 for member, entry in entries.items():
                     _check_entry(name, entry, bounds[member])
@@ -423,7 +426,8 @@ def _read_archive(name, *, with_payload):
                 try:
                     metadata = safejson.loads(raw.decode("utf-8"), max_depth=_MAX_METADATA_DEPTH)
                 except (UnicodeDecodeError, ValueError) as exc:
-                    raise _not_a_model(name, f"{METADATA_MEMBER} is not valid JSON: {_one_line(exc)}") from None
+                    raise _not_a_model(name,
+                                       f"{METADATA_MEMBER} is not valid JSON: {_one_line(exc)}") from None
                 _check_metadata(name, metadata)
                 payload = None
                 if with_payload:
@@ -445,7 +449,8 @@ def _check_entry(name, entry: zipfile.ZipInfo, bound: int) -> None:
         raise _damaged(name, f"{entry.filename} uses compression method {entry.compress_type}")
     if entry.file_size > bound:
         allowed = _limit_text(bound) if entry.filename == PAYLOAD_MEMBER else f"the {bound} bytes allowed"
-        raise _damaged(name, f"{entry.filename} would inflate to {entry.file_size} bytes, more than {allowed}")
+        raise _damaged(name,
+                       f"{entry.filename} would inflate to {entry.file_size} bytes, more than {allowed}")
 
 
 def _read_bounded(name, archive, entry: zipfile.ZipInfo, size: int) -> bytes:

@@ -16,8 +16,8 @@ import contextlib
 import io
 import math
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -275,7 +275,8 @@ def _draw_cd(mpl, names, ranks, cd, title, alpha):
         ax.plot([x, x, end], [y_axis, y_row, y_row], **line)
         ax.text(text_x, y_row, labels[i], ha=ha, va="center", fontsize=name_size, parse_math=False)
     ax.plot(
-        [x_of(r) for r in ranks], [y_axis] * k, linestyle="none", marker="o", markersize=4, color="black", zorder=3
+        [x_of(r) for r in ranks], [y_axis] * k, linestyle="none", marker="o", markersize=4, color="black",
+        zorder=3,
     )
 
     # Groups that are not significantly different.
@@ -530,7 +531,8 @@ def _draw_heatmaps(mpl, panels, title):
                 else:
                     red, green, blue, _ = cmap(norm(v))
                     colour = "white" if 0.299 * red + 0.587 * green + 0.114 * blue < 0.5 else "black"
-                ax.text(c, r, cell_text(v), ha="center", va="center", fontsize=7, color=colour, parse_math=False)
+                ax.text(c, r, cell_text(v), ha="center", va="center", fontsize=7, color=colour,
+                        parse_math=False)
 
         bar = fig.colorbar(image, ax=ax, fraction=0.08, pad=0.03)
         bar.set_label(panel["metric"], fontsize=9, parse_math=False)

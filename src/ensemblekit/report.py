@@ -11,7 +11,7 @@ import csv
 import io
 import json
 import os
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 OUTPUT_FORMATS = ("csv", "tsv", "json", "jsonl", "arff")
 

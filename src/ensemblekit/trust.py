@@ -420,7 +420,8 @@ def _checks() -> dict[str, tuple]:
             "ObjectNode", _fitted_only(lambda e, c: _check_nearest(e, c, classifier=False))),
         "sklearn.neighbors._kd_tree.KDTree": ("ObjectNode", _check_kd_tree),
         "sklearn.metrics._dist_metrics.EuclideanDistance64": ("ObjectNode", _check_euclidean),
-        "sklearn.mixture._gaussian_mixture.GaussianMixture": ("ObjectNode", _fitted_only(_check_gaussian_mixture)),
+        "sklearn.mixture._gaussian_mixture.GaussianMixture": (
+            "ObjectNode", _fitted_only(_check_gaussian_mixture)),
         "scipy.sparse._csc.csc_matrix": ("SparseMatrixNode", _check_sparse),
         **_OWN_CHECKS,
     }

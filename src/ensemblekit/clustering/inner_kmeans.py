@@ -291,7 +291,7 @@ def _inner_lloyd(X, centers_init, draw_weights, max_iter, chunk_size=None):
     labels_old = np.full(X.shape[0], -1, dtype=np.intp)
     converged = False
     n_iter = 0
-    for n_iter in range(1, max_iter + 1):
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 - n_iter_ is the last value
         labels = _vote_assign(X, centers, draw_weights(), chunk_size)
         centers_new = _update_centers(X, labels, centers)
         unmoved = not np.any(centers_new != centers)

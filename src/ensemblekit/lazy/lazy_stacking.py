@@ -122,7 +122,7 @@ class _NaiveBayesTables:
         nom = X[:, self.nominal]
         self.nom_known = (~np.isnan(nom)).astype(np.float64)
         onehot = np.zeros((X.shape[0], int(np.sum(n_categories))))
-        for j, (o, r) in enumerate(zip(self.offsets, n_categories)):
+        for j, o in enumerate(self.offsets):
             col = nom[:, j]
             ok = ~np.isnan(col)
             onehot[np.flatnonzero(ok), o + col[ok].astype(np.intp)] = 1.0

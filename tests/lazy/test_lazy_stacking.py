@@ -11,8 +11,6 @@ estimator checks; (7) bad parameters.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -34,8 +32,7 @@ from ensemblekit.lazy.lazy_stacking import (
     _stack,
     parse_base_estimators,
 )
-
-DATA = Path(__file__).parent / "data"
+from support import data_path
 
 
 @pytest.mark.slow  # each check predicts lazily: bags and trees per test row
@@ -48,7 +45,7 @@ def test_sklearn_compatible(estimator, check):
 
 
 def _load(name):
-    ds = load_dataset(DATA / f"{name}.arff")
+    ds = load_dataset(data_path(f"{name}.arff"))
     nominal = [i for i, a in enumerate(ds.schema.features) if a.kind != "numeric"]
     n_cat = [len(ds.schema.features[i].values) for i in nominal]
     keep = ds.y >= 0

@@ -10,8 +10,6 @@ order or the company of a row; (4) K from beta or n_neighbors; the registry entr
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -25,8 +23,7 @@ from ensemblekit.lazy.lazy_bagging import (
     _row_keys,
     lazy_bag_counts,
 )
-
-DATA = Path(__file__).parent / "data"
+from support import data_path
 
 
 @pytest.mark.slow  # each check predicts lazily: bags and trees per test row
@@ -36,7 +33,7 @@ def test_sklearn_compatible(estimator, check):
 
 
 def _load(name):
-    ds = load_dataset(DATA / f"{name}.arff")
+    ds = load_dataset(data_path(f"{name}.arff"))
     nominal = [i for i, a in enumerate(ds.schema.features) if a.kind != "numeric"]
     n_cat = [len(ds.schema.features[i].values) for i in nominal]
     keep = ds.y >= 0

@@ -14,7 +14,7 @@ from ensemblekit.data import DataError, load_dataset
 from ensemblekit.rules import isca as isca_module
 from ensemblekit.rules.isca import ISCA, project_out, rule_similarity, standardize_columns
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
 # Six points on a line, two groups; every tree sees every row (max_samples=1.0).
 LINE = np.array([0.0, 1.0, 3.0, 10.0, 11.0, 13.0])[:, None]
@@ -293,8 +293,8 @@ def test_importance_weights(postprocess):
 # errors
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("params, message", [
-    ({"n_stages": 0}, "'n_stages' parameter of ISCA must be int >= 1;"),
-    ({"n_rules": 2.5}, "'n_rules' parameter of ISCA must be int >= 1;"),
+    ({"n_stages": 0}, "'n_stages' parameter of ISCA must be int >= 1 and <= 100000;"),
+    ({"n_rules": 2.5}, "'n_rules' parameter of ISCA must be int >= 1 and <= 100000;"),
     ({"learning_rate": 1.5}, "'learning_rate' parameter of ISCA must be float >= 0 and <= 1;"),
     ({"max_depth": 0}, "'max_depth' parameter of ISCA must be int >= 1, or none;"),
     ({"max_samples": 0.0}, "'max_samples' parameter of ISCA must be float > 0 and <= 1, or none;"),

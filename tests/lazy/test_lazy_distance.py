@@ -12,26 +12,23 @@ missing values, and a row's answer does not depend on the rows queried with it;
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
-from weka_tools import needs_weka, run_weka
 
 from ensemblekit.data import load_dataset
-from ensemblekit.discretize import mdl_cut_points
 from ensemblekit.lazy.distance import (
     WeightedDistance,
     beta_similarity_k,
     gain_ratios,
     normalise_weights,
 )
-
-DATA = Path(__file__).parent / "data"
+from support import data_path
+from weka_tools import needs_weka, run_weka
 
 
 def _schema_arrays(name):
-    ds = load_dataset(DATA / f"{name}.arff")
+    ds = load_dataset(data_path(f"{name}.arff"))
     nominal = [i for i, a in enumerate(ds.schema.features) if a.kind != "numeric"]
     n_categories = [len(ds.schema.features[i].values) for i in nominal]
     keep = ds.y >= 0
@@ -159,7 +156,7 @@ def test_gain_ratios_equal_a_live_weka_run(name):
     # missing values; diabetes: numeric attributes MDL leaves whole.
     _, X, y, nominal, n_cat = _schema_arrays(name)
     ours = gain_ratios(X, y, nominal, n_cat)
-    for f, (value, decimals) in _weka_ranking(DATA / f"{name}.arff").items():
+    for f, (value, decimals) in _weka_ranking(data_path(f"{name}.arff")).items():
         assert ours[f] == pytest.approx(value, abs=0.5 * 10.0**-decimals + 1e-12), f
 
 

@@ -16,7 +16,7 @@ from ensemblekit import experiment
 from ensemblekit.data import load_dataset
 from ensemblekit.experiment.protocol import Candidate, Protocol, ProtocolError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
 
 
@@ -52,7 +52,8 @@ def test_expand_grid_is_a_cartesian_product_first_key_slowest():
     assert len(cands) == 6 and len({c.label for c in cands}) == 6
     assert cands[0].label == "iekm[n_estimators=5,max_features=0.3]"
     assert cands[4].params == {"n_estimators": 10, "max_features": 0.6}
-    assert experiment.expand_grid("knn", {"n_neighbors": 1}, {}) == [Candidate("knn", {"n_neighbors": 1}, "knn")]
+    assert experiment.expand_grid("knn", {"n_neighbors": 1}, {}) == [
+        Candidate("knn", {"n_neighbors": 1}, "knn")]
 
 
 def test_subsample_is_seeded_sorted_and_per_data_set(iris, wine):

@@ -33,7 +33,7 @@ from ensemblekit.clustering.inner_kmeans import (
 from ensemblekit.clustering.kmeans import KMeans
 from ensemblekit.metrics import nmi
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
 
 def iris():

@@ -2,12 +2,12 @@
 
 from pathlib import Path
 
-import arff
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import support
 from ensemblekit.clustering.inner_kmeans import (
     InnerEnsembleKMeans,
     _default_chunk_size,
@@ -20,16 +20,13 @@ from ensemblekit.clustering.inner_kmeans import (
 )
 from ensemblekit.clustering.kmeans import KMeans, initial_centers
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
 
 def load_numeric(name):
     """Numeric attributes of a sample ARFF file (class = last attribute, dropped) and k."""
-    with open(SAMPLE / name) as fh:
-        data = arff.load(fh)
-    X = np.array([row[:-1] for row in data["data"]], dtype=np.float64)
-    n_classes = len({row[-1] for row in data["data"]})
-    return X, n_classes
+    X, y = support.load_numeric(name)
+    return X, len(set(y))
 
 
 def votes_reference(X, centers, W):
@@ -351,15 +348,15 @@ def _of(name):
         ({"max_features": 1.5}, f"{_of('max_features')} must be float >= 0.1 and <= 1;"),
         ({"max_features": "0.5"}, f"{_of('max_features')} must be float >= 0.1 and <= 1;"),
         ({"max_features": True}, f"{_of('max_features')} must be float >= 0.1 and <= 1;"),
-        ({"n_estimators": 0}, f"{_of('n_estimators')} must be int >= 1;"),
-        ({"n_estimators": 2.0}, f"{_of('n_estimators')} must be int >= 1;"),
+        ({"n_estimators": 0}, f"{_of('n_estimators')} must be int >= 1 and <= 1000;"),
+        ({"n_estimators": 2.0}, f"{_of('n_estimators')} must be int >= 1 and <= 1000;"),
         ({"bootstrap_features": "yes"}, rf"{_of('bootstrap_features')} must be true\|false;"),
         ({"resample": "never"}, rf"{_of('resample')} must be each-iteration\|once;"),
         ({"chunk_size": 0}, f"{_of('chunk_size')} must be int >= 1, or none;"),
         ({"n_clusters": -1}, f"{_of('n_clusters')} must be int >= 1;"),
         ({"scale": "l2"}, rf"{_of('scale')} must be none\|minmax\|zscore;"),
         ({"init": "first"}, rf"{_of('init')} must be random\|k-means\+\+, or an array-like;"),
-        ({"max_iter": 0}, f"{_of('max_iter')} must be int >= 1;"),
+        ({"max_iter": 0}, f"{_of('max_iter')} must be int >= 1 and <= 100000;"),
     ],
 )
 def test_bad_parameters(params, message):

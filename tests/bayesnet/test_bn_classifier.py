@@ -18,12 +18,9 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from weka_tools import bayesnet_k2, needs_weka
-
 from ensemblekit.bayesnet.classifier import K2Classifier
-
-DATA = Path(__file__).parent / "data"
-
+from support import data_path
+from weka_tools import bayesnet_k2, needs_weka
 
 # --------------------------------------------------------------------------
 # (1) a case small enough to compute by hand
@@ -270,18 +267,19 @@ def weka_results():
     keys = [(f, p, s) for f in WEKA_FILES for p, s in WEKA_SETTINGS]
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = {
-            k: pool.submit(bayesnet_k2, DATA / f"{k[0]}.arff", k[1], k[2])
+            k: pool.submit(bayesnet_k2, data_path(f"{k[0]}.arff"), k[1], k[2])
             for k in keys
         }
         return {k: fut.result() for k, fut in futures.items()}
 
 
+@pytest.mark.slow  # Weka's K2 search on eight files (kr-vs-kp is the longest)
 @needs_weka
 @pytest.mark.parametrize("name", WEKA_FILES)
 @pytest.mark.parametrize("max_parents, scoring", WEKA_SETTINGS)
 def test_weka_agreement(weka_results, name, max_parents, scoring):
     weka_parents, weka_proba = weka_results[(name, max_parents, scoring)]
-    names, X, y, nominal, n_categories = load_arff(DATA / f"{name}.arff")
+    names, X, y, nominal, n_categories = load_arff(data_path(f"{name}.arff"))
     clf = K2Classifier(
         max_parents=max_parents,
         scoring=scoring,

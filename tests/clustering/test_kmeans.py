@@ -2,7 +2,6 @@
 
 from pathlib import Path
 
-import arff
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
@@ -10,6 +9,7 @@ from sklearn.cluster import KMeans as SkKMeans
 from sklearn.cluster import kmeans_plusplus
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import support
 from ensemblekit.clustering.kmeans import (
     KMeans,
     apply_scaling,
@@ -18,16 +18,13 @@ from ensemblekit.clustering.kmeans import (
     undo_scaling,
 )
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
 
 def load_numeric(name):
     """Numeric attributes of a sample ARFF file (class = last attribute, dropped) and k."""
-    with open(SAMPLE / name) as fh:
-        data = arff.load(fh)
-    X = np.array([row[:-1] for row in data["data"]], dtype=np.float64)
-    n_classes = len({row[-1] for row in data["data"]})
-    return X, n_classes
+    X, y = support.load_numeric(name)
+    return X, len(set(y))
 
 
 # ---------------------------------------------------------------------------
@@ -201,7 +198,7 @@ def test_predict_transform_score():
          r"'init' parameter of KMeans must be random\|k-means\+\+, or an array-like;"),
         ({"init": [[0.0, 0.0]]}, "init array has shape"),
         ({"scale": "unit"}, r"'scale' parameter of KMeans must be none\|minmax\|zscore;"),
-        ({"max_iter": 0}, "'max_iter' parameter of KMeans must be int >= 1;"),
+        ({"max_iter": 0}, "'max_iter' parameter of KMeans must be int >= 1 and <= 100000;"),
     ],
 )
 def test_bad_parameters(params, message):

@@ -23,7 +23,7 @@ from ensemblekit.bayesnet.bagging import BaggedK2Classifier
 from ensemblekit.bayesnet.classifier import K2Classifier
 from ensemblekit.discretize import MDLDiscretizer
 
-SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data"
 
 
 def load_arff(name: str):

@@ -9,8 +9,6 @@ of its trees' (soft) or their vote shares (hard), each tree on its own bag;
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -23,8 +21,7 @@ from ensemblekit.classifiers.bagging import (
 )
 from ensemblekit.classifiers.c45 import C45Tree
 from ensemblekit.data import load_dataset
-
-DATA = Path(__file__).parent / "data"
+from support import data_path
 
 
 @parametrize_with_checks([BaggedTreeClassifier(n_estimators=3, random_state=0)])
@@ -57,7 +54,7 @@ def _full_proba(tree_classes, ref):
 @pytest.mark.parametrize("min_samples_leaf", [1, 2, 3])
 def test_weighted_tree_is_the_c45_tree_on_the_written_out_bag(min_samples_leaf):
     rng = np.random.default_rng(min_samples_leaf)
-    for trial in range(60):
+    for _trial in range(60):
         X, y, counts = _random_bag(rng)
         seed = int(rng.integers(1000))
         tree = fit_weighted_tree(X, y, counts, min_samples_leaf=min_samples_leaf, random_state=seed)
@@ -104,7 +101,7 @@ def test_bootstrap_counts():
 
 @pytest.fixture(scope="module")
 def iris():
-    ds = load_dataset(DATA / "iris.arff")
+    ds = load_dataset(data_path("iris.arff"))
     return ds.X, ds.y
 
 
@@ -146,7 +143,7 @@ def test_same_seed_same_model_other_seed_other_bags(iris):
 
 
 def test_registry_entry_is_c45s_preprocessing_with_bagging():
-    ds = load_dataset(DATA / "labor.arff")  # nominal and numeric, missing values
+    ds = load_dataset(data_path("labor.arff"))  # nominal and numeric, missing values
     model = registry.make_estimator("bagging", ds.schema, {"n_estimators": 5}, 3)
     c45 = registry.make_estimator("c45", ds.schema, None, 3)
     keep = ds.y >= 0
@@ -167,9 +164,10 @@ def test_registry_entry_is_c45s_preprocessing_with_bagging():
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"n_estimators": 0}, "'n_estimators' parameter of BaggedTreeClassifier must be int >= 1;"),
+        ({"n_estimators": 0},
+         "'n_estimators' parameter of BaggedTreeClassifier must be int >= 1 and <= 1000;"),
         ({"n_estimators": 2.0},
-         "'n_estimators' parameter of BaggedTreeClassifier must be int >= 1;"),
+         "'n_estimators' parameter of BaggedTreeClassifier must be int >= 1 and <= 1000;"),
         ({"voting": "mean"}, r"'voting' parameter of BaggedTreeClassifier must be soft\|hard;"),
         ({"min_samples_leaf": 0},
          "'min_samples_leaf' parameter of BaggedTreeClassifier must be int >= 1;"),

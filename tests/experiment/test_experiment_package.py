@@ -19,7 +19,7 @@ from ensemblekit.experiment.journal import Journal, run_fingerprint, unit_key
 from ensemblekit.experiment.protocol import Candidate, Protocol, ProtocolError, expand_grid, plan
 from ensemblekit.experiment.runner import OneCore, Runner
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 KNN = Candidate("knn", {"n_neighbors": 3, "weights": "uniform"}, "knn")
 
 

@@ -7,21 +7,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
-from typer.testing import CliRunner
 
 from ensemblekit import metrics as M
 from ensemblekit import registry
-from ensemblekit.cli import app
 from ensemblekit.data import load_dataset
+from support import run_cli as run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 IRIS = str(ROOT / "sample_data" / "iris.arff")
 TABLE2 = ("silhouette", "dunn", "connectivity", "rand", "fm", "w01", "w10", "jaccard")
-runner = CliRunner()
 
 
-def run(*args):
-    return runner.invoke(app, [str(a) for a in args])
 
 
 def read_labels(path):
@@ -210,7 +206,7 @@ def test_a_failed_fit_writes_no_similarity_file(tmp_path):
 def test_ss_isca_outside_cluster_is_a_usage_error_naming_cluster_targets(args, tmp_path,
                                                                          monkeypatch):
     monkeypatch.chdir(tmp_path)
-    result = runner.invoke(app, [str(a) for a in args])
+    result = run(*args)
     assert result.exit_code == 2
     assert "--targets" in result.output and "ensemblekit cluster ss-isca" in result.output
     assert not (tmp_path / "never.ekm").exists()
@@ -218,10 +214,9 @@ def test_ss_isca_outside_cluster_is_a_usage_error_naming_cluster_targets(args, t
 
 def test_show_a_saved_isca_model_lists_cluster_sizes_and_rules_in_words(tmp_path):
     model_file = tmp_path / "i.ekm"
-    saved = runner.invoke(app, ["cluster", "isca", str(IRIS), "-k", "3", "--set", "n_stages=4",
-                                "--save", str(model_file)])
+    saved = run("cluster", "isca", IRIS, "-k", "3", "--set", "n_stages=4", "--save", model_file)
     assert saved.exit_code == 0, saved.output
-    shown = runner.invoke(app, ["show", str(model_file)])
+    shown = run("show", model_file)
     assert shown.exit_code == 0, shown.output
     from ensemblekit.persistence import load_model
 

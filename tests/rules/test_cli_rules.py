@@ -6,21 +6,17 @@ import re
 from pathlib import Path
 
 import numpy as np
-from typer.testing import CliRunner
 
 from ensemblekit import registry
-from ensemblekit.cli import app
 from ensemblekit.data import load_dataset
 from ensemblekit.persistence import load_model
+from support import run_cli as run
 
-HOUSING = Path(__file__).resolve().parents[1] / "sample_data" / "housing.arff"
+HOUSING = Path(__file__).resolve().parents[2] / "sample_data" / "housing.arff"
 SMALL = ["--set", "n_estimators=15", "--set", "cv=3"]
 
-runner = CliRunner()
 
 
-def run(*args):
-    return runner.invoke(app, [str(a) for a in args])
 
 
 def test_fit_rule_pls_and_show_prints_the_top_rules_in_words(tmp_path):

@@ -12,14 +12,12 @@ network. Plus parameter and sample validation.
 from __future__ import annotations
 
 import pickle
-from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bn_reference import literal_k2, random_data, ref_posterior
-
 from ensemblekit.bayesnet.classifier import K2Classifier
 from ensemblekit.bayesnet.inner import (
     InnerEnsembleK2Classifier,
@@ -28,8 +26,7 @@ from ensemblekit.bayesnet.inner import (
 )
 from ensemblekit.bayesnet.k2 import k2_search, loo_posteriors, loo_score
 from ensemblekit.data import load_dataset
-
-DATA = Path(__file__).parent / "data"
+from support import data_path
 
 
 # --------------------------------------------------------------------------
@@ -198,7 +195,7 @@ def test_bad_loo_duplicates():
 # (2) one sample of every row == K2Classifier, exactly
 # --------------------------------------------------------------------------
 def _load(name):
-    d = load_dataset(DATA / f"{name}.arff")
+    d = load_dataset(data_path(f"{name}.arff"))
     feats = d.schema.features
     nominal = [j for j, a in enumerate(feats) if a.kind == "nominal"]
     n_cat = [len(feats[j].values) for j in nominal]

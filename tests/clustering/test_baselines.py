@@ -21,7 +21,7 @@ from ensemblekit.clustering.baselines import (
     diana,
 )
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 TABLE2 = ("silhouette", "dunn", "connectivity", "rand", "fm", "w01", "w10", "jaccard")
 
 

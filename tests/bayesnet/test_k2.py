@@ -9,8 +9,6 @@ import numpy as np
 import pytest
 
 from bn_reference import literal_k2, random_data, ref_posterior
-from weka_tools import bayesnet_k2, needs_weka
-
 from ensemblekit.bayesnet.k2 import (
     fit_cpts,
     k2_search,
@@ -18,8 +16,8 @@ from ensemblekit.bayesnet.k2 import (
     loo_score,
     predict_proba,
 )
-
-DATA = Path(__file__).parent / "data"
+from support import data_path
+from weka_tools import bayesnet_k2, needs_weka
 
 
 # --------------------------------------------------------------------------
@@ -309,7 +307,7 @@ def _load_nominal(path: Path):
 @pytest.mark.parametrize("max_parents", [2, 3])
 @pytest.mark.parametrize("score", ["loo-probability", "loo-accuracy"])
 def test_weka_agreement_tic_tac_toe(max_parents, score):
-    path = DATA / "tic-tac-toe.arff"
+    path = data_path("tic-tac-toe.arff")
     names, X, y, card, C = _load_nominal(path)
     weka_network, weka_proba = bayesnet_k2(path, max_parents, score)
     # parent sets: Weka prints "node(r): parent parent ..." in addition order

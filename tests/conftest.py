@@ -1,0 +1,32 @@
+"""Fixtures shared by the whole suite; plain helpers are in ``support.py``.
+
+Markers (registered in pyproject.toml): ``slow`` (deselect with ``-m "not slow"`` for
+the fast subset), ``weka`` (compares with Weka itself; skipped without Java and its jar),
+``dask`` (starts a Dask cluster).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import support
+
+
+@pytest.fixture
+def cli():
+    """``cli("fit", "c45", path, "-o", out)`` runs the command in-process; see support.run_cli."""
+    return support.run_cli
+
+
+@pytest.fixture
+def sample_path():
+    """``sample_path("iris.arff")``: a data file of sample_data/ or tests/data/."""
+    return support.data_path
+
+
+@pytest.fixture
+def iris():
+    """iris as an ensemblekit Dataset."""
+    from ensemblekit.data import load_dataset
+
+    return load_dataset(support.data_path("iris.arff"))
