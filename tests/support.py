@@ -49,3 +49,43 @@ def run_cli(*args, input=None):
     from ensemblekit.cli import app
 
     return CliRunner().invoke(app, [str(a) for a in args], input=input)
+
+
+def load_coded(name: str):
+    """A data file read by ensemblekit with its nominal codes, as the lazy learners take it.
+
+    Returns
+    -------
+    ds, X, y, nominal, n_categories
+        The Dataset; features and class of the rows with a known class; the indices of
+        the nominal features and their numbers of values.
+    """
+    from ensemblekit.data import load_dataset
+
+    ds = load_dataset(data_path(name if name.endswith(".arff") else f"{name}.arff"))
+    nominal = [i for i, a in enumerate(ds.schema.features) if a.kind != "numeric"]
+    n_categories = [len(ds.schema.features[i].values) for i in nominal]
+    keep = ds.y >= 0
+    return ds, ds.X[keep], ds.y[keep], nominal, n_categories
+
+
+def registry_dataset(name: str):
+    """The registry entry of ``name`` and a data set every algorithm of its task can fit.
+
+    Regression: housing; ss-isca: iris (a complete numeric target column); otherwise
+    labor (numeric and nominal attributes, missing values), with a nominal class for
+    classifiers.
+    """
+    from ensemblekit import registry
+    from ensemblekit.data import load_dataset
+
+    spec = registry.get(name)
+    if spec.task == registry.REGRESSION:
+        ds = load_dataset(data_path("housing.arff"))
+    elif spec.needs_targets:
+        ds = load_dataset(data_path("iris.arff"))
+    else:
+        ds = load_dataset(data_path("labor.arff"))
+        if spec.task == registry.CLASSIFICATION:
+            ds = ds.with_nominal_class()
+    return spec, ds

@@ -107,9 +107,8 @@ def test_predict_equals_cli(tmp_path):
     document = json.loads(printed.stdout)
     records = from_file.to_records()
     assert len(records) == 150
-    as_cli = [[r["row"], r["prediction"], *(r[f"p_{c}"] for c in from_file.classes)]
-              for r in records]
-    assert document["data"] == as_cli if "data" in document else document == records
+    assert document == records
+    assert list(records[0]) == ["row", "prediction", *(f"p_{c}" for c in from_file.classes)]
     # probabilities over the declared classes sum to one, and the label is their arg-max
     assert np.allclose(from_file.probabilities.sum(axis=1), 1.0)
     best = np.asarray(from_file.classes)[from_file.probabilities.argmax(axis=1)]

@@ -11,9 +11,8 @@ import numpy as np
 import pytest
 
 from ensemblekit import registry, trust
-from ensemblekit.data import load_dataset
 from ensemblekit.persistence import _nodes, _skops_io
-from support import data_path
+from support import data_path, registry_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 # mixed numeric and nominal attributes with missing values: every preprocessing path is stored
@@ -33,16 +32,8 @@ def _variants(spec):
 
 
 def _fitted(name, settings):
-    spec = registry.get(name)
+    spec, ds = registry_dataset(name)
     params = spec.resolve(settings)
-    if spec.task == registry.REGRESSION:
-        ds = load_dataset(str(HOUSING))
-    elif spec.fixed.get("supervised"):
-        ds = load_dataset(str(IRIS))  # ss-isca: a complete numeric target column
-    else:
-        ds = load_dataset(str(LABOR))
-        if spec.task == registry.CLASSIFICATION:
-            ds = ds.with_nominal_class()
     if spec.task == registry.CLUSTERING:
         params["n_clusters"] = 3
     model = registry.make_estimator(name, ds.schema, params, 1)

@@ -19,9 +19,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ensemblekit import registry, trust
-from ensemblekit.data import load_dataset
 from ensemblekit.persistence import ModelFileError, load_model, save_model
-from support import data_path
+from support import data_path, registry_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 LABOR = data_path("labor.arff")  # numeric and nominal attributes, missing values
@@ -93,17 +92,7 @@ _IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in settings.items()) or 'default'
 _FITTED: dict = {}
 
 
-def _data(name):
-    spec = registry.get(name)
-    if spec.task == registry.REGRESSION:
-        ds = load_dataset(str(HOUSING))
-    elif spec.fixed.get("supervised"):
-        ds = load_dataset(str(IRIS))  # ss-isca: a complete numeric target column
-    else:
-        ds = load_dataset(str(LABOR))
-        if spec.task == registry.CLASSIFICATION:
-            ds = ds.with_nominal_class()
-    return spec, ds
+_data = registry_dataset
 
 
 def _fitted(name, settings=None):

@@ -113,10 +113,6 @@ def _print(renderables) -> None:
         console.print(renderable)
 
 
-def _settings(pairs: list[str]) -> dict[str, str]:
-    return registry.parse_settings(pairs)
-
-
 # --------------------------------------------------------------------------- options
 _TARGET = typer.Option(None, "--target", "-c", help="Class attribute (default: the last one).")
 _SET = typer.Option([], "--set", "-s", help="Algorithm parameter key=value (repeatable).")
@@ -207,7 +203,7 @@ def fit(
     """Fit an algorithm to a file and save the model."""
     with _user_errors():
         _check_destination(output, "--output")
-        model = api.fit(algo, data, target=target, params=_settings(settings), seed=seed,
+        model = api.fit(algo, data, target=target, params=registry.parse_settings(settings), seed=seed,
                         n_clusters=n_clusters, no_class=no_class, ignore=ignore,
                         input_format=input_format, notify=_note)
         api.save_model(model, output)
@@ -301,7 +297,7 @@ def cluster(
         for path, option in ((labels_out, "--labels-out"), (save, "--save"),
                              (similarity_out, "--similarity-out")):
             _check_destination(path, option)
-        common = dict(target=target, params=_settings(settings), seed=seed, members=members,
+        common = dict(target=target, params=registry.parse_settings(settings), seed=seed, members=members,
                       targets=names, no_class=no_class, ignore=ignore, input_format=input_format,
                       notify=_note)
         if k_range is not None:
@@ -431,7 +427,7 @@ def evaluate(
                     f"({result.instances} instances)"))
             return
         _run_comparison([algo_or_model], [data], format_=format_, output=output, plot=None,
-                        resume=None, params=_settings(settings), target=target, ignore=ignore,
+                        resume=None, params=registry.parse_settings(settings), target=target, ignore=ignore,
                         input_format=input_format, metrics=metric, cv=cv, repeats=repeats,
                         runs=runs, seed=seed, n_jobs=n_jobs)
 
@@ -474,7 +470,7 @@ def compare(
         if len(set(algos)) != len(algos):
             raise UsageError("an algorithm is named twice")
         _run_comparison(list(algos), list(data), format_=format_, output=output, plot=plot,
-                        resume=resume, params=_settings(settings), target=target, ignore=ignore,
+                        resume=resume, params=registry.parse_settings(settings), target=target, ignore=ignore,
                         input_format=input_format, metrics=metric, cv=cv, repeats=repeats,
                         runs=runs, seed=seed, n_jobs=n_jobs, baseline=baseline, grid=grid,
                         max_instances=max_instances, scheduler=scheduler, alpha=alpha)

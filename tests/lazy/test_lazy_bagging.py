@@ -15,15 +15,14 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import support
 from ensemblekit import registry
 from ensemblekit.classifiers.c45 import C45Tree
-from ensemblekit.data import load_dataset
 from ensemblekit.lazy.lazy_bagging import (
     LazyBaggingClassifier,
     _row_keys,
     lazy_bag_counts,
 )
-from support import data_path
 
 
 @pytest.mark.slow  # each check predicts lazily: bags and trees per test row
@@ -32,12 +31,7 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-def _load(name):
-    ds = load_dataset(data_path(f"{name}.arff"))
-    nominal = [i for i, a in enumerate(ds.schema.features) if a.kind != "numeric"]
-    n_cat = [len(ds.schema.features[i].values) for i in nominal]
-    keep = ds.y >= 0
-    return ds, ds.X[keep], ds.y[keep], nominal, n_cat
+_load = support.load_coded
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from ensemblekit.data import load_dataset
+import support
 from ensemblekit.lazy.distance import (
     WeightedDistance,
     beta_similarity_k,
@@ -26,13 +26,7 @@ from ensemblekit.lazy.distance import (
 from support import data_path
 from weka_tools import needs_weka, run_weka
 
-
-def _schema_arrays(name):
-    ds = load_dataset(data_path(f"{name}.arff"))
-    nominal = [i for i, a in enumerate(ds.schema.features) if a.kind != "numeric"]
-    n_categories = [len(ds.schema.features[i].values) for i in nominal]
-    keep = ds.y >= 0
-    return ds, ds.X[keep], ds.y[keep], nominal, n_categories
+_schema_arrays = support.load_coded
 
 
 # --------------------------------------------------------------------------

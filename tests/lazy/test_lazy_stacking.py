@@ -17,9 +17,9 @@ from sklearn.base import clone
 from sklearn.naive_bayes import CategoricalNB, GaussianNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import support
 from ensemblekit import registry
 from ensemblekit.classifiers.bagging import bootstrap_counts
-from ensemblekit.data import load_dataset
 from ensemblekit.lazy.lazy_bagging import (
     LazyBaggingClassifier,
     _row_keys,
@@ -32,7 +32,6 @@ from ensemblekit.lazy.lazy_stacking import (
     _stack,
     parse_base_estimators,
 )
-from support import data_path
 
 
 @pytest.mark.slow  # each check predicts lazily: bags and trees per test row
@@ -44,12 +43,7 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-def _load(name):
-    ds = load_dataset(data_path(f"{name}.arff"))
-    nominal = [i for i, a in enumerate(ds.schema.features) if a.kind != "numeric"]
-    n_cat = [len(ds.schema.features[i].values) for i in nominal]
-    keep = ds.y >= 0
-    return ds, ds.X[keep], ds.y[keep], nominal, n_cat
+_load = support.load_coded
 
 
 @pytest.fixture(scope="module")
