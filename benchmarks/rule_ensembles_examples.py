@@ -309,7 +309,7 @@ def _score_split(name, schema, overrides, seed, X_train, y_train, X_test, y_test
     model.fit(X_train, y_train)
     seconds = time.perf_counter() - start
     predicted = np.asarray(model.predict(X_test), dtype=np.float64).ravel()
-    return (METRICS["correlation"].func(y_test, predicted), METRICS["rmse"].func(y_test, predicted),
+    return (METRICS["correlation"].func(y_test, predicted), METRICS["rmse"].score(predicted, truth=y_test),
             seconds)
 
 

@@ -433,12 +433,15 @@ def test_compare_plots_and_refuses_unplottable_before_work(tmp_path):
     result = run("compare", "knn", "c45", "k2", "--data", IRIS, "--data", SAMPLE / "wine.arff", "--cv",
                  "3", "--repeats", "1", "--plot", cd)
     assert result.exit_code == 0, result.stderr
-    assert cd.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # one figure per metric, named after it; cd.png itself is not written
+    assert (tmp_path / "cd-accuracy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not cd.exists()
     heat = tmp_path / "heat.svg"
     result = run("compare", "kmeans", "iekm", "--data", IRIS, "--runs", "2", "--baseline", "kmeans",
                  "--grid", "n_estimators=5,10", "--plot", heat)
     assert result.exit_code == 0, result.stderr
-    assert heat.read_text().lstrip().startswith("<?xml")
+    assert (tmp_path / "heat-nmi.svg").read_text().lstrip().startswith("<?xml")
+    assert (tmp_path / "heat-purity.svg").read_text().lstrip().startswith("<?xml")
     scores = tmp_path / "s.csv"
     refused = run("compare", "knn", "c45", "k2", "--data", IRIS, "--cv", "3", "--repeats", "1",
                   "--plot", tmp_path / "one.png", "--output", scores)

@@ -198,10 +198,11 @@ def test_evaluate_algorithm_equals_a_kfold_run_by_hand(tmp_path):
                  "--format", "json", "--output", scores)
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
-    assert set(out["metrics"]) == {"correlation", "rmse"}  # the default regression metrics
+    # evaluate reports every regression measure Weka prints
+    assert set(out["metrics"]) == {"correlation", "mae", "rmse", "rae", "rrse"}
     got = {(int(r["repeat"]), int(r["fold"]), r["metric"]): float(r["value"])
            for r in csv.DictReader(io.StringIO(scores.read_text()))}
-    assert len(got) == 2 * 4 * 2
+    assert len(got) == 5 * 4 * 2
     X, y = _housing_by_hand()
     rng = np.random.RandomState(3)  # RepeatedKFold: one shuffled KFold per repeat from one RandomState
     by_hand = {"correlation": [], "rmse": []}
@@ -213,6 +214,12 @@ def test_evaluate_algorithm_equals_a_kfold_run_by_hand(tmp_path):
             error = np.sqrt(np.mean((y[test] - pred) ** 2))
             assert got[(repeat, fold, "correlation")] == pytest.approx(corr, rel=1e-9)
             assert got[(repeat, fold, "rmse")] == pytest.approx(error, rel=1e-9)
+            # Weka's relative errors: against predicting the training fold's mean, in percent
+            mean = y[train].mean()
+            rae = 100 * np.abs(y[test] - pred).sum() / np.abs(y[test] - mean).sum()
+            rrse = 100 * np.sqrt(((y[test] - pred) ** 2).sum() / ((y[test] - mean) ** 2).sum())
+            assert got[(repeat, fold, "rae")] == pytest.approx(rae, rel=1e-9)
+            assert got[(repeat, fold, "rrse")] == pytest.approx(rrse, rel=1e-9)
             by_hand["correlation"].append(corr)
             by_hand["rmse"].append(error)
     for metric, values in by_hand.items():
@@ -243,7 +250,8 @@ def test_evaluate_model_scores_its_predictions(tmp_path):
     assert out["scores"]["r2"] == pytest.approx(1 - np.sum((y - pred) ** 2) / np.sum((y - y.mean()) ** 2),
                                                 rel=1e-9)
     wrong = run("evaluate", model, HOUSING, "--metric", "accuracy")
-    assert wrong.exit_code == 2 and "valid metrics for regression: correlation, rmse, mae, r2" in wrong.stderr
+    assert wrong.exit_code == 2
+    assert "valid metrics for regression: correlation, mae, rmse, rae, rrse, r2" in wrong.stderr
 
 
 def test_compare_regression_is_deterministic(tmp_path):
@@ -295,9 +303,9 @@ def test_folder_files_that_do_not_fit_are_skipped_with_one_note():
         (("evaluate", "ridge-test", IRIS), "regression algorithms need a numeric class"),
         (("evaluate", "c45", HOUSING), "nominal class"),
         # metrics of another task
-        (("evaluate", "knn", IRIS, "--metric", "rmse"), "valid metrics for classification: accuracy"),
+        (("evaluate", "knn", IRIS, "--metric", "nmi"), "valid metrics for classification: accuracy"),
         (("compare", "ridge-test", "--data", HOUSING, "--metric", "nmi"),
-         "valid metrics for regression: correlation, rmse, mae, r2"),
+         "valid metrics for regression: correlation, mae, rmse, rae, rrse, r2"),
         # protocols and tasks
         (("compare", "ridge-test", "--data", HOUSING, "--runs", "3"), "--runs is for clustering"),
         (("evaluate", "ridge-test", HOUSING, "--runs", "3"), "--runs is for clustering"),

@@ -246,6 +246,8 @@ def test_class_codes_that_do_not_index_the_class_values(models, tmp_path):
     metadata, members, _ = H.unpack(models["knn"])
     cls = metadata["schema"]["attributes"][metadata["schema"]["class_index"]]
     cls["values"] = cls["values"][:2]  # the model predicts three classes
+    counts = metadata["training_data"]["class_counts"]
+    metadata["training_data"]["class_counts"] = counts[:2]  # consistent with the 2 values
     path = H.pack(tmp_path / "classes.ekm", metadata, members)
     result = _cli("show", path)
     assert result.returncode == 2 and result.stderr.count("\n") == 1

@@ -149,14 +149,15 @@ def test_bad_input(func):
 
 
 def test_registry():
-    assert list(METRICS)[:4] == ["accuracy", "nmi", "purity", "ari"]
+    assert list(METRICS)[:4] == ["accuracy", "balanced-accuracy", "kappa", "mcc"]
+    losses = ("connectivity", "davies-bouldin", "rmse", "mae", "rae", "rrse", "log-loss", "brier")
     for name, m in METRICS.items():
         assert isinstance(m, Metric)
         assert m.name == name
-        # smaller is better only for two internal indices (Handl et al.; Davies-Bouldin)
-        # and the two regression errors
-        assert m.greater_is_better is (name not in ("connectivity", "davies-bouldin", "rmse", "mae"))
-        assert m.task in ("classification", "clustering", "regression")
+        # smaller is better only for two internal indices (Handl et al.; Davies-Bouldin),
+        # the error measures and the two proper scoring losses
+        assert m.greater_is_better is (name not in losses)
+        assert set(m.tasks) <= {"classification", "clustering", "regression"}
         assert m.internal is (name in ("silhouette", "dunn", "connectivity", "davies-bouldin",
                                        "calinski-harabasz"))
     assert METRICS["accuracy"].task == "classification"
@@ -261,12 +262,15 @@ def test_regression_bad_input(func):
 
 
 def test_regression_metrics_are_registered():
-    expected = {"correlation": (correlation, True, "Correlation"), "rmse": (rmse, False, "RMSE"),
-                "mae": (mae, False, "MAE"), "r2": (r2, True, "R²")}
-    assert [n for n, m in METRICS.items() if m.task == "regression"] == list(expected)
+    expected = {"correlation": (correlation, True, "Correlation"), "mae": (mae, False, "MAE"),
+                "rmse": (rmse, False, "RMSE"), "r2": (r2, True, "R²")}
+    assert [n for n, m in METRICS.items() if m.applies_to("regression")] == [
+        "correlation", "mae", "rmse", "rae", "rrse", "r2"]
+    # mae and rmse are Weka's measures for both tasks: of the values for a regression
+    assert METRICS["mae"].tasks == ("classification", "regression")
     for name, (func, greater, label) in expected.items():
         m = METRICS[name]
-        assert (m.func, m.greater_is_better, m.display_name, m.internal) == (func, greater, label, False)
+        assert (m.greater_is_better, m.display_name, m.internal) == (greater, label, False)
         assert m.score([1.0, 2.0, 4.0], truth=[1.0, 2.0, 3.0]) == pytest.approx(func([1.0, 2.0, 3.0],
                                                                                      [1.0, 2.0, 4.0]))
     # the external clustering indices are still the clustering ones only

@@ -216,7 +216,8 @@ def test_connectivity_refuses_a_bad_neighbour_count():
 # the metric registry
 # ---------------------------------------------------------------------------
 def test_registry_keeps_the_old_names_and_adds_the_indices():
-    assert list(M.METRICS)[:4] == ["accuracy", "nmi", "purity", "ari"]
+    assert [n for n in M.METRICS if n in ("accuracy", "nmi", "purity", "ari")] == [
+        "accuracy", "nmi", "purity", "ari"]
     assert M.METRICS["nmi"]([0, 0, 1, 1], [1, 1, 0, 0]) == 1.0  # external: func(truth, predicted)
     assert M.EXTERNAL_INDICES == ("nmi", "purity", "ari", "rand", "jaccard", "fm", "w10", "w01")
     assert M.INTERNAL_INDICES == ("silhouette", "dunn", "connectivity", "davies-bouldin",

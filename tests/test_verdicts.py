@@ -314,18 +314,37 @@ def test_readme_compare_prints_agreeing_verdicts_without_inf_or_nemenyi():
     assert entry["verdict"] == lines
 
 
-def test_cd_plot_for_two_algorithms_is_refused_before_any_work(tmp_path):
+def test_plot_over_one_data_set_is_refused_before_any_work(tmp_path):
     plot, scores = tmp_path / "cd.png", tmp_path / "s.csv"
-    # the second data file does not exist: the refusal comes before any file is read
-    result = run("compare", "kmeans", "iekm", "--data", SAMPLE / "iris.arff", "--data",
-                 tmp_path / "missing.arff", "--runs", "2", "--plot", plot, "--output", scores)
+    # the data file does not exist: the refusal comes before any file is read
+    result = run("compare", "kmeans", "iekm", "--data", tmp_path / "missing.arff", "--runs", "2",
+                 "--plot", plot, "--output", scores)
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1
-    assert result.stderr.startswith("ensemblekit: error: --plot draws a critical-difference "
-                                    "diagram")
-    assert "Wilcoxon signed-rank test" in result.stderr and "3 or more algorithms" in result.stderr
+    assert "at least 2 data sets" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_two_algorithms_plot_their_scores_per_data_set(tmp_path):
+    # Demšar: no critical difference for two algorithms; one scatter plot per metric instead
+    result = run("compare", "kmeans", "iekm", "--data", SAMPLE / "iris.arff", "--data",
+                 SAMPLE / "wine.arff", "--runs", "2", "-m", "nmi", "-m", "purity",
+                 "--plot", tmp_path / "pair.svg")
+    assert result.exit_code == 0, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pair-nmi.svg", "pair-purity.svg"]
+    nmi, purity = ((tmp_path / f"pair-{m}.svg").read_text() for m in ("nmi", "purity"))
+    assert nmi.lstrip().startswith("<?xml") and purity.lstrip().startswith("<?xml")
+    assert nmi != purity  # each metric its own figure
+
+
+def test_pairwise_scatter_refuses_bad_input():
+    from ensemblekit import plots
+
+    with pytest.raises(ValueError, match="one equal, non-zero length"):
+        plots.render_pairwise_scatter("a", "b", [0.5, 0.6], [0.5], ["x", "y"], "png")
+    with pytest.raises(ValueError, match="finite"):
+        plots.render_pairwise_scatter("a", "b", [0.5, float("nan")], [0.5, 0.6], ["x", "y"], "png")
 
 
 def test_compare_three_algorithms_json_keeps_friedman_first():

@@ -19,9 +19,9 @@ __version__ = "0.1.0"
 #: Public name -> module that defines it.
 _PUBLIC = {
     **{name: "ensemblekit.api" for name in (
-        "fit", "predict", "evaluate", "evaluate_model", "cluster", "select_k", "compare",
-        "load_model", "save_model", "load_data", "describe_data", "describe_model",
-        "plot_comparison", "UsageError")},
+        "fit", "predict", "evaluate", "evaluate_model", "evaluate_split", "split_rows",
+        "cluster", "select_k", "compare", "load_model", "save_model", "load_data",
+        "describe_data", "describe_model", "plot_comparison", "plot_paths", "UsageError")},
     **{name: "ensemblekit.results" for name in (
         "FittedModel", "Prediction", "ModelEvaluation", "Clustering", "KSelection", "Comparison")},
     "K2Classifier": "ensemblekit.bayesnet.classifier",

@@ -3,9 +3,10 @@
 The command line and notebooks share these functions. Each takes paths (or
 :class:`~ensemblekit.data.Dataset` objects) and plain values, and returns a result
 object of :mod:`ensemblekit.results`; none prints or writes a file, except
-:func:`save_model` and :func:`plot_comparison`, which write the one file they are
-given. Notes meant for the user (a skipped data set, a left-out row) go to the
-``notify`` callback, or become :class:`UserWarning`\\ s when none is given.
+:func:`save_model` and :func:`plot_comparison`, which write the file they are
+given (for plots, one file per metric named after it). Notes meant for the user
+(a skipped data set, a left-out row) go to the ``notify`` callback, or become
+:class:`UserWarning`\\ s when none is given.
 
 Examples
 --------
@@ -31,8 +32,8 @@ from ensemblekit import registry
 from ensemblekit.results import Clustering, Comparison, FittedModel, KSelection, ModelEvaluation, Prediction
 
 __all__ = ["UsageError", "cluster", "compare", "describe_data", "describe_model", "evaluate",
-           "fit", "load_data", "load_model", "plot_comparison", "predict", "save_model",
-           "select_k"]
+           "evaluate_model", "evaluate_split", "fit", "load_data", "load_model", "plot_comparison",
+           "plot_paths", "predict", "save_model", "select_k", "split_rows"]
 
 Notify = Callable[[str], None]
 #: ``progress(total, description)`` returns a context manager that yields a callable
@@ -316,13 +317,23 @@ def _refuse_targets_only(spec, command: str) -> None:
 
 # --------------------------------------------------------------------------- models
 def _metadata(algorithm: str, spec, params: dict, seed: int, ds, X, y, **extra) -> dict:
+    """A fitted model's metadata. ``training_data`` records the data's name, size and
+    fingerprint (for the resubstitution warning of ``evaluate``) and what the relative
+    errors are measured against: the class counts of a classifier's training rows, the
+    mean target of a regression's."""
+    import numpy as np
+
     from ensemblekit.persistence import data_fingerprint
 
+    train = {"name": ds.name, "instances": int(X.shape[0]), "fingerprint": data_fingerprint(X, y)}
+    if spec.task == registry.CLASSIFICATION:
+        counts = np.bincount(np.asarray(y, dtype=np.intp),
+                             minlength=len(ds.schema.class_attribute.values))
+        train["class_counts"] = [int(c) for c in counts]
+    elif spec.task == registry.REGRESSION:
+        train["target_mean"] = float(np.mean(y))
     return {"algorithm": algorithm, "task": spec.task, "params": params, "seed": seed,
-            "schema": ds.schema.to_dict(),
-            "training_data": {"name": ds.name, "instances": int(X.shape[0]),
-                              "fingerprint": data_fingerprint(X, y)},
-            **extra}
+            "schema": ds.schema.to_dict(), "training_data": train, **extra}
 
 
 def fit(algorithm: str, data, *, target: str | None = None, params: dict | None = None,
@@ -403,6 +414,7 @@ def read_model_metadata(path) -> dict:
         if spec.task == registry.REGRESSION and (
                 schema.class_attribute is None or schema.class_attribute.kind != "numeric"):
             raise ValueError("a regression model's schema needs a numeric class")
+        _training_prior(metadata, schema)
     except (KeyError, TypeError, ValueError, registry.UnknownAlgorithmError) as exc:
         what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
         raise ModelFileError(f"{path}: the model's metadata is damaged ({what})") from None
@@ -861,16 +873,98 @@ def _metrics_for(task: str, metrics: Sequence[str]) -> list[str]:
     for m in chosen:
         if m not in METRICS:
             raise UsageError(f"unknown metric {m!r}; known: {', '.join(sorted(METRICS))}")
-        if METRICS[m].task != task:
-            valid = ", ".join(name for name, info in METRICS.items() if info.task == task)
-            raise UsageError(f"metric {m!r} is for {METRICS[m].task}, not {task}; valid metrics "
+        if not METRICS[m].applies_to(task):
+            valid = ", ".join(name for name, info in METRICS.items() if info.applies_to(task))
+            raise UsageError(f"metric {m!r} is for {' and '.join(METRICS[m].tasks)}, not {task}; "
+                             "valid metrics "
                              f"for {task}: {valid}")
     return chosen
 
 
+def _training_prior(metadata: dict, schema):
+    """What a model's relative errors are measured against, from its metadata: the
+    training class counts (ndarray of shape (n_classes,)) or target mean (float);
+    None when the file does not record them (written before they were recorded).
+
+    Raises
+    ------
+    ValueError
+        A recorded value of the wrong type, sign or length.
+    """
+    import math
+
+    import numpy as np
+
+    train = metadata.get("training_data")
+    if not isinstance(train, dict):
+        return None
+    if "class_counts" in train:
+        counts = train["class_counts"]
+        n_values = len(schema.class_attribute.values) if schema.class_attribute else -1
+        if (not isinstance(counts, list) or len(counts) != n_values
+                or not all(type(c) is int and 0 <= c < 2**53 for c in counts)):
+            raise ValueError(f"training_data.class_counts is not {n_values} counts")
+        return np.asarray(counts, dtype=np.int64)
+    if "target_mean" in train:
+        mean = train["target_mean"]
+        if type(mean) not in (int, float) or not math.isfinite(mean):
+            raise ValueError("training_data.target_mean is not a finite number")
+        return float(mean)
+    return None
+
+
+def _report_metrics(task: str, metrics: Sequence[str], prior) -> list[str]:
+    """The measures a report gives: those asked for, or every one the task has (the
+    relative errors only when the training prior is known)."""
+    from ensemblekit.metrics import REPORT_METRICS
+
+    if metrics:
+        return _metrics_for(task, metrics)
+    return [m for m in REPORT_METRICS[task] if prior is not None or m not in ("rae", "rrse")]
+
+
+def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_names):
+    """Score a fitted pipeline on the labelled rows of ``ds``: ``(scores, report, rows)``.
+
+    A classifier is judged by its class probabilities (the predicted class is their first
+    arg-max, as Weka's); ``report`` is an :class:`ensemblekit.evaluation` report, or None
+    for a clusterer.
+    """
+    import numpy as np
+
+    from ensemblekit import evaluation
+    from ensemblekit.metrics import METRICS
+
+    keep = _labelled(ds)
+    if not keep.any():
+        raise UsageError(f"{ds.source}: every instance has a missing class value "
+                         f"('{ds.schema.class_attribute.name}'); there is nothing to score against")
+    X = ds.X[keep]
+    truth = ds.y[keep]
+    proba = report = None
+    if task == registry.CLASSIFICATION:
+        proba = registry.class_probabilities(pipeline, X, len(class_names))
+        predicted = np.argmax(proba, axis=1)
+        truth = np.asarray(truth, dtype=np.intp)
+        report = evaluation.classification_report(truth, proba, prior, class_names)
+    elif task == registry.REGRESSION:
+        truth = np.asarray(truth, dtype=np.float64)
+        predicted = np.asarray(pipeline.predict(X), dtype=np.float64).ravel()
+        report = evaluation.regression_report(truth, predicted, prior)
+    else:
+        predicted = np.asarray(pipeline.predict(X))
+    # internal indices judge the clustering in the space the estimator clustered (the
+    # pipeline's preprocessing applied), as compare does
+    space = (np.asarray(pipeline[:-1].transform(X), dtype=np.float64)
+             if any(METRICS[m].internal for m in metrics) else None)
+    scores = {m: METRICS[m].score(predicted, truth=truth, X=space, proba=proba, prior=prior)
+              for m in metrics}
+    return scores, report, int(keep.sum())
+
+
 def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: str | None = None,
-                   ) -> ModelEvaluation:
-    """Score a saved model on a test set (``evaluate MODEL DATA``).
+                   notify: Notify | None = None) -> ModelEvaluation:
+    """Score a saved model on a test set (``evaluate MODEL DATA``), as Weka's ``-l MODEL -T DATA``.
 
     Parameters
     ----------
@@ -878,21 +972,27 @@ def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: st
     data : path or Dataset
         Read against the model's schema; rows with a missing class are not scored.
     metrics : sequence of str
-        Default: the task's (accuracy; correlation and rmse; nmi and purity).
+        Default: every measure of the task (clusterers: nmi and purity). The
+        relative errors need the training class counts (or mean) the model
+        file records; files written before they were recorded are reported
+        without them.
+    notify : callable, optional
+        Receives the note that ``data`` is the model's own training data
+        (the figures are then resubstitution estimates), else a UserWarning.
 
     Returns
     -------
     ModelEvaluation
+        With the Weka-style ``report`` of a classifier or regression model.
 
     Raises
     ------
     UsageError
     """
-    import numpy as np
-
     from ensemblekit.data import Schema
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.persistence import data_fingerprint
 
+    notify = _notifier(notify)
     name = str(model) if not isinstance(model, FittedModel) else model.algorithm
     metadata = (read_model_metadata(model) if not isinstance(model, FittedModel)
                 else model.metadata)
@@ -902,37 +1002,152 @@ def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: st
         raise UsageError(f"{ds.source}: has no class attribute '{schema.class_attribute.name}' "
                          "to score the model against" if schema.class_attribute else
                          f"{ds.source}: has no class attribute to score against")
-    chosen = _metrics_for(metadata["task"], metrics)
+    task = metadata["task"]
+    prior = _training_prior(metadata, schema)
+    chosen = _report_metrics(task, metrics, prior) if task != registry.CLUSTERING else \
+        _metrics_for(task, metrics)
     model = _as_model(model)
-    keep = _labelled(ds)
-    if not keep.any():
-        raise UsageError(f"{ds.source}: every instance has a missing class value "
-                         f"('{schema.class_attribute.name}'); there is nothing to score against")
     if not registry.get(model.algorithm).predicts_new_rows:
         raise UsageError(f"{model.algorithm} models cannot label new rows (the algorithm has "
                          "no out-of-sample rule); use 'ensemblekit compare' or 'cluster' instead")
-    predicted = np.asarray(model.pipeline.predict(ds.X[keep]))
-    # internal indices judge the clustering in the space the estimator clustered (the
-    # pipeline's preprocessing applied), as compare does
-    space = (np.asarray(model.pipeline[:-1].transform(ds.X[keep]), dtype=np.float64)
-             if any(METRICS[m].internal for m in chosen) else None)
-    values = {m: METRICS[m].score(predicted, truth=ds.y[keep], X=space) for m in chosen}
-    return ModelEvaluation(name, model.algorithm, ds.name, int(keep.sum()), values)
+    scores, report, n = _test_report(model.pipeline, task, ds, prior, chosen, ds.class_values)
+    keep = _labelled(ds)
+    y = ds.y[keep] if task != registry.REGRESSION else ds.y[keep].astype("float64")
+    seen = metadata.get("training_data", {}).get("fingerprint")
+    same = task != registry.CLUSTERING and seen == data_fingerprint(ds.X[keep], y)
+    if same:
+        notify(f"note: {ds.source} is the data this model was trained on: these figures are "
+               "resubstitution estimates, optimistic for new data (use --cv, --test or "
+               "--split-percentage for honest ones)")
+    return ModelEvaluation(name, model.algorithm, ds.name, n, scores, task=task,
+                           protocol=f"model {name} tested on {ds.name}", report=report,
+                           class_names=tuple(ds.class_values), resubstitution=same)
 
 
-def evaluate(algorithm_or_model, data, **options):
-    """Evaluate one algorithm by its protocol, or one saved model on a test set.
+def split_rows(n: int, percentage: float, *, preserve_order: bool = False, seed: int = 1):
+    """Training and test rows of a percentage split (Weka's ``-split-percentage P``).
+
+    The first ``round(n * P / 100)`` rows (Java's rounding: halves up) train and
+    the rest test, either in file order (``preserve_order``, Weka's
+    ``-preserve-order``) or after a seeded shuffle (numpy's, so the rows differ
+    from Weka's own shuffle).
+
+    Parameters
+    ----------
+    n : int
+        Number of instances.
+    percentage : float
+        Share of training rows, in (0, 100).
+    preserve_order : bool
+    seed : int
+
+    Returns
+    -------
+    train, test : ndarray of int
+        Row indices, each in ascending order.
+
+    Raises
+    ------
+    UsageError
+        A percentage outside (0, 100), or a split that leaves a side empty.
+    """
+    import math
+
+    import numpy as np
+
+    if not 0 < percentage < 100 or math.isnan(percentage):
+        raise UsageError(f"--split-percentage must lie strictly between 0 and 100, got {percentage:g}")
+    n_train = math.floor(n * percentage / 100 + 0.5)
+    if not 0 < n_train < n:
+        raise UsageError(f"--split-percentage {percentage:g} of {n} instances leaves "
+                         f"{'no training' if n_train == 0 else 'no test'} instances")
+    order = (np.arange(n) if preserve_order
+             else np.random.RandomState(seed % 2**32).permutation(n))
+    return np.sort(order[:n_train]), np.sort(order[n_train:])
+
+
+def evaluate_split(algorithm: str, data, *, test=None, split_percentage: float | None = None,
+                   preserve_order: bool = False, metrics: Sequence[str] = (),
+                   target: str | None = None, params: dict | None = None, seed: int = 1,
+                   ignore: Sequence[str] = (), input_format: str | None = None,
+                   notify: Notify | None = None) -> ModelEvaluation:
+    """Train on one part and test on another, in one step (Weka's ``-t TRAIN -T TEST``
+    or ``-t DATA -split-percentage P [-preserve-order]``).
+
+    Parameters
+    ----------
+    algorithm : str
+        A classifier or regression algorithm.
+    data : path or Dataset
+        Training data; with ``split_percentage``, the data to split.
+    test : path or Dataset, optional
+        Test data, read against the training data's schema.
+    split_percentage : float, optional
+        Percentage of ``data`` to train on, in (0, 100) (see :func:`split_rows`).
+    preserve_order : bool
+        Split in file order instead of after a seeded shuffle.
+    metrics, target, params, seed, ignore, input_format, notify
+        As :func:`fit` and :func:`evaluate_model`.
+
+    Returns
+    -------
+    ModelEvaluation
+        The model's scores and Weka-style report on the test rows.
+
+    Raises
+    ------
+    UsageError
+        Neither or both of ``test`` and ``split_percentage``; a clusterer; data
+        that does not suit the algorithm.
+    """
+    notify = _notifier(notify)
+    spec = registry.get(algorithm)
+    if preserve_order and split_percentage is None:
+        raise UsageError("--preserve-order applies to --split-percentage")
+    if (test is None) == (split_percentage is None):
+        raise UsageError("give either a test file (--test) or --split-percentage")
+    if spec.task == registry.CLUSTERING:
+        raise UsageError(f"{algorithm} is a clusterer; --test and --split-percentage evaluate "
+                         "classifiers and regression algorithms (cluster it, or use --runs)")
+    ds = _load_for(spec.task, data, target=target, ignore=ignore, input_format=input_format,
+                   algo=algorithm, notify=notify)
+    if split_percentage is not None:
+        train_rows, test_rows = split_rows(ds.n_instances, split_percentage,
+                                           preserve_order=preserve_order, seed=seed)
+        order = "in file order" if preserve_order else f"shuffled with seed {seed}"
+        protocol = f"{split_percentage:g}% split of {ds.name} {order}"
+        test_ds, ds = ds.take(test_rows), ds.take(train_rows)
+    else:
+        test_ds = load_data(test, schema=ds.schema, input_format=input_format)
+        protocol = f"trained on {ds.name}, tested on {test_ds.name}"
+    fitted = fit(algorithm, ds, params=params, seed=seed, notify=notify)
+    prior = _training_prior(fitted.metadata, ds.schema)
+    chosen = _report_metrics(spec.task, metrics, prior)
+    scores, report, n = _test_report(fitted.pipeline, spec.task, test_ds, prior, chosen,
+                                     ds.class_values)
+    return ModelEvaluation(algorithm, algorithm, test_ds.name, n, scores, task=spec.task,
+                           protocol=protocol, report=report, class_names=tuple(ds.class_values),
+                           train_instances=fitted.metadata["training_data"]["instances"])
+
+
+def evaluate(algorithm_or_model, data, *, test=None, split_percentage: float | None = None,
+             preserve_order: bool = False, **options):
+    """Evaluate one algorithm by a protocol, or one saved model on a test set.
 
     Parameters
     ----------
     algorithm_or_model : str, path or FittedModel
-        A registry name is cross-validated (clusterers: seeded runs) as
-        :func:`compare` does with one algorithm; a model (file) is scored on
-        ``data`` as a test set by :func:`evaluate_model`.
+        A registry name is trained and tested by :func:`evaluate_split` when
+        ``test`` or ``split_percentage`` is given, else cross-validated
+        (clusterers: seeded runs) as :func:`compare` does with one algorithm,
+        with the pooled out-of-fold predictions reported Weka's way; a model
+        (file) is scored on ``data`` as a test set by :func:`evaluate_model`.
     data : path or Dataset
+    test, split_percentage, preserve_order
+        See :func:`evaluate_split`.
     **options
-        Those of :func:`compare` for an algorithm; ``metrics`` and
-        ``input_format`` for a model.
+        Those of :func:`compare` (or :func:`evaluate_split`) for an algorithm;
+        ``metrics``, ``input_format`` and ``notify`` for a model.
 
     Returns
     -------
@@ -941,7 +1156,16 @@ def evaluate(algorithm_or_model, data, **options):
     if isinstance(algorithm_or_model, FittedModel) or (
             algorithm_or_model not in registry.ALGORITHMS and Path(algorithm_or_model).is_file()):
         return evaluate_model(algorithm_or_model, data, **options)
-    return compare([algorithm_or_model], [data], **options)
+    if test is not None or split_percentage is not None or preserve_order:
+        return evaluate_split(algorithm_or_model, data, test=test,
+                              split_percentage=split_percentage, preserve_order=preserve_order,
+                              **options)
+    task = registry.get(algorithm_or_model).task
+    if not options.get("metrics") and task != registry.CLUSTERING:
+        from ensemblekit.metrics import REPORT_METRICS
+
+        options["metrics"] = REPORT_METRICS[task]
+    return compare([algorithm_or_model], [data], pooled=task != registry.CLUSTERING, **options)
 
 
 # --------------------------------------------------------------------------- comparison
@@ -1073,15 +1297,9 @@ def _check_plottable(candidates, gridded, n_data: int) -> None:
         if len(keys) > 2:
             raise UsageError("--plot draws heat maps for grids over one or two parameters")
         return
-    if len(candidates) == 2:
-        # Demšar (JMLR 2006, Sect. 3.1): two algorithms are compared with the Wilcoxon
-        # signed-rank test, not with the Friedman/Nemenyi critical difference
-        raise UsageError("--plot draws a critical-difference diagram, which is for 3 or more "
-                         "algorithms: two are compared with the Wilcoxon signed-rank test "
-                         "(Demšar 2006), printed under the table")
     if len(candidates) < 2 or n_data < 2:
-        raise UsageError("--plot draws a critical-difference diagram, which needs at least 3 "
-                         "algorithms and 2 data sets")
+        raise UsageError("--plot draws a critical-difference diagram (3 or more algorithms) or "
+                         "a scatter plot of two, over at least 2 data sets")
 
 
 def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str] = (),
@@ -1090,7 +1308,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
             ignore: Sequence[str] = (), input_format: str | None = None,
             baseline: str | None = None, grid: Sequence[str] = (),
             max_instances: int | None = None, n_jobs: int = 1, scheduler: str | None = None,
-            resume=None, alpha: float = 0.05, plot: bool = False,
+            resume=None, alpha: float = 0.05, plot: bool = False, pooled: bool = False,
             progress: Progress | None = None, notify: Notify | None = None) -> Comparison:
     """Compare algorithms over data sets under one protocol (``ensemblekit compare``).
 
@@ -1127,6 +1345,10 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     plot : bool
         Refuse, before any work, a comparison whose plot could not be drawn
         (:func:`plot_comparison` draws it afterwards).
+    pooled : bool
+        Also report each algorithm's out-of-fold predictions pooled over every
+        fold and repeat, Weka's way (``Comparison.pooled``; what ``evaluate``
+        prints). Not with ``resume`` or clusterers.
 
     Returns
     -------
@@ -1195,7 +1417,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         warming.join()
     with progress(len(work.units), "units") as advance:
         result = runner.run(datasets, work, protocol, chosen, resume=resume,
-                            on_unit_done=advance)
+                            on_unit_done=advance, keep_predictions=pooled)
     if resume is not None:
         notify(f"note: {result.computed} of {len(work.units)} units computed now, the rest read "
                f"from {resume}")
@@ -1216,27 +1438,119 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
                       candidates=candidates, scores=result.scores, failures=result.failures,
                       summary=summary, analyses=analyses, baseline=baseline, reference=reference,
                       grid=grid_rows, alpha=alpha, max_instances=max_instances,
-                      units=len(work.units), computed=result.computed)
+                      units=len(work.units), computed=result.computed,
+                      pooled=_pooled_reports(task, datasets, result.predictions, failed))
 
 
-def plot_comparison(result: Comparison, path) -> None:
-    """Draw a comparison: the critical-difference diagram of its first metric, or, for a
-    grid, one sensitivity heat map per data set and gridded algorithm.
+def _pooled_reports(task: str, datasets, predictions, failed) -> dict:
+    """``(dataset, label) -> report`` of the out-of-fold predictions of every fold pooled,
+    each relative error against its own fold's training prior (as Weka's
+    cross-validation sums them)."""
+    import numpy as np
+
+    from ensemblekit import evaluation
+
+    groups: dict[tuple, list] = {}
+    for unit in predictions:
+        groups.setdefault((unit.dataset, unit.algorithm), []).append(unit)
+    by_name = {d.name: d for d in datasets}
+    reports = {}
+    for (name, label), units in groups.items():
+        if (name, label) in failed:
+            continue
+        ds = by_name[name]
+        truth = np.concatenate([ds.y[u.test] for u in units])
+        if task == registry.CLASSIFICATION:
+            proba = np.concatenate([u.proba for u in units])
+            prior = np.concatenate([np.tile(u.prior, (u.test.size, 1)) for u in units])
+            reports[(name, label)] = evaluation.classification_report(
+                truth.astype(np.intp), proba, prior, ds.class_values)
+        else:
+            predicted = np.concatenate([u.predicted for u in units])
+            prior = np.concatenate([np.full(u.test.size, u.prior) for u in units])
+            reports[(name, label)] = evaluation.regression_report(truth.astype(np.float64),
+                                                                  predicted, prior)
+    return reports
+
+
+def plot_paths(path, metrics: Sequence[str] = (), algorithms: Sequence[str] = ()) -> list[Path]:
+    """The files ``compare --plot PATH`` writes: one per metric, named ``STEM-METRIC.SUFFIX``.
+
+    ``cd.png`` with metrics nmi and purity gives ``cd-nmi.png`` and
+    ``cd-purity.png``, next to where ``cd.png`` would be. The metric is in the
+    name even when there is only one, so a script always knows what to look for.
+    ``PATH`` itself is never written. The command line checks each of these
+    destinations before any work.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``--plot`` argument, e.g. ``out/cd.png``.
+    metrics : sequence of str
+        The compared metrics, in order (repeats are dropped). When empty, the
+        default metrics :func:`compare` uses for the task of the first
+        registered name in ``algorithms``.
+    algorithms : sequence of str
+        Registry names; only read when ``metrics`` is empty.
+
+    Returns
+    -------
+    list of pathlib.Path
+        One path per metric; empty when ``metrics`` is empty and no name in
+        ``algorithms`` is registered (:func:`compare` refuses those anyway).
+    """
+    chosen = list(dict.fromkeys(metrics))
+    if not chosen:
+        from ensemblekit.experiment import DEFAULT_METRICS
+
+        known = [registry.get(a) for a in algorithms if a in registry.ALGORITHMS]
+        chosen = list(DEFAULT_METRICS[known[0].task]) if known else []
+    given = Path(path)
+    return [given.with_name(f"{given.stem}-{metric}{given.suffix}") for metric in chosen]
+
+
+def plot_comparison(result: Comparison, path) -> list[Path]:
+    """Draw a comparison, one figure per metric, in the files :func:`plot_paths` names.
+
+    Each figure is the critical-difference diagram of that metric (two
+    algorithms: a scatter plot of their scores per data set, with the diagonal)
+    or, for a grid, one sensitivity heat map per data set and gridded algorithm, coloured
+    by the difference from the baseline (:func:`ensemblekit.plots.heatmap_limits`).
+    Every figure is drawn before the first file is written, and the files are
+    written all or none (:func:`ensemblekit.plots.write_plots`).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, in the order of ``result.metrics``.
 
     Raises
     ------
     UsageError
-        No diagram can be drawn (fewer than 3 algorithms or 2 complete data sets,
-        or a grid over more than two parameters).
+        No diagram can be drawn for some metric (fewer than 3 algorithms or 2
+        complete data sets, or a grid over more than two parameters); no file
+        is written.
     ensemblekit.plots.PlotError
-        matplotlib is missing or the file cannot be written.
+        The suffix is not .png, .svg or .pdf, matplotlib is missing, or a file
+        cannot be written (none is left behind).
     """
+    from ensemblekit import plots
+
+    fmt = plots.plot_format(path)
+    metrics = list(dict.fromkeys(result.metrics))
+    paths = plot_paths(path, metrics)
+    figures = [(target, _metric_figure(result, metric, fmt)) for metric, target in zip(metrics, paths)]
+    plots.write_plots(figures)
+    return paths
+
+
+def _metric_figure(result: Comparison, metric: str, fmt: str) -> bytes:
+    """The bytes of one metric's figure for :func:`plot_comparison`."""
     import numpy as np
 
     from ensemblekit import plots
     from ensemblekit.metrics import METRICS
 
-    metric = result.metrics[0]
     if result.grid:
         panels = []
         for c_alg in dict.fromkeys(c.algorithm for c in result.candidates if c.grid):
@@ -1259,13 +1573,24 @@ def plot_comparison(result: Comparison, path) -> None:
                                "values": values, "baseline": None if base is None else base[0],
                                "metric": metric,
                                "greater_is_better": METRICS[metric].greater_is_better})
-        plots.plot_sensitivity_heatmaps(panels, path, title=f"{metric} over the grid "
-                                                            f"(baseline {result.baseline})")
-        return
+        return plots.render_sensitivity_heatmaps(
+            panels, fmt, title=f"{metric} over the grid (baseline {result.baseline})")
     an = result.analyses[metric]
+    if len(result.labels) == 2:
+        # Demšar (JMLR 2006, Sect. 3.1): two algorithms are compared with the Wilcoxon
+        # signed-rank test, not with a critical difference; the figure shows each data set
+        table = result.table(metric)
+        done = [d for d in result.datasets if None not in table[d].values()]
+        if len(done) < 2:
+            raise UsageError(f"--plot needs 2 complete data sets for the scatter plot of {metric}")
+        a, b = result.labels
+        return plots.render_pairwise_scatter(
+            a, b, [table[d][a] for d in done], [table[d][b] for d in done], done, fmt,
+            title=f"{METRICS[metric].display_name}: mean over folds per data set",
+            greater_is_better=METRICS[metric].greater_is_better)
     if an.cd is None:
-        raise UsageError("--plot needs at least 3 algorithms and 2 complete data sets for a "
-                         "critical-difference diagram")
-    plots.plot_critical_difference(an.labels, an.ranks, an.cd, path,
-                                   title=f"{metric}: Nemenyi CD at alpha {result.alpha:g}",
-                                   alpha=result.alpha)
+        raise UsageError(f"--plot needs at least 3 algorithms and 2 complete data sets for a "
+                         f"critical-difference diagram (of {metric})")
+    return plots.render_critical_difference(an.labels, an.ranks, an.cd, fmt,
+                                            title=f"{metric}: Nemenyi CD at alpha {result.alpha:g}",
+                                            alpha=result.alpha)

@@ -135,8 +135,9 @@ _INPUT_FORMAT = typer.Option(None, "--input-format", callback=_input_format,
 _CV = typer.Option(None, "--cv", help="Folds of CV, stratified for classifiers (default 10).")
 _REPEATS = typer.Option(None, "--repeats", help="CV repeats (default 10).")
 _RUNS = typer.Option(None, "--runs", help="Clustering runs (default 30).")
-_METRIC = typer.Option([], "--metric", "-m", help="Metric (repeatable; default: accuracy; nmi and "
-                       "purity for clustering; correlation and rmse for regression).")
+_METRIC = typer.Option([], "--metric", "-m", help="Metric (repeatable; compare's default: accuracy; "
+                       "nmi and purity for clustering; correlation and rmse for regression; "
+                       "evaluate's: every measure of the task). README: 'Protocols and metrics'.")
 _JSON_FORMAT = typer.Option(None, "--format", help="json for scripts.")
 _NJOBS = typer.Option(1, "--n-jobs", "-j", help="Parallel workers (joblib): -1 = all cores, -2 = all "
                       "but one, ...; at most 4 per core. Killing the command ends its workers.")
@@ -145,19 +146,33 @@ _NJOBS = typer.Option(1, "--n-jobs", "-j", help="Parallel workers (joblib): -1 =
 # --------------------------------------------------------------------------- commands
 @app.command()
 def algorithms(
+    name: str | None = typer.Argument(None, metavar="NAME",
+                                      help="One algorithm: list its parameters with type, default, "
+                                      "range and help."),
     format_: str | None = _JSON_FORMAT,
 ):
-    """List every algorithm with its task, parameters, defaults and preprocessing."""
+    """List every algorithm with its task, parameters, defaults and preprocessing,
+    or one algorithm's parameters in full (NAME)."""
     import json
 
-    from ensemblekit.report import algorithms_summary, algorithms_table
+    from ensemblekit.report import (
+        algorithm_params_table,
+        algorithm_summary,
+        algorithms_summary,
+        algorithms_table,
+    )
 
     with _user_errors():
         _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
-        summary = algorithms_summary(registry.ALGORITHMS.values())
+        if name is not None:
+            summary = algorithm_summary(registry.get(name))
+        else:
+            summary = algorithms_summary(registry.ALGORITHMS.values())
         if format_ == "json":
             _write_stdout(json.dumps(summary, indent=1) + "\n")
+        elif name is not None:
+            _stdout_console().print(algorithm_params_table(summary))
         else:
             _stdout_console().print(algorithms_table(summary))
 
@@ -351,7 +366,7 @@ def _parse_k_option(text: str | None):
 
 
 def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot, resume,
-                    **options) -> None:
+                    evaluate: bool = False, **options) -> None:
     """Shared body of 'compare' and 'evaluate ALGO': call the API, write files, render."""
     from ensemblekit import report
     from ensemblekit.results import to_json
@@ -362,17 +377,25 @@ def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot,
         raise UsageError(f"--output {output}: the file name must end in .csv or .json")
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UsageError(f"--plot {plot}: the file name must end in .png, .svg or .pdf")
-    for path, option in ((output, "--output"), (plot, "--plot"), (resume, "--resume")):
+    plot_files = [] if plot is None else api.plot_paths(plot, options.get("metrics") or (), algos)
+    for path, option in ((output, "--output"), *((p, "--plot") for p in plot_files),
+                         (resume, "--resume")):
         _check_destination(path, option)
-    result = api.compare(algos, data, resume=resume, plot=plot is not None, progress=_progress,
-                         notify=_note, **options)
+    if evaluate:
+        result = api.evaluate(algos[0], data[0], progress=_progress, notify=_note, **options)
+    else:
+        result = api.compare(algos, data, resume=resume, plot=plot is not None,
+                             progress=_progress, notify=_note, **options)
     if plot is not None:
-        api.plot_comparison(result, plot)
+        for written in api.plot_comparison(result, plot):
+            _note(f"wrote {written}")
     if output is not None:
         _emit(report.scores_text(result.scores, result.failures,
                                  output.suffix.lower().lstrip(".")), output)
     if format_ == "json":
         _write_stdout(to_json(result.to_dict()))
+    elif result.pooled:
+        _print(report.cross_validation_renderables(result))
     else:
         _print(report.comparison_renderables(result))
     if result.failures:
@@ -385,9 +408,18 @@ def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot,
 @app.command()
 def evaluate(
     algo_or_model: str = typer.Argument(..., metavar="ALGO|MODEL",
-                                        help="Registry name (cross-validated) or a model file "
-                                             "(scored on DATA as a test set)."),
-    data: str = typer.Argument(..., help="ARFF or CSV file, or '-' for stdin."),
+                                        help="Registry name (cross-validated, or trained and "
+                                             "tested) or a model file (scored on DATA)."),
+    data: str = typer.Argument(..., help="ARFF or CSV file, or '-' for stdin (with --test: "
+                                         "the training data)."),
+    test: str | None = typer.Option(None, "--test", "-T", help="Train on DATA, test on this file "
+                                                               "(Weka's -T)."),
+    split_percentage: float | None = typer.Option(
+        None, "--split-percentage", help="Train on this percentage of DATA, test on the rest "
+                                         "(shuffled with --seed; Weka's -split-percentage)."),
+    preserve_order: bool = typer.Option(False, "--preserve-order",
+                                        help="Split in file order, not shuffled (Weka's "
+                                             "-preserve-order)."),
     cv: int | None = _CV,
     repeats: int | None = _REPEATS,
     runs: int | None = _RUNS,
@@ -401,35 +433,47 @@ def evaluate(
     output: Path | None = typer.Option(None, "--output", "-o", help="Per-fold scores (.csv/.json)."),
     format_: str | None = _JSON_FORMAT,
 ):
-    """Evaluate one algorithm (repeated CV or clustering runs) or one saved model (test set)."""
-    import json
-
-    from ensemblekit.report import metrics_table
+    """Evaluate one algorithm (repeated CV, a test file or a percentage split; clustering:
+    seeded runs) or one saved model (test set), with Weka's measures, per-class table and
+    confusion matrix."""
+    from ensemblekit import report
+    from ensemblekit.results import to_json
 
     with _user_errors():
         _require_stdout()
-        if algo_or_model not in registry.ALGORITHMS and Path(algo_or_model).is_file():
+        _check_format(format_, ("json", "table"), "--format")
+        is_model = algo_or_model not in registry.ALGORITHMS and Path(algo_or_model).is_file()
+        one_split = test is not None or split_percentage is not None or preserve_order
+        if is_model or one_split:
             given = [name for name, v in (("--cv", cv), ("--repeats", repeats), ("--runs", runs),
-                                          ("--set", settings or None), ("--output", output),
-                                          ("--target", target), ("--ignore", ignore or None))
-                     if v is not None]
+                                          ("--output", output)) if v is not None]
+            if is_model:
+                given += [name for name, v in (
+                    ("--set", settings or None), ("--target", target), ("--ignore", ignore or None),
+                    ("--test", test), ("--split-percentage", split_percentage),
+                    ("--preserve-order", preserve_order or None)) if v is not None]
             if given:
-                raise UsageError(f"{', '.join(given)} cannot be used when evaluating a saved model "
-                                 "(it is scored as it is on DATA)")
-            _check_format(format_, ("json", "table"), "--format")
-            result = api.evaluate_model(algo_or_model, data, metrics=metric,
-                                        input_format=input_format)
-            if format_ == "json":
-                _write_stdout(json.dumps(result.to_dict(), indent=1) + "\n")
+                why = ("when evaluating a saved model (it is scored as it is on DATA)" if is_model
+                       else "with one train/test split (--test, --split-percentage)")
+                raise UsageError(f"{', '.join(given)} cannot be used {why}")
+            if is_model:
+                result = api.evaluate_model(algo_or_model, data, metrics=metric,
+                                            input_format=input_format, notify=_note)
             else:
-                _stdout_console().print(metrics_table(
-                    result.scores, f"{result.algorithm} model on {result.dataset} "
-                    f"({result.instances} instances)"))
+                result = api.evaluate_split(
+                    algo_or_model, data, test=test, split_percentage=split_percentage,
+                    preserve_order=preserve_order, metrics=metric, target=target,
+                    params=registry.parse_settings(settings), seed=seed, ignore=ignore,
+                    input_format=input_format, notify=_note)
+            if format_ == "json":
+                _write_stdout(to_json(result.to_dict()))
+            else:
+                _print(report.evaluation_renderables(result))
             return
         _run_comparison([algo_or_model], [data], format_=format_, output=output, plot=None,
-                        resume=None, params=registry.parse_settings(settings), target=target, ignore=ignore,
-                        input_format=input_format, metrics=metric, cv=cv, repeats=repeats,
-                        runs=runs, seed=seed, n_jobs=n_jobs)
+                        resume=None, params=registry.parse_settings(settings), target=target,
+                        ignore=ignore, input_format=input_format, metrics=metric, cv=cv,
+                        repeats=repeats, runs=runs, seed=seed, n_jobs=n_jobs, evaluate=True)
 
 
 @app.command()
@@ -460,8 +504,8 @@ def compare(
     resume: Path | None = typer.Option(None, "--resume", help="JSON-lines journal: finished "
                                           "units are kept there and not computed again."),
     plot: Path | None = typer.Option(None, "--plot", help="Critical-difference diagram of 3 or "
-                                        "more algorithms (or heat maps with --grid): .png, .svg "
-                                        "or .pdf."),
+                                        "more algorithms (or heat maps with --grid), one file per "
+                                        "metric: cd.png writes cd-METRIC.png (.png, .svg or .pdf)."),
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level of the tests."),
 ):
     """Compare algorithms over data sets under one protocol: tables, ranks, Friedman/Nemenyi."""

@@ -250,6 +250,27 @@ class Constraint:
             text += ", or an array-like"
         return f"{text}, or none" if self.none_ok else text
 
+    def describe_type(self) -> str:
+        """The type of the value in a word or two, e.g. ``"int"`` or ``"int or float"``.
+
+        The kinds of this constraint and of its alternatives, each named once,
+        in order; a ``multiple`` choice is a ``"choice list"``. Bounds, choices
+        and ``none`` are left to :meth:`describe_range`.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> Constraint("int", low=1, alt=Constraint("float", low=0, high=1)).describe_type()
+        'int or float'
+        >>> Constraint("choice", choices=("a", "b"), multiple=True).describe_type()
+        'choice list'
+        """
+        kinds = ("choice list" if form.multiple else form.kind for form in self._forms())
+        return " or ".join(dict.fromkeys(kinds))
+
     # ------------------------------------------------------------------ checks
     def check(self, value, name: str, owner: str | None = None):
         """Return ``value`` if it is allowed, else raise :class:`InvalidParameterError`.

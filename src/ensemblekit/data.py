@@ -37,7 +37,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -292,6 +292,20 @@ class Dataset:
     def n_instances(self) -> int:
         """Number of rows."""
         return int(self.X.shape[0])
+
+    def take(self, rows, name: str | None = None) -> Dataset:
+        """The data set of the given rows, in the given order.
+
+        Parameters
+        ----------
+        rows : array-like of int, shape (n_rows,)
+            Row indices.
+        name : str, optional
+            Name of the new data set (default: this one's).
+        """
+        rows = np.asarray(rows, dtype=np.intp)
+        return replace(self, name=self.name if name is None else name, X=self.X[rows],
+                       y=None if self.y is None else self.y[rows], lines=self.lines[rows])
 
     @property
     def class_values(self) -> tuple[str, ...]:

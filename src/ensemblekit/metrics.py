@@ -29,6 +29,8 @@ import numpy as np
 __all__ = [
     "Metric",
     "METRICS",
+    "Outcome",
+    "REPORT_METRICS",
     "EXTERNAL_INDICES",
     "INTERNAL_INDICES",
     "accuracy",
@@ -930,6 +932,32 @@ def connectivity(X, labels, n_neighbors=CONNECTIVITY_NEIGHBOURS):
 
 
 @dataclass(frozen=True)
+class Outcome:
+    """What the probability-based supervised scores are computed from.
+
+    Attributes
+    ----------
+    truth : ndarray of shape (n_samples,)
+        Class codes in ``0 .. n_classes - 1``, or the true target values.
+    predicted : ndarray of shape (n_samples,)
+        Predicted class codes (the first arg-max of ``proba``), or values.
+    proba : ndarray of shape (n_samples, n_classes) or None
+        Class probabilities, one column per declared class; None for a
+        regression.
+    prior : ndarray of shape (n_classes,), float or None
+        What the relative errors are measured against: the training set's
+        class counts (classification; Weka smooths them itself, see
+        :mod:`ensemblekit.evaluation`) or the training targets' mean
+        (regression). None when unknown (a model file that does not record it).
+    """
+
+    truth: np.ndarray
+    predicted: np.ndarray
+    proba: np.ndarray | None = None
+    prior: np.ndarray | float | None = None
+
+
+@dataclass(frozen=True)
 class Metric:
     """A named score with what the experiment code needs to know about it.
 
@@ -938,14 +966,18 @@ class Metric:
     name : str
         Registry key, as given on the command line (``--metric nmi``).
     func : callable
-        External scores (``internal=False``): ``func(truth, predicted) ->
-        float``; ``truth`` is the class labels (or the numeric targets),
+        External label scores (``inputs="labels"``): ``func(truth, predicted)
+        -> float``; ``truth`` is the class labels (or the numeric targets),
         ``predicted`` the predicted classes, cluster ids (or predicted
-        values), both of shape (n_samples,). Internal indices
-        (``internal=True``): ``func(X, labels) -> float`` with ``X`` the
-        clustered data, shape (n_samples, n_features).
-    task : {"classification", "clustering", "regression"}
-        What ``predicted`` holds.
+        values), both of shape (n_samples,). Scores of class probabilities or
+        relative errors (``inputs="outcome"``): ``func(outcome) -> float``
+        with an :class:`Outcome`. Internal indices (``internal=True``):
+        ``func(X, labels) -> float`` with ``X`` the clustered data, shape
+        (n_samples, n_features).
+    task : str or tuple of str
+        The task(s) whose predictions the score judges: "classification",
+        "clustering" or "regression". Weka's error measures (MAE, RMSE, RAE,
+        RRSE) serve classification and regression under one name.
     greater_is_better : bool, default=True
         Direction used for ranking algorithms.
     label : str, default=""
@@ -953,38 +985,70 @@ class Metric:
     internal : bool, default=False
         True for an internal clustering index, which needs the data and not
         the classes.
+    inputs : {"labels", "outcome"}, default="labels"
+        What ``func`` takes (see ``func``).
+    needs_prior : bool, default=False
+        True for the relative errors, which need the training set's class
+        counts or target mean.
     """
 
     name: str
     func: Callable[..., float]
-    task: str
+    task: str | tuple[str, ...]
     greater_is_better: bool = True
     label: str = ""
     internal: bool = False
+    inputs: str = "labels"
+    needs_prior: bool = False
+
+    def applies_to(self, task: str) -> bool:
+        """Whether the score judges predictions of ``task``."""
+        return task == self.task if isinstance(self.task, str) else task in self.task
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        """The tasks the score applies to, as a tuple."""
+        return (self.task,) if isinstance(self.task, str) else tuple(self.task)
+
+    @property
+    def needs_proba(self) -> bool:
+        """True when the score needs class probabilities (or, for a regression, the
+        training targets' mean) and not only the predicted labels."""
+        return self.inputs == "outcome"
 
     def __call__(self, truth, predicted) -> float:
-        """Compute an external score; same as ``self.func(truth, predicted)``.
+        """Compute a label score; same as ``self.func(truth, predicted)``.
 
         Raises
         ------
         TypeError
-            For an internal index (use :meth:`score` with ``X``).
+            For an internal index (use :meth:`score` with ``X``) or a score
+            of probabilities (use :meth:`score` with ``proba``).
         """
         if self.internal:
             raise TypeError(f"{self.name} is an internal index: call score(labels, X=...)")
+        if self.inputs != "labels":
+            raise TypeError(f"{self.name} needs class probabilities: call score(predicted, "
+                            "truth=..., proba=..., prior=...)")
         return self.func(truth, predicted)
 
-    def score(self, predicted, *, truth=None, X=None) -> float:
-        """Compute the score from what it needs: the classes or the data.
+    def score(self, predicted, *, truth=None, X=None, proba=None, prior=None) -> float:
+        """Compute the score from what it needs: the classes, probabilities or data.
 
         Parameters
         ----------
         predicted : array-like of shape (n_samples,)
-            Predicted classes or cluster ids.
+            Predicted classes, values or cluster ids.
         truth : array-like of shape (n_samples,), optional
-            Classes; required by external scores.
+            Classes or targets; required by every external score.
         X : array-like of shape (n_samples, n_features), optional
             Clustered data; required by internal indices.
+        proba : array-like of shape (n_samples, n_classes), optional
+            Class probabilities; required by the probability scores of a
+            classification (None for a regression).
+        prior : array-like of shape (n_classes,) or float, optional
+            Training class counts, or the training targets' mean; required by
+            the relative errors.
 
         Raises
         ------
@@ -997,7 +1061,14 @@ class Metric:
             return float(self.func(X, predicted))
         if truth is None:
             raise ValueError(f"{self.name} compares with the classes and needs them")
-        return float(self.func(truth, predicted))
+        if self.inputs == "labels":
+            return float(self.func(truth, predicted))
+        if self.needs_prior and prior is None:
+            raise ValueError(f"{self.name} is relative to the training set's class counts or "
+                             "mean, which are not known here")
+        return float(self.func(Outcome(np.asarray(truth), np.asarray(predicted),
+                                       None if proba is None else np.asarray(proba, float),
+                                       prior)))
 
     @property
     def display_name(self) -> str:
@@ -1005,8 +1076,110 @@ class Metric:
         return self.label or self.name
 
 
+def _weka(name: str) -> Callable[[Outcome], float]:
+    """A score of :mod:`ensemblekit.evaluation` on an outcome's probabilities."""
+
+    def score(outcome: Outcome) -> float:
+        from ensemblekit import evaluation
+
+        if outcome.proba is None:
+            raise ValueError(f"{name} needs class probabilities")
+        func = getattr(evaluation, name)
+        if name in ("relative_absolute_error", "root_relative_squared_error"):
+            return func(outcome.truth, outcome.proba, outcome.prior)
+        return func(outcome.truth, outcome.proba)
+
+    score.__name__ = name
+    return score
+
+
+def _either(classification: str, regression: Callable, relative: bool = False
+            ) -> Callable[[Outcome], float]:
+    """Weka's error measure under one name: of the class probabilities for a
+    classification (``evaluation.<classification>``), of the values for a
+    regression (``regression(truth, predicted[, training mean])``)."""
+    of_probabilities = _weka(classification)
+
+    def score(outcome: Outcome) -> float:
+        if outcome.proba is not None:
+            return of_probabilities(outcome)
+        if relative:
+            return regression(outcome.truth, outcome.predicted, outcome.prior)
+        return regression(outcome.truth, outcome.predicted)
+
+    score.__name__ = f"{classification}_or_{regression.__name__}"
+    return score
+
+
+def _labels(name: str, average: str | None = None) -> Callable:
+    """A score of :mod:`ensemblekit.evaluation` computed from predicted labels alone.
+
+    Those functions read the predicted class as the first arg-max of a distribution;
+    a predicted label is the distribution that puts all its mass on it. Classes
+    neither true nor predicted do not enter these scores, so the number of columns
+    need only cover the codes seen.
+
+    With ``average="weighted"`` the per-class figures are averaged with the classes'
+    test counts as weights, an undefined figure (a class never predicted has no
+    precision; Weka prints ``?`` and no weighted average) counting as 0, as
+    scikit-learn's ``zero_division=0``: a fold's score must be a number to be ranked.
+    """
+
+    def score(y_true, y_pred) -> float:
+        from ensemblekit import evaluation
+
+        y_true = np.asarray(y_true, dtype=np.intp)
+        y_pred = np.asarray(y_pred, dtype=np.intp)
+        if y_true.ndim != 1 or y_pred.shape != y_true.shape or y_true.size == 0:
+            raise ValueError(f"y_true and y_pred must be 1-D of one non-zero length, got "
+                             f"shapes {y_true.shape} and {y_pred.shape}")
+        n_classes = int(max(y_true.max(), y_pred.max())) + 1
+        proba = np.zeros((y_pred.size, n_classes))
+        proba[np.arange(y_pred.size), y_pred] = 1.0
+        func = getattr(evaluation, name)
+        if average != "weighted":
+            return float(func(y_true, proba) if average is None else func(y_true, proba, average))
+        per_class = np.nan_to_num(func(y_true, proba, None), nan=0.0)
+        support = np.bincount(y_true, minlength=n_classes)
+        return float(per_class @ support / y_true.size)
+
+    score.__name__ = name
+    return score
+
+
+def _relative_regression(name: str) -> Callable:
+    def score(y_true, y_pred, train_mean) -> float:
+        from ensemblekit import evaluation
+
+        return float(getattr(evaluation, name)(y_true, y_pred, train_mean))
+
+    score.__name__ = name
+    return score
+
+
+_C, _R = "classification", "regression"
+_BOTH = (_C, _R)
+
+
 METRICS: dict[str, Metric] = {
-    "accuracy": Metric("accuracy", accuracy, "classification", True, "Accuracy"),
+    "accuracy": Metric("accuracy", accuracy, _C, True, "Accuracy"),
+    "balanced-accuracy": Metric("balanced-accuracy", _labels("balanced_accuracy"), _C, True,
+                                "Balanced accuracy"),
+    "kappa": Metric("kappa", _labels("kappa"), _C, True, "Kappa"),
+    "mcc": Metric("mcc", _labels("mcc", "weighted"), _C, True, "MCC"),
+    "precision-macro": Metric("precision-macro", _labels("precision", "macro"), _C, True,
+                              "Precision (macro)"),
+    "recall-macro": Metric("recall-macro", _labels("recall", "macro"), _C, True, "Recall (macro)"),
+    "f1-macro": Metric("f1-macro", _labels("f_measure", "macro"), _C, True, "F1 (macro)"),
+    "precision-weighted": Metric("precision-weighted", _labels("precision", "weighted"), _C, True,
+                                 "Precision (weighted)"),
+    "recall-weighted": Metric("recall-weighted", _labels("recall", "weighted"), _C, True,
+                              "Recall (weighted)"),
+    "f1-weighted": Metric("f1-weighted", _labels("f_measure", "weighted"), _C, True, "F1 (weighted)"),
+    "auc": Metric("auc", _weka("weighted_roc_area"), _C, True, "ROC area", inputs="outcome"),
+    "prc": Metric("prc", _weka("weighted_prc_area"), _C, True, "PRC area", inputs="outcome"),
+    "log-loss": Metric("log-loss", _weka("log_loss"), _C, False, "Log-loss", inputs="outcome"),
+    "brier": Metric("brier", _weka("brier_score"), _C, False, "Brier", inputs="outcome"),
     "nmi": Metric("nmi", nmi, "clustering", True, "NMI"),
     "purity": Metric("purity", purity, "clustering", True, "Purity"),
     "ari": Metric("ari", adjusted_rand, "clustering", True, "ARI"),
@@ -1023,12 +1196,28 @@ METRICS: dict[str, Metric] = {
                              internal=True),
     "calinski-harabasz": Metric("calinski-harabasz", calinski_harabasz, "clustering", True,
                                 "Calinski-Harabasz", internal=True),
-    "correlation": Metric("correlation", correlation, "regression", True, "Correlation"),
-    "rmse": Metric("rmse", rmse, "regression", False, "RMSE"),
-    "mae": Metric("mae", mae, "regression", False, "MAE"),
-    "r2": Metric("r2", r2, "regression", True, "R²"),
+    "correlation": Metric("correlation", correlation, _R, True, "Correlation"),
+    "mae": Metric("mae", _either("weka_mae", mae), _BOTH, False, "MAE", inputs="outcome"),
+    "rmse": Metric("rmse", _either("weka_rmse", rmse), _BOTH, False, "RMSE", inputs="outcome"),
+    "rae": Metric("rae", _either("relative_absolute_error",
+                                 _relative_regression("relative_absolute_error_regression"), True),
+                  _BOTH, False, "RAE %", inputs="outcome", needs_prior=True),
+    "rrse": Metric("rrse", _either("root_relative_squared_error",
+                                   _relative_regression("root_relative_squared_error_regression"), True),
+                   _BOTH, False, "RRSE %", inputs="outcome", needs_prior=True),
+    "r2": Metric("r2", r2, _R, True, "R²"),
 }
 """Metric name -> :class:`Metric`, in the order reports list them."""
+
+#: The measures ``evaluate`` reports for a classifier or a regression algorithm, in
+#: report order: Weka's summary (accuracy, kappa, the four error measures of
+#: :class:`weka.classifiers.Evaluation`) and the other standard ones.
+REPORT_METRICS = {
+    _C: ("accuracy", "balanced-accuracy", "kappa", "mcc", "precision-weighted", "recall-weighted",
+         "f1-weighted", "f1-macro", "auc", "prc", "log-loss", "brier", "mae", "rmse", "rae",
+         "rrse"),
+    _R: ("correlation", "mae", "rmse", "rae", "rrse"),
+}
 
 #: Names of the external clustering indices (they compare with the classes), in report order.
 EXTERNAL_INDICES = tuple(m.name for m in METRICS.values() if m.task == "clustering" and not m.internal)

@@ -7,7 +7,9 @@ state is touched and no display is needed. Every figure is drawn under
 matplotlib's default style, whatever the user's ``matplotlibrc`` says, and
 saved without dates or version strings, so the same inputs give the same file
 byte for byte. Files are written through a temporary file in the target folder
-and a rename: a failed call leaves no partial file.
+and a rename: a failed call leaves no partial file. ``render_*`` functions
+return a figure's bytes without touching a file; :func:`write_plots` then
+writes several figures all or none (``compare --plot`` draws one per metric).
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ _METADATA = {
 # Fixed salt for the ids matplotlib puts in SVG files (otherwise random per run).
 _RC = {"svg.hashsalt": "ensemblekit", "svg.fonttype": "path", "pdf.fonttype": 42}
 _DPI = 150
+#: Smallest half-range of a heat map's colour scale, as a fraction of the score's scale
+#: (see :func:`heatmap_limits`).
+HEATMAP_MIN_SPREAD = 0.01
 
 
 class PlotError(ValueError):
@@ -154,7 +159,18 @@ def plot_critical_difference(names, avg_ranks, cd, path, *, title=None, alpha=0.
     J. Demšar, "Statistical comparisons of classifiers over multiple data
     sets", JMLR 7 (2006) 1–30, Sect. 3.2.2, Fig. 1 and 2.
     """
-    fmt = _format_of(path)
+    fmt = plot_format(path)
+    _write_bytes_atomic(path, render_critical_difference(names, avg_ranks, cd, fmt, title=title, alpha=alpha))
+
+
+def render_critical_difference(names, avg_ranks, cd, fmt, *, title=None, alpha=0.05) -> bytes:
+    """The bytes of the diagram :func:`plot_critical_difference` writes; no file is touched.
+
+    ``fmt`` is ``"png"``, ``"svg"`` or ``"pdf"`` (see :func:`plot_format`); the
+    other parameters, and the errors raised, are those of
+    :func:`plot_critical_difference`.
+    """
+    fmt = _check_format(fmt)
     names = [str(n) for n in names]
     ranks = np.asarray(avg_ranks, dtype=float)
     k = len(names)
@@ -173,8 +189,76 @@ def plot_critical_difference(names, avg_ranks, cd, path, *, title=None, alpha=0.
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     mpl = _matplotlib()
     with _style(mpl):
-        fig = _draw_cd(mpl, names, ranks, cd, title, alpha)
-        _save(fig, path, fmt)
+        return _figure_bytes(_draw_cd(mpl, names, ranks, cd, title, alpha), fmt)
+
+
+def render_pairwise_scatter(x_name, y_name, x, y, labels, fmt, *, title=None,
+                            greater_is_better=True) -> bytes:
+    """The figure of two algorithms over data sets: one point per data set at (score of
+    ``x_name``, score of ``y_name``), with the diagonal of equal scores.
+
+    Demšar (JMLR 7, 2006, Sect. 3.1) compares two classifiers over data sets with the
+    Wilcoxon signed-rank test, not with a critical-difference diagram; this plot shows
+    what that test judges: how far each data set lies from the diagonal, and on which side.
+
+    Parameters
+    ----------
+    x_name, y_name : str
+        The two algorithms (axes).
+    x, y : array-like of shape (n_datasets,)
+        Their mean scores per data set; finite.
+    labels : sequence of str, length n_datasets
+        Data set names, written next to their points.
+    fmt : {"png", "svg", "pdf"}
+    title : str, optional
+    greater_is_better : bool
+        Says in a corner which side of the diagonal is better for ``y_name``.
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    ValueError
+        Lengths differ, no data set, or a score is not finite.
+    PlotError
+        matplotlib is missing.
+    """
+    fmt = _check_format(fmt)
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    labels = [str(v) for v in labels]
+    if x.ndim != 1 or x.shape != y.shape or len(labels) != x.size or x.size == 0:
+        raise ValueError("x, y and labels must have one equal, non-zero length")
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise ValueError("the scores must be finite")
+    mpl = _matplotlib()
+    with _style(mpl):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(5.0, 5.0), dpi=_DPI, layout="constrained")
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        low, high = float(min(x.min(), y.min())), float(max(x.max(), y.max()))
+        pad = max(0.05 * (high - low), 1e-3)
+        low, high = low - pad, high + pad
+        ax.plot([low, high], [low, high], color="0.6", linewidth=1, zorder=1)
+        ax.scatter(x, y, color="tab:blue", zorder=2)
+        for xi, yi, text in zip(x, y, labels):
+            ax.annotate(text, (xi, yi), xytext=(4, 4), textcoords="offset points", fontsize=8)
+        ax.set_xlim(low, high)
+        ax.set_ylim(low, high)
+        ax.set_aspect("equal")
+        ax.set_xlabel(x_name)
+        ax.set_ylabel(y_name)
+        side = "above" if greater_is_better else "below"
+        ax.text(0.02, 0.98, f"{y_name} better {side} the diagonal", transform=ax.transAxes,
+                va="top", fontsize=8, color="0.3")
+        if title:
+            ax.set_title(title, fontsize=10)
+        return _figure_bytes(fig, fmt)
 
 
 def _draw_cd(mpl, names, ranks, cd, title, alpha):
@@ -333,7 +417,8 @@ def plot_sensitivity_heatmaps(panels: Sequence[Mapping], path, *, title=None) ->
 
     With a baseline, colours diverge from it (white = baseline score, blue =
     better, red = worse; the colour scale is symmetric about the baseline,
-    which is also marked on the colour bar). Without one, the viridis map
+    which is also marked on the colour bar, and spans at least ±0.01, so tiny
+    differences stay pale: see :func:`heatmap_limits`). Without one, the viridis map
     spans the panel's scores. Each cell is annotated with its value (3
     decimals) when the grid has at most 12 × 12 cells; failed grid points
     (NaN) are grey and read ``n/a``.
@@ -377,14 +462,76 @@ def plot_sensitivity_heatmaps(panels: Sequence[Mapping], path, *, title=None) ->
     Ensemble Methods Inside the Learning Algorithm", ECML PKDD 2013, Sect. 5,
     Tables 1–3 (sensitivity to ensemble size and sample size).
     """
-    fmt = _format_of(path)
+    fmt = plot_format(path)
+    _write_bytes_atomic(path, render_sensitivity_heatmaps(panels, fmt, title=title))
+
+
+def render_sensitivity_heatmaps(panels: Sequence[Mapping], fmt, *, title=None) -> bytes:
+    """The bytes of the figure :func:`plot_sensitivity_heatmaps` writes; no file is touched.
+
+    ``fmt`` is ``"png"``, ``"svg"`` or ``"pdf"`` (see :func:`plot_format`); the
+    other parameters, and the errors raised, are those of
+    :func:`plot_sensitivity_heatmaps`.
+    """
+    fmt = _check_format(fmt)
     checked = [_check_panel(i, p) for i, p in enumerate(panels)]
     if not checked:
         raise ValueError("panels is empty; need at least one data set to plot")
     mpl = _matplotlib()
     with _style(mpl):
-        fig = _draw_heatmaps(mpl, checked, title)
-        _save(fig, path, fmt)
+        return _figure_bytes(_draw_heatmaps(mpl, checked, title), fmt)
+
+
+def heatmap_limits(values, baseline) -> tuple[float, float]:
+    """Colour limits of a heat map centred on the baseline score: ``(vmin, vmax)``.
+
+    The scale is symmetric about the baseline, so the neutral colour means "as
+    good as the baseline" and equal colour strength means an equal difference
+    either way. Its half-range is the largest difference from the baseline, but
+    never less than ``HEATMAP_MIN_SPREAD`` (0.01) times the score's scale,
+    ``max(1, |baseline|)``: for scores in [0, 1] (accuracy, NMI, purity, kappa)
+    that is one percentage point, for scores in larger units (RMSE, MAE) 1 % of
+    the baseline. Without the floor the largest difference always gets the
+    darkest colour, so a grid whose points all lie within 0.003 of the baseline
+    (noise for most data sets) would look as decisive as one that gains 0.1;
+    with it, a difference of 0.003 on a [0, 1] score reaches at most 30 % of the
+    way from the neutral colour to the darkest one.
+
+    Parameters
+    ----------
+    values : array-like of float
+        The scores of the grid points, any shape; NaN (failed points) ignored.
+    baseline : float
+        The baseline algorithm's score; finite.
+
+    Returns
+    -------
+    (float, float)
+        ``(baseline - s, baseline + s)`` with ``s = max(max |values - baseline|,
+        HEATMAP_MIN_SPREAD * max(1, |baseline|))``; always ``s > 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``baseline`` is not finite or a value is infinite.
+
+    Examples
+    --------
+    >>> heatmap_limits([0.902, 0.899], 0.9)   # all within 0.003: the floor decides
+    (0.89, 0.91)
+    >>> heatmap_limits([0.75, 0.375], 0.5)    # the largest difference decides
+    (0.25, 0.75)
+    """
+    baseline = float(baseline)
+    if not math.isfinite(baseline):
+        raise ValueError(f"baseline must be finite, got {baseline}")
+    diffs = np.asarray(values, dtype=float).ravel() - baseline
+    if np.isinf(diffs).any():
+        raise ValueError("values must be finite or NaN")
+    diffs = diffs[~np.isnan(diffs)]
+    largest = float(np.abs(diffs).max()) if diffs.size else 0.0
+    spread = max(largest, HEATMAP_MIN_SPREAD * max(1.0, abs(baseline)))
+    return baseline - spread, baseline + spread
 
 
 def _check_panel(index, panel):
@@ -487,9 +634,8 @@ def _draw_heatmaps(mpl, panels, title):
         finite = values[np.isfinite(values)]
         baseline = panel["baseline"]
         if baseline is not None:
-            spread = float(np.max(np.abs(finite - baseline))) if finite.size else 0.0
-            spread = spread if spread > 0 else max(1e-3 * abs(baseline), 1e-6)
-            norm = colors.TwoSlopeNorm(vcenter=baseline, vmin=baseline - spread, vmax=baseline + spread)
+            lo, hi = heatmap_limits(finite, baseline)
+            norm = colors.TwoSlopeNorm(vcenter=baseline, vmin=lo, vmax=hi)
             cmap = mpl.colormaps["RdBu" if panel["greater_is_better"] else "RdBu_r"]
         else:
             lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
@@ -545,12 +691,61 @@ def _draw_heatmaps(mpl, panels, title):
 # --------------------------------------------------------------------------- #
 # Shared plumbing
 # --------------------------------------------------------------------------- #
-def _format_of(path) -> str:
+def plot_format(path) -> str:
+    """The figure format a file name asks for: ``"png"``, ``"svg"`` or ``"pdf"`` (suffix, any case).
+
+    Raises
+    ------
+    PlotError
+        If the suffix is none of ``.png``, ``.svg``, ``.pdf``.
+    """
     suffix = Path(os.fspath(path)).suffix.lower()
     if suffix not in PLOT_SUFFIXES:
         shown = suffix or "no suffix"
         raise PlotError(f"cannot plot to {os.fspath(path)}: {shown} is not one of {', '.join(PLOT_SUFFIXES)}")
     return suffix[1:]
+
+
+def _check_format(fmt) -> str:
+    if fmt not in _METADATA:
+        raise PlotError(f"unknown figure format {fmt!r}; use one of {', '.join(_METADATA)}")
+    return fmt
+
+
+def write_plots(figures: Sequence[tuple[str | os.PathLike, bytes]]) -> None:
+    """Write several figures, each atomically, all or none.
+
+    Meant for the bytes of the ``render_*`` functions: drawing, where most
+    failures happen, is over before the first file is touched. If writing one
+    file fails, the files this call already wrote are removed again, so a
+    failed call never leaves a mix of new and old figures (a file it had
+    replaced is then gone rather than stale); devices and pipes are written in
+    place and cannot be taken back.
+
+    Parameters
+    ----------
+    figures : sequence of (path, bytes)
+        Destinations, each written with :func:`ensemblekit.atomic.write_atomic`.
+
+    Raises
+    ------
+    PlotError
+        If a file cannot be written; the message names it.
+    """
+    from ensemblekit.atomic import resolve_destination
+
+    written = []
+    try:
+        for path, data in figures:
+            _write_bytes_atomic(path, data)
+            written.append(path)
+    except BaseException:
+        for path in written:
+            with contextlib.suppress(OSError):
+                real = resolve_destination(path)
+                if real.is_file():
+                    real.unlink()
+        raise
 
 
 def _matplotlib():
@@ -572,10 +767,10 @@ def _style(mpl):
         yield
 
 
-def _save(fig, path, fmt) -> None:
+def _figure_bytes(fig, fmt) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format=fmt, dpi=_DPI, metadata=_METADATA[fmt])
-    _write_bytes_atomic(path, buffer.getvalue())
+    return buffer.getvalue()
 
 
 def _write_bytes_atomic(path, data: bytes) -> None:

@@ -96,6 +96,10 @@ class Param:
         """Return the allowed values in words, e.g. ``"int >= 1"`` or ``"none|minmax"``."""
         return self.constraint.describe_range(arrays=False)
 
+    def describe_type(self) -> str:
+        """Return the value's type in words, e.g. ``"int"`` or ``"int or float"``."""
+        return self.constraint.describe_type()
+
     def parse(self, text: str) -> Any:
         """Parse and check a value given on the command line.
 
@@ -716,6 +720,34 @@ def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
     else:
         prep = make_preprocessor(schema, impute_numeric=spec.impute_numeric, scale=spec.scale)
     return Pipeline([("prep", prep), ("model", cls(**kwargs))])
+
+
+def class_probabilities(model, X, n_classes: int):
+    """A fitted classifier's class probabilities, one column per declared class.
+
+    A classifier trained on data that lacks some declared class has no column
+    for it (its ``classes_`` are the codes it saw); here that class gets
+    probability 0, so column ``k`` is always class code ``k``.
+
+    Parameters
+    ----------
+    model : fitted classifier (pipeline) with ``predict_proba`` and ``classes_``
+        ``classes_`` are integer class codes in ``0 .. n_classes - 1``.
+    X : array-like of shape (n_samples, n_features)
+    n_classes : int
+        Number of classes the schema declares.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_classes)
+        Rows sum to 1 (as the model's do).
+    """
+    import numpy as np
+
+    known = np.asarray(model.predict_proba(X), dtype=np.float64)
+    full = np.zeros((known.shape[0], n_classes))
+    full[:, np.asarray(model.classes_, dtype=np.intp)] = known
+    return full
 
 
 def model_feature_names(name: str, schema) -> list[str]:

@@ -521,7 +521,9 @@ def comparison_document(result) -> dict:
         ``protocol``, ``baseline``, ``marks_against``, ``metrics`` (per metric: rows of
         cells with mean, sd, n and mark, average ranks, the tests over data sets and
         the verdict sentences) and ``failures``; a cell with a failed unit is None;
-        ``grid`` (per metric, the grid summary rows) when the comparison had a grid.
+        ``grid`` (per metric, the grid summary rows) when the comparison had a grid;
+        ``pooled`` (the report of each algorithm's pooled out-of-fold predictions)
+        for ``evaluate``.
     """
     summary, analyses, datasets, labels = (result.summary, result.analyses, result.datasets,
                                            result.labels)
@@ -551,6 +553,9 @@ def comparison_document(result) -> dict:
         out["metrics"][metric] = entry
     if grid is not None:
         out["grid"] = grid
+    if result.pooled:
+        out["pooled"] = [{"dataset": d, "algorithm": a, "report": r.to_dict()}
+                         for (d, a), r in result.pooled.items()]
     return out
 
 
@@ -683,29 +688,51 @@ def schema_tables(summary: dict):
 
 
 # --------------------------------------------------------------------------- algorithms, models
+def algorithm_summary(spec) -> dict:
+    """JSON-able description of one registry entry and its settable parameters.
+
+    Parameters
+    ----------
+    spec : ensemblekit.registry.AlgorithmSpec
+        The entry; reading its parameters imports its estimator class.
+
+    Returns
+    -------
+    dict
+        ``name``, ``task``, ``description``, ``preprocessing`` and ``parameters``:
+        one dict per ``--set`` parameter, in display order, with ``name``,
+        ``type`` (e.g. ``"int or float"``), ``default``, ``values`` (the allowed
+        values in words, as ``--set`` error messages give them) and ``help``.
+    """
+    return {
+        "name": spec.name,
+        "task": spec.task,
+        "description": spec.description,
+        "parameters": [
+            {"name": p.name, "type": p.describe_type(), "default": p.default,
+             "values": p.describe_range(), "help": p.help}
+            for p in spec.params
+        ],
+        "preprocessing": spec.preprocessing,
+    }
+
+
 def algorithms_summary(specs: Iterable) -> list[dict]:
-    """JSON-able registry listing: name, task, description, parameters, preprocessing."""
-    return [
-        {
-            "name": s.name,
-            "task": s.task,
-            "description": s.description,
-            "parameters": [
-                {"name": p.name, "default": p.default, "values": p.describe_range(), "help": p.help}
-                for p in s.params
-            ],
-            "preprocessing": s.preprocessing,
-        }
-        for s in specs
-    ]
+    """JSON-able registry listing: :func:`algorithm_summary` of each entry, in order."""
+    return [algorithm_summary(s) for s in specs]
+
+
+#: Under the overview table: where each algorithm's parameter help is.
+ALGORITHMS_FOOTER = "ensemblekit algorithms NAME lists an algorithm's parameters: type, default, range, help"
 
 
 def algorithms_table(summary: list[dict]):
-    """Rich table for :func:`algorithms_summary`."""
+    """Rich table for :func:`algorithms_summary`, with :data:`ALGORITHMS_FOOTER` as its caption."""
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title="algorithms", title_justify="left", show_lines=True)
+    table = Table(title="algorithms", title_justify="left", show_lines=True,
+                  caption=ALGORITHMS_FOOTER, caption_justify="left")
     for col in ("name", "task", "parameters (default)", "description"):
         table.add_column(col)
     for s in summary:
@@ -714,6 +741,34 @@ def algorithms_table(summary: list[dict]):
         description = safe_text(s["description"])
         description.append("\n" + printable(s["preprocessing"]), style="dim")
         table.add_row(safe_text(s["name"]), safe_text(s["task"]), Text(params), description)
+    return table
+
+
+def algorithm_params_table(entry: dict):
+    """Rich table of one algorithm's parameters (``ensemblekit algorithms NAME``).
+
+    Parameters
+    ----------
+    entry : dict
+        One entry of :func:`algorithms_summary` (see :func:`algorithm_summary`).
+
+    Returns
+    -------
+    rich.table.Table
+        Titled with the algorithm's name, task and description; one row per
+        parameter: name, type, default, allowed values, help; the
+        preprocessing as its caption.
+    """
+    from rich.table import Table
+
+    title = safe_text(f"{entry['name']} ({entry['task']}): {entry['description']}", style="table.title")
+    table = Table(title=title, title_justify="left", caption=safe_text(entry["preprocessing"]),
+                  caption_justify="left")
+    for col in ("parameter", "type", "default", "range", "help"):
+        table.add_column(col)
+    for p in entry["parameters"]:
+        table.add_row(safe_text(p["name"]), safe_text(p["type"]), safe_text(_plain(p["default"])),
+                      safe_text(p["values"]), safe_text(p["help"]))
     return table
 
 
@@ -765,6 +820,182 @@ def metrics_table(values: dict[str, float], title: str):
         label = METRICS[name].label if name in METRICS else name
         table.add_row(safe_text(label), fmt(v))
     return Group(safe_text(title, style="bold"), table)
+
+
+# --------------------------------------------------------------------------- Weka's report
+#: Columns of the per-class table: (key of ``report.per_class``, heading), Weka's order.
+PER_CLASS_COLUMNS = (("tp_rate", "TP rate"), ("fp_rate", "FP rate"), ("precision", "Precision"),
+                     ("recall", "Recall"), ("f_measure", "F-measure"), ("mcc", "MCC"),
+                     ("roc_area", "ROC area"), ("prc_area", "PRC area"))
+
+
+def _cell(value: float, digits: int = 3) -> str:
+    """A figure of the per-class table: Weka's ``?`` where it is undefined (NaN)."""
+    return "?" if value != value else fmt(value, digits)
+
+
+def _letters(n: int) -> list[str]:
+    """Weka's confusion-matrix column names: a, b, ..., z, then ba, bb, ... (base 26)."""
+    out = []
+    for k in range(n):
+        text = ""
+        while True:
+            text = chr(ord("a") + k % 26) + text
+            k //= 26
+            if k == 0:
+                break
+        out.append(text)
+    return out
+
+
+def summary_rows(report) -> list[tuple[str, str]]:
+    """The summary of Weka's report as ``(measure, value text)`` rows.
+
+    Parameters
+    ----------
+    report : ensemblekit.evaluation.ClassificationEvaluation or RegressionEvaluation
+    """
+    if not hasattr(report, "confusion"):
+        return [("Correlation coefficient", fmt(report.correlation)),
+                ("Mean absolute error", fmt(report.mae)),
+                ("Root mean squared error", fmt(report.rmse)),
+                ("Relative absolute error", f"{fmt(report.rae)} %"),
+                ("Root relative squared error", f"{fmt(report.rrse)} %"),
+                ("Total number of instances", str(report.n))]
+    pct = report.pct_correct
+    return [("Correctly classified instances", f"{report.correct}   {fmt(pct)} %"),
+            ("Incorrectly classified instances", f"{report.incorrect}   {fmt(100 - pct)} %"),
+            ("Kappa statistic", fmt(report.kappa)),
+            ("Mean absolute error", fmt(report.mae)),
+            ("Root mean squared error", fmt(report.rmse)),
+            ("Relative absolute error", f"{fmt(report.rae)} %"),
+            ("Root relative squared error", f"{fmt(report.rrse)} %"),
+            ("Balanced accuracy", fmt(report.balanced_accuracy)),
+            ("MCC (weighted)", _cell(report.weighted["mcc"], 4)),
+            ("F-measure (weighted)", _cell(report.weighted["f_measure"], 4)),
+            ("F-measure (macro)", fmt(report.macro["f_measure"])),
+            ("ROC area (weighted)", _cell(report.weighted["roc_area"], 4)),
+            ("PRC area (weighted)", _cell(report.weighted["prc_area"], 4)),
+            ("Log-loss", fmt(report.log_loss)),
+            ("Brier score", fmt(report.brier)),
+            ("Total number of instances", str(report.n))]
+
+
+def report_renderables(report, title: str) -> list:
+    """Weka's test report as rich renderables: the summary, then (nominal class) the
+    per-class table with its weighted average and the confusion matrix.
+
+    Parameters
+    ----------
+    report : ensemblekit.evaluation.ClassificationEvaluation or RegressionEvaluation
+    title : str
+        Heading of the summary.
+    """
+    from rich.table import Table
+
+    summary = Table(show_header=False)
+    summary.add_column("measure")
+    summary.add_column("value", justify="right")
+    for name, value in summary_rows(report):
+        summary.add_row(name, value)
+    out = [safe_text(title, style="bold"), summary]
+    if hasattr(report, "confusion"):
+        out += per_class_renderables(report)
+    return out
+
+
+def per_class_renderables(report) -> list:
+    """Headings and tables of the per-class figures and the confusion matrix."""
+    return [safe_text("Detailed accuracy by class", style="bold"), per_class_table(report),
+            safe_text("Confusion matrix (rows: actual class; columns: classified as)",
+                      style="bold"), confusion_table(report)]
+
+
+def per_class_table(report):
+    """Weka's "Detailed accuracy by class": one row per class, then the weighted average."""
+    from rich.table import Table
+
+    table = Table()
+    for _, heading in PER_CLASS_COLUMNS:
+        table.add_column(heading, justify="right")
+    table.add_column("Class")
+    for k, name in enumerate(report.class_names):
+        table.add_row(*(_cell(report.per_class[key][k]) for key, _ in PER_CLASS_COLUMNS),
+                      safe_text(name))
+    table.add_row(*(_cell(report.weighted[key]) for key, _ in PER_CLASS_COLUMNS),
+                  "Weighted avg.", style="bold")
+    return table
+
+
+def confusion_table(report):
+    """The confusion matrix: actual classes in rows, predicted in columns (headed a, b, ...
+    as Weka's), each row named ``a = class``."""
+    from rich.table import Table
+
+    letters = _letters(len(report.class_names))
+    table = Table()
+    for letter in letters:
+        table.add_column(letter, justify="right")
+    table.add_column("actual class")
+    for k, name in enumerate(report.class_names):
+        table.add_row(*(str(int(v)) for v in report.confusion[k]),
+                      safe_text(f"{letters[k]} = {printable(name)}"))
+    return table
+
+
+def evaluation_renderables(result) -> list:
+    """A model scored on a test set (``evaluate`` with a model, ``--test`` or
+    ``--split-percentage``): Weka's report, or the scores of a clusterer.
+
+    Parameters
+    ----------
+    result : ensemblekit.results.ModelEvaluation
+    """
+    sizes = (f"{result.train_instances} training, " if result.train_instances is not None
+             else "") + f"{result.instances} test instances"
+    title = f"{result.algorithm}: {result.protocol} ({sizes})"
+    if result.report is None:
+        return [metrics_table(result.scores, title)]
+    return report_renderables(result.report, title)
+
+
+def cross_validation_renderables(result) -> list:
+    """``evaluate ALGO DATA`` by cross-validation: every measure as mean ± sd over the
+    folds, then Weka's per-class table and confusion matrix of the out-of-fold
+    predictions of every repeat pooled.
+
+    Parameters
+    ----------
+    result : ensemblekit.results.Comparison
+        With ``pooled`` reports.
+    """
+    from rich.table import Table
+
+    from ensemblekit.metrics import METRICS
+
+    out = []
+    heading = protocol_text(result.protocol, result.task)
+    for dataset in result.datasets:
+        for label in result.labels:
+            out.append(safe_text(f"{label} on {dataset}: {heading}", style="bold"))
+            table = Table()
+            table.add_column("measure")
+            table.add_column("mean", justify="right")
+            table.add_column("sd", justify="right")
+            for m in result.metrics:
+                cell = result.summary.get((dataset, label, m))
+                if cell is not None and (dataset, label) not in result.failed:
+                    table.add_row(METRICS[m].display_name, fmt(cell[0]), fmt(cell[1]))
+            out.append(table)
+            report = result.pooled.get((dataset, label))
+            if report is not None and hasattr(report, "confusion"):
+                repeats = result.protocol.repeats
+                pooled = ("out-of-fold predictions pooled" if repeats == 1 else
+                          f"out-of-fold predictions of {repeats} repeats pooled (each instance "
+                          f"counted {repeats} times)")
+                out.append(safe_text(f"{label} on {dataset}, {pooled}:", style="bold"))
+                out.extend(per_class_renderables(report))
+    return out
 
 
 def model_description(description: dict) -> list:

@@ -116,12 +116,14 @@ class Prediction:
 
 @dataclass
 class ModelEvaluation:
-    """A saved model scored on a test set (``evaluate MODEL DATA``).
+    """A model scored on a test set: a saved one (``evaluate MODEL DATA``), or one
+    trained and tested in one step (``evaluate ALGO DATA --test FILE`` or
+    ``--split-percentage P``).
 
     Attributes
     ----------
     model : str
-        Where the model came from (its file name), for the report.
+        Where the model came from (its file name, or the algorithm), for the report.
     algorithm : str
     dataset : str
         Name of the test data set.
@@ -129,6 +131,18 @@ class ModelEvaluation:
         Rows scored: those with a known class or target.
     scores : dict of str to float
         Metric name to value.
+    task : str
+    protocol : str
+        How the model was trained and tested, in words.
+    report : ClassificationEvaluation or RegressionEvaluation or None
+        Weka's report of the test (see :mod:`ensemblekit.evaluation`); None for
+        a clusterer.
+    class_names : tuple of str
+        The class values, in code order (classification).
+    resubstitution : bool
+        True when the test data is the model's own training data.
+    train_instances : int or None
+        Training rows, when the model was trained in this call.
     """
 
     model: str
@@ -136,11 +150,25 @@ class ModelEvaluation:
     dataset: str
     instances: int
     scores: dict
+    task: str = ""
+    protocol: str = ""
+    report: Any = None
+    class_names: tuple = ()
+    resubstitution: bool = False
+    train_instances: int | None = None
 
     def to_dict(self) -> dict:
-        """``model``, ``dataset``, ``instances`` and ``scores``, as ``--format json`` prints them."""
-        return {"model": self.model, "dataset": self.dataset, "instances": self.instances,
-                "scores": self.scores}
+        """``model``, ``dataset``, ``instances``, ``scores`` and the protocol, with the
+        report (per-class figures, confusion matrix) when there is one, as
+        ``--format json`` prints them."""
+        out = {"model": self.model, "dataset": self.dataset, "instances": self.instances,
+               "scores": self.scores}
+        if self.protocol:
+            out.update(protocol=self.protocol, train_instances=self.train_instances,
+                       resubstitution=self.resubstitution)
+        if self.report is not None:
+            out["report"] = self.report.to_dict()
+        return out
 
     def to_records(self) -> list[dict]:
         """One ``{"metric", "value"}`` record per metric."""
@@ -307,6 +335,10 @@ class Comparison:
         Units of work in the plan.
     computed : int
         Units computed in this call (the rest came from the resume journal).
+    pooled : dict
+        ``evaluate ALGO DATA`` by cross-validation: ``(dataset, label) -> report``
+        of the out-of-fold predictions of every repeat pooled (see
+        :mod:`ensemblekit.evaluation`); empty for ``compare``.
     """
 
     task: str
@@ -326,6 +358,7 @@ class Comparison:
     max_instances: int | None = None
     units: int = 0
     computed: int = 0
+    pooled: dict = field(default_factory=dict)
 
     @property
     def failed(self) -> set:

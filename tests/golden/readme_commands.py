@@ -9,7 +9,9 @@ commands see the model files earlier ones wrote.
 ``python tests/golden/readme_commands.py`` writes the expected outputs under
 ``tests/golden/readme/``; they were generated from the code before the application
 layer was split out of the command line (issue 17), and must not be regenerated to make
-a failing test pass: a change of output is a change of behaviour.
+a failing test pass: a change of output is a change of behaviour. They are regenerated
+only for a change made on purpose, and the commit says which files changed and why
+(issue 18: ``evaluate`` prints Weka's report; ``algorithms`` points to per-algorithm help).
 """
 
 from __future__ import annotations

@@ -47,6 +47,7 @@ from ensemblekit.experiment.runner import (
     Runner,
     RunResult,
     Score,
+    UnitPredictions,
     run,
     worker_count,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "Runner",
     "Score",
     "Unit",
+    "UnitPredictions",
     "analyse",
     "beats",
     "derive_seed",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -236,8 +236,7 @@ def subsample(ds, max_instances: int, seed: int):
         return ds
     rng = np.random.RandomState(derive_seed(seed, zlib.crc32(ds.name.encode("utf-8"))))
     rows = np.sort(rng.choice(ds.n_instances, size=max_instances, replace=False))
-    y = None if ds.y is None else ds.y[rows]
-    return replace(ds, X=ds.X[rows], y=y, lines=ds.lines[rows])
+    return ds.take(rows)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -105,11 +105,43 @@ class RunResult:
         Units that raised, in plan order.
     computed : int
         Units computed by this call (the others came from the resume journal).
+    predictions : list of UnitPredictions
+        With ``keep_predictions``: each test unit's predictions, in plan order
+        (failed units absent); empty otherwise.
     """
 
     scores: list
     failures: list
     computed: int
+    predictions: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class UnitPredictions:
+    """What one cross-validation fold predicted, for a report over all folds.
+
+    Attributes
+    ----------
+    dataset, algorithm : str
+    repeat, fold : int
+    test : ndarray of shape (n_test,)
+        Row indices of the fold's test instances in the data set.
+    predicted : ndarray of shape (n_test,)
+        Predicted class codes (the first arg-max of ``proba``) or values.
+    proba : ndarray of shape (n_test, n_classes) or None
+        Class probabilities (classification).
+    prior : ndarray of shape (n_classes,) or float
+        The fold's training class counts, or its training targets' mean.
+    """
+
+    dataset: str
+    algorithm: str
+    repeat: int
+    fold: int
+    test: np.ndarray
+    predicted: np.ndarray
+    proba: np.ndarray | None
+    prior: np.ndarray | float
 
 
 #: The most worker processes ``n_jobs`` may ask for, per core. Units are
@@ -255,6 +287,7 @@ class Runner:
         self.scheduler = scheduler
         self._local_workers = worker_count(n_jobs) if scheduler is None else None
         self._pin = OneCore()
+        self._keep = False  # set by run(keep_predictions=...)
         self._client = None
         #: A connection that :meth:`prestart` could not make: the :meth:`run` that
         #: follows reports it at once instead of waiting out a second connection timeout.
@@ -337,6 +370,7 @@ class Runner:
         *,
         resume: str | os.PathLike | None = None,
         on_unit_done: Callable[[], None] | None = None,
+        keep_predictions: bool = False,
     ) -> RunResult:
         """Run a protocol; record every unit's scores, or its error.
 
@@ -359,6 +393,10 @@ class Runner:
             again.
         on_unit_done : callable, optional
             Called with no argument after each unit finishes (for a progress bar).
+        keep_predictions : bool, default=False
+            Return every cross-validation unit's predictions too (see
+            :class:`UnitPredictions`); not with ``resume`` (the journal keeps
+            scores only).
 
         Returns
         -------
@@ -370,6 +408,9 @@ class Runner:
             If the journal belongs to another comparison, or the scheduler cannot
             be reached.
         """
+        if keep_predictions and resume is not None:
+            raise ProtocolError("a resumed run keeps no predictions")
+        self._keep = keep_predictions
         units = work.units
         names = [ds.name for ds in datasets]
         keys = [unit_key(names[u.data_index], work.candidates[u.candidate], u) for u in units]
@@ -393,6 +434,7 @@ class Runner:
                 journal.close()
         scores: list[Score] = []
         failures: list[Failure] = []
+        kept: list[UnitPredictions] = []
         for u, key in zip(units, keys):
             cand = work.candidates[u.candidate]
             outcome = outcomes[key]
@@ -403,7 +445,10 @@ class Runner:
             for metric in metrics:
                 scores.append(Score(key[0], cand.label, cand.params_json, u.repeat, u.fold, metric,
                                     float(outcome["scores"][metric]), float(outcome["seconds"])))
-        return RunResult(scores, failures, len(todo))
+            if outcome.get("predictions") is not None:
+                kept.append(UnitPredictions(key[0], cand.label, u.repeat, u.fold,
+                                            *outcome["predictions"]))
+        return RunResult(scores, failures, len(todo), kept)
 
     def close(self) -> None:
         """Close the Dask client still held (one :meth:`prestart` connected and no
@@ -522,7 +567,8 @@ class Runner:
         jobs = (
             delayed(_run_batch)((batch, datasets[work.units[batch[0]].data_index],
                                  [work.candidates[work.units[i].candidate] for i in batch],
-                                 [work.units[i] for i in batch]), protocol.n_clusters, metrics, pin)
+                                 [work.units[i] for i in batch]), protocol.n_clusters, metrics, pin,
+                                self._keep)
             for batch in batches
         )
         pending = set(todo)
@@ -661,11 +707,11 @@ def _where(work, datasets, i) -> str:
 
 
 # ---------------------------------------------------------------------- in a worker
-def _run_batch(task, n_clusters, metrics, pin: OneCore):
+def _run_batch(task, n_clusters, metrics, pin: OneCore, keep: bool = False):
     """Run one task's units, on one core (see :class:`OneCore`), in the process that got it."""
     indices, ds, cands, units = task
     with pin.pinned():
-        return [_run_unit(i, ds, c, u, n_clusters, metrics)
+        return [_run_unit(i, ds, c, u, n_clusters, metrics, keep)
                 for i, c, u in zip(indices, cands, units)]
 
 
@@ -689,10 +735,10 @@ def _warm_worker() -> None:
 
 
 def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | None,
-              metrics: tuple[str, ...]):
+              metrics: tuple[str, ...], keep: bool = False):
     start = time.perf_counter()
     try:
-        values = _score_unit(ds, cand, unit, n_clusters, metrics)
+        values, predictions = _score_unit(ds, cand, unit, n_clusters, metrics, keep)
     except Exception as exc:  # recorded per unit; the rest of the run goes on
         where = f"repeat {unit.repeat}, fold {unit.fold}" if unit.fold else f"run {unit.repeat}"
         text = " ".join(str(exc).split())
@@ -700,10 +746,21 @@ def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | Non
                        "error": f"{cand.label} failed on {ds.name} ({where}): "
                                 f"{type(exc).__name__}: {text}",
                        "bad_input": isinstance(exc, ValueError)}
-    return index, {"scores": values, "seconds": time.perf_counter() - start, "error": None}
+    outcome = {"scores": values, "seconds": time.perf_counter() - start, "error": None}
+    if predictions is not None:
+        outcome["predictions"] = predictions
+    return index, outcome
 
 
-def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics: tuple[str, ...]):
+def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics: tuple[str, ...],
+                keep: bool = False):
+    """Fit and score one unit: ``({metric: value}, predictions or None)``.
+
+    A test unit's predictions are ``(test rows, predicted, proba, prior)`` when
+    ``keep`` is true. A score of class probabilities (or a relative error) gets
+    the probabilities of every declared class and the training fold's class
+    counts (the training fold's mean for a regression).
+    """
     from ensemblekit.metrics import METRICS
 
     params = dict(cand.params)
@@ -719,18 +776,30 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
         train = np.flatnonzero(known & ~in_test)  # ascending, as the splitter gives it
         model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
         model.fit(ds.X[train], y[train])
-        truth, predicted = y[test], model.predict(ds.X[test])
-    else:
-        if "n_clusters" in spec.param_names:
-            params["n_clusters"] = n_clusters or len(np.unique(y[known]))
-        model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
-        labels = np.asarray(model.fit_predict(ds.X))
-        truth, predicted = y[known], labels[known]
-        if any(METRICS[m].internal for m in metrics):
-            # internal indices judge all rows (the class is not needed), in the space
-            # the estimator clustered: the pipeline's preprocessing (one-hot,
-            # imputation) applied, the estimator's own scaling not
-            space = np.asarray(model[:-1].transform(ds.X), dtype=np.float64)
-            return {m: (METRICS[m].score(labels, X=space) if METRICS[m].internal
-                        else float(METRICS[m].func(truth, predicted))) for m in metrics}
-    return {m: float(METRICS[m].func(truth, predicted)) for m in metrics}
+        truth, proba, prior = y[test], None, None
+        if regression:
+            predicted = np.asarray(model.predict(ds.X[test]), dtype=np.float64).ravel()
+            prior = float(np.mean(y[train]))
+        elif keep or any(METRICS[m].needs_proba for m in metrics):
+            n_classes = len(ds.schema.class_attribute.values)
+            proba = registry.class_probabilities(model, ds.X[test], n_classes)
+            predicted = np.argmax(proba, axis=1)  # what every classifier here predicts
+            prior = np.bincount(y[train], minlength=n_classes)
+        else:
+            predicted = model.predict(ds.X[test])
+        values = {m: METRICS[m].score(predicted, truth=truth, proba=proba, prior=prior)
+                  for m in metrics}
+        return values, ((test, predicted, proba, prior) if keep else None)
+    if "n_clusters" in spec.param_names:
+        params["n_clusters"] = n_clusters or len(np.unique(y[known]))
+    model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
+    labels = np.asarray(model.fit_predict(ds.X))
+    truth, predicted = y[known], labels[known]
+    space = None
+    if any(METRICS[m].internal for m in metrics):
+        # internal indices judge all rows (the class is not needed), in the space
+        # the estimator clustered: the pipeline's preprocessing (one-hot,
+        # imputation) applied, the estimator's own scaling not
+        space = np.asarray(model[:-1].transform(ds.X), dtype=np.float64)
+    return {m: (METRICS[m].score(labels, X=space) if METRICS[m].internal
+                else METRICS[m].score(predicted, truth=truth)) for m in metrics}, None
