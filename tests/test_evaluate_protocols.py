@@ -233,3 +233,22 @@ def test_weka_errors_serve_both_tasks():
         METRICS["rae"].score([1.0], truth=[2.0])
     with pytest.raises(TypeError, match="needs class probabilities"):
         METRICS["auc"](truth, [0, 1, 0])
+
+
+def test_class_probabilities_align_columns_with_declared_classes():
+    from ensemblekit import registry
+
+    class SawTwo:  # trained on classes 0 and 2 of three declared ones
+        classes_ = np.array([0, 2])
+
+        def predict_proba(self, X):
+            return np.array([[0.25, 0.75]] * len(X))
+
+    class LabelsOnly:  # no predict_proba: all the mass on the predicted class
+        def predict(self, X):
+            return np.array([2, 0])
+
+    assert registry.class_probabilities(SawTwo(), [[0], [1]], 3).tolist() == [
+        [0.25, 0.0, 0.75], [0.25, 0.0, 0.75]]
+    assert registry.class_probabilities(LabelsOnly(), [[0], [1]], 3).tolist() == [
+        [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]

@@ -740,10 +740,16 @@ def class_probabilities(model, X, n_classes: int):
     Returns
     -------
     ndarray of shape (n_samples, n_classes)
-        Rows sum to 1 (as the model's do).
+        Rows sum to 1 (as the model's do). A classifier without
+        ``predict_proba`` puts all the mass on the class it predicts.
     """
     import numpy as np
 
+    if not hasattr(model, "predict_proba"):
+        codes = np.asarray(model.predict(X), dtype=np.intp)
+        full = np.zeros((codes.shape[0], n_classes))
+        full[np.arange(codes.shape[0]), codes] = 1.0
+        return full
     known = np.asarray(model.predict_proba(X), dtype=np.float64)
     full = np.zeros((known.shape[0], n_classes))
     full[:, np.asarray(model.classes_, dtype=np.intp)] = known
