@@ -252,3 +252,32 @@ def test_class_probabilities_align_columns_with_declared_classes():
         [0.25, 0.0, 0.75], [0.25, 0.0, 0.75]]
     assert registry.class_probabilities(LabelsOnly(), [[0], [1]], 3).tolist() == [
         [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+
+
+def test_a_measure_undefined_in_a_fold_leaves_its_cell_out_of_the_tests(monkeypatch):
+    import dataclasses
+
+    import ensemblekit.metrics as M
+
+    calls = {"n": 0}
+
+    def every_seventh_undefined(truth, predicted):  # e.g. a ROC area of a one-class fold
+        calls["n"] += 1
+        return float("nan") if calls["n"] % 7 == 0 else M.accuracy(truth, predicted)
+
+    monkeypatch.setitem(M.METRICS, "kappa", dataclasses.replace(M.METRICS["kappa"],
+                                                                func=every_seventh_undefined))
+    notes = []
+    result = api.compare(["knn", "c45", "k2"], [IRIS, SAMPLE_DATA / "wine.arff", VOTE], cv=3,
+                         repeats=1, metrics=["kappa", "accuracy"], notify=notes.append)
+    undefined = [n for n in notes if "kappa is undefined" in n]
+    assert len(undefined) == 3  # units 7, 14 and 21 of 27, each in another cell
+    table = result.table("kappa")
+    assert sum(np.isnan(v) for row in table.values() for v in row.values()) == 3
+    # no data set is complete for kappa; accuracy is untouched
+    assert result.analyses["kappa"].ranks is None
+    assert result.analyses["accuracy"].ranks is not None
+    calls["n"] = 6  # the next unit's kappa is undefined: JSON says null, not NaN
+    document = json.loads(run_cli("compare", "knn", "--data", IRIS, "--cv", "3", "--repeats", "1",
+                                  "-m", "kappa", "--format", "json").stdout)
+    assert document["metrics"]["kappa"]["rows"][0]["scores"]["knn"]["mean"] is None

@@ -239,7 +239,7 @@ CORRUPTIONS = [
     ("bagged-k2", {"n_estimators": "3"}, _set("bagging_.n_jobs", 10**6), "bagging_.n_jobs"),
     ("c45", {}, _set("classes_", np.array([0, 1, 2])), "classes_"),
     ("c45", {}, _set("n_features_in_", 3), "tree_"),
-    ("bagging", {"n_estimators": "3"}, _set("classes_", np.array([0, 1, 2])), "estimators_[0]"),
+    ("bagging", {"n_estimators": "3"}, _set("classes_", np.array([0, 1, 2])), "classes_"),
     ("bagging", {"n_estimators": "3"}, _set("voting", "all"), "voting"),
     ("kmeans", {}, _set("scaled_centers_", lambda c: c[:, :-1].copy()), "scaled_centers_"),
     ("kmeans", {}, _set("scaled_centers_", lambda c: np.vstack([c, c[:1]])), "scaled_centers_"),

@@ -21,7 +21,8 @@ _PUBLIC = {
     **{name: "ensemblekit.api" for name in (
         "fit", "predict", "evaluate", "evaluate_model", "evaluate_split", "split_rows",
         "cluster", "select_k", "compare", "load_model", "save_model", "load_data",
-        "describe_data", "describe_model", "plot_comparison", "plot_paths", "UsageError")},
+        "describe_data", "describe_model", "plot_comparison", "plot_paths", "reading",
+        "predict_chunks", "UsageError")},
     **{name: "ensemblekit.results" for name in (
         "FittedModel", "Prediction", "ModelEvaluation", "Clustering", "KSelection", "Comparison")},
     "K2Classifier": "ensemblekit.bayesnet.classifier",

@@ -165,3 +165,26 @@ def emit(text: str, output: Path | None) -> None:
         write_stdout(text)
     else:
         write_file(output, text)
+
+
+def emit_parts(parts, output: Path | None) -> None:
+    """Send machine output made of pieces (an iterable of str) to ``output`` or stdout, piece by piece.
+
+    To stdout, each piece is written and flushed before the next is made, so a
+    reader sees the first rows at once (rows written before an error stay
+    written). To a file, the pieces go to a temporary file that replaces
+    ``output`` only when the last piece is written; an error on the way leaves
+    ``output`` as it was (see :func:`ensemblekit.atomic.writing`).
+    """
+    if output is None:
+        for text in parts:
+            write_stdout(text)
+        return
+    from ensemblekit.atomic import write_error_message, writing
+
+    try:
+        with writing(output) as handle:
+            for text in parts:
+                handle.write(text.encode("utf-8"))
+    except OSError as exc:
+        raise UsageError(write_error_message(output, exc)) from None

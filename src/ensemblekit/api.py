@@ -23,6 +23,7 @@ starts fast.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,7 +34,7 @@ from ensemblekit.results import Clustering, Comparison, FittedModel, KSelection,
 
 __all__ = ["UsageError", "cluster", "compare", "describe_data", "describe_model", "evaluate",
            "evaluate_model", "evaluate_split", "fit", "load_data", "load_model", "plot_comparison",
-           "plot_paths", "predict", "save_model", "select_k", "split_rows"]
+           "plot_paths", "predict", "predict_chunks", "reading", "save_model", "select_k", "split_rows"]
 
 Notify = Callable[[str], None]
 #: ``progress(total, description)`` returns a context manager that yields a callable
@@ -69,11 +70,54 @@ def _no_progress(total: int, description: str):
     return contextlib.nullcontext(None)
 
 
+_READING: contextvars.ContextVar[dict | None] = contextvars.ContextVar("ensemblekit_reading",
+                                                                      default=None)
+
+
+@contextlib.contextmanager
+def reading(*, decimal: str | None = None, missing_values: Sequence[str] = (),
+            header: bool | None = None, notify: Notify | None = None):
+    """Set how data files are read by every function called inside the ``with`` block.
+
+    As :func:`sklearn.config_context` does for scikit-learn's settings: the
+    command line wraps each command in it, so that ``--decimal``,
+    ``--missing-values`` and ``--header/--no-header`` reach every file a command
+    reads (training, test and ``compare`` files), and the reader's notes reach
+    stderr. Arguments given to :func:`load_data` itself take precedence.
+
+    Parameters
+    ----------
+    decimal : {".", ","}, optional
+        CSV decimal mark (default: ``.``, or ``,`` detected in ``;``-separated files).
+    missing_values : sequence of str
+        CSV cell values read as missing, besides the standard ones.
+    header : bool, optional
+        CSV: whether the first row names the columns (default: detected).
+    notify : callable, optional
+        Receives the reader's notes (default: :class:`UserWarning`).
+
+    Examples
+    --------
+    >>> with reading(decimal=",", missing_values=["unknown"]):        # doctest: +SKIP
+    ...     result = compare(["knn", "c45"], ["euro.csv"], cv=3, repeats=1)
+    """
+    token = _READING.set({"decimal": decimal, "missing_values": tuple(missing_values),
+                          "header": header, "notify": notify})
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+
+
 # --------------------------------------------------------------------------- data
 def load_data(path, *, target: str | None = None, ignore: Sequence[str] = (),
               input_format: str | None = None, schema=None, allow_string: bool = False,
-              no_class: bool = False):
+              no_class: bool = False, decimal: str | None = None,
+              missing_values: Sequence[str] | None = None, header: bool | None = None,
+              notify: Notify | None = None):
     """Read an ARFF or CSV file (``"-"``: standard input) into a :class:`~ensemblekit.data.Dataset`.
+
+    Gzip-compressed files and input are decompressed (``x.arff.gz`` is ARFF).
 
     Parameters
     ----------
@@ -88,6 +132,10 @@ def load_data(path, *, target: str | None = None, ignore: Sequence[str] = (),
     schema : Schema, optional
         Read the file against this schema (prediction, testing).
     allow_string, no_class : bool
+    decimal, missing_values, header, notify
+        How CSV is read and where notes go; see :func:`reading` and
+        :func:`ensemblekit.data.load_dataset`. Default: the enclosing
+        :func:`reading` block's, else the reader's defaults.
 
     Raises
     ------
@@ -107,8 +155,15 @@ def load_data(path, *, target: str | None = None, ignore: Sequence[str] = (),
                          "makes every attribute a feature; give one of them")
     if path == "-" and sys.stdin is None:
         raise UsageError("cannot read '-': standard input is closed")
+    context = _READING.get() or {}
+    if missing_values is None:
+        missing_values = context.get("missing_values", ())
     return load_dataset(path, target=target, fmt=input_format, schema=schema, ignore=tuple(ignore),
-                        allow_string=allow_string, no_class=no_class)
+                        allow_string=allow_string, no_class=no_class,
+                        decimal=context.get("decimal") if decimal is None else decimal,
+                        missing_values=tuple(missing_values),
+                        header=context.get("header") if header is None else header,
+                        notify=_notifier(notify if notify is not None else context.get("notify")))
 
 
 def describe_data(data, **load_options) -> dict:
@@ -542,29 +597,43 @@ def network_dot(model) -> str:
     return model.estimator.to_dot(names, schema.class_attribute.name)
 
 
-#: Rows per progress step of :func:`predict`.
+#: Rows given to the model at a time by :func:`predict` (one progress step).
 PREDICT_CHUNK = 500
 
 
 def predict(model, data, *, proba: bool = False, input_format: str | None = None,
-            n_jobs: int | None = None, progress: Progress | None = None) -> Prediction:
+            n_jobs: int | None = None, progress: Progress | None = None,
+            chunk_rows: int | None = None, scheduler: str | None = None) -> Prediction:
     """Predict every row of a data set with a fitted model (``ensemblekit predict``).
+
+    The rows of a file are read, predicted and gathered chunk by chunk (see
+    :func:`predict_chunks`); the result is the same for any chunk size.
 
     Parameters
     ----------
     model : FittedModel or path
         A path is loaded with :func:`load_model`.
     data : path or Dataset
-        Read against the model's training schema.
+        Read against the model's training schema. The class column is not
+        read: its values, known or not, missing, or the column left out, give
+        the same predictions.
     proba : bool
         Also give class probabilities over every class value of the schema.
     n_jobs : int, optional
         Workers for models that predict rows in parallel (lazy ensembles, knn);
-        the output does not depend on it.
+        the output does not depend on it. Not with ``scheduler``.
     progress : callable, optional
         See :data:`Progress`; rows go to the model in chunks of
         :data:`PREDICT_CHUNK`, and every estimator here predicts each row
         independently, so chunks change nothing.
+    chunk_rows : int, optional
+        Rows read from a file at a time (default
+        :data:`ensemblekit.streaming.CHUNK_ROWS`).
+    scheduler : str, optional
+        Address of a Dask distributed scheduler (``tcp://host:8786``): the rows
+        are predicted on its workers, :data:`PREDICT_CHUNK` rows per task, each
+        task on one core; the output is identical to a serial run (see
+        :func:`predict_chunks`).
 
     Returns
     -------
@@ -573,21 +642,76 @@ def predict(model, data, *, proba: bool = False, input_format: str | None = None
     Raises
     ------
     UsageError
-        The model cannot label new rows, has no probabilities, or refuses the data.
+        The model cannot label new rows, has no probabilities, or refuses the
+        data; or both ``n_jobs`` and ``scheduler`` are given.
+    ensemblekit.data.DataError
+        The file cannot be read against the model's schema.
+    ensemblekit.experiment.ProtocolError
+        The scheduler cannot be reached, or the ``distributed`` package is missing.
     """
     import numpy as np
 
-    if not isinstance(model, FittedModel):
-        metadata = read_model_metadata(model)
-        from ensemblekit.data import Schema
+    parts = list(predict_chunks(model, data, proba=proba, input_format=input_format, n_jobs=n_jobs,
+                                progress=progress, chunk_rows=chunk_rows, scheduler=scheduler))
+    first = parts[0]
+    labels = [v for p in parts for v in p.predictions]
+    probabilities = None if first.probabilities is None else np.concatenate(
+        [p.probabilities for p in parts])
+    return Prediction(first.task, labels, probabilities, first.classes, first.prediction_values)
 
-        ds = load_data(data, schema=Schema.from_dict(metadata["schema"]),
-                       input_format=input_format)
-        source = model
-        model = load_model(model)
-    else:
-        source = model.algorithm
-        ds = load_data(data, schema=_schema_of(model), input_format=input_format)
+
+def predict_chunks(model, data, *, proba: bool = False, input_format: str | None = None,
+                   n_jobs: int | None = None, progress: Progress | None = None,
+                   chunk_rows: int | None = None, scheduler: str | None = None):
+    """Predict a data set chunk by chunk: read some rows, predict them, yield, read on.
+
+    Memory does not grow with the number of rows of a file, and the first
+    predictions come as soon as the first chunk is read: ``ensemblekit
+    predict`` writes each chunk before it reads the next.
+
+    With a ``scheduler``, the model is sent to the cluster once and every
+    :data:`PREDICT_CHUNK` rows of a chunk are one task; the tasks of at most a
+    few chunks are under way at a time (the next chunks are read while the
+    workers predict), and each chunk is yielded once all its tasks are back,
+    in file order. A task computes exactly what a serial run computes for
+    those rows, on one core, so the output is identical byte for byte.
+
+    Parameters
+    ----------
+    model, data, proba, input_format, n_jobs, progress, chunk_rows, scheduler
+        As in :func:`predict`. A file is read with
+        :func:`ensemblekit.streaming.iter_chunks` (CSV options and notes from
+        the enclosing :func:`reading` block); a Dataset is cut into chunks.
+
+    Yields
+    ------
+    Prediction
+        One per chunk, each for at least one row, in file order; the rows of
+        one chunk follow those of the one before. Concatenated, they are
+        what :func:`predict` returns.
+
+    Raises
+    ------
+    UsageError
+        The model cannot label new rows, has no probabilities, or refuses the
+        data (raised before anything is read), or both ``n_jobs`` and
+        ``scheduler`` are given.
+    ensemblekit.data.DataError
+        The file cannot be read against the model's schema; raised when the
+        chunk that holds the fault is read, after the chunks before it were
+        yielded.
+    ensemblekit.experiment.ProtocolError
+        The scheduler cannot be reached (raised before anything is read).
+    """
+    import numpy as np
+
+    from ensemblekit.data import Dataset
+
+    source = model if not isinstance(model, FittedModel) else model.algorithm
+    if n_jobs is not None and scheduler is not None:
+        raise UsageError("--n-jobs and --scheduler: give one of them (with --scheduler, the "
+                         "cluster's worker threads predict the rows, each on one core)")
+    model = _as_model(model)
     if n_jobs is not None:
         workers = worker_count(n_jobs)
         if "n_jobs" in model.estimator.get_params(deep=False):
@@ -602,35 +726,155 @@ def predict(model, data, *, proba: bool = False, input_format: str | None = None
     if proba and task != registry.CLASSIFICATION:
         raise UsageError(f"{metadata['algorithm']} is a {task} model; it has no class "
                          "probabilities")
+    classes = schema.class_attribute.values if task == registry.CLASSIFICATION else ()
+    cluster_values = ()
+    if task not in (registry.CLASSIFICATION, registry.REGRESSION):
+        cluster_values = tuple(str(i) for i in range(int(metadata["params"].get("n_clusters", 0))))
+
+    if isinstance(data, Dataset):  # already in memory: one chunk
+        chunks = iter([data])
+    else:  # a generator: nothing is read yet
+        chunks = _read_chunks(data, schema, input_format, chunk_rows)
+    if scheduler is not None:  # connected before anything is read: a failure is reported at once
+        from ensemblekit.experiment.runner import connect
+
+        outputs = _predict_on_cluster(connect(scheduler), pipeline, chunks, proba, progress, source)
+    else:
+        outputs = ((ds, _predict_chunk(pipeline, ds, proba, progress, source)) for ds in chunks)
+
+    for ds, parts in outputs:
+        n = ds.X.shape[0]
+        codes = np.concatenate([c for c, _ in parts])
+        known = [p for _, p in parts]
+        if task == registry.REGRESSION:
+            yield Prediction(task, [float(v) for v in np.asarray(codes, dtype=np.float64).ravel()])
+        elif task != registry.CLASSIFICATION:
+            yield Prediction(task, [str(int(c)) for c in codes], prediction_values=cluster_values)
+        elif not proba:
+            yield Prediction(task, [classes[int(c)] for c in codes], prediction_values=tuple(classes))
+        else:
+            full = np.zeros((n, len(classes)))
+            full[:, np.asarray(pipeline.classes_, dtype=int)] = np.concatenate(known)
+            yield Prediction(task, [classes[int(c)] for c in codes], full, tuple(classes),
+                             tuple(classes))
+
+
+def _predict_rows(pipeline, X, proba: bool):
+    """Predict the rows ``X`` in one call of the model: ``(codes or values, probabilities or None)``.
+
+    With ``proba``, one pass: every classifier here predicts the arg-max of its
+    probabilities (the first on ties).
+    """
+    import numpy as np
+
+    if proba:
+        known = pipeline.predict_proba(X)
+        return np.asarray(pipeline.classes_)[np.argmax(known, axis=1)], known
+    return np.asarray(pipeline.predict(X)), None
+
+
+def _predict_rows_on_one_core(pipeline, X, proba: bool, pin):
+    """:func:`_predict_rows` in a Dask worker, on one core (``pin``, an
+    :class:`ensemblekit.experiment.runner.OneCore`): the model's own joblib calls
+    stay sequential in the worker."""
+    with pin.pinned():
+        return _predict_rows(pipeline, X, proba)
+
+
+def _predict_chunk(pipeline, ds, proba: bool, progress, source) -> list:
+    """Predict one chunk in this process, :data:`PREDICT_CHUNK` rows at a time: a list of
+    :func:`_predict_rows` results."""
     n = ds.X.shape[0]
-    codes, known = [], []
+    parts = []
     try:
         with (progress or _no_progress)(n if n > PREDICT_CHUNK else 0, "rows") as advance:
             for start in range(0, max(n, 1), PREDICT_CHUNK):
                 X = ds.X[start:start + PREDICT_CHUNK]
-                if proba:  # one pass: every classifier here predicts the arg-max (first on ties)
-                    known.append(pipeline.predict_proba(X))
-                    codes.append(np.asarray(pipeline.classes_)[np.argmax(known[-1], axis=1)])
-                else:
-                    codes.append(np.asarray(pipeline.predict(X)))
+                parts.append(_predict_rows(pipeline, X, proba))
                 if advance is not None:
                     advance(X.shape[0])
     except ValueError as exc:
         raise UsageError(f"{source}: the model cannot predict {ds.source}: {exc}") from None
-    codes = np.concatenate(codes)
-    if task == registry.REGRESSION:
-        return Prediction(task, [float(v) for v in np.asarray(codes, dtype=np.float64).ravel()])
-    if task != registry.CLASSIFICATION:
-        k = int(metadata["params"].get("n_clusters", 0))
-        return Prediction(task, [str(int(c)) for c in codes],
-                          prediction_values=tuple(str(i) for i in range(k)))
-    classes = schema.class_attribute.values
-    labels = [classes[int(c)] for c in codes]
-    if not proba:
-        return Prediction(task, labels, prediction_values=tuple(classes))
-    full = np.zeros((n, len(classes)))
-    full[:, np.asarray(pipeline.classes_, dtype=int)] = np.concatenate(known)
-    return Prediction(task, labels, full, tuple(classes), tuple(classes))
+    return parts
+
+
+#: Chunks whose tasks may be under way on a Dask cluster at a time, at most (at least two
+#: are, so that the workers predict one while the next is read).
+_CHUNKS_IN_FLIGHT = 4
+
+
+def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source):
+    """Predict chunks on the Dask cluster of ``client``: yield ``(chunk, parts)`` in order, as
+    :func:`_predict_chunk` would, and close the client at the end.
+
+    The model is scattered once to every worker; each :data:`PREDICT_CHUNK` rows of a chunk
+    are one task. Chunks are read ahead while the workers predict: at least two, and up to
+    :data:`_CHUNKS_IN_FLIGHT` while fewer than two tasks per worker thread are under way. An
+    error reading a chunk is raised once the chunks before it were yielded.
+    """
+    from collections import deque
+
+    from ensemblekit.experiment.runner import OneCore
+
+    pending: deque = deque()  # (chunk, futures), in file order
+    try:
+        threads = max(1, sum(client.nthreads().values()))
+        [model] = client.scatter([pipeline], broadcast=True, hash=False)
+        pin = OneCore()
+        chunks, tasks, failed, done = iter(chunks), 0, None, False
+        while True:
+            while not done and (len(pending) < 2 or (tasks < 2 * threads
+                                                     and len(pending) < _CHUNKS_IN_FLIGHT)):
+                try:
+                    ds = next(chunks)
+                except StopIteration:
+                    done = True
+                    break
+                except Exception as exc:  # noqa: BLE001 - raised after the chunks before it
+                    failed, done = exc, True
+                    break
+                n = ds.X.shape[0]
+                futures = [client.submit(_predict_rows_on_one_core, model,
+                                         ds.X[start:start + PREDICT_CHUNK], proba, pin, pure=False)
+                           for start in range(0, max(n, 1), PREDICT_CHUNK)]
+                pending.append((ds, futures))
+                tasks += len(futures)
+            if not pending:
+                break
+            ds, futures = pending.popleft()
+            tasks -= len(futures)
+            n, parts = ds.X.shape[0], []
+            with (progress or _no_progress)(n if n > PREDICT_CHUNK else 0, "rows") as advance:
+                for start, future in zip(range(0, max(n, 1), PREDICT_CHUNK), futures):
+                    try:
+                        parts.append(future.result())
+                    except ValueError as exc:
+                        raise UsageError(f"{source}: the model cannot predict {ds.source}: "
+                                         f"{exc}") from None
+                    if advance is not None:
+                        advance(min(n, start + PREDICT_CHUNK) - start)
+            del futures
+            yield ds, parts
+        if failed is not None:
+            raise failed
+    finally:
+        for _, futures in pending:
+            client.cancel(futures)
+        client.close()
+
+
+def _read_chunks(data, schema, input_format: str | None, chunk_rows: int | None):
+    """The chunks of a prediction file, read with the options of the enclosing :func:`reading`."""
+    import sys
+
+    from ensemblekit.streaming import iter_chunks
+
+    if data == "-" and sys.stdin is None:
+        raise UsageError("cannot read '-': standard input is closed")
+    context = _READING.get() or {}
+    return iter_chunks(data, schema, fmt=input_format, read_class=False, chunk_rows=chunk_rows,
+                       notify=_notifier(context.get("notify")), decimal=context.get("decimal"),
+                       missing_values=context.get("missing_values", ()), header=context.get("header"))
 
 
 # --------------------------------------------------------------------------- clustering
@@ -1177,8 +1421,14 @@ _CLASS_NEEDED = {
 }
 
 
+_DATA_SUFFIXES = (".arff", ".csv", ".tsv", ".arff.gz", ".csv.gz", ".tsv.gz")
+
+
 def data_files(items: Sequence) -> list[tuple[Any, bool]]:
     """Data items as ``(item, found in a folder)`` pairs, folders expanded in name order.
+
+    A folder gives its ``.arff``, ``.csv`` and ``.tsv`` files, gzip-compressed
+    (``.arff.gz``, ...) or not.
 
     Raises
     ------
@@ -1190,9 +1440,10 @@ def data_files(items: Sequence) -> list[tuple[Any, bool]]:
         path = Path(item) if isinstance(item, (str, Path)) else None
         if path is not None and item != "-" and path.is_dir():
             found = sorted(str(p) for p in path.iterdir()
-                           if p.suffix.lower() in (".arff", ".csv", ".tsv") and p.is_file())
+                           if p.name.lower().endswith(_DATA_SUFFIXES) and p.is_file())
             if not found:
-                raise UsageError(f"{item}: no .arff, .csv or .tsv files in this folder")
+                raise UsageError(f"{item}: no .arff, .csv or .tsv files (or .gz of them) in this "
+                                 "folder")
             files.extend((f, True) for f in found)
         else:
             files.append((item if path is None else str(item), False))
@@ -1427,8 +1678,9 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     ok_scores = [s for s in result.scores if (s.dataset, s.algorithm) not in failed]
     # per-cell marks: against the baseline, else against the first algorithm
     reference = None if baseline is not None or len(labels) < 2 else labels[0]
-    analyses = {m: experiment.analyse(ok_scores, labels, datasets, m, protocol, baseline=baseline,
-                                      reference=reference, alpha=alpha) for m in chosen}
+    analyses = {m: experiment.analyse(_defined(ok_scores, m, notify), labels, datasets, m,
+                                      protocol, baseline=baseline, reference=reference,
+                                      alpha=alpha) for m in chosen}
     grid_rows = {}
     if gridded:
         for m in chosen:
@@ -1440,6 +1692,25 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
                       grid=grid_rows, alpha=alpha, max_instances=max_instances,
                       units=len(work.units), computed=result.computed,
                       pooled=_pooled_reports(task, datasets, result.predictions, failed))
+
+
+def _defined(scores, metric: str, notify: Notify) -> list:
+    """The scores of ``metric`` whose (data set, algorithm) cell is a number in every fold.
+
+    A measure can be undefined in a fold (a ROC area when the fold holds one class, a
+    relative error when every test target equals the training mean); such a cell is
+    left out of the tests over data sets and per-cell marks, as a failed cell is, with
+    a note, rather than stopping the comparison.
+    """
+    import math
+
+    undefined = sorted({(s.dataset, s.algorithm) for s in scores
+                        if s.metric == metric and not math.isfinite(s.value)})
+    for dataset, algorithm in undefined:
+        notify(f"note: {metric} is undefined (NaN or infinite) in some fold of {algorithm} on "
+               f"{dataset}; that cell is left out of the tests")
+    bad = set(undefined)
+    return [s for s in scores if s.metric == metric and (s.dataset, s.algorithm) not in bad]
 
 
 def _pooled_reports(task: str, datasets, predictions, failed) -> dict:

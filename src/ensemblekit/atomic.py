@@ -412,18 +412,111 @@ def _signals_deferred():
 
     previous = {}
     try:
-        for signum in _DEFERRED:
-            handler = signal.getsignal(signum)
-            if handler is None or handler == signal.SIG_IGN:
-                continue
-            try:
-                signal.signal(signum, record)
-            except (ValueError, OSError):  # not the main interpreter, or not allowed
-                continue
-            previous[signum] = handler
+        _install(record, previous)
         yield
     finally:
         _run_pending_handlers()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         _raise_each(caught)
+
+
+def _install(handler, previous: dict) -> None:
+    """Make ``handler`` handle each signal of ``_DEFERRED`` that is not ignored, recording the
+    handler it replaces in ``previous`` (signals that cannot be set here are left alone)."""
+    for signum in _DEFERRED:
+        current = signal.getsignal(signum)
+        if current is None or current == signal.SIG_IGN:
+            continue
+        try:
+            signal.signal(signum, handler)
+        except (ValueError, OSError):  # not the main interpreter, or not allowed
+            continue
+        previous[signum] = current
+
+
+class _Interrupted(BaseException):
+    """A signal arrived while :func:`writing` streamed into its temporary file."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_interrupt():
+    """Turn SIGINT, SIGTERM and SIGHUP into :class:`_Interrupted` in the block (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):  # noqa: ARG001 - signal handler signature
+        raise _Interrupted(signum)
+
+    previous = {}
+    try:
+        _install(interrupt, previous)
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike):
+    """Write ``path`` piece by piece, completely or not at all, as :func:`write_atomic` does.
+
+    For output too large to hold in memory (``predict`` on a large file): the
+    block receives a binary file to write to. A regular file (or nothing yet)
+    is written through a temporary file in its folder, renamed over the
+    destination only when the block ends without an exception; on an
+    exception, or on ``SIGINT``, ``SIGTERM`` or ``SIGHUP`` during the block,
+    the temporary file is removed and the destination is left as it was (the
+    signal then acts as it would have). Devices, named pipes and links to
+    open descriptors are written in place, as by :func:`write_atomic`.
+
+    Raises
+    ------
+    OSError
+        As :func:`write_atomic`.
+    """
+    kind, real, info = _classify(path)
+    if kind != "file":
+        flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+        if kind == "descriptor":
+            flags |= os.O_APPEND
+        fd = os.open(real, flags)
+        if kind == "descriptor" or not stat.S_ISREG(os.fstat(fd).st_mode):
+            with os.fdopen(fd, "wb") as handle:
+                yield handle
+            return
+        os.close(fd)  # a device swapped for a regular file since we looked: replace it
+        real, _ = _follow(path)
+        info = _stat_or_none(real)
+    tmp = None
+    try:
+        with _signals_interrupt():
+            fd, tmp = _create_temp(real.parent, real.name, private=info is not None)
+            try:
+                if info is not None:
+                    _keep_owner_and_mode(fd, info)
+                handle = os.fdopen(fd, "wb")
+            except BaseException:
+                os.close(fd)
+                raise
+            with handle:
+                yield handle
+        with _signals_deferred():
+            os.replace(tmp, real)
+            tmp = None
+    except _Interrupted as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        signal.raise_signal(exc.signum)
+        raise KeyboardInterrupt from None  # a handler that returned: stop here all the same
+    except BaseException:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise

@@ -132,6 +132,29 @@ def _input_format(value: str | None) -> str | None:
 _INPUT_FORMAT = typer.Option(None, "--input-format", callback=_input_format,
                              help="Input format: arff or csv (default: by file extension, "
                              "sniffed for '-').")
+
+
+def _decimal(value: str | None) -> str | None:
+    """``--decimal``: the CSV decimal mark, '.' or ','."""
+    if value is not None and value not in (".", ","):
+        raise typer.BadParameter(f"must be '.' or ',', got {value!r}")
+    return value
+
+
+_DECIMAL = typer.Option(None, "--decimal", callback=_decimal,
+                        help="CSV decimal mark: '.' or ',' (default: '.', and ',' for the columns "
+                        "of a ';'-separated file written like 5,1).")
+_MISSING_VALUES = typer.Option([], "--missing-values", metavar="TOKEN",
+                               help="CSV cell value read as missing (repeatable), besides the "
+                               "empty field, ?, NA, N/A, n/a, NaN, null, None and -.")
+_HEADER = typer.Option(None, "--header/--no-header",
+                       help="CSV: the first row names the columns, or is data (columns "
+                       "att1..attN). Default: data when its values fit the rows below.")
+
+
+def _reading(decimal: str | None, missing_values: list[str], header: bool | None):
+    """How the command reads data files; the reader's notes go to stderr."""
+    return api.reading(decimal=decimal, missing_values=missing_values, header=header, notify=_note)
 _CV = typer.Option(None, "--cv", help="Folds of CV, stratified for classifiers (default 10).")
 _REPEATS = typer.Option(None, "--repeats", help="CV repeats (default 10).")
 _RUNS = typer.Option(None, "--runs", help="Clustering runs (default 30).")
@@ -153,14 +176,13 @@ def algorithms(
 ):
     """List every algorithm with its task, parameters, defaults and preprocessing,
     or one algorithm's parameters in full (NAME)."""
-    import json
-
     from ensemblekit.report import (
         algorithm_params_table,
         algorithm_summary,
         algorithms_summary,
         algorithms_table,
     )
+    from ensemblekit.results import to_json
 
     with _user_errors():
         _require_stdout()
@@ -170,7 +192,7 @@ def algorithms(
         else:
             summary = algorithms_summary(registry.ALGORITHMS.values())
         if format_ == "json":
-            _write_stdout(json.dumps(summary, indent=1) + "\n")
+            _write_stdout(to_json(summary))
         elif name is not None:
             _stdout_console().print(algorithm_params_table(summary))
         else:
@@ -183,19 +205,21 @@ def info(
     target: str | None = _TARGET,
     ignore: list[str] = _IGNORE,
     input_format: str | None = _INPUT_FORMAT,
+    decimal: str | None = _DECIMAL,
+    missing_values: list[str] = _MISSING_VALUES,
+    header: bool | None = _HEADER,
     format_: str | None = _JSON_FORMAT,
 ):
     """Print a file's schema: attributes, types, classes and their counts, missing values."""
-    import json
-
     from ensemblekit.report import schema_tables
+    from ensemblekit.results import to_json
 
-    with _user_errors():
+    with _user_errors(), _reading(decimal, missing_values, header):
         _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
         summary = api.describe_data(data, target=target, ignore=ignore, input_format=input_format)
         if format_ == "json":
-            _write_stdout(json.dumps(summary, indent=1) + "\n")
+            _write_stdout(to_json(summary))
         else:
             _print(schema_tables(summary))
 
@@ -214,9 +238,12 @@ def fit(
                                   "(clustering)."),
     ignore: list[str] = _IGNORE,
     input_format: str | None = _INPUT_FORMAT,
+    decimal: str | None = _DECIMAL,
+    missing_values: list[str] = _MISSING_VALUES,
+    header: bool | None = _HEADER,
 ):
     """Fit an algorithm to a file and save the model."""
-    with _user_errors():
+    with _user_errors(), _reading(decimal, missing_values, header):
         _check_destination(output, "--output")
         model = api.fit(algo, data, target=target, params=registry.parse_settings(settings), seed=seed,
                         n_clusters=n_clusters, no_class=no_class, ignore=ignore,
@@ -234,25 +261,32 @@ def predict(
     format_: str = typer.Option("csv", "--format", help="csv, tsv, json, jsonl or arff."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
     input_format: str | None = _INPUT_FORMAT,
+    decimal: str | None = _DECIMAL,
+    missing_values: list[str] = _MISSING_VALUES,
+    header: bool | None = _HEADER,
     n_jobs: int | None = typer.Option(
         None, "--n-jobs", "-j", help="Processes for models that predict rows in parallel (lazy "
         "ensembles, knn); -1 = all cores. The output does not depend on it."),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", help="Dask scheduler address (tcp://host:8786) to predict the rows "
+        "on, each task on one core (not with --n-jobs). The output does not depend on it."),
 ):
-    """Predict every row of a file with a saved model (one output row per input row, in order)."""
-    from ensemblekit.report import OUTPUT_FORMATS, format_predictions, prediction_rows
+    """Predict every row of a file with a saved model (one output row per input row, in order).
 
-    with _user_errors():
+    The file is read, predicted and written in chunks of rows, so memory does not grow with its
+    size and the first rows come out at once. The class column, if any, is not read.
+    """
+    from ensemblekit._streams import emit_parts
+    from ensemblekit.report import OUTPUT_FORMATS, format_prediction_stream
+
+    with _user_errors(), _reading(decimal, missing_values, header):
         if output is None:
             _require_stdout()
         _check_format(format_, OUTPUT_FORMATS, "--format")
         _check_destination(output, "--output")
-        result = api.predict(model_file, data, proba=proba, input_format=input_format,
-                             n_jobs=n_jobs, progress=_progress)
-        text = format_predictions(
-            prediction_rows(result.predictions, result.probabilities, result.classes),
-            result.columns, format_, prediction_values=result.prediction_values,
-            numeric_prediction=result.task == registry.REGRESSION)
-        _emit(text, output)
+        chunks = api.predict_chunks(model_file, data, proba=proba, input_format=input_format,
+                                    n_jobs=n_jobs, progress=_progress, scheduler=scheduler)
+        emit_parts(format_prediction_stream(chunks, format_), output)
 
 
 @app.command()
@@ -282,15 +316,17 @@ def cluster(
     no_class: bool = typer.Option(False, "--no-class", help="The file has no class attribute."),
     ignore: list[str] = _IGNORE,
     input_format: str | None = _INPUT_FORMAT,
+    decimal: str | None = _DECIMAL,
+    missing_values: list[str] = _MISSING_VALUES,
+    header: bool | None = _HEADER,
     format_: str | None = _JSON_FORMAT,
 ):
     """Cluster a file; print the prototypes, the internal validity indices and, when it has a
     class, the external ones (NMI, purity, ARI, Rand, Jaccard, FM, Wallace)."""
-    import json
-
     from ensemblekit import report
+    from ensemblekit.results import to_json
 
-    with _user_errors():
+    with _user_errors(), _reading(decimal, missing_values, header):
         _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
         spec = registry.get(algo)
@@ -323,7 +359,7 @@ def cluster(
             _write_file(similarity_out, report.similarity_csv(result.model.estimator.similarity_))
         if k_range is not None:
             if format_ == "json":
-                _write_stdout(json.dumps(result.to_dict(), indent=1) + "\n")
+                _write_stdout(to_json(result.to_dict()))
             else:
                 _print(report.k_selection_table(
                     result.ks, result.values, result.best, f"{algo} on {result.dataset}: internal "
@@ -338,7 +374,7 @@ def cluster(
         if save is not None:
             api.save_model(result.model, save)
         if format_ == "json":
-            _write_stdout(json.dumps(result.to_dict(), indent=1) + "\n")
+            _write_stdout(to_json(result.to_dict()))
         else:
             _print(report.clustering_renderables(result))
 
@@ -430,6 +466,9 @@ def evaluate(
     n_jobs: int = _NJOBS,
     ignore: list[str] = _IGNORE,
     input_format: str | None = _INPUT_FORMAT,
+    decimal: str | None = _DECIMAL,
+    missing_values: list[str] = _MISSING_VALUES,
+    header: bool | None = _HEADER,
     output: Path | None = typer.Option(None, "--output", "-o", help="Per-fold scores (.csv/.json)."),
     format_: str | None = _JSON_FORMAT,
 ):
@@ -439,7 +478,7 @@ def evaluate(
     from ensemblekit import report
     from ensemblekit.results import to_json
 
-    with _user_errors():
+    with _user_errors(), _reading(decimal, missing_values, header):
         _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
         is_model = algo_or_model not in registry.ALGORITHMS and Path(algo_or_model).is_file()
@@ -490,6 +529,9 @@ def compare(
     n_jobs: int = _NJOBS,
     ignore: list[str] = _IGNORE,
     input_format: str | None = _INPUT_FORMAT,
+    decimal: str | None = _DECIMAL,
+    missing_values: list[str] = _MISSING_VALUES,
+    header: bool | None = _HEADER,
     output: Path | None = typer.Option(None, "--output", "-o",
                                           help="Every per-fold score, long format (.csv or .json)."),
     format_: str | None = _JSON_FORMAT,
@@ -509,7 +551,7 @@ def compare(
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level of the tests."),
 ):
     """Compare algorithms over data sets under one protocol: tables, ranks, Friedman/Nemenyi."""
-    with _user_errors():
+    with _user_errors(), _reading(decimal, missing_values, header):
         _require_stdout()
         if len(set(algos)) != len(algos):
             raise UsageError("an algorithm is named twice")
@@ -528,9 +570,8 @@ def show(
                                          "Graphviz DOT here."),
 ):
     """Print what a saved model learned, with its metadata."""
-    import json
-
     from ensemblekit.report import model_description
+    from ensemblekit.results import to_json
 
     with _user_errors():
         _require_stdout()
@@ -540,7 +581,7 @@ def show(
         if graph is not None:
             _write_file(graph, api.network_dot(model))
         if format_ == "json":
-            _write_stdout(json.dumps(model.metadata, indent=1, sort_keys=True) + "\n")
+            _write_stdout(to_json(model.metadata, sort_keys=True))
             return
         _print(model_description(api.describe_model(model)))
 

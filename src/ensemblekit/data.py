@@ -17,8 +17,19 @@ ARFF
     old range suffixes (``integer [1,10]``), and ``@attribute name{a,b}``
     with no space before the brace.
 CSV
-    Comma separated values (RFC 4180) with a header row of column names; the
-    delimiter is one of comma, semicolon or TAB, found from the header line.
+    Comma separated values (RFC 4180); the delimiter is one of comma, semicolon
+    or TAB, found from the first line. The first row names the columns unless
+    its values fit the columns below (then the columns are att1..attN, as
+    Weka's CSVLoader names them). A column is numeric when every present value
+    is a number; in a ``;``-separated file, numbers written with a decimal
+    comma (``5,1``) count. The empty field, ``?``, ``NA``, ``N/A``, ``n/a``,
+    ``NaN``, ``null``, ``None`` and ``-`` are missing.
+
+Text is UTF-8, or UTF-16/UTF-32 with a byte order mark, or else Latin-1; input
+compressed with gzip (``.arff.gz``, ``.csv.gz``, or on standard input) is
+decompressed up to a size limit. What the reader decides on its own (decimal
+commas, a first row of data, a column that is mostly numbers read as nominal,
+Latin-1) is told to a ``notify`` callback, one line per note naming the file.
 
 Every problem with the input raises :class:`DataError`, whose text is one line
 naming the file, the line number when it is known, and what is wrong.
@@ -30,13 +41,17 @@ commands which only read data (``ensemblekit info``) start quickly.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import math
 import numbers
 import os
 import re
+import shlex
 import sys
-from collections.abc import Iterable, Sequence
+import warnings
+import zlib
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
@@ -56,11 +71,35 @@ __all__ = [
 
 KINDS = ("numeric", "nominal", "string")
 
-# Cell values of a CSV file read as missing (besides the empty field).
+# Cell values of a CSV file read as missing: the empty field, Weka's '?', and the
+# tokens spreadsheets, R and pandas write (NA and NaN in any case).
 _CSV_MISSING = frozenset(
-    {"?", ""}
+    {"?", "", "N/A", "n/a", "null", "None", "-"}
     | {a + b for a in "nN" for b in "aA"}
     | {a + b + c for a in "nN" for b in "aA" for c in "nN"}
+)
+
+# A CSV column read as nominal although at least this share of its present values
+# are numbers gets a note naming the first value that is not.
+_MOSTLY_NUMERIC = 0.9
+# Notes of that kind given per file, at most (then one note counts the rest).
+_MAX_COLUMN_NOTES = 5
+
+# Compressed input: gzip is recognised by its first two bytes (RFC 1952, 2.3.1).
+_GZIP_MAGIC = b"\x1f\x8b"
+# Largest decompressed size of a gzip input, so that a small file that inflates
+# to gigabytes (a "gzip bomb") is refused instead of filling the memory. The same
+# policy as model files (persistence.max_model_bytes): MiB, raised by a variable.
+_DEFAULT_MAX_GUNZIP_MB = 1024
+_GUNZIP_LIMIT_VARIABLE = "ENSEMBLEKIT_MAX_DATA_MB"
+
+# Byte order marks, longest first (a UTF-32-LE mark starts like a UTF-16-LE one).
+_BOMS = (
+    (b"\xef\xbb\xbf", "utf-8-sig", "UTF-8"),
+    (b"\xff\xfe\x00\x00", "utf-32", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "utf-32", "UTF-32"),
+    (b"\xff\xfe", "utf-16", "UTF-16"),
+    (b"\xfe\xff", "utf-16", "UTF-16"),
 )
 
 # Longest piece of input quoted inside an error message.
@@ -501,6 +540,7 @@ class _Column:
     kind: str | None  # numeric | nominal | string | date; None = CSV (not typed yet)
     values: tuple[str, ...]
     line: int | None  # declaration line (ARFF) or None
+    note: str | None = None  # CSV: why a mostly numeric column is nominal (said when it is kept)
 
 
 @dataclass
@@ -811,8 +851,9 @@ def _guess_delimiter(header: str, following: list[str]) -> str:
     if len(tied) == 1:
         return tied[0]
     # Tie on the header: prefer the delimiter that splits the next rows alike.
+    # A full tie between comma and semicolon is a ';'-separated file with decimal commas.
     agree = {d: sum(_count_outside_quotes(t, d) == best for t in following) for d in tied}
-    return max(tied, key=lambda d: agree[d])
+    return max(tied, key=lambda d: (agree[d], d == ";"))
 
 
 def _is_number(text: str) -> bool:
@@ -823,7 +864,20 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _parse_csv(text: str, src: str, relation: str, delimiter: str | None) -> _Table:
+def _parse_csv(text: str, src: str, relation: str, delimiter: str | None, *,
+               decimal: str | None = None, missing: frozenset[str] = _CSV_MISSING,
+               header: bool | None = None, notify: Callable[[str], None] | None = None) -> _Table:
+    """Split CSV text into named columns of str/None cells (None = missing).
+
+    ``decimal``: ``"."``, ``","`` or None (a ``;``-separated file's columns whose
+    numbers use ``,`` as decimal mark are read so; said in a note). Numbers read
+    with a decimal comma are stored with a point, so that later steps parse them.
+    ``header``: True (the first row names the columns), False (it is data; the
+    columns are named att1..attN as Weka's CSVLoader names them) or None (data
+    when its values fit the columns below; said in a note). ``notify`` receives
+    the notes; the note on a mostly numeric column read as nominal is kept on
+    the column instead (it is said only if the column is kept).
+    """
     lines = text.split("\n")
     first = next((i for i, t in enumerate(lines) if t.strip()), None)
     if first is None:
@@ -831,62 +885,240 @@ def _parse_csv(text: str, src: str, relation: str, delimiter: str | None) -> _Ta
     if delimiter is None:
         following = [t for t in lines[first + 1 : first + 40] if t.strip()][:5]
         delimiter = _guess_delimiter(lines[first], following)
+    say = notify if notify is not None else (lambda message: None)
 
     reader = csv.reader(io.StringIO(text), delimiter=delimiter, skipinitialspace=True)
-    header: list[str] | None = None
-    header_line = 0
-    rows: list[list[str]] = []
-    row_lines: list[int] = []
+    records: list[list[str]] = []
+    record_lines: list[int] = []
+    where = "the first row" if header is False else "the header"
+    # fields are stripped of surrounding white space; a text without any (the common
+    # case of a machine-written file) skips that pass over every field
+    spaces = " \r\x0b\x0c" + ("" if delimiter == "\t" else "\t")
+    strip = not text.isascii() or any(c in text for c in spaces)
     start = 1
     try:
         for fields in reader:
             lineno, start = start, reader.line_num + 1
             if not fields or (len(fields) == 1 and not fields[0].strip()):
                 continue
-            fields = [f.strip() for f in fields]
-            if header is None:
-                header, header_line = fields, lineno
-                continue
-            if len(fields) != len(header):
+            if strip:
+                fields = [f.strip() for f in fields]
+            if records and len(fields) != len(records[0]):
                 raise DataError(
-                    f"expected {len(header)} fields (as in the header on line {header_line}), "
+                    f"expected {len(records[0])} fields (as in {where} on line {record_lines[0]}), "
                     f"found {len(fields)}",
                     src,
                     lineno,
                 )
-            rows.append(fields)
-            row_lines.append(lineno)
+            records.append(fields)
+            record_lines.append(lineno)
     except csv.Error as exc:
         raise DataError(f"cannot read the CSV text ({exc})", src, reader.line_num or None) from None
+    return _csv_table(records, record_lines, src, relation, delimiter, decimal=decimal,
+                      missing=missing, header=header, notify=say)
 
-    assert header is not None
-    shown = {",": "comma", ";": "semicolon", "\t": "TAB"}[delimiter]
-    if all(_is_number(h) for h in header):
-        raise DataError(
-            f"no header row: the first row holds only numbers ({_show(delimiter.join(header))}); "
-            f"add a first row of column names ({shown}-separated)",
-            src,
-            header_line,
-        )
-    seen: dict[str, int] = {}
-    for k, h in enumerate(header):
-        if not h:
-            raise DataError(f"column {k + 1} of the header has no name", src, header_line)
-        if h in seen:
-            what = f"column name {h!r} appears twice in the header (columns {seen[h] + 1} and {k + 1})"
-            raise DataError(what, src, header_line)
-        seen[h] = k
-    if not rows:
-        raise DataError("no data rows after the header", src, header_line)
 
-    cells = np.empty((len(rows), len(header)), dtype=object)
-    cells[:, :] = rows
-    for k in range(len(header)):
+def _csv_table(records: list[list[str]], record_lines: list[int], src: str, relation: str,
+               delimiter: str, *, decimal: str | None = None,
+               missing: frozenset[str] = _CSV_MISSING, header: bool | None = None,
+               notify: Callable[[str], None] | None = None) -> _Table:
+    """Named columns of str/None cells from CSV records already split into stripped fields.
+
+    ``records`` hold at least one record, all of one length; ``record_lines`` give
+    each record's line in the file. The header rule, decimal mark and notes are
+    those of :func:`_parse_csv` (which splits the text and calls this); the
+    streaming reader calls it with the records of one chunk.
+    """
+    say = notify if notify is not None else (lambda message: None)
+    m = len(records[0])
+    top, header_line = records[0], record_lines[0]
+    auto = header is None
+    below = None
+    if auto and len(records) > 1:
+        below = _csv_cells(records[1:], missing)
+        analysis = [_csv_column(below[:, k], decimal, delimiter) for k in range(m)]
+        kinds = [a[0] for a in analysis]
+        header = not _fits_below(top, below, kinds, missing, decimal, delimiter)
+        if not header:
+            say(f"note: {src}: the first row (line {header_line}) holds data, not column names "
+                f"(its values fit the columns below), so the columns are named att1..att{m}; "
+                "--header reads it as names")
+    if header is not False:
+        shown = {",": "comma", ";": "semicolon", "\t": "TAB"}[delimiter]
+        if auto and all(_is_number(h) for h in top):
+            raise DataError(
+                f"no header row: the first row holds only numbers ({_show(delimiter.join(top))}); "
+                f"add a first row of column names ({shown}-separated), or give --no-header",
+                src,
+                header_line,
+            )
+        seen: dict[str, int] = {}
+        for k, h in enumerate(top):
+            if not h:
+                raise DataError(f"column {k + 1} of the header has no name", src, header_line)
+            if h in seen:
+                what = f"column name {h!r} appears twice in the header (columns {seen[h] + 1} and {k + 1})"
+                raise DataError(what, src, header_line)
+            seen[h] = k
+        names = top
+        records, record_lines = records[1:], record_lines[1:]
+        if not records:
+            raise DataError("no data rows after the header", src, header_line)
+    else:
+        names = [f"att{k + 1}" for k in range(m)]
+
+    if below is not None and header:
+        cells = below  # the rows below the header, already split
+    elif below is not None:
+        cells = np.concatenate([_csv_cells([top], missing), below])
+    else:
+        cells = _csv_cells(records, missing)
+    lines_arr = np.asarray(record_lines, dtype=np.int64)
+    columns = [_Column(h, None, (), None) for h in names]
+    comma_columns: list[str] = []
+    comma_example: tuple[str, int] | None = None
+    for k, c in enumerate(columns):
+        if cells is below:
+            kind, converted, numbers, first_bad = analysis[k]
+        else:
+            kind, converted, numbers, first_bad = _csv_column(cells[:, k], decimal, delimiter)
+        if converted is not None:
+            if decimal is None:
+                comma_columns.append(c.name)
+                if comma_example is None:
+                    i = next(i for i, v in enumerate(cells[:, k]) if v is not None and "," in v)
+                    comma_example = (cells[i, k], int(lines_arr[i]))
+            cells[:, k] = converted
+        if kind == "nominal" and first_bad is not None:
+            present = int(sum(v is not None for v in cells[:, k]))
+            if numbers >= _MOSTLY_NUMERIC * present:
+                c.note = _mostly_numeric_note(src, c.name, numbers, present, cells[first_bad, k],
+                                              int(lines_arr[first_bad]))
+    if comma_example is not None:
+        value, line = comma_example
+        say(f"note: {src}: read ',' as the decimal mark in {_names(comma_columns, 3)} "
+            f"(';'-separated, with numbers such as {_show(value)} on line {line}); "
+            "--decimal . reads them otherwise")
+    return _Table(relation, columns, cells, lines_arr, "csv")
+
+
+def _csv_cells(records: list[list[str]], missing: frozenset[str]) -> np.ndarray:
+    """Rows of fields -> (n, m) object array of str, None where a token means missing."""
+    cells = np.empty((len(records), len(records[0]) if records else 0), dtype=object)
+    cells[:, :] = records
+    for k in range(cells.shape[1]):
         col = cells[:, k]
-        miss = np.fromiter((v in _CSV_MISSING for v in col), dtype=bool, count=len(col))
+        if missing.isdisjoint(col.tolist()):  # one pass in C; most columns have no token
+            continue
+        miss = np.fromiter((v in missing for v in col), dtype=bool, count=len(col))
         col[miss] = None
-    columns = [_Column(h, None, (), None) for h in header]
-    return _Table(relation, columns, cells, np.asarray(row_lines, dtype=np.int64), "csv")
+    return cells
+
+
+def _comma_to_point(value: str) -> str | None:
+    """``'5,1'`` -> ``'5.1'``; None when the text cannot be a decimal-comma number."""
+    if "." in value or value.count(",") > 1:
+        return None
+    return value.replace(",", ".")
+
+
+def _csv_number(value: str, decimal: str | None, delimiter: str) -> bool:
+    """Whether a cell reads as a number under the decimal rule (None: either mark)."""
+    if decimal != "," and _is_number(value):
+        return True
+    if decimal == "," or (decimal is None and delimiter == ";"):
+        point = _comma_to_point(value)
+        return point is not None and _is_number(point)
+    return False
+
+
+def _csv_column(col: np.ndarray, decimal: str | None, delimiter: str
+                ) -> tuple[str, np.ndarray | None, int, int | None]:
+    """Infer one CSV column's kind.
+
+    Returns (kind, cells with decimal commas turned into points or None when
+    nothing changes, count of present cells that are numbers, index of the first
+    present cell that is not a number or None).
+    """
+    if decimal != "," and _to_float(col) is not None:
+        return "numeric", None, 0, None
+    comma: tuple[int, int | None] = (-1, None)
+    if decimal == "," or (decimal is None and delimiter == ";"):
+        converted = col.copy()
+        numbers, first_bad = 0, None
+        for i, v in enumerate(col):
+            if v is None:
+                continue
+            point = _comma_to_point(v)
+            if point is not None and _is_number(point):
+                converted[i] = point
+                numbers += 1
+            elif first_bad is None:
+                first_bad = i
+        if first_bad is None:
+            changed = decimal == "," or any(v is not None and "," in v for v in col)
+            return "numeric", converted if changed else None, numbers, None
+        if decimal == ",":
+            return "nominal", None, numbers, first_bad
+        comma = (numbers, first_bad)
+    numbers, first_bad, bad = 0, None, 0
+    # past this many text cells the column cannot be mostly numeric: stop counting
+    hopeless = len(col) - _MOSTLY_NUMERIC * len(col) + 1e-9
+    for i, v in enumerate(col):
+        if v is None:
+            continue
+        if _is_number(v):
+            numbers += 1
+            continue
+        if first_bad is None:
+            first_bad = i
+        bad += 1
+        if bad > hopeless:
+            numbers = 0
+            break
+    if comma[0] > numbers:  # ';'-separated: the column is closer to decimal-comma numbers
+        numbers, first_bad = comma
+    return "nominal", None, numbers, first_bad
+
+
+def _fits_below(top: list[str], below: np.ndarray, kinds: list[str], missing: frozenset[str],
+                decimal: str | None, delimiter: str) -> bool:
+    """Whether a first CSV row looks like data rather than column names.
+
+    It does when at least one of its cells is a number in a numeric column and
+    every cell fits its column: a number in a numeric column, a value that
+    occurs below (or a number, in a mostly numeric column) in a nominal one, or
+    a missing-value token.
+    """
+    some_number = False
+    for k, (value, kind) in enumerate(zip(top, kinds)):
+        if value in missing:
+            continue
+        if kind == "numeric":
+            if not _csv_number(value, decimal, delimiter):
+                return False
+            some_number = True
+            continue
+        col = below[:, k]
+        if value in set(col.tolist()):
+            continue
+        present = [v for v in col if v is not None]
+        numbers = sum(_csv_number(v, decimal, delimiter) for v in present)
+        if not (_csv_number(value, decimal, delimiter) and present
+                and numbers >= _MOSTLY_NUMERIC * len(present)):
+            return False
+    return some_number
+
+
+def _mostly_numeric_note(src: str, name: str, numbers: int, present: int, value: str,
+                         line: int) -> str:
+    """The note on a column read as nominal because of a few values that are not numbers."""
+    if "," in value and _is_number(value.replace(",", "")):
+        fix = "a number with a thousands separator, which is not read as a number; write it without"
+    else:
+        fix = f"if it means missing, add --missing-values {shlex.quote(value)}"
+    return (f"note: {src}: column {name!r} is read as nominal, although {numbers} of its {present} "
+            f"values are numbers: line {line} holds {_show(value)}; {fix}")
 
 
 # --------------------------------------------------------------------------
@@ -951,43 +1183,149 @@ def _sorted_distinct(col: np.ndarray) -> tuple[str, ...]:
 # --------------------------------------------------------------------------
 # Reading the input
 # --------------------------------------------------------------------------
-def _read_bytes(source: Any, stdin: BinaryIO | None) -> tuple[bytes | str, str, str | None]:
-    """Return (content, source as shown, file suffix or None for stdin)."""
+def _max_gunzip_bytes(src: str) -> int:
+    """Largest decompressed size of a gzip input, in bytes (see ``_DEFAULT_MAX_GUNZIP_MB``)."""
+    text = os.environ.get(_GUNZIP_LIMIT_VARIABLE)
+    if text is None:
+        return _DEFAULT_MAX_GUNZIP_MB << 20
+    try:
+        value = int(text)
+        if value < 1:
+            raise ValueError
+    except ValueError:
+        raise DataError(f"{_GUNZIP_LIMIT_VARIABLE}={text!r}: expected a whole number of MiB >= 1",
+                        src) from None
+    return value << 20
+
+
+class _BoundedGunzip(io.RawIOBase):
+    """A gzip stream that stops with a :class:`DataError` past a decompressed size.
+
+    Reads every member of a multi-member file (as ``gzip -d`` does); a damaged
+    or truncated stream is a :class:`DataError` too.
+    """
+
+    def __init__(self, raw: BinaryIO, src: str):
+        self._gz = gzip.GzipFile(fileobj=raw, mode="rb")
+        self._src = src
+        self._limit = _max_gunzip_bytes(src)
+        self._count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        try:
+            n = self._gz.readinto(buffer)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise DataError(f"cannot decompress the gzip data ({exc})", self._src) from None
+        self._count += n
+        if self._count > self._limit:
+            raise DataError(
+                f"the gzip data decompresses to more than {self._limit >> 20} MiB, the limit for "
+                f"compressed input (set {_GUNZIP_LIMIT_VARIABLE} to a larger number of MiB to allow it)",
+                self._src,
+            )
+        return n
+
+
+def _open_input(source: Any, stdin: BinaryIO | None) -> tuple[BinaryIO, str, str | None, str]:
+    """Open a data source for reading bytes, decompressing gzip (found by its magic bytes).
+
+    Returns (binary stream, source as shown, format suffix or None for stdin,
+    name). For ``x.csv.gz`` the suffix is ``".csv"`` and the name ``"x"``. The
+    caller closes the stream.
+    """
     if isinstance(source, str) and source == "-":
         if stdin is None and sys.stdin is None:  # descriptor 0 was closed when Python started
             raise DataError("standard input is closed", "<stdin>")
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        return stream.read(), "<stdin>", None
+        stream: BinaryIO = stdin if stdin is not None else sys.stdin.buffer
+        src, suffix, name = "<stdin>", None, "stdin"
+    else:
+        try:
+            path = os.fspath(source)
+        except TypeError:
+            raise TypeError(f"source must be a path or '-', not {type(source).__name__}") from None
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        try:
+            stream = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+        except FileNotFoundError:
+            raise DataError("no such file", path) from None
+        except IsADirectoryError:
+            raise DataError("is a directory, not a data file", path) from None
+        except PermissionError:
+            raise DataError("permission denied", path) from None
+        except OSError as exc:
+            raise DataError(f"cannot read the file ({exc.strerror or exc})", path) from None
+        base = Path(path[:-3] if path.lower().endswith(".gz") else path)
+        src, suffix, name = path, base.suffix.lower(), base.stem
+    if not hasattr(stream, "peek"):
+        stream = io.BufferedReader(stream)  # type: ignore[arg-type]
     try:
-        path = os.fspath(source)
-    except TypeError:
-        raise TypeError(f"source must be a path or '-', not {type(source).__name__}") from None
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    try:
-        with open(path, "rb") as fh:
-            content = fh.read()
-    except FileNotFoundError:
-        raise DataError("no such file", path) from None
-    except IsADirectoryError:
-        raise DataError("is a directory, not a data file", path) from None
-    except PermissionError:
-        raise DataError("permission denied", path) from None
+        magic = stream.peek(2)[:2]
     except OSError as exc:
-        raise DataError(f"cannot read the file ({exc.strerror or exc})", path) from None
-    return content, path, Path(path).suffix.lower()
+        raise DataError(f"cannot read the input ({exc.strerror or exc})", src) from None
+    if magic == _GZIP_MAGIC:
+        stream = io.BufferedReader(_BoundedGunzip(stream, src), buffer_size=1 << 16)
+    return stream, src, suffix, name
 
 
-def _decode_text(content: bytes | str) -> str:
+def _read_bytes(source: Any, stdin: BinaryIO | None) -> tuple[bytes | str, str, str | None]:
+    """Return (content, source as shown, file suffix or None for stdin); gzip is decompressed."""
+    stream, src, suffix, _ = _open_input(source, stdin)
+    try:
+        content = stream.read()
+    except OSError as exc:
+        raise DataError(f"cannot read the file ({exc.strerror or exc})", src) from None
+    finally:
+        if source != "-":
+            stream.close()
+    return content, src, suffix
+
+
+def _decode_text(content: bytes | str, src: str = "<input>",
+                 notify: Callable[[str], None] | None = None) -> str:
+    """Bytes -> text with ``\\n`` line ends.
+
+    A byte order mark selects UTF-8, UTF-16 or UTF-32 (either byte order);
+    without one the text is UTF-8, or, when it is not valid UTF-8, Latin-1
+    (every byte sequence decodes), which ``notify`` is told.
+    """
     if isinstance(content, str):
         text = content[1:] if content.startswith("\ufeff") else content
     else:
-        try:
-            text = content.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            # Old Weka files are often Latin-1; every byte sequence decodes.
-            text = content.decode("latin-1")
+        for bom, codec, shown in _BOMS:
+            if content.startswith(bom):
+                try:
+                    text = content.decode(codec)
+                except UnicodeDecodeError as exc:
+                    raise DataError(f"not valid {shown} text although it starts with a {shown} byte "
+                                    f"order mark (bad bytes at offset {exc.start})", src) from None
+                text = text[1:] if text.startswith("\ufeff") else text
+                break
+        else:
+            try:
+                text = content.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                # Old Weka files are often Latin-1; every byte sequence decodes.
+                text = content.decode("latin-1")
+                if notify is not None:
+                    line = content.count(b"\n", 0, exc.start) + 1
+                    notify(f"note: {src}: not UTF-8 (byte 0x{content[exc.start]:02x} on line {line}), "
+                           "so it is read as Latin-1")
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _input_format(suffix: str | None, looks_like_arff: Callable[[], bool]
+                  ) -> tuple[str, str | None]:
+    """``(format, fixed delimiter or None)`` of an input: by its file suffix (``.arff``;
+    ``.csv``, ``.tsv``, ``.txt``), else ARFF when ``looks_like_arff()`` says so, else CSV."""
+    if suffix == ".arff":
+        return "arff", None
+    if suffix in (".csv", ".tsv", ".txt"):
+        return "csv", "\t" if suffix == ".tsv" else None
+    return ("arff" if looks_like_arff() else "csv"), None
 
 
 def _sniff_arff(text: str) -> bool:
@@ -1062,7 +1400,14 @@ def _build(table: _Table, src: str, name: str, target: str | None, no_class: boo
     return Dataset(name, src, schema, X, y, table.lines.copy())
 
 
-def _conform(table: _Table, src: str, name: str, schema: Schema) -> Dataset:
+def _conform(table: _Table, src: str, name: str, schema: Schema, *, read_class: bool = True) -> Dataset:
+    """Code a table's cells against a training schema (attributes matched by name).
+
+    ``read_class=False`` leaves the class column unread (``y`` is None), so any
+    value in it, or its absence, gives the same features: prediction does not
+    use it. With True, a class value unseen in training is an error, as for
+    any nominal attribute.
+    """
     by_name = {c.name: k for k, c in enumerate(table.columns)}
     n = table.cells.shape[0]
     X = np.empty((n, len(schema.features)), dtype=np.float64)
@@ -1070,6 +1415,8 @@ def _conform(table: _Table, src: str, name: str, schema: Schema) -> Dataset:
     j = 0
     for k, a in enumerate(schema.attributes):
         is_class = k == schema.class_index
+        if is_class and not read_class:
+            continue
         if a.name not in by_name:
             if is_class:
                 continue
@@ -1113,13 +1460,20 @@ def load_dataset(
     allow_string: bool = False,
     no_class: bool = False,
     stdin: BinaryIO | None = None,
+    decimal: str | None = None,
+    missing_values: Iterable[str] = (),
+    header: bool | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> Dataset:
-    """Read an ARFF or CSV file into a :class:`Dataset`.
+    """Read an ARFF or CSV file (gzip-compressed or not) into a :class:`Dataset`.
 
     Parameters
     ----------
     source : str or os.PathLike
-        Path of the file, or ``"-"`` for standard input.
+        Path of the file, or ``"-"`` for standard input. Gzip-compressed input
+        (found by its first bytes) is decompressed as it is read, up to 1024 MiB
+        (the variable ``ENSEMBLEKIT_MAX_DATA_MB`` sets another limit); the
+        format then comes from the name without ``.gz`` (``x.arff.gz`` is ARFF).
     target : str, optional
         Name of the class attribute. Default: the last attribute (Weka's
         convention).
@@ -1144,6 +1498,25 @@ def load_dataset(
         Make every attribute a feature; ``y`` is None.
     stdin : binary stream, optional
         Where ``"-"`` reads from (default ``sys.stdin.buffer``).
+    decimal : {".", ","}, optional
+        CSV: the decimal mark. Default: ``"."``, except that in a
+        ``;``-separated file a column whose values are numbers when ``,`` is the
+        decimal mark (``5,1``) is read so, with a note.
+    missing_values : iterable of str
+        CSV: more cell values to read as missing, added to the standard ones
+        (the empty field, ``?``, ``NA``, ``N/A``, ``n/a``, ``NaN``, ``null``,
+        ``None``, ``-``; ``NA`` and ``NaN`` in any case).
+    header : bool, optional
+        CSV: whether the first row names the columns. Default: it does, unless
+        its values fit the columns below (numbers in numeric columns, values
+        seen below in nominal ones, at least one number), in which case it is
+        read as data and the columns are named ``att1`` .. ``attN`` (as Weka's
+        CSVLoader names them), with a note.
+    notify : callable, optional
+        Receives each note on what was decided (one line starting ``"note: "``
+        and naming the file): decimal commas, a first row read as data, a column
+        read as nominal although mostly numbers, text read as Latin-1. Default:
+        a :class:`UserWarning` per note.
 
     Returns
     -------
@@ -1159,13 +1532,15 @@ def load_dataset(
         standard input is closed (``sys.stdin`` is None); malformed ARFF
         header or row (with its line); a value not numeric for a numeric
         attribute or not declared for a nominal one; wrong number of values in
-        a row; CSV without a header row; no data rows; unknown ``target`` or
+        a row; CSV whose first row holds only numbers but does not fit the rows
+        below; no data rows; damaged gzip data, or more of it than the limit;
+        a byte order mark the text does not match; unknown ``target`` or
         ``ignore`` name; a string attribute (unless ``allow_string``); a date
         attribute; with ``schema``, a missing feature, a changed attribute type
         or a nominal value unseen in training.
     ValueError
-        Bad arguments (unknown ``fmt``, ``target`` together with ``no_class``
-        or contradicting ``schema``).
+        Bad arguments (unknown ``fmt`` or ``decimal``, ``target`` together with
+        ``no_class`` or contradicting ``schema``).
 
     Notes
     -----
@@ -1173,11 +1548,20 @@ def load_dataset(
     (``{index value, ...}``) a left-out attribute is 0, which for a nominal
     attribute is its first declared value. A CSV column is numeric when every
     present value parses as a number, otherwise nominal with the sorted
-    distinct values; ``?``, an empty field, ``NA`` and ``NaN`` (any case) are
-    missing. Infinite numbers are rejected.
+    distinct values; the tokens listed under ``missing_values`` are missing.
+    Infinite numbers are rejected. The CSV options do not apply to ARFF, where
+    ``?`` is the only missing value and ``.`` the decimal mark.
     """
     if fmt not in (None, "arff", "csv"):
         raise ValueError(f"fmt must be 'arff', 'csv' or None, not {fmt!r}")
+    if decimal not in (None, ".", ","):
+        raise ValueError(f"decimal must be '.', ',' or None, not {decimal!r}")
+    if isinstance(missing_values, str):
+        missing_values = (missing_values,)
+    missing = _CSV_MISSING | frozenset(str(v).strip() for v in missing_values)
+    if notify is None:
+        def notify(message: str) -> None:
+            warnings.warn(message, UserWarning, stacklevel=3)
     if no_class and target is not None:
         raise ValueError("give either target or no_class=True, not both")
     if schema is not None:
@@ -1191,26 +1575,21 @@ def load_dataset(
     ignore = tuple(ignore)
 
     content, src, suffix = _read_bytes(source, stdin)
-    text = _decode_text(content)
+    text = _decode_text(content, src, notify)
     if not text.strip():
         raise DataError("the input is empty", src)
 
     delimiter = None
     if fmt is None:
-        if suffix == ".arff":
-            fmt = "arff"
-        elif suffix in (".csv", ".tsv", ".txt"):
-            fmt = "csv"
-            delimiter = "\t" if suffix == ".tsv" else None
-        else:
-            fmt = "arff" if _sniff_arff(text) else "csv"
+        fmt, delimiter = _input_format(suffix, lambda: _sniff_arff(text))
 
     if fmt == "arff":
         table = _parse_arff(text, src)
     else:
-        stem = Path(src).stem if suffix is not None else "stdin"
-        table = _parse_csv(text, src, stem, delimiter)
-    name = Path(src).stem if suffix is not None else table.relation
+        stem = _stem(src) if suffix is not None else "stdin"
+        table = _parse_csv(text, src, stem, delimiter, decimal=decimal, missing=missing,
+                           header=header, notify=notify)
+    name = _stem(src) if suffix is not None else table.relation
 
     if ignore:
         names = [c.name for c in table.columns]
@@ -1228,8 +1607,19 @@ def load_dataset(
         ds = _conform(table, src, name, schema)
     else:
         ds = _build(table, src, name, target, no_class, allow_string)
+        column_notes = [c.note for c in table.columns if c.note is not None]
+        for note in column_notes[:_MAX_COLUMN_NOTES]:
+            notify(note)
+        if len(column_notes) > _MAX_COLUMN_NOTES:
+            notify(f"note: {src}: {len(column_notes) - _MAX_COLUMN_NOTES} more columns are read as "
+                   "nominal although most of their values are numbers")
     ds.format = fmt
     return ds
+
+
+def _stem(path: str) -> str:
+    """File name without its format suffix and a ``.gz`` after it (``x.csv.gz`` -> ``x``)."""
+    return Path(path[:-3] if path.lower().endswith(".gz") else path).stem
 
 
 # --------------------------------------------------------------------------

@@ -43,6 +43,7 @@ import numpy as np
 
 # the regression measures Weka prints are the ones compare uses (same definitions)
 from ensemblekit.metrics import _check_values, correlation, mae, rmse
+from ensemblekit.safejson import plain as _plain  # JSON-ready: NaN and inf as None
 
 #: An undefined figure (Weka prints ``?``).
 _NAN = float("nan")
@@ -672,21 +673,6 @@ def weighted_prc_area(y_true, proba) -> float:
 
 
 # ----------------------------------------------------------------------------- report
-
-
-def _plain(value):
-    """A JSON-ready Python value: NaN and infinities become None, arrays lists."""
-    if isinstance(value, np.ndarray):
-        return [_plain(v) for v in value.tolist()]
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (float, np.floating)):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    return value
 
 
 _PER_CLASS = ("tp_rate", "fp_rate", "precision", "recall", "f_measure", "mcc", "roc_area",

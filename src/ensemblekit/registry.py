@@ -683,6 +683,10 @@ def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
     schema : ensemblekit.data.Schema
         Training schema; fixes which feature columns are nominal and their
         categories, so encodings do not depend on the values a fold happens to hold.
+        A classifier that takes ``n_classes`` (every ensemblekit classifier; see
+        :mod:`ensemblekit.class_domain`) is given the number of class values
+        the schema declares, so its ``classes_`` and probability columns cover
+        them all, also those without training rows.
     params : dict, optional
         Already resolved parameters (see :meth:`AlgorithmSpec.resolve`); defaults
         when omitted.
@@ -712,6 +716,8 @@ def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
     kwargs.update(values)
     if "random_state" in cls._get_param_names():
         kwargs["random_state"] = random_state
+    if spec.task == CLASSIFICATION and "n_classes" in cls._get_param_names():
+        kwargs["n_classes"] = len(schema.class_attribute.values)
     if spec.encode == "codes":
         nominal = [i for i, a in enumerate(schema.features) if a.kind != "numeric"]
         kwargs["nominal_features"] = nominal
@@ -725,9 +731,10 @@ def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
 def class_probabilities(model, X, n_classes: int):
     """A fitted classifier's class probabilities, one column per declared class.
 
-    A classifier trained on data that lacks some declared class has no column
-    for it (its ``classes_`` are the codes it saw); here that class gets
-    probability 0, so column ``k`` is always class code ``k``.
+    A classifier that does not take the declared classes (``n_classes``; e.g.
+    scikit-learn's ``knn``) and was trained on data that lacks some declared
+    class has no column for it (its ``classes_`` are the codes it saw); here
+    that class gets probability 0, so column ``k`` is always class code ``k``.
 
     Parameters
     ----------

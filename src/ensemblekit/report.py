@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 from collections.abc import Iterable, Sequence
+
+from ensemblekit import safejson
 
 OUTPUT_FORMATS = ("csv", "tsv", "json", "jsonl", "arff")
 
@@ -107,8 +108,9 @@ def safe_text(value: object, style: str = ""):
 
 
 # --------------------------------------------------------------------------- predictions
-def prediction_rows(predictions: Sequence[str], proba=None, classes: Sequence[str] = ()):
-    """Rows ``[row, prediction, p_1, ...]`` with 1-based row numbers.
+def prediction_rows(predictions: Sequence[str], proba=None, classes: Sequence[str] = (), *,
+                    start: int = 1):
+    """Rows ``[row, prediction, p_1, ...]`` with row numbers from ``start`` (1-based).
 
     Parameters
     ----------
@@ -117,14 +119,54 @@ def prediction_rows(predictions: Sequence[str], proba=None, classes: Sequence[st
         values (float, see ``numeric_prediction`` of :func:`format_predictions`).
     proba : array of shape (n, len(classes)) or None
     classes : sequence of str
+    start : int, default=1
+        Number of the first row (a later chunk of a file starts after the rows before it).
     """
     rows = []
-    for i, label in enumerate(predictions):
-        row = [i + 1, label]
+    for i, label in enumerate(predictions, start=start):
+        row = [i, label]
         if proba is not None:
-            row.extend(float(p) for p in proba[i])
+            row.extend(float(p) for p in proba[i - start])
         rows.append(row)
     return rows
+
+
+def format_prediction_stream(chunks, fmt_name: str):
+    """Render chunks of predictions piece by piece, as :func:`format_predictions` renders them whole.
+
+    Parameters
+    ----------
+    chunks : iterable of ensemblekit.results.Prediction
+        Consecutive chunks of one prediction (see
+        :func:`ensemblekit.api.predict_chunks`), each with at least one row.
+    fmt_name : {"csv", "tsv", "json", "jsonl", "arff"}
+
+    Yields
+    ------
+    str
+        One piece per chunk (the first with the header, or the opening ``[``
+        of JSON), then, for JSON, the closing ``]``. Joined, the pieces are
+        byte for byte the text :func:`format_predictions` gives for all the
+        rows at once; rows are numbered across chunks.
+    """
+    start = 1
+    head = None
+    for p in chunks:
+        rows = prediction_rows(p.predictions, p.probabilities, p.classes, start=start)
+        start += len(rows)
+        options = {"prediction_values": p.prediction_values,
+                   "numeric_prediction": p.task == "regression"}
+        text = format_predictions(rows, p.columns, fmt_name, **options)
+        if fmt_name == "json":  # "[\n" + items + "\n]\n": the items go out, joined by ",\n"
+            yield ("[\n" if head is None else ",\n") + text[2:-3]
+            head = ""
+        elif head is None:
+            head = format_predictions([], p.columns, fmt_name, **options)
+            yield text
+        else:
+            yield text[len(head):]
+    if fmt_name == "json" and head is not None:
+        yield "\n]\n"
 
 
 def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
@@ -184,8 +226,8 @@ def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
             for record, row in zip(records, rows):
                 record[columns[1]] = value(row[1])  # json writes floats with repr
         if fmt_name == "jsonl":
-            return "".join(json.dumps(r) + "\n" for r in records)
-        return json.dumps(records, indent=1) + "\n"
+            return "".join(safejson.dumps(r) + "\n" for r in records)
+        return safejson.dumps(records, indent=1) + "\n"
     if fmt_name == "arff":
         from ensemblekit.data import Attribute, write_arff
 
@@ -250,7 +292,7 @@ def scores_text(scores, failures, fmt_name: str) -> str:
                              "" if r[7] is None else r[7], r[8]])
         return buf.getvalue()
     if fmt_name == "json":
-        return json.dumps(score_records(scores, failures), indent=1) + "\n"
+        return safejson.dumps(score_records(scores, failures), indent=1) + "\n"
     raise ValueError(f"unknown scores format {fmt_name!r}; expected csv or json")
 
 
@@ -559,13 +601,6 @@ def comparison_document(result) -> dict:
     return out
 
 
-def _finite(x):
-    """A float for JSON, or None when it is not finite (the caller states why)."""
-    import math
-
-    return float(x) if x is not None and math.isfinite(x) else None
-
-
 def _tests_json(an, baseline) -> dict:
     """The tests over data sets as JSON fields: the same facts :func:`verdict_lines` states."""
     alpha = _alpha_of(an)
@@ -593,7 +628,8 @@ def _tests_json(an, baseline) -> dict:
         f = an.friedman
         out["friedman"] = {
             "chi2": f.chi2, "chi2_pvalue": f.chi2_pvalue,
-            "iman_davenport": _finite(f.iman_davenport), "f_pvalue": _finite(f.f_pvalue),
+            "iman_davenport": safejson.plain(f.iman_davenport),
+            "f_pvalue": safejson.plain(f.f_pvalue),
             "iman_davenport_undefined": None if f.f_defined else
             "every data set ranks the algorithms alike: chi2 = N(k-1), so F divides by zero",
             "pvalue": f.pvalue, "pvalue_from": f.pvalue_source,
@@ -657,18 +693,45 @@ def _range_text(pair) -> str:
 
 
 # --------------------------------------------------------------------------- data sets
-def schema_tables(summary: dict):
-    """Rich renderables for :func:`schema_summary` output."""
+#: Attributes listed by :func:`schema_tables`; a wider file's table ends with a note.
+#: (rich renders about 3,000 table rows a second, so 100,000 attributes would take half a minute.)
+MAX_SCHEMA_ROWS = 500
+
+
+def schema_tables(summary: dict, max_rows: int = MAX_SCHEMA_ROWS):
+    """Rich renderables for :func:`schema_summary` output.
+
+    Parameters
+    ----------
+    summary : dict
+        :func:`schema_summary` output.
+    max_rows : int, default MAX_SCHEMA_ROWS
+        Attributes listed in the attribute table, in file order; when the file has
+        more, the table's caption says how many are left out and that
+        ``--format json`` lists them all.
+
+    Returns
+    -------
+    list of rich renderables
+        The file header grid, the attribute table and, when the file has a
+        nominal class, the class counts.
+    """
     from rich.table import Table
 
     head = Table.grid(padding=(0, 2))
     head.add_row("file", safe_text(summary["file"]))
     head.add_row("relation", safe_text(summary["relation"]))
     head.add_row("instances", str(summary["instances"]))
-    attrs = Table(title="attributes", title_justify="left")
+    n_attributes = len(summary["attributes"])
+    caption = None
+    if n_attributes > max_rows:
+        caption = (f"the first {max_rows:,} of {n_attributes:,} attributes; "
+                   f"{n_attributes - max_rows:,} more not shown (--format json lists them all)")
+    attrs = Table(title="attributes", title_justify="left", caption=caption,
+                  caption_justify="left")
     for col in ("#", "name", "type", "role", "missing", "values / range"):
         attrs.add_column(col, justify="right" if col in ("#", "missing") else "left")
-    for i, a in enumerate(summary["attributes"], 1):
+    for i, a in enumerate(summary["attributes"][:max_rows], 1):
         if a["type"] == "numeric":
             detail = f"{a['min']:.6g} .. {a['max']:.6g}" if "min" in a else "all missing"
         else:
@@ -1044,7 +1107,8 @@ def model_description(description: dict) -> list:
         from sklearn.tree import export_text
 
         tree = estimator.tree_
-        classes = [description["class_values"][int(c)] for c in estimator.classes_]
+        # the tree's own classes (those with training rows), in its column order
+        classes = [description["class_values"][int(c)] for c in tree.classes_]
         out.append(Text(f"decision tree: {tree.get_n_leaves()} leaves, depth {tree.get_depth()}\n"
                         + export_text(tree, feature_names=[printable(n) for n in names],
                                       class_names=[printable(c) for c in classes], decimals=4)))

@@ -13,30 +13,32 @@ types without loading it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ensemblekit import safejson
 
-def to_json(document: Any) -> str:
-    """``document`` as the command line prints it: indented JSON, NaN refused, then a newline.
 
-    numpy scalars become Python numbers.
+def to_json(document: Any, *, sort_keys: bool = False) -> str:
+    """``document`` as the command line prints it: indented JSON, then a newline.
+
+    Every ``--format json`` document goes through here. NaN and infinities are
+    written as ``null`` (bare ``NaN`` is not JSON), numpy scalars and arrays as
+    Python numbers and lists (:func:`ensemblekit.safejson.plain`).
+
+    Parameters
+    ----------
+    document : object
+        Plain data (dicts, lists, numbers, strings), as ``to_dict()`` gives.
+    sort_keys : bool, default False
+        Write each object's keys in sorted order.
 
     Raises
     ------
-    ValueError
-        If the document holds a non-finite float.
+    TypeError
+        If the document holds an object JSON cannot represent.
     """
-    return json.dumps(document, indent=1, default=_json_default, allow_nan=False) + "\n"
-
-
-def _json_default(value):
-    import numpy as np
-
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+    return safejson.dumps(document, indent=1, sort_keys=sort_keys) + "\n"
 
 
 @dataclass

@@ -723,7 +723,9 @@ def _check_k2(est, ctx: _Context) -> None:
     from ensemblekit.discretize import MDLDiscretizer
 
     d = _n_features(ctx, est)
-    n_classes = _classes(ctx, est).size
+    classes = _classes(ctx, est)
+    _declared_codes(ctx, est, classes)
+    n_classes = classes.size
     disc = ctx.instance(ctx.attr(est, "discretizer_"), "discretizer_", (MDLDiscretizer,))
     _fitted_member(ctx, disc, "discretizer_", d)
     card = _ints(ctx, ctx.attr(est, "cardinalities_"), "cardinalities_", low=1, shape=(d,))
@@ -743,15 +745,20 @@ def _check_bagged_k2(est, ctx: _Context) -> None:
 
     scikit-learn's bagging adds each member's probabilities at the columns its
     ``classes_`` name (codes into the ensemble's classes), and ``show`` redraws
-    the bags from ``bagging_``'s seeds and sizes.
+    the bags from ``bagging_``'s seeds and sizes. ``bagging_`` is scikit-learn's
+    class (model files written before declared classes) or the subclass that
+    keeps declared class codes.
     """
     from sklearn.ensemble import BaggingClassifier
 
+    from ensemblekit.bayesnet.bagging import _DeclaredClassBagging
     from ensemblekit.bayesnet.classifier import K2Classifier
 
     d = _n_features(ctx, est)
     classes = _classes(ctx, est)
-    bag = ctx.instance(ctx.attr(est, "bagging_"), "bagging_", (BaggingClassifier,))
+    _declared_codes(ctx, est, classes)
+    bag = ctx.instance(ctx.attr(est, "bagging_"), "bagging_",
+                       (BaggingClassifier, _DeclaredClassBagging))
     members = _instances(ctx, ctx.attr(est, "estimators_"), "estimators_", (K2Classifier,),
                          nonempty=True)
     inner = _instances(ctx, _get(ctx, bag, "estimators_", "bagging_.estimators_"),
@@ -797,7 +804,12 @@ def _check_bagged_k2(est, ctx: _Context) -> None:
 
 # ---- decision trees
 def _check_c45(est, ctx: _Context) -> None:
-    """``C45Tree``: the scikit-learn tree it wraps reads the same columns and classes."""
+    """``C45Tree``: the scikit-learn tree it wraps reads the same columns and classes.
+
+    With declared classes (``n_classes``) ``classes_`` are the codes ``0 .. n - 1``
+    and the tree's classes are those of them that have training rows
+    (``predict_proba`` spreads the tree's columns to those codes).
+    """
     from sklearn.tree import DecisionTreeClassifier
 
     d = _n_features(ctx, est)
@@ -806,8 +818,26 @@ def _check_c45(est, ctx: _Context) -> None:
     _fitted_member(ctx, tree, "tree_", d)
     inner = _classes(ctx, tree, "tree_.classes_",
                      value=_get(ctx, tree, "classes_", "tree_.classes_"))
-    if inner.dtype.kind != classes.dtype.kind or not np.array_equal(inner, classes):
-        ctx.fail("classes_ are not the tree's classes")
+    if not _declared_codes(ctx, est, classes):
+        if inner.dtype.kind != classes.dtype.kind or not np.array_equal(inner, classes):
+            ctx.fail("classes_ are not the tree's classes")
+    _class_codes(ctx, inner, "tree_.classes_", classes.size)
+
+
+def _declared_codes(ctx: _Context, est, classes: np.ndarray) -> bool:
+    """Whether the classifier declares its classes (``n_classes``); then they are its codes.
+
+    A classifier given ``n_classes`` has ``classes_ = arange(n_classes)``, also
+    codes without training rows; one without it (or a model file older than the
+    parameter) has the labels it saw, and the callers check them as such.
+    """
+    declared = vars(est).get("n_classes")
+    if declared is None:
+        return False
+    n = ctx.integer(est, "n_classes", 1, _COUNT_MAX)
+    if classes.dtype.kind not in "iu" or not np.array_equal(classes, np.arange(n)):
+        ctx.fail(f"classes_ are not the codes 0..{n - 1} of the n_classes it declares")
+    return True
 
 
 def _check_bagged_trees(est, ctx: _Context) -> None:
@@ -819,17 +849,25 @@ def _check_bagged_trees(est, ctx: _Context) -> None:
     from sklearn.tree import DecisionTreeClassifier
 
     d = _n_features(ctx, est)
-    n_classes = _classes(ctx, est).size
+    classes = _classes(ctx, est)
+    n_classes = classes.size
+    declared = _declared_codes(ctx, est, classes)
     ctx.choice(est, "voting", ("soft", "hard"))
     trees = _instances(ctx, ctx.attr(est, "estimators_"), "estimators_", (DecisionTreeClassifier,),
                        nonempty=True)
+    first = None
     for i, tree in enumerate(trees):
         name = f"estimators_[{i}]"
         _fitted_member(ctx, tree, name, d)
         codes = _class_codes(ctx, _get(ctx, tree, "classes_", f"{name}.classes_"),
                              f"{name}.classes_", n_classes)
-        if codes.size != n_classes:
+        # every class, or (declared classes) every class that has training rows
+        if codes.size != n_classes and not declared:
             ctx.fail(f"{name} does not know every class")
+        if first is None:
+            first = codes
+        elif not np.array_equal(codes, first):
+            ctx.fail(f"{name} knows other classes than estimators_[0]")
     counts = _floats(ctx, ctx.attr(est, "bag_counts_"), "bag_counts_", ndim=2, low=0)
     if counts.shape[0] != len(trees):
         ctx.fail("bag_counts_ does not hold one bag per tree")
@@ -1008,7 +1046,10 @@ def _check_weighted_distance(dist, ctx: _Context) -> None:
 
 
 def _check_lazy(est, ctx: _Context) -> tuple[int, int, int]:
-    """State shared by the lazy ensembles; returns ``(d, n_rows, n_classes)``.
+    """State shared by the lazy ensembles; returns ``(d, n_rows, n_present)``.
+
+    ``n_present`` is the number of classes with training rows
+    (``present_classes_``), the width of the members' probabilities.
 
     Per test row ``predict`` finds ``k_`` neighbours with ``distance_`` (over the
     same training rows), draws ``n_estimators`` bags of training-row indices from
@@ -1019,11 +1060,17 @@ def _check_lazy(est, ctx: _Context) -> tuple[int, int, int]:
     from ensemblekit.lazy.distance import WeightedDistance
 
     d = _n_features(ctx, est)
-    n_classes = _classes(ctx, est).size
+    classes = _classes(ctx, est)
+    declared = _declared_codes(ctx, est, classes)
+    n_classes = classes.size
+    if "present_classes_" in vars(est):  # absent in model files older than declared classes
+        n_classes = _class_codes(ctx, est.present_classes_, "present_classes_", n_classes).size
+        if n_classes != classes.size and not declared:
+            ctx.fail("present_classes_ leaves out classes that are not declared codes")
     y = _ints(ctx, ctx.attr(est, "y_codes_"), "y_codes_", high=n_classes, ndim=1)
     n = y.size
     if n < 1 or np.any(np.bincount(y.astype(np.int64), minlength=n_classes) == 0):
-        ctx.fail("y_codes_ does not hold every class of classes_")
+        ctx.fail("y_codes_ does not hold every class of present_classes_")
     nominal = _index_set(ctx, ctx.attr(est, "nominal_features_"), "nominal_features_", d)
     categories = _ints(ctx, ctx.attr(est, "n_categories_"), "n_categories_", low=1,
                        shape=nominal.shape)
@@ -1357,6 +1404,7 @@ _OWN_CHECKS: dict[str, tuple[str, Checker]] = {
         ("bayesnet.classifier.K2Classifier", _fitted_only(_check_k2)),
         ("bayesnet.inner.InnerEnsembleK2Classifier", _fitted_only(_check_k2)),
         ("bayesnet.bagging.BaggedK2Classifier", _fitted_only(_check_bagged_k2)),
+        ("bayesnet.bagging._DeclaredClassBagging", _fitted_only(_check_bagging)),
         ("discretize.MDLDiscretizer", _fitted_only(_check_mdl_discretizer)),
         ("classifiers.c45.C45Tree", _fitted_only(_check_c45)),
         ("classifiers.bagging.BaggedTreeClassifier", _fitted_only(_check_bagged_trees)),

@@ -277,7 +277,8 @@ def test_unreachable_scheduler_is_bad_input(tmp_path):
     out = tmp_path / "scores.csv"
     done = subprocess.run([_ek(), "compare", "knn", "c45", "--data", str(SAMPLE / "iris.arff"), "--cv", "3",
                            "--repeats", "1", "--scheduler", address, "--output", str(out)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True,
+                          env={**os.environ, "ENSEMBLEKIT_DASK_TIMEOUT": "1s"})
     assert done.returncode == 2
     assert f"cannot reach the Dask scheduler at {address}" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

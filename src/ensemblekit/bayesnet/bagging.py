@@ -18,7 +18,10 @@ their original order, for every member). Its ``predict_proba`` adds each
 member's probabilities into the columns of the member's own classes
 (``proba[:, member.classes_] += member_proba``) and divides by
 ``n_estimators``, so a member whose bag lacked a class contributes 0 to that
-class and the rows still sum to one.
+class and the rows still sum to one. With declared classes (``n_classes``)
+every member knows them all, as Weka's members share the ARFF header: a class
+missing from a bag, or from the whole training set, gets each member's
+smoothed mass.
 
 References
 ----------
@@ -47,11 +50,32 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ..class_domain import declared_classes
 from ..constraints import MAX_MEMBERS, Constraint, validate_params
 from ..discretize import MDLDiscretizer
 from .classifier import K2_CONSTRAINTS, K2Classifier, _missing_target_mask
 
 __all__ = ["BaggedK2Classifier"]
+
+
+class _DeclaredClassBagging(BaggingClassifier):
+    """scikit-learn's bagging whose classes are its members' declared class codes.
+
+    :class:`~sklearn.ensemble.BaggingClassifier` takes its classes from the
+    labels it is given (``np.unique``) and fits the members on indices into
+    them. When the member declares ``n_classes``, this subclass instead keeps
+    the codes ``0 .. n_classes - 1`` as they are, so every member (and the
+    ensemble) has a probability column for every declared class; otherwise it
+    is scikit-learn's class unchanged.
+    """
+
+    def _validate_y(self, y):
+        n_classes = getattr(self.estimator, "n_classes", None)
+        if n_classes is None:
+            return super()._validate_y(y)
+        self.classes_, codes = declared_classes(column_or_1d(y, warn=True), n_classes)
+        self.n_classes_ = int(n_classes)
+        return codes
 
 
 class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
@@ -108,20 +132,28 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
         Number of categories of each nominal column, in the order of the
         sorted ``nominal_features``. Default: the largest code seen in the
         whole training set plus one (not per bag).
+    n_classes : int >= 1 or None, default=None
+        Number of declared classes: ``y`` holds codes ``0 .. n_classes - 1``
+        and every member has ``n_classes`` class values, so a class absent
+        from a bag (or from the training set) gets each member's smoothed
+        mass, as in Weka's Bagging of BayesNet. None: the distinct labels of
+        ``y``, each member knowing only the classes of its bag.
 
     Attributes
     ----------
     estimators_ : list of n_estimators K2Classifier
         The fitted members. As in scikit-learn's ``BaggingClassifier`` they
         were fitted on class *indices* into ``classes_``, so a member's
-        ``classes_`` holds the indices of the classes present in its bag.
+        ``classes_`` holds the indices of the classes present in its bag
+        (all ``n_classes`` codes when ``n_classes`` is given).
     estimators_samples_ : list of n_estimators ndarrays of int
         Row indices of every bag (with repeats when ``bootstrap=True``),
         counted among the training rows that have a class label.
     bagging_ : sklearn.ensemble.BaggingClassifier
-        The fitted scikit-learn ensemble doing the resampling and averaging.
+        The fitted scikit-learn ensemble doing the resampling and averaging
+        (a subclass that keeps declared class codes).
     classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted (``np.unique``).
+        Class labels, sorted (``np.unique``), or ``arange(n_classes)``.
     n_features_in_ : int
         Number of columns seen in ``fit``.
     feature_names_in_ : ndarray of str
@@ -177,6 +209,7 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
         n_bins=10,
         nominal_features=None,
         n_categories=None,
+        n_classes=None,
     ):
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -190,6 +223,7 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
         self.n_bins = n_bins
         self.nominal_features = nominal_features
         self.n_categories = n_categories
+        self.n_classes = n_classes
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -207,6 +241,7 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
             n_bins=self.n_bins,
             nominal_features=self.nominal_features,
             n_categories=n_categories,
+            n_classes=self.n_classes,
         )
 
     def _full_n_categories(self, X: np.ndarray):
@@ -249,7 +284,8 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
             invalid K2 parameter); ``y`` missing, continuous, infinite or
             entirely missing; ``X`` empty, not 2-D or holding infinite values;
             a nominal column with negative or fractional codes or codes
-            ``>= n_categories``.
+            ``>= n_categories``; with ``n_classes``, a label that is not a
+            code ``0 .. n_classes - 1``.
         """
         validate_params(self)
         if y is None:
@@ -269,7 +305,7 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
 
         member = self._member(self._full_n_categories(X))
-        self.bagging_ = BaggingClassifier(
+        self.bagging_ = _DeclaredClassBagging(
             estimator=member,
             n_estimators=int(self.n_estimators),
             max_samples=float(self.max_samples),

@@ -48,6 +48,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ..class_domain import N_CLASSES, declared_classes
 from ..constraints import Constraint, validate_params
 from ..discretize import MDLDiscretizer
 from .k2 import fit_cpts, k2_search
@@ -98,6 +99,7 @@ K2_CONSTRAINTS = {
     "n_bins": Constraint("int", "bins for equal-frequency discretisation", low=1, high=1000),
     "nominal_features": Constraint("any", "indices of the columns holding nominal codes"),
     "n_categories": Constraint("any", "number of categories of each nominal column"),
+    "n_classes": N_CLASSES,
 }
 
 
@@ -144,11 +146,19 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
         *sorted* ``nominal_features`` (e.g. from the ARFF header, so that
         values absent from the training sample still count). Default: the
         largest code seen in ``fit`` plus one.
+    n_classes : int >= 1 or None, default=None
+        Number of declared classes (e.g. from the ARFF header): ``y`` then
+        holds codes ``0 .. n_classes - 1`` and the class node has
+        ``n_classes`` values, also those without training rows, as in Weka
+        (such a class gets the smoothed mass ``alpha / (N + n_classes *
+        alpha)`` in the class node, and uniform rows ``1 / r`` in its
+        children's tables). None: the distinct labels of ``y``.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted (``np.unique``); node 0 takes codes into it.
+        Class labels, sorted (``np.unique``), or ``arange(n_classes)`` when
+        ``n_classes`` is given; node 0 takes codes into it.
     discretizer_ : MDLDiscretizer
         The fitted discretiser (cut points per numeric column).
     cardinalities_ : ndarray of int of shape (n_features_in_,)
@@ -204,6 +214,7 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
         n_bins=10,
         nominal_features=None,
         n_categories=None,
+        n_classes=None,
     ):
         self.max_parents = max_parents
         self.init = init
@@ -213,6 +224,7 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
         self.n_bins = n_bins
         self.nominal_features = nominal_features
         self.n_categories = n_categories
+        self.n_classes = n_classes
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -267,7 +279,8 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
             On an invalid parameter; ``y`` missing, continuous, infinite or
             entirely missing; ``X`` empty, not 2-D or holding infinite values;
             a nominal column with negative or fractional codes or codes
-            ``>= n_categories``.
+            ``>= n_categories``; with ``n_classes``, a label that is not a
+            code ``0 .. n_classes - 1``.
         """
         validate_params(self)
         if y is None:
@@ -285,7 +298,7 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
             raise ValueError("Input y contains NaN only: no row has a class label.")
         X, y = X[keep], y[keep]
         check_classification_targets(y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        self.classes_, y_codes = declared_classes(y, self.n_classes)
         y_codes = y_codes.astype(np.int64)
         n_classes = int(self.classes_.size)
 

@@ -143,7 +143,7 @@ class InnerEnsembleK2Classifier(K2Classifier):
         matters with ``bootstrap=True``.
     random_state : None, int or numpy.random.RandomState, default=None
         Seed of the samples (``sklearn.utils.check_random_state``).
-    max_parents, init, scoring, alpha, discretize, n_bins, nominal_features, n_categories
+    max_parents, init, scoring, alpha, discretize, n_bins, nominal_features, n_categories, n_classes
         As in :class:`~ensemblekit.bayesnet.classifier.K2Classifier`.
 
     Attributes
@@ -207,6 +207,7 @@ class InnerEnsembleK2Classifier(K2Classifier):
         n_bins=10,
         nominal_features=None,
         n_categories=None,
+        n_classes=None,
     ):
         super().__init__(
             max_parents=max_parents,
@@ -217,6 +218,7 @@ class InnerEnsembleK2Classifier(K2Classifier):
             n_bins=n_bins,
             nominal_features=nominal_features,
             n_categories=n_categories,
+            n_classes=n_classes,
         )
         self.n_estimators = n_estimators
         self.max_samples = max_samples

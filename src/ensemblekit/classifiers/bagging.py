@@ -32,6 +32,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from ..class_domain import N_CLASSES, declared_classes, widen_proba
 from ..constraints import MAX_MEMBERS, Constraint, validate_params
 
 __all__ = ["TREE_CONSTRAINTS", "BaggedTreeClassifier", "bootstrap_counts", "fit_weighted_tree"]
@@ -154,15 +155,20 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
         Depth limit of every tree (None: unlimited).
     random_state : int, RandomState instance or None, default=None
         Seeds the bags and the trees.
+    n_classes : int >= 1 or None, default=None
+        Number of declared classes: ``y`` holds codes ``0 .. n_classes - 1``
+        and ``predict_proba`` has a column for each, 0 for a class without
+        training rows. None: the distinct labels of ``y``.
 
     Attributes
     ----------
     estimators_ : list of sklearn.tree.DecisionTreeClassifier
-        The fitted trees (fitted on class codes ``0 .. n_classes - 1``).
+        The fitted trees (fitted on the class codes into ``classes_`` of all
+        training rows, so every tree knows every class that has rows).
     bag_counts_ : ndarray of shape (n_estimators, n_samples)
         Bootstrap counts of every bag.
     classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+        Class labels, sorted, or ``arange(n_classes)``.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of str
@@ -191,15 +197,17 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
                              choices=("soft", "hard")),
         **TREE_CONSTRAINTS,
         "random_state": Constraint("any", "seed of the bags and the trees"),
+        "n_classes": N_CLASSES,
     }
 
     def __init__(self, n_estimators=10, voting="soft", min_samples_leaf=2, max_depth=None,
-                 random_state=None):
+                 random_state=None, n_classes=None):
         self.n_estimators = n_estimators
         self.voting = voting
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
         self.random_state = random_state
+        self.n_classes = n_classes
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -225,13 +233,14 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
         ValueError
             On a bad parameter (``n_estimators`` < 1, ``voting`` not "soft" or
             "hard", ``min_samples_leaf`` < 1, ``max_depth`` < 1), ``X`` empty,
-            not 2-D or infinite, ``y`` continuous or of another length.
+            not 2-D or infinite, ``y`` continuous or of another length, or,
+            with ``n_classes``, a label that is not a code ``0 .. n_classes - 1``.
         """
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
         y = column_or_1d(y)
         check_classification_targets(y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.classes_, codes = declared_classes(y, self.n_classes)
         X32 = np.asarray(X, dtype=np.float32)
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         rng = np.random.default_rng(seed)
@@ -256,7 +265,8 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            Columns follow ``classes_``; rows sum to 1.
+            Columns follow ``classes_``; rows sum to 1 (0 for a declared class
+            without training rows).
 
         Raises
         ------
@@ -268,15 +278,15 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "estimators_")
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         X32 = np.asarray(X, dtype=np.float32)
-        n_classes = self.classes_.size
-        proba = np.zeros((X.shape[0], n_classes))
+        present = self.estimators_[0].classes_  # the codes with training rows, in every tree
+        proba = np.zeros((X.shape[0], present.size))
         for tree in self.estimators_:
             p = tree.predict_proba(X32)
             if self.voting == "soft":
                 proba += p
             else:
                 proba[np.arange(X.shape[0]), np.argmax(p, axis=1)] += 1.0
-        return proba / len(self.estimators_)
+        return widen_proba(proba / len(self.estimators_), present, self.classes_.size)
 
     def predict(self, X):
         """Class with the largest :meth:`predict_proba` (the first in ``classes_`` on ties).

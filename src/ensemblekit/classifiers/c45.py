@@ -14,6 +14,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..class_domain import N_CLASSES, declared_classes, widen_proba
 from ..constraints import Constraint, validate_params
 
 __all__ = ["C45Tree"]
@@ -56,15 +57,19 @@ class C45Tree(ClassifierMixin, BaseEstimator):
         Seeds the order in which features are tried at each node, which
         decides between splits of exactly equal gain. Fix it for
         reproducible trees.
+    n_classes : int >= 1 or None, default=None
+        Number of declared classes: ``y`` holds codes ``0 .. n_classes - 1``
+        and ``predict_proba`` has a column for each, 0 for a class without
+        training rows. None: the distinct labels of ``y``.
 
     Attributes
     ----------
     tree_ : DecisionTreeClassifier
         The fitted scikit-learn tree. Its low-level node arrays are in
         ``tree_.tree_`` (``feature``, ``threshold``, ``impurity`` in bits,
-        ``value``, ...).
+        ``value``, ...); its ``classes_`` are the classes with training rows.
     classes_ : ndarray of shape (n_classes,)
-        Class labels seen in ``fit``, sorted.
+        Class labels seen in ``fit``, sorted, or ``arange(n_classes)``.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -102,12 +107,14 @@ class C45Tree(ClassifierMixin, BaseEstimator):
                                        alt=Constraint("float", low=0, high=1, closed="neither")),
         "max_depth": Constraint("int", "maximum depth (none = unlimited)", low=1, none_ok=True),
         "random_state": Constraint("any", "seed of the order features are tried in"),
+        "n_classes": N_CLASSES,
     }
 
-    def __init__(self, min_samples_leaf=2, max_depth=None, random_state=None):
+    def __init__(self, min_samples_leaf=2, max_depth=None, random_state=None, n_classes=None):
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
         self.random_state = random_state
+        self.n_classes = n_classes
 
     def fit(self, X, y):
         """Grow the tree on training data.
@@ -133,11 +140,14 @@ class C45Tree(ClassifierMixin, BaseEstimator):
             If ``X`` is not 2-D, contains infinity, has a different number of
             rows than ``y``, if ``y`` is continuous (not class labels), or if
             a parameter is out of range
-            (:class:`~ensemblekit.constraints.InvalidParameterError`).
+            (:class:`~ensemblekit.constraints.InvalidParameterError`), or,
+            with ``n_classes``, a label is not a code ``0 .. n_classes - 1``.
         """
         validate_params(self)
         X, y = validate_data(self, X, y, ensure_all_finite="allow-nan")
         check_classification_targets(y)
+        if self.n_classes is not None:
+            declared_classes(y, self.n_classes)  # checks the codes
         tree = DecisionTreeClassifier(
             criterion="entropy",
             splitter="best",
@@ -147,7 +157,7 @@ class C45Tree(ClassifierMixin, BaseEstimator):
         )
         tree.fit(X, y)
         self.tree_ = tree
-        self.classes_ = tree.classes_
+        self.classes_ = tree.classes_ if self.n_classes is None else np.arange(self.n_classes)
         return self
 
     def _validated_X(self, X):
@@ -190,8 +200,8 @@ class C45Tree(ClassifierMixin, BaseEstimator):
         -------
         proba : ndarray of shape (n_samples, n_classes)
             Rows sum to 1; column ``k`` is the (weighted) fraction of training
-            instances of class ``classes_[k]`` in the leaf. No Laplace
-            correction is applied.
+            instances of class ``classes_[k]`` in the leaf (0 for a declared
+            class without training rows). No Laplace correction is applied.
 
         Raises
         ------
@@ -201,7 +211,10 @@ class C45Tree(ClassifierMixin, BaseEstimator):
             If ``X`` has a different number of features than in ``fit``.
         """
         X = self._validated_X(X)
-        return self.tree_.predict_proba(X)
+        proba = self.tree_.predict_proba(X)
+        if self.classes_.size == self.tree_.classes_.size:
+            return proba
+        return widen_proba(proba, self.tree_.classes_, self.classes_.size)
 
     def predict_log_proba(self, X):
         """Natural logarithm of :meth:`predict_proba` (``-inf`` for zero).

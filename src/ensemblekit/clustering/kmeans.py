@@ -21,6 +21,7 @@ ECML PKDD 2013, LNAI 8190, pp. 33-48.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -99,21 +100,53 @@ def fit_scaling(X, scale="none"):
     Raises
     ------
     ValueError
-        If ``scale`` is not one of :data:`SCALE_METHODS`.
+        If ``scale`` is not one of :data:`SCALE_METHODS`, or if ``"minmax"`` or
+        ``"zscore"`` is asked of an attribute whose range or mean overflows
+        float64 (values near ±1.8e308).
+
+    Notes
+    -----
+    Very large values: squared Euclidean distances overflow once values reach
+    about 1e154, so ``"none"`` divides *every* attribute by one common power of
+    two when the largest absolute value is 2**400 (about 2.6e120) or more, bringing
+    it near 2**400. A common power of two changes no distance ratio and rounds
+    nothing, so the clusters are the ones the raw data define; prototypes are
+    reported in input units. ``"minmax"`` and ``"zscore"`` cannot represent an
+    attribute that spans more than the largest float, and refuse it.
     """
     _check_scale(scale)
     X = np.asarray(X, dtype=np.float64)
     n_features = X.shape[1]
     if scale == "none":
-        return np.zeros(n_features), np.ones(n_features)
-    if scale == "minmax":
-        offset = X.min(axis=0)
-        factor = X.max(axis=0) - offset
-    else:  # zscore
-        offset = X.mean(axis=0)
-        factor = X.std(axis=0)
+        return np.zeros(n_features), np.full(n_features, _common_factor(X))
+    with np.errstate(over="ignore", invalid="ignore"):
+        if scale == "minmax":
+            offset = X.min(axis=0)
+            factor = X.max(axis=0) - offset
+        else:  # zscore
+            offset = X.mean(axis=0)
+            factor = X.std(axis=0)
+    bad = ~(np.isfinite(offset) & np.isfinite(factor))
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"scale={scale!r}: feature {j} holds values too large for it (its "
+            f"{'range' if scale == 'minmax' else 'mean or standard deviation'} overflows "
+            "float64); rescale the data, or use scale='none'")
     factor = np.where(factor > 0, factor, 1.0)
     return offset, factor
+
+
+#: Binary exponent above which scale="none" rescales by a common power of two.
+_LARGE_EXPONENT = 400
+
+
+def _common_factor(X) -> float:
+    """1.0, or the power of two that brings ``max |X|`` down to about 2**400 (see fit_scaling)."""
+    if X.size == 0:
+        return 1.0
+    exponent = math.frexp(float(np.max(np.abs(X))))[1]
+    return math.ldexp(1.0, exponent - _LARGE_EXPONENT) if exponent > _LARGE_EXPONENT else 1.0
 
 
 def apply_scaling(X, offset, factor):

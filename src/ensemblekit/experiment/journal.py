@@ -6,6 +6,10 @@ each further line records one finished unit under its key (:func:`unit_key`):
 its scores and seconds, or its error. The runner appends each unit as soon as it
 finishes and skips the units a journal already holds.
 
+Every line is strict JSON. A score that is not finite (an RRSE of a constant
+target, say) is written as the string ``"nan"``, ``"inf"`` or ``"-inf"`` and read
+back as that float, so a resumed run sees exactly the scores the first run computed.
+
 This module is the only part of :mod:`ensemblekit.experiment` that touches files.
 """
 
@@ -107,7 +111,8 @@ class Journal:
         :func:`unit_key` of every unit of the comparison; a record of any other
         unit is refused as damaged.
     metrics : sequence of str
-        A record without an error must hold a finite score for each.
+        A record without an error must hold a score for each (a number, or
+        ``"nan"``, ``"inf"``, ``"-inf"``).
 
     Raises
     ------
@@ -188,14 +193,13 @@ class Journal:
         try:
             rec = safejson.loads(text, max_depth=self.MAX_DEPTH)
             key = (rec["dataset"], rec["algorithm"], rec["params"], rec["repeat"], rec["fold"])
-            outcome = {"scores": rec["scores"], "seconds": float(rec["seconds"]),
-                       "error": rec.get("error")}
+            outcome = {"scores": {m: _read_score(v) for m, v in rec["scores"].items()},
+                       "seconds": float(rec["seconds"]), "error": rec.get("error")}
             if key not in keys:
                 raise ValueError("a unit that is not part of this comparison")
             if outcome["error"] is None and not all(
-                    isinstance(outcome["scores"].get(m), (int, float))
-                    and np.isfinite(outcome["scores"][m]) for m in metrics):
-                raise ValueError("missing or non-finite scores")
+                    isinstance(outcome["scores"].get(m), (int, float)) for m in metrics):
+                raise ValueError("missing scores")
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
             # the message may quote the line
             what = str(exc) if len(str(exc)) <= 200 else str(exc)[:200] + "..."
@@ -211,12 +215,33 @@ class Journal:
         """Record one finished unit and flush it to the operating system."""
         dataset, algorithm, params, repeat, fold = key
         self._write({"dataset": dataset, "algorithm": algorithm, "params": params, "repeat": repeat,
-                     "fold": fold, "scores": outcome["scores"], "seconds": outcome["seconds"],
+                     "fold": fold,
+                     "scores": {m: _written_score(v) for m, v in outcome["scores"].items()},
+                     "seconds": outcome["seconds"],
                      "error": outcome.get("error")})
 
     def _write(self, record: dict) -> None:
-        self._fh.write(json.dumps(record, sort_keys=True) + "\n")
+        self._fh.write(json.dumps(record, sort_keys=True, allow_nan=False) + "\n")
         self._fh.flush()
 
     def close(self) -> None:
         self._fh.close()
+
+
+#: How a non-finite score is written (strict JSON has no NaN or Infinity).
+_NON_FINITE = ("nan", "inf", "-inf")
+
+
+def _written_score(value):
+    """A score as the journal writes it: a finite number, or ``"nan"``, ``"inf"``, ``"-inf"``."""
+    value = float(value)
+    return value if np.isfinite(value) else repr(value)
+
+
+def _read_score(value):
+    """Inverse of :func:`_written_score`; older journals' bare ``NaN`` is read too."""
+    if isinstance(value, str):
+        if value not in _NON_FINITE:
+            raise ValueError(f"score {value[:40]!r} is not a number")
+        return float(value)
+    return value

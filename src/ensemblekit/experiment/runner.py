@@ -200,6 +200,60 @@ def worker_count(n_jobs: int, name: str = "n_jobs") -> int:
                      f"got {n_jobs!r}")
 
 
+#: How long a client waits for a Dask scheduler to answer before giving up, unless the
+#: environment variable ``ENSEMBLEKIT_DASK_TIMEOUT`` gives another duration (``"30s"``).
+_CONNECT_TIMEOUT = "10s"
+
+
+def _connect_timeout() -> str:
+    """``ENSEMBLEKIT_DASK_TIMEOUT`` (a duration Dask reads, e.g. ``"30s"``), else 10 s."""
+    return os.environ.get("ENSEMBLEKIT_DASK_TIMEOUT", "").strip() or _CONNECT_TIMEOUT
+
+
+def _require_distributed() -> None:
+    """Raise ProtocolError, with the command that installs it, without the distributed package."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise ProtocolError("--scheduler needs the distributed package: "
+                            "pip install 'ensemblekit[distributed]'") from None
+
+
+def _cannot_reach(scheduler: str, exc: BaseException) -> ProtocolError:
+    """The error of a scheduler that did not answer (one line, naming its address)."""
+    return ProtocolError(f"cannot reach the Dask scheduler at {scheduler}: {exc}")
+
+
+def connect(scheduler: str):
+    """A new client of the Dask distributed scheduler at ``scheduler``.
+
+    ``compare`` (through :class:`Runner`) and ``predict`` connect the same way,
+    with the same errors. The caller closes the client.
+
+    Parameters
+    ----------
+    scheduler : str
+        Its address, ``tcp://host:8786``.
+
+    Returns
+    -------
+    distributed.Client
+
+    Raises
+    ------
+    ProtocolError
+        Without the ``distributed`` package, or when the scheduler does not
+        answer within 10 seconds; the message names the address.
+    """
+    _require_distributed()
+    from distributed import Client
+
+    try:
+        return Client(scheduler, timeout=_connect_timeout())
+    except (OSError, TimeoutError) as exc:
+        raise _cannot_reach(scheduler, exc) from None
+
+
 class OneCore:
     """Runs code on one core: BLAS/OpenMP limited to one thread, joblib sequential.
 
@@ -479,11 +533,7 @@ class Runner:
 
             yield None, {"pre_dispatch": "2*n_jobs", **parallel_options()}
             return
-        try:
-            import distributed  # noqa: F401  (the dask backend of joblib needs it)
-        except ImportError:
-            raise ProtocolError("--scheduler needs the distributed package: "
-                                "pip install 'ensemblekit[distributed]'") from None
+        _require_distributed()  # the dask backend of joblib needs it
         from joblib import parallel_config
 
         try:
@@ -492,8 +542,7 @@ class Runner:
                 raise failed
             client = self._dask_client()
         except (OSError, TimeoutError) as exc:
-            raise ProtocolError(
-                f"cannot reach the Dask scheduler at {self.scheduler}: {exc}") from None
+            raise _cannot_reach(self.scheduler, exc) from None
         try:
             workers = max(1, sum(client.nthreads().values()))
             with parallel_config(backend="dask", client=client):
@@ -511,7 +560,7 @@ class Runner:
         with self._client_lock:
             client = self._client
             if client is None or client.status in ("closing", "closed"):
-                client = Client(self.scheduler, timeout="10s")
+                client = Client(self.scheduler, timeout=_connect_timeout())
                 self._client = client
             return client
 

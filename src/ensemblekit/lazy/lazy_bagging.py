@@ -44,6 +44,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from ..class_domain import N_CLASSES, declared_classes, widen_proba
 from ..classifiers.bagging import TREE_CONSTRAINTS, fit_weighted_tree
 from ..constraints import Constraint, validate_params
 from ..discretize import MDLDiscretizer
@@ -111,7 +112,7 @@ def _predict_chunk(model, X, neighbours, keys):
     from sklearn import config_context
     from threadpoolctl import threadpool_limits
 
-    out = np.empty((X.shape[0], model.classes_.size))
+    out = np.empty((X.shape[0], model._n_present))
     # one BLAS thread: sums come out the same in every process; the trees'
     # parameters were checked once at fit
     with threadpool_limits(limits=1), config_context(skip_parameter_validation=True):
@@ -146,7 +147,14 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         "n_jobs": Constraint("int", "workers for the test rows (joblib; -1 = all cores)",
                              none_ok=True),
         "random_state": Constraint("any", "seed of the model"),
+        "n_classes": N_CLASSES,
     }
+
+    @property
+    def _n_present(self) -> int:
+        """Classes with training rows: the width of the members' probabilities."""
+        present = vars(self).get("present_classes_")  # absent in older model files
+        return self.classes_.size if present is None else present.size
 
     def _validate_params_once(self):
         validate_params(self)
@@ -182,14 +190,19 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
             On a bad parameter (see the class docstring: e.g. ``n_estimators``
             < 1, ``beta`` outside (0, 1), ``n_neighbors`` < 0 or larger than
             the training set), ``X`` empty, not 2-D or infinite, ``y``
-            continuous or of another length, or a nominal column holding a
-            value that is not a code ``0 .. r - 1``.
+            continuous or of another length, a nominal column holding a
+            value that is not a code ``0 .. r - 1``, or, with ``n_classes``, a
+            label that is not a code ``0 .. n_classes - 1``.
         """
         self._validate_params_once()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        # the ensembles work on the classes that have rows; declared classes
+        # without rows get probability 0 (predict_proba widens)
+        self.classes_, declared = declared_classes(y, self.n_classes)
+        present, y_codes = np.unique(declared, return_inverse=True)
+        self.present_classes_ = present.astype(np.intp)
         self.y_codes_ = y_codes.astype(np.intp)
         n = X.shape[0]
         shape = MDLDiscretizer(
@@ -278,9 +291,10 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            Columns follow ``classes_``; rows sum to 1. A row's values depend
-            only on the fitted model and the row itself (not on the other
-            rows, their order, chunking or ``n_jobs``).
+            Columns follow ``classes_``; rows sum to 1 (0 for a declared class
+            without training rows). A row's values depend only on the fitted
+            model and the row itself (not on the other rows, their order,
+            chunking or ``n_jobs``).
 
         Raises
         ------
@@ -300,15 +314,17 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         keys = _row_keys(X)
         workers = effective_n_jobs(self.n_jobs)
         if workers == 1 or n < 2:
-            return _predict_chunk(self, X, neighbours, keys)
-        n_chunks = min(n, 4 * workers)
-        bounds = np.linspace(0, n, n_chunks + 1).astype(int)
-        # the workers end with this process, even when it is killed (see ensemblekit._workers)
-        parts = Parallel(n_jobs=self.n_jobs, **parallel_options())(
-            delayed(_predict_chunk)(self, X[a:b], neighbours[a:b], keys[a:b])
-            for a, b in itertools.pairwise(bounds)
-        )
-        return np.vstack(parts)
+            proba = _predict_chunk(self, X, neighbours, keys)
+        else:
+            n_chunks = min(n, 4 * workers)
+            bounds = np.linspace(0, n, n_chunks + 1).astype(int)
+            # the workers end with this process, even when it is killed (see ensemblekit._workers)
+            proba = np.vstack(Parallel(n_jobs=self.n_jobs, **parallel_options())(
+                delayed(_predict_chunk)(self, X[a:b], neighbours[a:b], keys[a:b])
+                for a, b in itertools.pairwise(bounds)
+            ))
+        present = vars(self).get("present_classes_")
+        return proba if present is None else widen_proba(proba, present, self.classes_.size)
 
     def predict(self, X):
         """Class of each row: the largest :meth:`predict_proba`, the first in ``classes_`` on ties.
@@ -382,6 +398,10 @@ class LazyBaggingClassifier(_LazyEnsemble):
     random_state : int, RandomState instance or None, default=None
         Seed of the model, drawn at ``fit``; with the row's content it seeds
         every row's bags and trees.
+    n_classes : int >= 1 or None, default=None
+        Number of declared classes: ``y`` holds codes ``0 .. n_classes - 1``
+        and ``predict_proba`` has a column for each, 0 for a class without
+        training rows. None: the distinct labels of ``y``.
 
     Attributes
     ----------
@@ -393,7 +413,10 @@ class LazyBaggingClassifier(_LazyEnsemble):
     X_tree_ : ndarray of float32 of shape (n_samples, n_tree_features)
         The training rows as the trees see them.
     y_codes_ : ndarray of int of shape (n_samples,)
-        Training classes as indices into ``classes_``.
+        Training classes as indices into ``present_classes_``.
+    present_classes_ : ndarray of int
+        The indices into ``classes_`` of the classes that have training rows
+        (all of them unless ``n_classes`` declares more).
     modes_ : ndarray of int
         Training mode of each nominal column (fills its missing values for the trees).
     nominal_features_, numeric_features_ : ndarray of int
@@ -403,7 +426,7 @@ class LazyBaggingClassifier(_LazyEnsemble):
     seed_ : int
         The model's seed.
     classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+        Class labels, sorted, or ``arange(n_classes)``.
     n_features_in_ : int
         Number of columns seen in ``fit``.
     feature_names_in_ : ndarray of str
@@ -441,7 +464,7 @@ class LazyBaggingClassifier(_LazyEnsemble):
 
     def __init__(self, n_estimators=10, beta=0.99, n_neighbors=None, voting="hard",
                  min_samples_leaf=2, max_depth=None, nominal_features=None, n_categories=None,
-                 n_jobs=None, random_state=None):
+                 n_jobs=None, random_state=None, n_classes=None):
         self.n_estimators = n_estimators
         self.beta = beta
         self.n_neighbors = n_neighbors
@@ -452,13 +475,14 @@ class LazyBaggingClassifier(_LazyEnsemble):
         self.n_categories = n_categories
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.n_classes = n_classes
 
     def _predict_row(self, i, X, neighbours, rng, context):
         L = int(self.n_estimators)
         counts = lazy_bag_counts(rng, self.y_codes_.size, neighbours[: self.k_], L)
         seeds = rng.integers(0, _SEED_MAX, size=L)
         x = context["X_tree"][i : i + 1]
-        proba = np.zeros(self.classes_.size)
+        proba = np.zeros(self._n_present)
         for b in range(L):
             tree = self._grow_tree(context["train"], counts[b], seeds[b])
             p = tree.predict_proba(x, check_input=False)[0]

@@ -270,6 +270,10 @@ class LazyStackingClassifier(_LazyEnsemble):
     random_state : int, RandomState instance or None, default=None
         Seed of the model, drawn at ``fit``; with the row's content it seeds
         every row's bags and trees.
+    n_classes : int >= 1 or None, default=None
+        Number of declared classes: ``y`` holds codes ``0 .. n_classes - 1``
+        and ``predict_proba`` has a column for each, 0 for a class without
+        training rows. None: the distinct labels of ``y``.
 
     Attributes
     ----------
@@ -281,10 +285,12 @@ class LazyStackingClassifier(_LazyEnsemble):
         Eq. 2 with the gain-ratio weights (finds the neighbours).
     knn_distance_ : ensemblekit.lazy.distance.WeightedDistance or None
         Eq. 2 with uniform weights (the ``"knn"`` members' distance).
-    X_tree_, y_codes_, modes_, nominal_features_, numeric_features_, n_categories_, seed_
+    X_tree_, y_codes_, present_classes_, modes_, nominal_features_, numeric_features_
+        As in :class:`~ensemblekit.lazy.lazy_bagging.LazyBaggingClassifier`.
+    n_categories_, seed_
         As in :class:`~ensemblekit.lazy.lazy_bagging.LazyBaggingClassifier`.
     classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+        Class labels, sorted, or ``arange(n_classes)``.
     n_features_in_ : int
         Number of columns seen in ``fit``.
 
@@ -324,7 +330,7 @@ class LazyStackingClassifier(_LazyEnsemble):
     def __init__(self, n_estimators=10, base_estimators="tree,knn,nb", combiner="vote",
                  beta=0.99, n_neighbors=None, knn_neighbors=1, meta_rows=100,
                  min_samples_leaf=2, max_depth=None, nominal_features=None, n_categories=None,
-                 n_jobs=None, random_state=None):
+                 n_jobs=None, random_state=None, n_classes=None):
         self.n_estimators = n_estimators
         self.base_estimators = base_estimators
         self.combiner = combiner
@@ -338,6 +344,7 @@ class LazyStackingClassifier(_LazyEnsemble):
         self.n_categories = n_categories
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.n_classes = n_classes
 
     def _fit_extra(self, X, y_codes):
         self.learner_types_ = parse_base_estimators(self.base_estimators)
@@ -348,10 +355,10 @@ class LazyStackingClassifier(_LazyEnsemble):
             self.knn_distance_ = WeightedDistance(
                 "uniform", self.nominal_features_, self.n_categories_
             ).fit(X)
-        self._y_onehot = np.eye(self.classes_.size)[y_codes]
+        self._y_onehot = np.eye(self._n_present)[y_codes]
         self._nb = None
         if "nb" in used:
-            self._nb = _NaiveBayesTables(X, y_codes, self.classes_.size, self.nominal_features_,
+            self._nb = _NaiveBayesTables(X, y_codes, self._n_present, self.nominal_features_,
                                          self.n_categories_, self.numeric_features_)
 
     def _n_query_neighbors(self):
@@ -368,7 +375,7 @@ class LazyStackingClassifier(_LazyEnsemble):
         """Every member's class probabilities for the query rows, shape (L, m, C)."""
         L = counts.shape[0]
         types = self.learner_types_
-        proba = np.empty((L, Q.shape[0], self.classes_.size))
+        proba = np.empty((L, Q.shape[0], self._n_present))
         kind = np.array([types[b % len(types)] for b in range(L)])
         for b in np.flatnonzero(kind == "tree"):
             tree = self._grow_tree(train, counts[b], seeds[b])
@@ -398,7 +405,7 @@ class LazyStackingClassifier(_LazyEnsemble):
         if self.combiner == "vote":
             proba, _ = self._members(context["train"], counts, seeds, x,
                                      context["X_tree"][i : i + 1])
-            votes = np.zeros(self.classes_.size)
+            votes = np.zeros(self._n_present)
             np.add.at(votes, np.argmax(proba[:, 0, :], axis=1), 1.0)
             return votes / L
         # stacking: members on x and, out of bag, on the meta rows near x
@@ -406,11 +413,11 @@ class LazyStackingClassifier(_LazyEnsemble):
         Q = np.vstack([x, self.distance_.X_[meta]])
         Q_tree = np.vstack([context["X_tree"][i : i + 1], context["train"][meta]])
         proba, kind = self._members(context["train"], counts, seeds, Q, Q_tree)
-        votes = np.zeros(self.classes_.size)
+        votes = np.zeros(self._n_present)
         np.add.at(votes, np.argmax(proba[:, 0, :], axis=1), 1.0)
         votes /= L
         combined = _stack(proba[:, 0, :], proba[:, 1:, :], counts[:, meta] == 0, kind,
-                          self.y_codes_[meta], self.classes_.size)
+                          self.y_codes_[meta], self._n_present)
         return votes if combined is None else combined
 
 
