@@ -381,3 +381,29 @@ def test_a_damaged_model_file_is_refused_by_load_model_and_predict(tmp_path, mon
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "the model file is damaged" in lines[0] and "cpts_[2]" in lines[0]
+
+
+def test_a_crafted_huge_n_classes_is_refused_without_allocating_it():
+    # the check compares classes_ with arange(n_classes): with n_classes = 2**31 - 1 that
+    # array alone is 16 GiB, so the length must be compared first; run under a 2 GiB
+    # address-space limit, allocating it would fail with MemoryError instead of the refusal
+    import subprocess
+    import sys
+
+    code = (
+        "import copy, resource, sys\n"
+        "sys.path.insert(0, 'tests')\n"
+        "from test_trust_estimators import _fitted\n"
+        "from ensemblekit import trust\n"
+        "model = copy.deepcopy(_fitted('k2'))\n"
+        "model[-1].n_classes = 2**31 - 1\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, resource.RLIM_INFINITY))\n"
+        "try:\n"
+        "    trust.check_model(model)\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.stdout.startswith("DamagedModelError"), (done.stdout, done.stderr)
+    assert "n_classes it declares" in done.stdout

@@ -835,7 +835,9 @@ def _declared_codes(ctx: _Context, est, classes: np.ndarray) -> bool:
     if declared is None:
         return False
     n = ctx.integer(est, "n_classes", 1, _COUNT_MAX)
-    if classes.dtype.kind not in "iu" or not np.array_equal(classes, np.arange(n)):
+    # the length first: a crafted n_classes of 2**31 - 1 must not allocate arange(n)
+    if (classes.dtype.kind not in "iu" or classes.shape != (n,)
+            or not np.array_equal(classes, np.arange(n))):
         ctx.fail(f"classes_ are not the codes 0..{n - 1} of the n_classes it declares")
     return True
 
