@@ -287,8 +287,6 @@ def _load_for(task: str, data, *, target=None, ignore=(), input_format=None, no_
 
 def _training_rows(ds, task: str, algorithm: str, notify: Notify):
     """``(X, y)`` of the rows a ``task`` algorithm can learn from (y None for clusterers)."""
-    import numpy as np
-
     if task == registry.CLUSTERING:
         return ds.X, None
     cls = ds.schema.class_attribute
@@ -305,6 +303,15 @@ def _training_rows(ds, task: str, algorithm: str, notify: Notify):
                          f"('{cls.name}')")
     if not keep.all():
         notify(f"note: {int((~keep).sum())} instances with a missing {what} value were left out")
+    return _labelled_rows(ds, task)
+
+
+def _labelled_rows(ds, task: str):
+    """``(X, y)`` of the rows with a known class, ``y`` as a ``task`` model learns it (class
+    codes, or float targets): what a model's training-data fingerprint is made of."""
+    import numpy as np
+
+    keep = _labelled(ds)
     y = ds.y[keep] if task == registry.CLASSIFICATION else np.asarray(ds.y, dtype=np.float64)[keep]
     return ds.X[keep], y
 
@@ -1255,10 +1262,8 @@ def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: st
         raise UsageError(f"{model.algorithm} models cannot label new rows (the algorithm has "
                          "no out-of-sample rule); use 'ensemblekit compare' or 'cluster' instead")
     scores, report, n = _test_report(model.pipeline, task, ds, prior, chosen, ds.class_values)
-    keep = _labelled(ds)
-    y = ds.y[keep] if task != registry.REGRESSION else ds.y[keep].astype("float64")
     seen = metadata.get("training_data", {}).get("fingerprint")
-    same = task != registry.CLUSTERING and seen == data_fingerprint(ds.X[keep], y)
+    same = task != registry.CLUSTERING and seen == data_fingerprint(*_labelled_rows(ds, task))
     if same:
         notify(f"note: {ds.source} is the data this model was trained on: these figures are "
                "resubstitution estimates, optimistic for new data (use --cv, --test or "

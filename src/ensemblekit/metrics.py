@@ -1076,38 +1076,46 @@ class Metric:
         return self.label or self.name
 
 
-def _weka(name: str) -> Callable[[Outcome], float]:
-    """A score of :mod:`ensemblekit.evaluation` on an outcome's probabilities."""
+def _evaluation(name: str) -> Callable[..., float]:
+    """``ensemblekit.evaluation.<name>`` as a float score, imported when first called
+    (importing this module stays cheap)."""
 
-    def score(outcome: Outcome) -> float:
+    def call(*args, **kwargs) -> float:
         from ensemblekit import evaluation
 
-        if outcome.proba is None:
-            raise ValueError(f"{name} needs class probabilities")
-        func = getattr(evaluation, name)
-        if name in ("relative_absolute_error", "root_relative_squared_error"):
-            return func(outcome.truth, outcome.proba, outcome.prior)
-        return func(outcome.truth, outcome.proba)
+        return float(getattr(evaluation, name)(*args, **kwargs))
 
-    score.__name__ = name
-    return score
+    call.__name__ = name
+    return call
 
 
 def _either(classification: str, regression: Callable, relative: bool = False
             ) -> Callable[[Outcome], float]:
     """Weka's error measure under one name: of the class probabilities for a
-    classification (``evaluation.<classification>``), of the values for a
-    regression (``regression(truth, predicted[, training mean])``)."""
-    of_probabilities = _weka(classification)
+    classification (``evaluation.<classification>(truth, proba[, prior counts])``), of
+    the values for a regression (``regression(truth, predicted[, training mean])``)."""
+    of_probabilities = _evaluation(classification)
 
     def score(outcome: Outcome) -> float:
+        prior = (outcome.prior,) if relative else ()
         if outcome.proba is not None:
-            return of_probabilities(outcome)
-        if relative:
-            return regression(outcome.truth, outcome.predicted, outcome.prior)
-        return regression(outcome.truth, outcome.predicted)
+            return of_probabilities(outcome.truth, outcome.proba, *prior)
+        return regression(outcome.truth, outcome.predicted, *prior)
 
     score.__name__ = f"{classification}_or_{regression.__name__}"
+    return score
+
+
+def _of_probabilities(name: str) -> Callable[[Outcome], float]:
+    """A classification score of ``evaluation.<name>(truth, proba)``."""
+    func = _evaluation(name)
+
+    def score(outcome: Outcome) -> float:
+        if outcome.proba is None:
+            raise ValueError(f"{name} needs class probabilities")
+        return func(outcome.truth, outcome.proba)
+
+    score.__name__ = name
     return score
 
 
@@ -1125,9 +1133,9 @@ def _labels(name: str, average: str | None = None) -> Callable:
     scikit-learn's ``zero_division=0``: a fold's score must be a number to be ranked.
     """
 
-    def score(y_true, y_pred) -> float:
-        from ensemblekit import evaluation
+    func = _evaluation(name)
 
+    def score(y_true, y_pred) -> float:
         y_true = np.asarray(y_true, dtype=np.intp)
         y_pred = np.asarray(y_pred, dtype=np.intp)
         if y_true.ndim != 1 or y_pred.shape != y_true.shape or y_true.size == 0:
@@ -1136,22 +1144,13 @@ def _labels(name: str, average: str | None = None) -> Callable:
         n_classes = int(max(y_true.max(), y_pred.max())) + 1
         proba = np.zeros((y_pred.size, n_classes))
         proba[np.arange(y_pred.size), y_pred] = 1.0
-        func = getattr(evaluation, name)
         if average != "weighted":
-            return float(func(y_true, proba) if average is None else func(y_true, proba, average))
-        per_class = np.nan_to_num(func(y_true, proba, None), nan=0.0)
-        support = np.bincount(y_true, minlength=n_classes)
-        return float(per_class @ support / y_true.size)
-
-    score.__name__ = name
-    return score
-
-
-def _relative_regression(name: str) -> Callable:
-    def score(y_true, y_pred, train_mean) -> float:
+            return func(y_true, proba) if average is None else func(y_true, proba, average)
         from ensemblekit import evaluation
 
-        return float(getattr(evaluation, name)(y_true, y_pred, train_mean))
+        per_class = np.nan_to_num(getattr(evaluation, name)(y_true, proba, None), nan=0.0)
+        support = np.bincount(y_true, minlength=n_classes)
+        return float(per_class @ support / y_true.size)
 
     score.__name__ = name
     return score
@@ -1176,10 +1175,10 @@ METRICS: dict[str, Metric] = {
     "recall-weighted": Metric("recall-weighted", _labels("recall", "weighted"), _C, True,
                               "Recall (weighted)"),
     "f1-weighted": Metric("f1-weighted", _labels("f_measure", "weighted"), _C, True, "F1 (weighted)"),
-    "auc": Metric("auc", _weka("weighted_roc_area"), _C, True, "ROC area", inputs="outcome"),
-    "prc": Metric("prc", _weka("weighted_prc_area"), _C, True, "PRC area", inputs="outcome"),
-    "log-loss": Metric("log-loss", _weka("log_loss"), _C, False, "Log-loss", inputs="outcome"),
-    "brier": Metric("brier", _weka("brier_score"), _C, False, "Brier", inputs="outcome"),
+    "auc": Metric("auc", _of_probabilities("weighted_roc_area"), _C, True, "ROC area", inputs="outcome"),
+    "prc": Metric("prc", _of_probabilities("weighted_prc_area"), _C, True, "PRC area", inputs="outcome"),
+    "log-loss": Metric("log-loss", _of_probabilities("log_loss"), _C, False, "Log-loss", inputs="outcome"),
+    "brier": Metric("brier", _of_probabilities("brier_score"), _C, False, "Brier", inputs="outcome"),
     "nmi": Metric("nmi", nmi, "clustering", True, "NMI"),
     "purity": Metric("purity", purity, "clustering", True, "Purity"),
     "ari": Metric("ari", adjusted_rand, "clustering", True, "ARI"),
@@ -1200,10 +1199,10 @@ METRICS: dict[str, Metric] = {
     "mae": Metric("mae", _either("weka_mae", mae), _BOTH, False, "MAE", inputs="outcome"),
     "rmse": Metric("rmse", _either("weka_rmse", rmse), _BOTH, False, "RMSE", inputs="outcome"),
     "rae": Metric("rae", _either("relative_absolute_error",
-                                 _relative_regression("relative_absolute_error_regression"), True),
+                                 _evaluation("relative_absolute_error_regression"), True),
                   _BOTH, False, "RAE %", inputs="outcome", needs_prior=True),
     "rrse": Metric("rrse", _either("root_relative_squared_error",
-                                   _relative_regression("root_relative_squared_error_regression"), True),
+                                   _evaluation("root_relative_squared_error_regression"), True),
                    _BOTH, False, "RRSE %", inputs="outcome", needs_prior=True),
     "r2": Metric("r2", r2, _R, True, "R²"),
 }

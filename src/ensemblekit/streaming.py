@@ -79,6 +79,18 @@ def _decoded_blocks(stream: BinaryIO, src: str, notify: Notify | None) -> Iterat
             break
     carry = ""  # a final "\r" waits for the next block, which may start with "\n"
     first = True
+
+    def normalised(text: str, final: bool) -> Iterator[str]:
+        """The block with the byte order mark dropped (first block) and line ends as ``\\n``."""
+        nonlocal carry, first
+        if first and text:
+            text = text[1:] if text.startswith("\ufeff") else text
+            first = False
+        text, carry = carry + text, ""
+        if not final and text.endswith("\r"):
+            text, carry = text[:-1], "\r"
+        if text:
+            yield text.replace("\r\n", "\n").replace("\r", "\n")
     if codec is not None:
         decoder = codecs.getincrementaldecoder(codec)()
         offset = 0
@@ -90,15 +102,7 @@ def _decoded_blocks(stream: BinaryIO, src: str, notify: Notify | None) -> Iterat
                 raise DataError(f"not valid {shown} text although it starts with a {shown} byte "
                                 f"order mark (bad bytes at offset {offset + exc.start})", src) from None
             offset += len(raw)
-            if first and text:
-                text = text[1:] if text.startswith("\ufeff") else text
-                first = False
-            text = carry + text
-            carry = ""
-            if raw and text.endswith("\r"):
-                text, carry = text[:-1], "\r"
-            if text:
-                yield text.replace("\r\n", "\n").replace("\r", "\n")
+            yield from normalised(text, final=not raw)
             if not raw:
                 return
     # No byte order mark: UTF-8, or Latin-1 when the bytes are not UTF-8.
@@ -137,15 +141,7 @@ def _decoded_blocks(stream: BinaryIO, src: str, notify: Notify | None) -> Iterat
         else:
             text = buf.decode("latin-1")
         lines_before += buf.count(b"\n")
-        if first and text:
-            text = text[1:] if text.startswith("\ufeff") else text
-            first = False
-        text = carry + text
-        carry = ""
-        if raw and text.endswith("\r"):
-            text, carry = text[:-1], "\r"
-        if text:
-            yield text.replace("\r\n", "\n").replace("\r", "\n")
+        yield from normalised(text, final=not raw)
         if not raw:
             return
 
