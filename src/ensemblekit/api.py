@@ -712,6 +712,7 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     """
     import numpy as np
 
+    from ensemblekit.class_domain import widen_proba
     from ensemblekit.data import Dataset
 
     source = model if not isinstance(model, FittedModel) else model.algorithm
@@ -749,8 +750,7 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     else:
         outputs = ((ds, _predict_chunk(pipeline, ds, proba, progress, source)) for ds in chunks)
 
-    for ds, parts in outputs:
-        n = ds.X.shape[0]
+    for _chunk, parts in outputs:
         codes = np.concatenate([c for c, _ in parts])
         known = [p for _, p in parts]
         if task == registry.REGRESSION:
@@ -760,8 +760,7 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
         elif not proba:
             yield Prediction(task, [classes[int(c)] for c in codes], prediction_values=tuple(classes))
         else:
-            full = np.zeros((n, len(classes)))
-            full[:, np.asarray(pipeline.classes_, dtype=int)] = np.concatenate(known)
+            full = widen_proba(np.concatenate(known), pipeline.classes_, len(classes))
             yield Prediction(task, [classes[int(c)] for c in codes], full, tuple(classes),
                              tuple(classes))
 

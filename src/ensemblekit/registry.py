@@ -757,10 +757,10 @@ def class_probabilities(model, X, n_classes: int):
         full = np.zeros((codes.shape[0], n_classes))
         full[np.arange(codes.shape[0]), codes] = 1.0
         return full
-    known = np.asarray(model.predict_proba(X), dtype=np.float64)
-    full = np.zeros((known.shape[0], n_classes))
-    full[:, np.asarray(model.classes_, dtype=np.intp)] = known
-    return full
+    from ensemblekit.class_domain import widen_proba
+
+    return widen_proba(np.asarray(model.predict_proba(X), dtype=np.float64), model.classes_,
+                       n_classes)
 
 
 def model_feature_names(name: str, schema) -> list[str]:
