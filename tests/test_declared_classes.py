@@ -22,7 +22,7 @@ from ensemblekit.bayesnet.bagging import BaggedK2Classifier
 from ensemblekit.bayesnet.classifier import K2Classifier
 from ensemblekit.bayesnet.inner import InnerEnsembleK2Classifier
 from ensemblekit.classifiers.bagging import BaggedTreeClassifier
-from ensemblekit.classifiers.c45 import C45Tree
+from ensemblekit.classifiers.cart import CartEntropyTree
 from ensemblekit.lazy.lazy_bagging import LazyBaggingClassifier
 from ensemblekit.lazy.lazy_stacking import LazyStackingClassifier
 from support import data_path
@@ -37,7 +37,7 @@ ESTIMATORS = [
     (K2Classifier, {}),
     (InnerEnsembleK2Classifier, {"n_estimators": 3, "random_state": 0}),
     (BaggedK2Classifier, {"n_estimators": 3, "random_state": 0}),
-    (C45Tree, {"random_state": 0}),
+    (CartEntropyTree, {"random_state": 0}),
     (BaggedTreeClassifier, {"n_estimators": 3, "random_state": 0}),
     (LazyBaggingClassifier, {"n_estimators": 3, "random_state": 0}),
     (LazyStackingClassifier, {"n_estimators": 3, "random_state": 0}),

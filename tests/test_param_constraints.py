@@ -361,7 +361,7 @@ def test_the_registry_reads_parameters_from_the_declaration():
     # an entry exposing a parameter the class does not declare is caught when read
     broken = registry.AlgorithmSpec(name="broken", task=registry.CLASSIFICATION,
                                     description="", preprocessing="",
-                                    estimator="ensemblekit.classifiers.c45:C45Tree",
+                                    estimator="ensemblekit.classifiers.cart:CartEntropyTree",
                                     exposed=("min_samples_leaf", "n_trees"))
     with pytest.raises(TypeError, match="n_trees"):
         broken.defaults()

@@ -36,7 +36,7 @@ from sklearn.tree import DecisionTreeClassifier
 import ensemblekit
 import hostile_models as H
 from ensemblekit import registry
-from ensemblekit.classifiers.c45 import C45Tree
+from ensemblekit.classifiers.cart import CartEntropyTree
 from ensemblekit.data import load_dataset
 from ensemblekit.persistence import (
     FORMAT_VERSION,
@@ -186,9 +186,9 @@ def test_skops_reports_the_types_the_policy_must_accept():
     }
     tree = DecisionTreeClassifier(random_state=0).fit(X, y)
     assert sio.get_untrusted_types(data=sio.dumps(tree)) == ["sklearn.tree._tree.Tree"]
-    c45 = C45Tree(random_state=0).fit(X, y)
+    c45 = CartEntropyTree(random_state=0).fit(X, y)
     assert set(sio.get_untrusted_types(data=sio.dumps(c45))) == {
-        "ensemblekit.classifiers.c45.C45Tree",
+        "ensemblekit.classifiers.cart.CartEntropyTree",
         "sklearn.tree._tree.Tree",
     }
 

@@ -32,7 +32,7 @@ OWN_CLASSES = (
     "ensemblekit.bayesnet.classifier.K2Classifier",
     "ensemblekit.bayesnet.inner.InnerEnsembleK2Classifier",
     "ensemblekit.classifiers.bagging.BaggedTreeClassifier",
-    "ensemblekit.classifiers.c45.C45Tree",
+    "ensemblekit.classifiers.cart.CartEntropyTree",
     "ensemblekit.clustering.baselines.DIANA",
     "ensemblekit.clustering.baselines.GaussianMixtureBIC",
     "ensemblekit.clustering.baselines.PAM",

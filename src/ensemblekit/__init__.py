@@ -38,7 +38,7 @@ _PUBLIC = {
     "DIANA": "ensemblekit.clustering.baselines",
     "GaussianMixtureBIC": "ensemblekit.clustering.baselines",
     "RandomForestClustering": "ensemblekit.clustering.baselines",
-    "C45Tree": "ensemblekit.classifiers.c45",
+    "CartEntropyTree": "ensemblekit.classifiers.cart",
     "BaggedTreeClassifier": "ensemblekit.classifiers.bagging",
     "LazyBaggingClassifier": "ensemblekit.lazy.lazy_bagging",
     "LazyStackingClassifier": "ensemblekit.lazy.lazy_stacking",

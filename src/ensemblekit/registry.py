@@ -443,11 +443,23 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             model_summary="bagged-networks",
         ),
         AlgorithmSpec(
+            name="cart-entropy",
+            task=CLASSIFICATION,
+            description="unpruned binary decision tree grown by information gain (scikit-learn's "
+            "CART-style tree with the entropy criterion; not C4.5)",
+            estimator="ensemblekit.classifiers.cart:CartEntropyTree",
+            exposed=("min_samples_leaf", "max_depth"),
+            preprocessing="nominal: one-hot (missing: training mode); numeric missing values "
+            "kept (the tree routes them)",
+            impute_numeric=False,
+            model_summary="tree",
+        ),
+        AlgorithmSpec(
             name="c45",
             task=CLASSIFICATION,
             description="unpruned entropy decision tree (scikit-learn binary tree, not "
             "Quinlan's C4.5)",
-            estimator="ensemblekit.classifiers.c45:C45Tree",
+            estimator="ensemblekit.classifiers.cart:CartEntropyTree",
             exposed=("min_samples_leaf", "max_depth"),
             preprocessing="nominal: one-hot (missing: training mode); numeric missing values "
             "kept (the tree routes them)",

@@ -803,8 +803,8 @@ def _check_bagged_k2(est, ctx: _Context) -> None:
 
 
 # ---- decision trees
-def _check_c45(est, ctx: _Context) -> None:
-    """``C45Tree``: the scikit-learn tree it wraps reads the same columns and classes.
+def _check_cart(est, ctx: _Context) -> None:
+    """``CartEntropyTree``: the scikit-learn tree it wraps reads the same columns and classes.
 
     With declared classes (``n_classes``) ``classes_`` are the codes ``0 .. n - 1``
     and the tree's classes are those of them that have training rows
@@ -1408,7 +1408,7 @@ _OWN_CHECKS: dict[str, tuple[str, Checker]] = {
         ("bayesnet.bagging.BaggedK2Classifier", _fitted_only(_check_bagged_k2)),
         ("bayesnet.bagging._DeclaredClassBagging", _fitted_only(_check_bagging)),
         ("discretize.MDLDiscretizer", _fitted_only(_check_mdl_discretizer)),
-        ("classifiers.c45.C45Tree", _fitted_only(_check_c45)),
+        ("classifiers.cart.CartEntropyTree", _fitted_only(_check_cart)),
         ("classifiers.bagging.BaggedTreeClassifier", _fitted_only(_check_bagged_trees)),
         ("clustering.kmeans.KMeans", _fitted_only(_check_kmeans)),
         ("clustering.inner_kmeans.InnerEnsembleKMeans", _fitted_only(_check_kmeans)),

@@ -19,7 +19,7 @@ from ensemblekit.classifiers.bagging import (
     bootstrap_counts,
     fit_weighted_tree,
 )
-from ensemblekit.classifiers.c45 import C45Tree
+from ensemblekit.classifiers.cart import CartEntropyTree
 from ensemblekit.data import load_dataset
 from support import data_path
 
@@ -59,7 +59,7 @@ def test_weighted_tree_is_the_c45_tree_on_the_written_out_bag(min_samples_leaf):
         seed = int(rng.integers(1000))
         tree = fit_weighted_tree(X, y, counts, min_samples_leaf=min_samples_leaf, random_state=seed)
         rows = np.repeat(np.arange(len(y)), counts.astype(int))
-        ref = C45Tree(min_samples_leaf=min_samples_leaf, random_state=seed).fit(X[rows], y[rows])
+        ref = CartEntropyTree(min_samples_leaf=min_samples_leaf, random_state=seed).fit(X[rows], y[rows])
         np.testing.assert_array_equal(tree.tree_.feature, ref.tree_.tree_.feature)
         np.testing.assert_array_equal(tree.tree_.threshold, ref.tree_.tree_.threshold)
         Q = (rng.random((40, X.shape[1])) * 10).astype(np.float32)
@@ -74,7 +74,7 @@ def test_weighted_tree_with_missing_values_has_the_same_splits():
         X, y, counts = _random_bag(rng, missing=0.15)
         tree = fit_weighted_tree(X, y, counts, random_state=3)
         rows = np.repeat(np.arange(len(y)), counts.astype(int))
-        ref = C45Tree(random_state=3).fit(X[rows], y[rows])
+        ref = CartEntropyTree(random_state=3).fit(X[rows], y[rows])
         np.testing.assert_array_equal(tree.tree_.feature, ref.tree_.tree_.feature)
         np.testing.assert_array_equal(tree.tree_.threshold, ref.tree_.tree_.threshold)
         Q = (rng.random((40, X.shape[1])) * 10).astype(np.float32)  # no NaN
@@ -128,7 +128,7 @@ def test_each_member_is_c45_on_its_bag(iris):
     X32 = X.astype(np.float32)
     for tree, counts in zip(clf.estimators_, clf.bag_counts_):
         rows = np.repeat(np.arange(len(y)), counts.astype(int))
-        ref = C45Tree(random_state=tree.random_state).fit(X32[rows], y[rows])
+        ref = CartEntropyTree(random_state=tree.random_state).fit(X32[rows], y[rows])
         np.testing.assert_array_equal(tree.predict_proba(X32), _full_proba(tree.classes_, ref)(X32))
 
 

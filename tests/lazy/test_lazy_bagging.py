@@ -17,7 +17,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import support
 from ensemblekit import registry
-from ensemblekit.classifiers.c45 import C45Tree
+from ensemblekit.classifiers.cart import CartEntropyTree
 from ensemblekit.lazy.lazy_bagging import (
     LazyBaggingClassifier,
     _row_keys,
@@ -86,7 +86,7 @@ def _by_hand(clf, X_train, y_train, x, voting):
     proba = np.zeros(clf.classes_.size)
     for b in range(L):
         rows = np.repeat(np.arange(len(y_train)), counts[b].astype(int))
-        tree = C45Tree(random_state=int(seeds[b])).fit(X_tree[rows], codes[rows])
+        tree = CartEntropyTree(random_state=int(seeds[b])).fit(X_tree[rows], codes[rows])
         p = np.zeros(clf.classes_.size)
         p[tree.classes_] = tree.predict_proba(x_tree)[0]
         if voting == "hard":

@@ -9,7 +9,7 @@ or by majority vote (``voting="hard"``).
 A bag is a vector of bootstrap *counts* (how many times each training row was
 drawn) given to the tree as ``sample_weight``; no row is copied.
 :func:`fit_weighted_tree` grows, from such counts, the same tree
-:class:`~ensemblekit.classifiers.c45.C45Tree` grows on the bag's rows written
+:class:`~ensemblekit.classifiers.cart.CartEntropyTree` grows on the bag's rows written
 out with their repeats (the lazy ensembles use it too): scikit-learn ignores
 rows of weight 0, weighs class counts and entropies by the counts, and the
 rule "at least ``min_samples_leaf`` instances per leaf", which scikit-learn
@@ -73,7 +73,7 @@ def fit_weighted_tree(X, y, counts, *, min_samples_leaf=2, max_depth=None, rando
                       check_input=True):
     """Grow the unpruned entropy tree of ``c45`` on a bag given as counts.
 
-    The result equals :class:`~ensemblekit.classifiers.c45.C45Tree` (with the
+    The result equals :class:`~ensemblekit.classifiers.cart.CartEntropyTree` (with the
     same ``min_samples_leaf``, ``max_depth`` and ``random_state``) fitted on
     ``X`` and ``y`` with row ``i`` written out ``counts[i]`` times: rows of
     count 0 take no part; class frequencies and entropies count the repeats;
@@ -91,7 +91,7 @@ def fit_weighted_tree(X, y, counts, *, min_samples_leaf=2, max_depth=None, rando
     Parameters
     ----------
     X : ndarray of float32 of shape (n_samples, n_features)
-        Training features (NaN = missing, routed as by ``C45Tree``). float32
+        Training features (NaN = missing, routed as by ``CartEntropyTree``). float32
         avoids a conversion copy per tree (scikit-learn's trees work in float32).
     y : ndarray of shape (n_samples,)
         Class codes of *all* rows, so that every tree's ``classes_`` covers
@@ -133,7 +133,7 @@ def fit_weighted_tree(X, y, counts, *, min_samples_leaf=2, max_depth=None, rando
 class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
     """Traditional bagging (TB) of unpruned entropy trees, the rival of the lazy ensembles.
 
-    ``n_estimators`` trees, each the ``c45`` tree (:class:`~ensemblekit.classifiers.c45.C45Tree`:
+    ``n_estimators`` trees, each the ``c45`` tree (:class:`~ensemblekit.classifiers.cart.CartEntropyTree`:
     scikit-learn's binary entropy tree, unpruned, at least ``min_samples_leaf``
     instances per leaf) grown on its own bootstrap bag of ``N`` instances
     drawn with replacement from the ``N`` training rows. Bags are count

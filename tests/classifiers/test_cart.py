@@ -1,4 +1,4 @@
-"""Tests for ensemblekit.classifiers.c45.C45Tree."""
+"""Tests for ensemblekit.classifiers.cart.CartEntropyTree."""
 
 import math
 
@@ -9,10 +9,10 @@ from sklearn.exceptions import NotFittedError
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from ensemblekit.classifiers.c45 import C45Tree
+from ensemblekit.classifiers.cart import CartEntropyTree
 
 
-@parametrize_with_checks([C45Tree(random_state=0)])
+@parametrize_with_checks([CartEntropyTree(random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -23,7 +23,7 @@ def test_root_threshold_is_midpoint_and_impurity_in_bits():
     # node is -(1/2 log2 1/2 + 1/2 log2 1/2) = 1 bit (Gini would give 0.5).
     X = np.array([[1.0], [2.0], [3.0], [4.0]])
     y = np.array([0, 0, 1, 1])
-    clf = C45Tree(random_state=0).fit(X, y)
+    clf = CartEntropyTree(random_state=0).fit(X, y)
     t = clf.tree_.tree_
     assert t.feature[0] == 0
     assert t.threshold[0] == 2.5
@@ -36,7 +36,7 @@ def test_entropy_of_a_3_to_1_node():
     # 3:1 node: -(3/4 log2 3/4 + 1/4 log2 1/4) = 0.811278...
     X = np.array([[1.0], [2.0], [3.0], [4.0]])
     y = np.array([0, 0, 0, 1])
-    clf = C45Tree(random_state=0).fit(X, y)
+    clf = CartEntropyTree(random_state=0).fit(X, y)
     expected = -(0.75 * math.log2(0.75) + 0.25 * math.log2(0.25))
     assert clf.tree_.tree_.impurity[0] == pytest.approx(expected)
     assert expected == pytest.approx(0.8112781245)
@@ -51,11 +51,11 @@ def test_min_samples_leaf_two_like_j48_m2():
     # so the root is 2.5 and its left leaf holds one of each class.
     X = np.arange(1.0, 6.0).reshape(-1, 1)
     y = np.array([0, 1, 1, 1, 1])
-    clf = C45Tree(random_state=0).fit(X, y)
+    clf = CartEntropyTree(random_state=0).fit(X, y)
     assert clf.tree_.tree_.threshold[0] == 2.5
     np.testing.assert_allclose(clf.predict_proba([[1.0]]), [[0.5, 0.5]])
     np.testing.assert_allclose(clf.predict_proba([[5.0]]), [[0.0, 1.0]])
-    one = C45Tree(min_samples_leaf=1, random_state=0).fit(X, y)
+    one = CartEntropyTree(min_samples_leaf=1, random_state=0).fit(X, y)
     assert one.tree_.tree_.threshold[0] == 1.5
 
 
@@ -63,7 +63,7 @@ def test_is_unpruned_entropy_tree_matching_sklearn():
     rng = np.random.RandomState(3)
     X = rng.rand(80, 4)
     y = (X[:, 0] + 0.3 * rng.rand(80) > 0.6).astype(int) + (X[:, 1] > 0.7)
-    ours = C45Tree(random_state=7).fit(X, y)
+    ours = CartEntropyTree(random_state=7).fit(X, y)
     ref = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=7).fit(X, y)
     np.testing.assert_array_equal(ours.tree_.tree_.threshold, ref.tree_.threshold)
     np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X))
@@ -77,7 +77,7 @@ def test_missing_values_are_routed_to_the_better_side(y_missing, expected):
     # y_missing, so the best tree sends NaN to that class's side.
     X = np.array([[0.0], [0.0], [1.0], [1.0], [np.nan], [np.nan]])
     y = np.array([0, 0, 1, 1, y_missing, y_missing])
-    clf = C45Tree(random_state=0).fit(X, y)
+    clf = CartEntropyTree(random_state=0).fit(X, y)
     assert clf.tree_.tree_.threshold[0] == 0.5
     assert clf.predict([[np.nan]])[0] == expected
     np.testing.assert_array_equal(clf.predict(X), y)
@@ -86,7 +86,7 @@ def test_missing_values_are_routed_to_the_better_side(y_missing, expected):
 def test_string_labels_and_proba_columns():
     X = np.array([[1.0], [2.0], [3.0], [4.0], [5.0], [6.0]])
     y = np.array(["b", "b", "a", "a", "c", "c"])
-    clf = C45Tree(random_state=0).fit(X, y)
+    clf = CartEntropyTree(random_state=0).fit(X, y)
     assert clf.classes_.tolist() == ["a", "b", "c"]
     np.testing.assert_allclose(clf.predict_proba([[1.5]]), [[0.0, 1.0, 0.0]])
     assert clf.predict([[5.5]]).tolist() == ["c"]
@@ -97,21 +97,21 @@ def test_same_seed_same_tree():
     rng = np.random.RandomState(0)
     X = rng.randint(0, 3, size=(60, 5)).astype(float)  # many tied gains
     y = rng.randint(0, 2, 60)
-    a = C45Tree(random_state=11).fit(X, y).tree_.tree_
-    b = clone(C45Tree(random_state=11)).fit(X, y).tree_.tree_
+    a = CartEntropyTree(random_state=11).fit(X, y).tree_.tree_
+    b = clone(CartEntropyTree(random_state=11)).fit(X, y).tree_.tree_
     np.testing.assert_array_equal(a.feature, b.feature)
     np.testing.assert_array_equal(a.threshold, b.threshold)
 
 
 def test_bad_input():
     with pytest.raises(NotFittedError):
-        C45Tree().predict([[1.0]])
+        CartEntropyTree().predict([[1.0]])
     with pytest.raises(ValueError, match="Unknown label type|continuous"):
-        C45Tree().fit([[1.0], [2.0]], [0.5, 1.5])
+        CartEntropyTree().fit([[1.0], [2.0]], [0.5, 1.5])
     with pytest.raises(ValueError, match="min_samples_leaf"):
-        C45Tree(min_samples_leaf=0).fit([[1.0], [2.0]], [0, 1])
-    clf = C45Tree().fit([[1.0, 2.0], [2.0, 1.0]], [0, 1])
+        CartEntropyTree(min_samples_leaf=0).fit([[1.0], [2.0]], [0, 1])
+    clf = CartEntropyTree().fit([[1.0, 2.0], [2.0, 1.0]], [0, 1])
     with pytest.raises(ValueError, match="features"):
         clf.predict([[1.0]])
     with pytest.raises(ValueError, match="[Ii]nfinity|infinite"):
-        C45Tree().fit([[np.inf], [1.0]], [0, 1])
+        CartEntropyTree().fit([[np.inf], [1.0]], [0, 1])

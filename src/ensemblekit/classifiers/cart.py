@@ -1,9 +1,9 @@
-"""An unpruned entropy decision tree: the ``c45`` baseline of the lazy-ensemble papers.
+"""``cart-entropy``: scikit-learn's binary decision tree grown with the entropy criterion.
 
-The lazy-ensemble papers (Zhu & Yang's Lazy Bagging; Homayouni, Hashemi & Hamzeh's
-lazy stacking) compare against C4.5 as run by Weka's J48. This module offers the
-closest thing scikit-learn can give without a separate tree implementation, and
-says plainly where it differs (see :class:`C45Tree`).
+Until version 0.2 this tree was ensemblekit's ``c45``. It is a CART-style tree
+(binary splits, information gain, no pruning), not Quinlan's C4.5; the faithful
+C4.5 (Weka's J48) is :class:`ensemblekit.classifiers.c45.C45Tree`. This one stays
+as a fast rival and as a choice of base tree for the bagging ensembles.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..class_domain import N_CLASSES, declared_classes, widen_proba
 from ..constraints import Constraint, validate_params
 
-__all__ = ["C45Tree"]
+__all__ = ["CartEntropyTree"]
 
 
-class C45Tree(ClassifierMixin, BaseEstimator):
-    """Unpruned decision tree grown with the entropy criterion (a C4.5 stand-in).
+class CartEntropyTree(ClassifierMixin, BaseEstimator):
+    """Unpruned binary decision tree grown with the entropy criterion (``cart-entropy``).
 
     The tree is scikit-learn's :class:`~sklearn.tree.DecisionTreeClassifier`
     with ``criterion="entropy"``, held by composition. Every internal node is
@@ -35,7 +35,7 @@ class C45Tree(ClassifierMixin, BaseEstimator):
     It is **not** Quinlan's C4.5 and results will not match Weka's J48 exactly:
 
     * splits are chosen by information gain, not by gain ratio;
-    * the tree sees numbers only: the ``c45`` registry entry one-hot encodes
+    * the tree sees numbers only: the ``cart-entropy`` registry entry one-hot encodes
       nominal attributes, so a nominal test is "value v or not" (a binary
       split on an indicator column), not a multiway split with one branch
       per value;
@@ -92,10 +92,10 @@ class C45Tree(ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from ensemblekit.classifiers.c45 import C45Tree
+    >>> from ensemblekit.classifiers.cart import CartEntropyTree
     >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
     >>> y = np.array([0, 0, 1, 1])
-    >>> clf = C45Tree(random_state=0).fit(X, y)
+    >>> clf = CartEntropyTree(random_state=0).fit(X, y)
     >>> float(clf.tree_.tree_.threshold[0])
     2.5
     >>> clf.predict([[1.5], [3.5]]).tolist()
@@ -131,7 +131,7 @@ class C45Tree(ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        self : C45Tree
+        self : CartEntropyTree
             The fitted estimator.
 
         Raises
