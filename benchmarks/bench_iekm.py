@@ -11,9 +11,19 @@ k = number of classes):
    ``max_iter=N``, so both run the same number of iterations.
 
 Seconds per iteration = wall time of the whole ``fit`` / ``n_iter_`` (best of
-``--repeats`` fits). Both include their set-up (validation, centring); IEK-m's
-also includes the one extra assignment step it makes when it stops at
-``max_iter`` (so its figure is slightly pessimistic).
+``--repeats`` fits in one process). Both include their set-up (validation,
+centring); IEK-m's also includes the one extra assignment step it makes when
+it stops at ``max_iter`` (so its figure is slightly pessimistic). The two
+measurements alternate for ``--rounds`` rounds (scikit-learn, IEK-m,
+scikit-learn, ...), so that a change in the machine's load hits both; the
+table shows the medians over the rounds, and the ratio is the median of the
+rounds' ratios.
+
+IEK-m's assignment kernel is compiled with numba; every IEK-m process first
+imports numba and loads the compiled kernels (from numba's on-disk cache,
+once per machine compiled), before any timing or memory reset, like the
+imports of the estimators. That one-time cost per process is printed
+separately (first round).
 
 Peak memory: every measurement runs in a fresh subprocess that loads the data
 (from a ``.npz`` copy written by the parent, so that parsing the ARFF does not
@@ -29,16 +39,19 @@ scikit-learn's C/OpenMP buffers alike (tracemalloc would miss the latter).
 Without Linux's /proc, ``ru_maxrss`` (whole-life peak) is shown, flagged ``*``.
 
 Threads: by default both run single-threaded (``--threads 1``, set with
-threadpoolctl for BLAS and OpenMP), which gives per-core figures that do not
-depend on other load on the machine; ``--threads 0`` keeps the libraries'
-defaults.
+threadpoolctl for BLAS and OpenMP after the estimators are imported: a limit
+only reaches the libraries already loaded, and scikit-learn's OpenMP runtime
+is loaded by ``import sklearn.cluster``), which gives per-core figures;
+``--threads 0`` keeps the libraries' defaults. The threads each library
+actually had are printed.
 
 The NMI (geometric normalisation, as in the paper) of each clustering with
 the classes is printed for context.
 
 Usage, from the repository root::
 
-    python benchmarks/bench_iekm.py [--data-dir ../shared/datasets] [--seed 0] [--repeats 5] [--threads 1]
+    python benchmarks/bench_iekm.py [--data-dir ../shared/datasets] [--seed 0] [--repeats 5]
+                                    [--rounds 5] [--threads 1]
 """
 
 from __future__ import annotations
@@ -98,28 +111,36 @@ def _status_kib(field):
 
 def _measure(args):
     """Subprocess entry: one kind of fit, printed as JSON on stdout."""
-    from threadpoolctl import threadpool_limits
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import normalized_mutual_info_score
+    from threadpoolctl import threadpool_info, threadpool_limits
 
-    if args.threads > 0:
-        threadpool_limits(args.threads)
+    from ensemblekit.clustering.inner_kmeans import InnerEnsembleKMeans
+
     data = np.load(args.path)
     X, y = data["X"], data["y"]
     k = int(np.unique(y).size)
     centres = np.array(json.loads(args.centres), dtype=np.float64)
+    load = {}
     if args.kind == "sklearn":
-        from sklearn.cluster import KMeans
-
         def make():
             return KMeans(k, init=centres, n_init=1, tol=0.0, algorithm="lloyd",
                           max_iter=args.max_iter)
     else:
-        from ensemblekit.clustering.inner_kmeans import InnerEnsembleKMeans
-
         def make():
             return InnerEnsembleKMeans(k, n_estimators=args.n_estimators,
                                        max_features=args.max_features, init=centres,
                                        max_iter=args.max_iter, random_state=args.seed)
-    from sklearn.metrics import normalized_mutual_info_score
+        # One-time cost: import numba and load the compiled kernels (a fit on a
+        # few rows of the same types).
+        rss0 = _status_kib("VmRSS")
+        t0 = time.perf_counter()
+        InnerEnsembleKMeans(2, n_estimators=2, max_iter=2, random_state=0).fit(X[:20])
+        load = {"load_seconds": time.perf_counter() - t0,
+                "load_kib": _status_kib("VmRSS") - rss0}
+    # After the imports: a limit only reaches the libraries already loaded.
+    limiter = threadpool_limits(args.threads) if args.threads > 0 else None
+    threads = sorted({f"{i['internal_api']}={i['num_threads']}" for i in threadpool_info()})
 
     reset = _reset_peak_rss()
     rss_before = _status_kib("VmRSS")
@@ -133,9 +154,11 @@ def _measure(args):
             rss_after = _status_kib("VmHWM")
             n_iter = int(model.n_iter_)
             nmi = normalized_mutual_info_score(y, model.labels_, average_method="geometric")
+    del limiter
     print(json.dumps({
-        "seconds": min(times), "n_iter": n_iter, "nmi": nmi,
+        "seconds": min(times), "n_iter": n_iter, "nmi": nmi, "threads": threads,
         "rss_kib": rss_after, "rss_increase_kib": rss_after - rss_before, "reset": reset,
+        **load,
     }))
 
 
@@ -161,6 +184,8 @@ def main(argv=None):
     parser.add_argument("--datasets", nargs="+", default=["letter", "pendigits"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=5, help="fits per timing (best is kept)")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="alternating scikit-learn / IEK-m measurements (medians shown)")
     parser.add_argument("--n-estimators", type=int, default=10)
     parser.add_argument("--max-features", type=float, default=0.5)
     parser.add_argument("--threads", type=int, default=1,
@@ -174,27 +199,26 @@ def main(argv=None):
         _measure(args)
         return
 
+    import os
     import tempfile
 
     from sklearn.cluster import KMeans
-    from threadpoolctl import threadpool_info
 
     from ensemblekit.clustering.kmeans import initial_centers
 
-    if args.threads > 0:
-        threads = [f"{args.threads} (threadpoolctl limit)"]
-    else:
-        threads = sorted({f"{i['internal_api']}={i['num_threads']}" for i in threadpool_info()})
     print(f"IEK-m E={args.n_estimators} max_features={args.max_features} vs scikit-learn "
-          f"KMeans (lloyd, tol=0); seed {args.seed}; best of {args.repeats}; "
-          f"threads: {', '.join(threads)}")
+          f"KMeans (lloyd, tol=0); seed {args.seed}; best of {args.repeats} fits per "
+          f"measurement, {args.rounds} alternating rounds (medians); "
+          f"threads limit: {args.threads or 'library defaults'}")
     print("same initial centres; iterations = scikit-learn's natural count N, "
           "IEK-m run with max_iter=N; memory = peak RSS (VmHWM) during the first fit, fresh process per fit")
+    print(f"load average (1 min) at start: {os.getloadavg()[0]:.2f}")
     header = (f"{'data':<10} {'n':>6} {'d':>3} {'k':>3} {'N':>4} | {'sk s/it':>9} "
               f"{'iekm s/it':>9} {'ratio':>6} | {'sk peak MiB':>11} {'(+fit)':>7} "
               f"{'iekm peak MiB':>13} {'(+fit)':>7} | {'NMI sk':>6} {'NMI iekm':>8}")
     print(header)
     print("-" * len(header))
+    notes = []
     tmp = tempfile.TemporaryDirectory()
     for name in args.datasets:
         X, y, k = load_xy(Path(args.data_dir) / f"{name}.arff")
@@ -203,18 +227,31 @@ def main(argv=None):
         centres = initial_centers(X, k, "random", random_state=args.seed)
         natural = KMeans(k, init=centres, n_init=1, tol=0.0, algorithm="lloyd",
                          max_iter=10_000).fit(X).n_iter_
-        sk = _run_measure("sklearn", path, centres, natural, args)
-        ie = _run_measure("iekm", path, centres, natural, args)
-        sk_it = sk["seconds"] / sk["n_iter"]
-        ie_it = ie["seconds"] / ie["n_iter"]
+        rounds = []
+        for _ in range(args.rounds):
+            rounds.append((_run_measure("sklearn", path, centres, natural, args),
+                           _run_measure("iekm", path, centres, natural, args)))
+        sk, ie = rounds[0]
+        sk_its = [r[0]["seconds"] / r[0]["n_iter"] for r in rounds]
+        ie_its = [r[1]["seconds"] / r[1]["n_iter"] for r in rounds]
+        sk_it, ie_it = float(np.median(sk_its)), float(np.median(ie_its))
+        ratio = float(np.median(np.divide(ie_its, sk_its)))
         print(f"{name:<10} {X.shape[0]:>6} {X.shape[1]:>3} {k:>3} {natural:>4} | "
-              f"{sk_it:>9.5f} {ie_it:>9.5f} {ie_it / sk_it:>6.1f} | "
+              f"{sk_it:>9.5f} {ie_it:>9.5f} {ratio:>6.1f} | "
               f"{_mib(sk):>11} {sk['rss_increase_kib'] / 1024:>7.1f} "
               f"{_mib(ie):>13} {ie['rss_increase_kib'] / 1024:>7.1f} | "
               f"{sk['nmi']:>6.3f} {ie['nmi']:>8.3f}")
+        notes.append(f"  {name}: ratio per round " + " ".join(f"{i / s:.1f}" for i, s in
+                                                             zip(ie_its, sk_its))
+                     + f"; IEK-m first use (numba import + cached kernels) {ie['load_seconds']:.2f} s, "
+                     f"+{ie['load_kib'] / 1024:.0f} MiB; threads sk {','.join(sk['threads'])}, "
+                     f"iekm {','.join(ie['threads'])}")
         if ie["n_iter"] != natural:
-            print(f"  note: IEK-m stopped after {ie['n_iter']} iterations (no assignment change)")
+            notes.append(f"  {name}: IEK-m stopped after {ie['n_iter']} iterations "
+                         "(no assignment change)")
     tmp.cleanup()
+    print(f"load average (1 min) at end: {os.getloadavg()[0]:.2f}")
+    print("\n".join(notes))
 
 
 if __name__ == "__main__":

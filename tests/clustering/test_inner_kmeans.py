@@ -10,7 +10,6 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import support
 from ensemblekit.clustering.inner_kmeans import (
     InnerEnsembleKMeans,
-    _default_chunk_size,
     _draw_feature_weights,
     _inner_lloyd,
     _n_subset_features,
@@ -112,16 +111,6 @@ def test_chunked_kernel_matches_loop_reference(chunk_size):
     assert_array_equal(votes, votes_ref)
     assert_array_equal(labels, labels_ref)
     assert_array_equal(votes.sum(axis=1), 6)
-
-
-def test_default_chunk_size_bounds_block():
-    # E = 10, k = 26: a row is 11 * 26 * 8 = 2288 bytes -> 2**20 // 2288 = 458 rows
-    assert _default_chunk_size(10, 26) == 458
-    # huge rows: at least 64 rows ...
-    assert _default_chunk_size(99, 100) == 64
-    # ... unless 64 rows would exceed 64 MiB: 8 * 1000 * 1000 bytes per row -> 8 rows
-    assert _default_chunk_size(999, 1000) == 8
-    assert _default_chunk_size(10**6, 10**3) == 1
 
 
 # ---------------------------------------------------------------------------
