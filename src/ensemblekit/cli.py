@@ -356,7 +356,10 @@ def cluster(
         else:
             result = api.cluster(algo, data, k=k_single, **common)
         if similarity_out is not None:
-            _write_file(similarity_out, report.similarity_csv(result.model.estimator.similarity_))
+            from ensemblekit._streams import emit_parts
+
+            emit_parts(report.similarity_csv_parts(result.model.estimator.similarity_blocks()),
+                       similarity_out)
         if k_range is not None:
             if format_ == "json":
                 _write_stdout(to_json(result.to_dict()))

@@ -625,12 +625,29 @@ ALGORITHMS.update({
     )
     for name, method, basis, description, extra in _RULE_ENSEMBLES
 })
+# Breiman's random forest as an ISLE ensemble (memory 0, bootstrap samples, deep trees,
+# equal weights): the same trees as scikit-learn's RandomForestRegressor for the same
+# seed, its regression defaults included (min_samples_leaf=1, max_features=1.0; Breiman
+# suggests a third of the features, max_features=0.33).
+ALGORITHMS["random-forest"] = AlgorithmSpec(
+    name="random-forest",
+    task=REGRESSION,
+    description="Breiman's random forest: trees grown deep on bootstrap samples, a random "
+    "fraction max_features of the attributes tried at each split, equal weights (as "
+    "scikit-learn's RandomForestRegressor)",
+    estimator="ensemblekit.rules.postprocess:RuleEnsembleRegressor",
+    exposed=("n_estimators", "max_features", "min_samples_leaf", "max_depth"),
+    cli_defaults={"max_depth": None},
+    preprocessing=_NUMERIC_PREP,
+    fixed={"method": "mean", "basis": "trees", "learning_rate": 0.0, "bootstrap": True},
+    model_summary="rule-ensemble",
+)
 
 # --- ISCA / SS-ISCA (issue 7) ---
 # Rule-ensemble clustering (Akdemir & Jannink 2014, Sect. 3): one estimator, ISCA; ss-isca
 # fixes supervised=True and takes its target matrix from `cluster --targets`.
-_ISCA = ("n_clusters", "n_stages", "n_rules", "learning_rate", "max_depth", "max_samples",
-         "linkage")
+_ISCA = ("n_clusters", "n_stages", "n_rules", "learning_rate", "rule_selection",
+         "projection_sample", "max_depth", "max_samples", "linkage")
 ALGORITHMS.update({
     "isca": AlgorithmSpec(
         name="isca",

@@ -1223,10 +1223,30 @@ def similarity_csv(S) -> str:
     ----------
     S : ndarray of shape (n, n)
     """
-    n = S.shape[0]
-    lines = ["row," + ",".join(str(j) for j in range(1, n + 1))]
-    lines.extend(f"{i + 1}," + ",".join(repr(float(v)) for v in row) for i, row in enumerate(S))
-    return "\n".join(lines) + "\n"
+    return "".join(similarity_csv_parts([(0, S)]))
+
+
+def similarity_csv_parts(blocks):
+    """:func:`similarity_csv` piece by piece, from blocks of rows: the same text, joined.
+
+    Parameters
+    ----------
+    blocks : iterable of (int, ndarray of shape (rows, n))
+        ``(start, S[start:start + rows])`` in row order, as
+        :meth:`ensemblekit.rules.isca.ISCA.similarity_blocks` yields them.
+
+    Yields
+    ------
+    str
+        The header line, then the lines of one block at a time.
+    """
+    header = False
+    for start, block in blocks:
+        if not header:
+            yield "row," + ",".join(str(j) for j in range(1, block.shape[1] + 1)) + "\n"
+            header = True
+        yield "".join(f"{start + i + 1}," + ",".join(map(repr, row)) + "\n"
+                      for i, row in enumerate(block.tolist()))
 
 
 def clustering_renderables(result) -> list:

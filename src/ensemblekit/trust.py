@@ -1375,7 +1375,7 @@ def _check_linkage(ctx: _Context, value, n: int) -> None:
 
 
 def _check_isca(est, ctx: _Context) -> None:
-    """``ISCA``: the rule similarity of the training rows, its tree, and the rules behind it."""
+    """``ISCA``: the rules, the packed rule matrix of the training rows, its tree and labels."""
     from ensemblekit.rules.isca import LINKAGES, SIMILARITIES
 
     d = _n_features(ctx, est)
@@ -1384,16 +1384,17 @@ def _check_isca(est, ctx: _Context) -> None:
     ctx.choice(est, "linkage", LINKAGES)
     ctx.choice(est, "similarity", SIMILARITIES)
     _flag(ctx, ctx.attr(est, "supervised"), "supervised")
-    similarity = _floats(ctx, ctx.attr(est, "similarity_"), "similarity_", low=0, high=1, ndim=2)
-    n = similarity.shape[0]
-    if similarity.shape != (n, n) or n < k:
-        ctx.fail(f"similarity_ has shape {similarity.shape}, not (rows, rows) with rows >= "
-                 f"n_clusters = {k}")
-    _labels(ctx, est, k, length=n)
-    _check_linkage(ctx, ctx.attr(est, "linkage_matrix_"), n)
     n_rules = _rules_of(ctx, ctx.attr(est, "rules_"), d)
     if _count(ctx, est, "n_rules_", 0) != n_rules:
         ctx.fail(f"n_rules_ is not the number of rules in rules_ ({n_rules})")
+    # the bit-packed rule matrix of the training rows, from which the similarity is computed
+    packed = _ints(ctx, ctx.attr(est, "rule_matrix_"), "rule_matrix_", high=256, ndim=2)
+    n = packed.shape[0]
+    if packed.dtype != np.uint8 or packed.shape[1] != (n_rules + 7) // 8 or n < k:
+        ctx.fail(f"rule_matrix_ is {packed.dtype} of shape {packed.shape}, not uint8 of shape "
+                 f"(rows, {(n_rules + 7) // 8}) with rows >= n_clusters = {k}")
+    _labels(ctx, est, k, length=n)
+    _check_linkage(ctx, ctx.attr(est, "linkage_matrix_"), n)
     _ints(ctx, ctx.attr(est, "rule_stages_"), "rule_stages_", high=stages, shape=(n_rules,))
     _floats(ctx, ctx.attr(est, "rule_weights_"), "rule_weights_", low=0, shape=(n_rules,))
     if ctx.attr(est, "coef_") is not None:

@@ -38,7 +38,16 @@ the docstring of :class:`ISCA`):
   inverting ``T'T``;
 * the similarity is the rule *agreement*, not the paper's ``T T' / r`` (whose
   diagonal is not 1, so ``1 - S`` is not a dissimilarity; see
-  :func:`rule_similarity`).
+  :func:`rule_similarity`);
+* for tens of thousands of rows (the paper's conclusion) the ``n x n``
+  similarity is never held: the model keeps the bit-packed rule matrix, the
+  linkage reads the condensed ``1 - S`` filled a block of rows at a time
+  (:mod:`ensemblekit.rules._agreement`), and :meth:`ISCA.similarity_blocks`
+  yields ``S`` by blocks of rows;
+* the paper's two ways of taming the memory step's cost (end of Sect. 3)
+  are parameters: ``rule_selection="lasso"`` keeps the rules of each stage
+  that a lasso of the stage's target selects, and ``projection_sample``
+  projects on a random share of the rule columns.
 
 Numpy arrays in, labels and matrices out; nothing here reads files or prints.
 """
@@ -57,11 +66,12 @@ from threadpoolctl import threadpool_limits
 from ensemblekit.clustering.consensus import _check_k, _cut_into, _first_occurrence_order
 
 from ..constraints import MAX_TREES, Constraint, validate_params
+from ._agreement import RuleAgreement, pack_rules
 from .extract import Rule, RuleSet, extract_rules
 from .isle import ISLE_CONSTRAINTS, generate_isle
 
-__all__ = ["ISCA", "LINKAGES", "POSTPROCESSORS", "SIMILARITIES", "project_out",
-           "random_target", "rule_similarity"]
+__all__ = ["ISCA", "LINKAGES", "POSTPROCESSORS", "RULE_SELECTIONS", "SIMILARITIES",
+           "project_out", "random_target", "rule_similarity"]
 
 #: Linkage criteria of the hierarchical clustering on ``1 - S``.
 LINKAGES = ("average", "single", "complete")
@@ -69,6 +79,8 @@ LINKAGES = ("average", "single", "complete")
 SIMILARITIES = ("agreement", "importance")
 #: Post-processing that weights the rules for ``similarity="importance"``.
 POSTPROCESSORS = ("pls", "lasso")
+#: Which of a stage's rules are kept: all of them, or those the stage's lasso selects.
+RULE_SELECTIONS = ("all", "lasso")
 
 # Folds and largest number of PLS components of the inner cross-validation
 # that fits the rule weights of similarity="importance".
@@ -199,21 +211,24 @@ def rule_similarity(T, weights=None) -> np.ndarray:
     ------
     ValueError
         If ``weights`` has the wrong length or a negative or non-finite entry.
-    """
-    from scipy.spatial.distance import pdist, squareform
 
-    T = T.toarray() if sp.issparse(T) else np.asarray(T)
+    Notes
+    -----
+    Computed in row blocks from the bit-packed ``T`` on whole numbers
+    (:mod:`ensemblekit.rules._agreement`): with equal weights each entry is
+    exactly ``1 - c_ij / r``, ``c_ij`` the number of rules on which the rows
+    differ (what :func:`scipy.spatial.distance.pdist`'s ``"hamming"`` gives);
+    other weights are first rounded to multiples of ``2^-52`` of their total.
+    This function returns the dense matrix; :meth:`ISCA.similarity_blocks`
+    yields it a block of rows at a time.
+    """
+    T = T if sp.issparse(T) else np.asarray(T)
     n, r = T.shape
     if weights is not None:
         weights = np.asarray(weights, dtype=np.float64)
         if weights.shape != (r,) or not np.all(np.isfinite(weights)) or np.any(weights < 0):
             raise ValueError(f"weights must be {r} finite non-negative numbers")
-        if weights.sum() == 0:
-            weights = None
-    if r == 0 or n < 2:
-        return np.ones((n, n))
-    distance = pdist(np.ascontiguousarray(T != 0, dtype=np.float64), metric="hamming", w=weights)
-    return 1.0 - squareform(distance)
+    return RuleAgreement(pack_rules(T), r, weights).similarity_matrix()
 
 
 # ---------------------------------------------------------------------------
@@ -227,7 +242,13 @@ def _partition_key(column: np.ndarray) -> bytes:
 
 
 class _RuleCollector:
-    """Rules gathered over the stages: their trees, nodes, 0/1 columns and stages."""
+    """Rules gathered over the stages: their trees, nodes, 0/1 columns and stages.
+
+    A stage's rules wait in a pending list until :meth:`end_stage` keeps all
+    of them or those a selection mask names (``rule_selection="lasso"``). A
+    rule counts as seen (so neither it nor its complement is gathered again)
+    from the moment it is first found, whether or not its stage keeps it.
+    """
 
     def __init__(self, X, capacity: int, dense: bool):
         self.X = X
@@ -238,6 +259,8 @@ class _RuleCollector:
         self.stage: list[int] = []
         self.seen: set[bytes] = set()
         self.n_candidates = 0
+        # this stage's trees, each with its new rules as (rule, support, 0/1 column)
+        self.pending: list[tuple] = []
         # dense copy of T kept only when the memory step needs it
         self.T = np.empty((X.shape[0], capacity)) if dense else None
 
@@ -245,18 +268,17 @@ class _RuleCollector:
     def n_rules(self) -> int:
         return len(self.rules)
 
-    def add_tree(self, tree, stage: int, wanted: int) -> int:
-        """Keep up to ``wanted`` new rules of a fitted tree, in node order; return how many."""
+    def add_tree(self, tree, wanted: int) -> int:
+        """Hold up to ``wanted`` new rules of a fitted tree, in node order; return how many."""
         found = extract_rules([tree], self.X)
         self.n_candidates += found.n_candidates
         if not found.rules:
             return 0
         matrix = found.transform(self.X).tocsc()
         n = self.X.shape[0]
-        index = len(self.trees)
-        kept_nodes = []
+        new = []
         for k, rule in enumerate(found.rules):
-            if len(kept_nodes) == wanted:
+            if len(new) == wanted:
                 break
             column = np.zeros(n, dtype=bool)
             column[matrix.indices[matrix.indptr[k]:matrix.indptr[k + 1]]] = True
@@ -264,21 +286,116 @@ class _RuleCollector:
             if key in self.seen:
                 continue
             self.seen.add(key)
-            if self.T is not None:
-                self.T[:, self.n_rules] = column
-            self.rules.append(Rule(index, rule.node, rule.conditions))
-            self.support.append(float(found.support[k]))
-            self.stage.append(stage)
-            kept_nodes.append(rule.node)
-        if kept_nodes:
-            self.trees.append(tree)
-            self.nodes.append(kept_nodes)
-        return len(kept_nodes)
+            new.append((rule, float(found.support[k]), column))
+        if new:
+            self.pending.append((tree, new))
+        return len(new)
+
+    def stage_matrix(self) -> np.ndarray:
+        """The pending rules' 0/1 columns, shape (n_samples, pending rules), float64."""
+        columns = [column for _, new in self.pending for _, _, column in new]
+        return np.column_stack(columns).astype(np.float64)
+
+    def end_stage(self, stage: int, keep=None) -> None:
+        """Keep the pending rules (all, or where the boolean mask ``keep`` is True)."""
+        position = 0
+        for tree, new in self.pending:
+            kept_nodes = []
+            index = len(self.trees)
+            for rule, support, column in new:
+                if keep is None or keep[position]:
+                    if self.T is not None:
+                        self.T[:, self.n_rules] = column
+                    self.rules.append(Rule(index, rule.node, rule.conditions))
+                    self.support.append(support)
+                    self.stage.append(stage)
+                    kept_nodes.append(rule.node)
+                position += 1
+            if kept_nodes:
+                self.trees.append(tree)
+                self.nodes.append(kept_nodes)
+        self.pending = []
 
     def rule_set(self) -> RuleSet:
         nodes = [np.asarray(n, dtype=np.intp) for n in self.nodes]
         return RuleSet(self.rules, nodes, np.asarray(self.support, dtype=np.float64),
                        self.n_candidates, self.trees)
+
+
+def _memory_step(target, T, nu, sample, rng):
+    """The next target after the memory step, on a sample of the rule columns.
+
+    ``(I - nu P_{T_S}) R`` (:func:`project_out`), ``T_S`` the columns of
+    ``T`` in ``columns``: all of them when ``sample`` is 1; else
+    ``max(1, round(sample * r))`` columns drawn without replacement by ``rng``
+    (Akdemir & Jannink 2014, Sect. 3: "sample the columns of T(X) to
+    calculate P_T(X) at each stage"). A projected target whose norm falls
+    below 1e-9 of the fresh one (the rules already span it) is replaced by
+    the fresh target.
+
+    Parameters
+    ----------
+    target : ndarray of shape (n_samples,)
+    T : ndarray of shape (n_samples, r)
+        Rule matrix so far, r >= 1.
+    nu : float in (0, 1]
+    sample : float in (0, 1]
+    rng : numpy.random.RandomState
+        Used only when fewer than all columns are taken.
+
+    Returns
+    -------
+    target : ndarray of shape (n_samples,)
+    columns : ndarray of int
+        The (sorted) columns of ``T`` the projection used.
+    """
+    r = T.shape[1]
+    size = r if sample >= 1 else max(1, round(sample * r))
+    if size < r:
+        columns = np.sort(rng.choice(r, size=size, replace=False))
+        T = T[:, columns]
+    else:
+        columns = np.arange(r)
+    projected = project_out(target, T, nu)
+    if np.linalg.norm(projected) > _SPANNED * np.linalg.norm(target):
+        return projected, columns
+    return target, columns
+
+
+def _lasso_selection(T, target) -> np.ndarray:
+    """Which of a stage's rules the lasso keeps: nonzero coefficients of ``target`` on ``T``.
+
+    scikit-learn's ``LassoLarsIC`` (intercept fitted, penalty chosen by BIC
+    along the LARS path: no random folds, so the choice depends on the data
+    alone). BIC needs the noise variance from the least-squares fit, so with
+    ``n_samples <= n_rules + 1`` every rule is kept.
+
+    Parameters
+    ----------
+    T : ndarray of shape (n_samples, n_rules)
+        The stage's 0/1 rule columns.
+    target : ndarray of shape (n_samples,)
+        The stage's target ``R_j``.
+
+    Returns
+    -------
+    ndarray of shape (n_rules,), bool
+
+    References
+    ----------
+    Akdemir & Jannink 2014, Sect. 3: "apply lasso regression to select rules
+    at each stage j and therefore reducing m".
+    """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LassoLarsIC
+
+    n, r = T.shape
+    if n <= r + 1:
+        return np.ones(r, dtype=bool)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (ConvergenceWarning, RuntimeWarning))
+        coef = LassoLarsIC(criterion="bic").fit(T, target).coef_
+    return np.asarray(coef) != 0
 
 
 # ---------------------------------------------------------------------------
@@ -298,9 +415,10 @@ class ISCA(ClusterMixin, BaseEstimator):
        (SS-ISCA); standardising first gives every column the same chance
        whatever its unit. With ``learning_rate`` (``nu``) > 0 and rules
        already gathered, ``R_j <- (I - nu P_T) R_j`` (:func:`project_out`,
-       by least squares). If that leaves only numerical noise (norm below
-       1e-9 of the fresh target -- the rules already span it), the fresh
-       target is used.
+       by least squares), ``P_T`` the projection on the rule columns, or
+       with ``projection_sample`` < 1 on a fresh random sample of them. If
+       that leaves only numerical noise (norm below 1e-9 of the fresh
+       target -- the rules already span it), the fresh target is used.
     2. *Rules.* ISLE regression trees (:func:`~ensemblekit.rules.isle.generate_isle`,
        one tree per call, each on its own subsample of ``max_samples`` rows
        without replacement, ``max_depth`` deep, fitted to ``R_j``) are grown
@@ -313,6 +431,10 @@ class ISCA(ClusterMixin, BaseEstimator):
        ``n_rules`` trees are tried per stage, so on small or coarse data
        (where few distinct partitions exist) a stage may end with fewer
        rules.
+    3. *Selection* (``rule_selection="lasso"`` only). The lasso of ``R_j``
+       on the stage's rules (penalty by BIC) keeps the rules with a nonzero
+       coefficient; the others are dropped (and stay seen: they are not
+       gathered again).
 
     The similarity (:func:`rule_similarity`) is the fraction of rules on
     which two instances agree (both fire or neither does) -- unit diagonal,
@@ -325,7 +447,8 @@ class ISCA(ClusterMixin, BaseEstimator):
     (the same agreement encoding, normalised so that ``S_ii = 1``).
 
     Finally scipy's hierarchical clustering with ``linkage`` on the condensed
-    ``1 - S`` builds the tree, cut into exactly ``n_clusters`` clusters by
+    ``1 - S`` (filled a block of rows at a time, never as a square matrix)
+    builds the tree, cut into exactly ``n_clusters`` clusters by
     undoing its last ``n_clusters - 1`` merges; clusters are numbered in
     order of first appearance. The similarity does not depend on
     ``n_clusters``, so :meth:`labels_for` cuts the same tree at any other k.
@@ -352,6 +475,26 @@ class ISCA(ClusterMixin, BaseEstimator):
         could run in parallel, as the paper notes. > 0 steers later targets
         away from what earlier rules already explain, at the cost of a least
         squares solve on the growing rule matrix every stage.
+    rule_selection : {"all", "lasso"}, default="all"
+        Rules kept from each stage: all ``m`` gathered, or those with a
+        nonzero coefficient in the lasso of the stage's target on them
+        (scikit-learn ``LassoLarsIC``, penalty by BIC; every rule is kept
+        when ``n_samples <= m + 1``). The paper's first strategy against the
+        cost of the memory (Sect. 3: "apply lasso regression to select
+        rules at each stage j and therefore reducing m"): fewer, less
+        redundant columns in the rule matrix the projections solve on and the
+        similarity is built from.
+    projection_sample : float in (0, 1], default=1.0
+        Share of the rule columns the memory step projects on: with
+        ``learning_rate`` > 0, each stage draws ``max(1, round(
+        projection_sample * r))`` of the ``r`` columns gathered so far,
+        without replacement, and solves on those only. The paper's second
+        strategy (Sect. 3: "sample the columns of T(X) to calculate P_T(X)
+        at each stage, and in this case nu is used as the sampling
+        proportion"); the paper reuses ``nu`` for the proportion, here it is
+        its own parameter (``learning_rate=1`` with ``projection_sample=nu``
+        is the paper's reading). 1 (the default) uses every column and draws
+        nothing; without memory it has no effect.
     max_depth : int or None, default=3
         Depth of the ISLE trees, so the longest rule has ``max_depth``
         conditions (the project's ISLE default; short rules stay readable).
@@ -383,7 +526,13 @@ class ISCA(ClusterMixin, BaseEstimator):
     labels_ : ndarray of shape (n_samples,), int
         Cluster of every instance, 0..k-1 in order of first appearance.
     similarity_ : ndarray of shape (n_samples, n_samples), float64
-        The rule similarity ``S`` (symmetric, in [0, 1], unit diagonal).
+        The rule similarity ``S`` (symmetric, in [0, 1], unit diagonal),
+        computed from ``rule_matrix_`` each time it is read (``8 n^2`` bytes:
+        for tens of thousands of rows use :meth:`similarity_blocks`).
+    rule_matrix_ : ndarray of shape (n_samples, ceil(n_rules_ / 8)), uint8
+        The 0/1 rule matrix ``T`` of the training rows, bit-packed along the
+        rules (``numpy.packbits``): all the model keeps of the rows, from
+        which ``similarity_`` and :meth:`similarity_blocks` are computed.
     rules_ : ensemblekit.rules.extract.RuleSet
         The gathered rules, stage by stage; ``rules_.transform(X)`` is ``T``
         (``n_samples x n_rules_``), ``rules_.support`` their supports.
@@ -410,11 +559,19 @@ class ISCA(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    Memory: the dense ``n x n`` similarity (8 n^2 bytes) and the condensed
-    distances (4 n (n - 1) bytes); with ``learning_rate > 0`` also a dense
-    ``n x M m`` rule matrix. Time: about ``M * m / 13`` tree fits, one
-    ``O(n^2 r)`` distance computation, and with memory ``M`` least-squares
-    solves of up to ``n x M m``.
+    Memory: the condensed distances ``1 - S`` in float64 (4 n (n - 1)
+    bytes; scipy's linkage reads only float64, so float32 would add a
+    converted copy), which scipy's average and complete linkage copy once
+    more (single linkage does not): about 8 n^2 bytes at the peak, 3.2 GB for
+    20,000 rows. The ``n x n`` similarity is never formed during ``fit``;
+    the rule matrix is kept bit-packed (``n r / 8`` bytes) and unpacked once
+    for the block products (``4 n r`` bytes). With ``learning_rate > 0``
+    also a dense ``n x M m`` float64 rule matrix for the projections.
+    Time: about ``M * m / 13`` tree fits, one ``O(n^2 r)`` matrix product
+    for the distances, the ``O(n^2)`` linkage, and with memory ``M``
+    least-squares solves of up to ``n x M m`` (``rule_selection="lasso"``
+    makes ``M m`` smaller, ``projection_sample`` the solves). Measured on
+    letter up to 20,000 rows: ``benchmarks/results/isca_scale.md``.
 
     References
     ----------
@@ -447,6 +604,11 @@ class ISCA(ClusterMixin, BaseEstimator):
         "learning_rate": Constraint("float", "memory nu: each new target loses nu times its "
                                     "projection on the rules so far (0: independent stages)",
                                     low=0, high=1),
+        "rule_selection": Constraint("choice", "rules kept per stage: all, or those the lasso of "
+                                     "the stage's target selects (BIC)", choices=RULE_SELECTIONS),
+        "projection_sample": Constraint("float", "share of the rule columns each memory step "
+                                        "projects on (with learning_rate > 0)", low=0, high=1,
+                                        closed="right"),
         "max_depth": Constraint("int", "depth of the ISLE trees (longest rule)", low=1,
                                 none_ok=True),
         "max_samples": ISLE_CONSTRAINTS["max_samples"],
@@ -460,13 +622,16 @@ class ISCA(ClusterMixin, BaseEstimator):
         "random_state": Constraint("any", "seed of the projections, subsamples, trees and folds"),
     }
 
-    def __init__(self, n_clusters=3, *, n_stages=50, n_rules=20, learning_rate=0.0, max_depth=3,
-                 max_samples=None, linkage="average", similarity="agreement", postprocess="pls",
-                 supervised=False, random_state=None):
+    def __init__(self, n_clusters=3, *, n_stages=50, n_rules=20, learning_rate=0.0,
+                 rule_selection="all", projection_sample=1.0, max_depth=3, max_samples=None,
+                 linkage="average", similarity="agreement", postprocess="pls", supervised=False,
+                 random_state=None):
         self.n_clusters = n_clusters
         self.n_stages = n_stages
         self.n_rules = n_rules
         self.learning_rate = learning_rate
+        self.rule_selection = rule_selection
+        self.projection_sample = projection_sample
         self.max_depth = max_depth
         self.max_samples = max_samples
         self.linkage = linkage
@@ -532,6 +697,7 @@ class ISCA(ClusterMixin, BaseEstimator):
         self.rules_ = collector.rule_set()
         self.n_rules_ = collector.n_rules
         self.rule_stages_ = np.asarray(collector.stage, dtype=np.intp)
+        del collector
         T = self.rules_.transform(X)
         self.coef_ = None
         self.rule_weights_ = np.ones(self.n_rules_)
@@ -543,10 +709,47 @@ class ISCA(ClusterMixin, BaseEstimator):
             weights = np.abs(self.coef_) / np.sqrt(s * (1.0 - s))
             if weights.sum() > 0:  # every coefficient 0: equal weights (see rule_similarity)
                 self.rule_weights_ = weights
-        self.similarity_ = rule_similarity(T, self.rule_weights_)
-        self.linkage_matrix_ = self._tree(self.similarity_)
+        self.rule_matrix_ = pack_rules(T)
+        del T
+        self.linkage_matrix_ = self._tree(self._agreement().condensed_distance())
         self.labels_ = self.labels_for(self.n_clusters)
         return self
+
+    def _agreement(self) -> RuleAgreement:
+        return RuleAgreement(self.rule_matrix_, self.n_rules_, self.rule_weights_)
+
+    @property
+    def similarity_(self) -> np.ndarray:
+        """The rule similarity ``S`` of the training rows, shape (n_samples, n_samples).
+
+        Computed from ``rule_matrix_`` on each access (``8 n^2`` bytes); see
+        :meth:`similarity_blocks` for large ``n``.
+        """
+        check_is_fitted(self, "rule_matrix_")
+        return self._agreement().similarity_matrix()
+
+    def similarity_blocks(self, block_rows=None):
+        """Yield the rule similarity a block of rows at a time, without the ``n x n`` matrix.
+
+        Parameters
+        ----------
+        block_rows : int, optional
+            Rows per block; default about 2^21 entries (16 MB) per block.
+
+        Yields
+        ------
+        start : int
+            Index of the block's first row.
+        block : ndarray of shape (rows, n_samples), float64
+            Rows ``start..start + rows - 1`` of ``similarity_``, the same bits.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        """
+        check_is_fitted(self, "rule_matrix_")
+        yield from self._agreement().blocks(block_rows)
 
     def fit_predict(self, X, y=None):
         """Fit and return ``labels_``.
@@ -569,34 +772,34 @@ class ISCA(ClusterMixin, BaseEstimator):
     def _gather_rules(self, X, Z, rng) -> _RuleCollector:
         """Run the M stages; the collector holds every rule kept (see the class docstring)."""
         M, m, nu = int(self.n_stages), int(self.n_rules), float(self.learning_rate)
+        sample = float(self.projection_sample)
         collector = _RuleCollector(X, M * m, dense=nu > 0)
         for stage in range(M):
             target = random_target(Z, rng)
             if nu > 0 and collector.n_rules > 0:
-                projected = project_out(target, collector.T[:, :collector.n_rules], nu)
-                if np.linalg.norm(projected) > _SPANNED * np.linalg.norm(target):
-                    target = projected
+                target = _memory_step(target, collector.T[:, :collector.n_rules], nu, sample,
+                                      rng)[0]
             gathered = 0
             for _ in range(m):
                 seed = int(rng.randint(np.iinfo(np.int32).max))
                 tree = generate_isle(X, target, n_estimators=1, max_depth=self.max_depth,
                                      max_samples=self.max_samples, learning_rate=0.0,
                                      random_state=seed).trees[0]
-                gathered += collector.add_tree(tree, stage, m - gathered)
+                gathered += collector.add_tree(tree, m - gathered)
                 if gathered == m:
                     break
+            keep = None
+            if self.rule_selection == "lasso" and gathered:
+                keep = _lasso_selection(collector.stage_matrix(), target)
+            collector.end_stage(stage, keep)
         return collector
 
-    def _tree(self, S) -> np.ndarray:
-        """scipy linkage matrix of the hierarchical clustering of ``1 - S``."""
+    def _tree(self, distance) -> np.ndarray:
+        """scipy linkage matrix of the hierarchical clustering of the condensed ``1 - S``."""
         from scipy.cluster.hierarchy import linkage
-        from scipy.spatial.distance import squareform
 
-        n = S.shape[0]
-        if n < 2:
+        if distance.size == 0:
             return np.empty((0, 4))
-        distance = squareform(1.0 - S, checks=False)
-        np.clip(distance, 0.0, 1.0, out=distance)
         return linkage(distance, method=self.linkage)
 
     def labels_for(self, n_clusters) -> np.ndarray:
@@ -622,7 +825,7 @@ class ISCA(ClusterMixin, BaseEstimator):
             If ``n_clusters`` is out of range.
         """
         check_is_fitted(self, "linkage_matrix_")
-        n = self.similarity_.shape[0]
+        n = self.rule_matrix_.shape[0]
         _check_k(n_clusters, n)
         if n_clusters == n:
             return np.arange(n, dtype=np.intp)
