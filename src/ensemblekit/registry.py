@@ -606,8 +606,8 @@ _RULE_ENSEMBLES = (
      "outputs, Gaussian kernel, bandwidth by CV (Akdemir & Jannink 2014)", ("learning_rate",)),
     ("tree-kernel", "kernel", "trees", "Nadaraya-Watson smoothing on the vector of tree "
      "outputs, Gaussian kernel, bandwidth by CV (Akdemir & Jannink 2014)", ("learning_rate",)),
-    ("random-forest", "mean", "trees", "the ISLE trees (memory 0) averaged with equal weights, "
-     "as bagging and random forests", ()),
+    ("isle-average", "mean", "trees", "the ISLE trees (memory 0, subsamples, depth 3) averaged "
+     "with equal weights", ()),
 )
 ALGORITHMS.update({
     name: AlgorithmSpec(

@@ -1323,7 +1323,7 @@ def _check_rule_ensemble(est, ctx: _Context) -> None:
         _floats(ctx, bounds, "linear_bounds_", shape=(2, d))
         _floats(ctx, scale, "linear_scale_", low=0, shape=(d,))
         n_terms += d
-    _real(ctx, est, "intercept_")
+    intercept = _real(ctx, est, "intercept_")
     _floats(ctx, ctx.attr(est, "feature_importances_"), "feature_importances_", low=0, shape=(d,))
     _count(ctx, est, "n_components_", 0, none=True)
     _real(ctx, est, "alpha_", low=0, none=True)
@@ -1344,7 +1344,10 @@ def _check_rule_ensemble(est, ctx: _Context) -> None:
             ctx.fail(f"train_basis_ has shape {shape}, expected ({target.size}, {n_terms}): one "
                      "row per training target, one column per term")
         return
-    _floats(ctx, ctx.attr(est, "coef_"), "coef_", shape=(n_terms,))
+    coef = _floats(ctx, ctx.attr(est, "coef_"), "coef_", shape=(n_terms,))
+    if method == "mean" and (not np.array_equal(coef, np.full(n_terms, 1.0 / n_terms))
+                             or intercept != 0):
+        ctx.fail("coef_ and intercept_ are not the equal weights 1/M and 0 of a tree average")
     _floats(ctx, ctx.attr(est, "term_importances_"), "term_importances_", low=0, shape=(n_terms,))
     width = _real(ctx, est, "bandwidth_", none=method != "oob", inf=True)
     if width is not None and width <= 0:

@@ -11,6 +11,15 @@ later trees fit what earlier ones missed (boosting-like). The squared-error
 loss makes the line search of Algorithm 1 trivial: a least-squares tree
 already holds the best constant in each leaf, so ``c_j = 1``.
 
+Breiman's random forest is the ISLE ensemble with memory 0, bootstrap samples
+(N rows drawn with replacement), deep trees and a random subset of the
+features tried at each split (Akdemir & Jannink 2014, Sect. 1.1, after
+Friedman & Popescu 2003; Breiman, *Random forests*, Machine Learning 45(1),
+2001). ``bootstrap=True`` draws the
+samples as scikit-learn's :class:`~sklearn.ensemble.RandomForestRegressor`
+does (a seed per tree, the drawn rows passed as counts in ``sample_weight``), so
+with the same ``random_state`` the trees are that forest's trees.
+
 The trees are scikit-learn :class:`~sklearn.tree.DecisionTreeRegressor`\\ s;
 what is ours is the sampling, the residual updates and RuleFit's randomised
 tree sizes. Numpy arrays in, fitted trees out; nothing here reads files or
@@ -41,6 +50,8 @@ ISLE_CONSTRAINTS = {
     "max_samples": Constraint("float", "subsample fraction per tree, without replacement "
                               "(none: min(N/2, 100 + 6 sqrt N) rows, Friedman & Popescu)",
                               low=0, high=1, closed="right", none_ok=True),
+    "bootstrap": Constraint("bool", "draw each tree's sample with replacement, max_samples x N "
+                            "rows (N when none: Breiman's bootstrap), instead of subsampling"),
     "learning_rate": Constraint("float", "ISLE memory nu: 0 fits every tree to y, > 0 to the "
                                 "residuals of the trees before it", low=0, high=1),
     "max_features": Constraint("float", "fraction of the attributes tried per split", low=0,
@@ -81,7 +92,8 @@ class ISLEEnsemble:
     trees : list of sklearn.tree.DecisionTreeRegressor
         The M fitted trees ``T_j``, in generation order.
     samples : list of ndarray of int
-        Training rows of each tree's subsample ``S_j`` (ascending).
+        Training rows of each tree's subsample ``S_j`` (ascending; with
+        ``bootstrap`` the distinct rows drawn).
     prediction : ndarray of shape (n_samples,)
         ``F_M`` on the training rows (0 when ``learning_rate == 0``).
     """
@@ -129,7 +141,8 @@ def tree_outputs(trees, X) -> np.ndarray:
 def generate_isle(X, y, *, n_estimators: int = 200, max_depth: int | None = 3,
                   max_samples: float | None = None, learning_rate: float = 0.0,
                   max_features: float = 1.0, min_samples_leaf: int = 1,
-                  tree_size: str = "fixed", random_state=None) -> ISLEEnsemble:
+                  tree_size: str = "fixed", bootstrap: bool = False,
+                  random_state=None) -> ISLEEnsemble:
     """Grow an ISLE ensemble of regression trees (Akdemir & Jannink 2014, Algorithm 1).
 
     Parameters
@@ -145,7 +158,9 @@ def generate_isle(X, y, *, n_estimators: int = 200, max_depth: int | None = 3,
         mean number of leaves is ``2**max_depth``. None: unlimited (fixed only).
     max_samples : float in (0, 1] or None, default=None
         Subsample size eta as a fraction of the rows, drawn without
-        replacement; None uses :func:`default_sample_size`.
+        replacement; None uses :func:`default_sample_size`. With
+        ``bootstrap``: the number of draws with replacement as a fraction of
+        the rows, None meaning N draws.
     learning_rate : float in [0, 1], default=0.0
         Memory nu: 0 fits every tree to ``y``; > 0 fits each tree to the
         residuals of the trees before it.
@@ -159,6 +174,13 @@ def generate_isle(X, y, *, n_estimators: int = 200, max_depth: int | None = 3,
         ``2 + floor(g)`` leaves, ``g`` exponential with mean
         ``2**max_depth - 2`` (Friedman & Popescu 2008, Sect. 3.3), grown
         best-first.
+    bootstrap : bool, default=False
+        Draw each tree's sample with replacement, as bagging and random
+        forests do: tree ``j`` gets a seed from ``random_state``, the seed
+        draws the rows, and the tree is fitted on all rows with the number of
+        times each was drawn as its sample weight (scikit-learn's forests do
+        the same, so with ``max_depth=None``, ``learning_rate=0`` and the same
+        seed the trees equal :class:`~sklearn.ensemble.RandomForestRegressor`'s).
     random_state : int, RandomState or None
         Seed of the subsamples and of the trees' feature draws.
 
@@ -180,15 +202,25 @@ def generate_isle(X, y, *, n_estimators: int = 200, max_depth: int | None = 3,
     if y.shape != (n,):
         raise ValueError(f"y must have shape ({n},), got {y.shape}")
     _check_isle_params(n_estimators, max_depth, max_samples, learning_rate, max_features,
-                       min_samples_leaf, tree_size)
-    size = default_sample_size(n) if max_samples is None else max(1, int(round(max_samples * n)))
+                       min_samples_leaf, tree_size, bootstrap)
+    if bootstrap:
+        size = n if max_samples is None else max(1, int(round(max_samples * n)))
+    else:
+        size = default_sample_size(n) if max_samples is None else max(1, int(round(max_samples * n)))
     rng = check_random_state(random_state)
     mean_leaves = None if max_depth is None else 2 ** max_depth
     F = np.zeros(n)
     trees, samples = [], []
     for _ in range(n_estimators):
-        rows = np.sort(rng.choice(n, size=size, replace=False)) if size < n else np.arange(n)
-        seed = int(rng.randint(np.iinfo(np.int32).max))
+        weight = None
+        if bootstrap:
+            # the tree's seed also draws its rows, as scikit-learn's forests do
+            seed = int(rng.randint(np.iinfo(np.int32).max))
+            weight = np.bincount(check_random_state(seed).randint(0, n, size), minlength=n)
+            rows = np.flatnonzero(weight)
+        else:
+            rows = np.sort(rng.choice(n, size=size, replace=False)) if size < n else np.arange(n)
+            seed = int(rng.randint(np.iinfo(np.int32).max))
         if tree_size == "random":
             leaves = 2 + int(np.floor(rng.exponential(mean_leaves - 2))) if mean_leaves > 2 else 2
             tree = DecisionTreeRegressor(max_leaf_nodes=leaves, max_features=max_features,
@@ -196,7 +228,10 @@ def generate_isle(X, y, *, n_estimators: int = 200, max_depth: int | None = 3,
         else:
             tree = DecisionTreeRegressor(max_depth=max_depth, max_features=max_features,
                                          min_samples_leaf=min_samples_leaf, random_state=seed)
-        tree.fit(X[rows], y[rows] - F[rows])
+        if bootstrap:
+            tree.fit(X, y - F, sample_weight=weight.astype(np.float64))
+        else:
+            tree.fit(X[rows], y[rows] - F[rows])
         if learning_rate > 0:
             F += learning_rate * tree.predict(X)
         trees.append(tree)
@@ -205,7 +240,7 @@ def generate_isle(X, y, *, n_estimators: int = 200, max_depth: int | None = 3,
 
 
 def _check_isle_params(n_estimators, max_depth, max_samples, learning_rate, max_features,
-                       min_samples_leaf, tree_size) -> None:
+                       min_samples_leaf, tree_size, bootstrap=False) -> None:
     """Raise ValueError naming the first ISLE parameter out of range.
 
     The ranges are :data:`ISLE_CONSTRAINTS`; ``tree_size="random"`` also needs a ``max_depth``.
@@ -213,7 +248,7 @@ def _check_isle_params(n_estimators, max_depth, max_samples, learning_rate, max_
     for name, value in (("n_estimators", n_estimators), ("max_depth", max_depth),
                         ("max_samples", max_samples), ("learning_rate", learning_rate),
                         ("max_features", max_features), ("min_samples_leaf", min_samples_leaf),
-                        ("tree_size", tree_size)):
+                        ("tree_size", tree_size), ("bootstrap", bootstrap)):
         ISLE_CONSTRAINTS[name].check(value, name, "generate_isle")
     if tree_size == "random" and max_depth is None:
         raise ValueError("tree_size='random' needs max_depth (the mean size is 2**max_depth "

@@ -23,12 +23,20 @@ basis is either the tree outputs ``T`` (n x M, Eq. 2) or the 0/1 rule matrix
     Nadaraya-Watson smoothing of the training targets with a Gaussian kernel
     on the distance between basis vectors ``t(x)``; bandwidth by
     cross-validation.
-``mean`` (``random-forest``)
-    Equal weights ``1/M`` (bagging / random forests).
+``mean`` (``random-forest``, ``isle-average``)
+    Equal weights ``1/M``. On trees grown deep on bootstrap samples this is
+    Breiman's random forest (``random-forest``; ``max_features < 1`` tries a
+    random subset of the features at each split, Breiman's setting is a
+    third); on the default ISLE trees (subsamples, depth 3) it is their plain
+    average (``isle-average``).
 
 Importances follow Sect. 2.1: rule ``k`` has ``|w_k| sqrt(s_k (1 - s_k))`` with
 ``s_k`` its support, tree ``k`` has ``|w_k| std(T_k)``, and a variable the sum
-over the rules or trees that test it.
+over the rules or trees that test it. Equal weights say nothing about the
+variables (every deep tree of a forest tests nearly all of them), so ``mean``
+gives a variable Breiman's mean decrease in impurity instead: its share of the
+squared-error reduction of the splits on it, averaged over the trees and
+normalised to sum 1, as scikit-learn's forests report it.
 
 Numpy arrays in and out; nothing here reads files or prints.
 """
@@ -98,6 +106,14 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         Fraction of the features tried per split.
     tree_size : {"fixed", "random"}, default="fixed"
         RuleFit's random tree sizes with ``"random"``.
+    min_samples_leaf : int, default=1
+        Fewest training rows in a leaf of every tree.
+    bootstrap : bool, default=False
+        Draw each tree's sample with replacement (``max_samples`` times N
+        rows, N when None) instead of subsampling; with ``max_depth=None``,
+        ``method="mean"`` and ``learning_rate=0`` the model is
+        scikit-learn's ``RandomForestRegressor`` (same trees for the same
+        ISLE seed; see :func:`ensemblekit.rules.isle.generate_isle`).
     linear_terms : bool, default=False
         Also give ``lasso`` and ``pls`` the input variables, winsorised at
         their 2.5% and 97.5% training quantiles and scaled by ``0.4 / std``, as
@@ -132,7 +148,8 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         Importance of each rule / tree / linear term (Sect. 2.1).
     feature_importances_ : ndarray of shape (n_features_in_,)
         Sum of the importances of the terms that use each input column
-        (zeros for ``kernel``, which has no weights).
+        (zeros for ``kernel``, which has no weights); for ``mean``, the mean
+        decrease in impurity (see the module docstring).
     binary_features_ : ndarray of int
         Input columns holding only 0 and 1 in the training data (printed as
         equalities by :meth:`term_descriptions`).
@@ -163,7 +180,7 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
                             choices=BASES),
         **{name: ISLE_CONSTRAINTS[name] for name in (
             "n_estimators", "max_depth", "max_samples", "learning_rate", "max_features",
-            "tree_size")},
+            "tree_size", "min_samples_leaf", "bootstrap")},
         "linear_terms": Constraint("bool", "also use the attributes as linear terms, winsorised "
                                    "and scaled as RuleFit"),
         "top_fraction": Constraint("float", "fraction of the trees kept", low=0, high=1,
@@ -176,8 +193,8 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
 
     def __init__(self, method="pls", basis="rules", n_estimators=200, max_depth=3,
                  max_samples=None, learning_rate=0.01, max_features=1.0, tree_size="fixed",
-                 linear_terms=False, top_fraction=1.0, max_components=30, cv=10,
-                 random_state=None):
+                 min_samples_leaf=1, bootstrap=False, linear_terms=False, top_fraction=1.0,
+                 max_components=30, cv=10, random_state=None):
         self.method = method
         self.basis = basis
         self.n_estimators = n_estimators
@@ -186,6 +203,8 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.max_features = max_features
         self.tree_size = tree_size
+        self.min_samples_leaf = min_samples_leaf
+        self.bootstrap = bootstrap
         self.linear_terms = linear_terms
         self.top_fraction = top_fraction
         self.max_components = max_components
@@ -202,7 +221,8 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
             if self.learning_rate != 0:
                 raise ValueError(f"method={self.method!r} averages trees that each predict y: it "
                                  f"needs learning_rate=0, got {self.learning_rate!r}")
-        if self.method == "oob" and self.max_samples is not None and self.max_samples >= 1:
+        if (self.method == "oob" and not self.bootstrap and self.max_samples is not None
+                and self.max_samples >= 1):
             raise ValueError("method='oob' needs out-of-bag rows: max_samples must be < 1")
         if self.tree_size == "random" and self.max_depth is None:
             raise ValueError("tree_size='random' needs max_depth (the mean size is "
@@ -239,6 +259,7 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         ensemble = generate_isle(X, y, n_estimators=self.n_estimators, max_depth=self.max_depth,
                                  max_samples=self.max_samples, learning_rate=self.learning_rate,
                                  max_features=self.max_features, tree_size=self.tree_size,
+                                 min_samples_leaf=self.min_samples_leaf, bootstrap=self.bootstrap,
                                  random_state=isle_seed)
         self.trees_ = ensemble.trees
         self.rules_ = extract_rules(self.trees_, X) if self.basis == "rules" else None
@@ -409,6 +430,12 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
             s = self.rules_.support
             spread[:s.size] = np.sqrt(s * (1 - s))
         self.term_importances_ = np.abs(self.coef_) * spread
+        if self.method == "mean":
+            split = [t.feature_importances_ for t in self.trees_ if t.tree_.node_count > 1]
+            mean = np.mean(split, axis=0, dtype=np.float64) if split else None
+            if mean is not None and mean.sum() > 0:
+                self.feature_importances_ = mean / mean.sum()
+            return
         for k, features in enumerate(self._term_features()):
             self.feature_importances_[list(features)] += self.term_importances_[k]
 
