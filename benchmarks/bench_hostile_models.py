@@ -1,7 +1,7 @@
 """Peak memory of `show` and `predict` on hostile model files (issue 16, acceptance 3).
 
 Builds every hostile file of ``tests/hostile_models.py`` from genuine models
-(knn on iris, c45 on vote), then runs ``ensemblekit show FILE`` and
+(knn on iris, cart-entropy on vote: scikit-learn's tree arrays), then runs ``ensemblekit show FILE`` and
 ``ensemblekit predict FILE DATA`` on each in a fresh process and reports the
 process's peak resident set size (``ru_maxrss`` from ``os.wait4``, taken by a
 small launcher so that this script's own memory is not counted), its exit
@@ -64,16 +64,16 @@ def main() -> int:
     rows, ok = [], True
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
-        knn, c45 = tmp / "knn.ekm", tmp / "c45.ekm"
-        for algo, data, path in (("knn", IRIS, knn), ("c45", VOTE, c45)):
+        knn, cart = tmp / "knn.ekm", tmp / "cart.ekm"
+        for algo, data, path in (("knn", IRIS, knn), ("cart-entropy", VOTE, cart)):
             subprocess.run([sys.executable, "-c", "from ensemblekit.cli import main; main()", "fit", algo,
                             str(data), "-o", str(path)], check=True, capture_output=True)
         files = {
             "genuine knn model (baseline)": (knn, IRIS),
             "scipy distribution with code": (H.scipy_distribution(knn, tmp / "scipy.ekm", tmp), IRIS),
-            "tree: root child 10^8": (H.tree_arrays(c45, tmp / "child.ekm", "left_child", 10**8), VOTE),
-            "tree: feature 10^7": (H.tree_arrays(c45, tmp / "feature.ekm", "feature", 10**7), VOTE),
-            "tree: child -5": (H.tree_arrays(c45, tmp / "cycle.ekm", "right_child", -5), VOTE),
+            "tree: root child 10^8": (H.tree_arrays(cart, tmp / "child.ekm", "left_child", 10**8), VOTE),
+            "tree: feature 10^7": (H.tree_arrays(cart, tmp / "feature.ekm", "feature", 10**7), VOTE),
+            "tree: child -5": (H.tree_arrays(cart, tmp / "cycle.ekm", "right_child", -5), VOTE),
             "metadata bomb (1 GiB)": (H.metadata_bomb(knn, tmp / "mbomb.ekm"), IRIS),
             "metadata bomb, lying directory": (H.lying_metadata_bomb(knn, tmp / "mlie.ekm"), IRIS),
             "payload bomb (1 GiB), valid digest": (H.payload_bomb(knn, tmp / "pbomb.ekm"), IRIS),

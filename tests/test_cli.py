@@ -365,15 +365,19 @@ def test_damaged_metadata_is_a_bad_model_file(tmp_path):
 
 
 def test_failing_unit_is_a_clear_error():
-    result = run("evaluate", "knn", IRIS, "--set", "n_neighbors=1000", "--cv", "2", "--repeats", "1")
+    # lazy-bagging cannot take more neighbours than a fold's training rows (knn, as Weka's
+    # IBk, then simply uses them all)
+    result = run("evaluate", "lazy-bagging", IRIS, "--set", "n_neighbors=1000", "--cv", "2",
+                 "--repeats", "1")
     assert result.exit_code == 2
     assert "2 of 2 units failed" in result.stderr
-    assert "knn failed on iris (repeat 1, fold 1)" in result.stderr and "n_neighbors" in result.stderr
+    assert ("lazy-bagging failed on iris (repeat 1, fold 1)" in result.stderr
+            and "n_neighbors" in result.stderr)
     assert "failed" in result.stdout  # the table shows the cell as failed
-    as_json = run("evaluate", "knn", IRIS, "--set", "n_neighbors=1000", "--cv", "2", "--repeats", "1",
-                  "--format", "json")
+    as_json = run("evaluate", "lazy-bagging", IRIS, "--set", "n_neighbors=1000", "--cv", "2",
+                  "--repeats", "1", "--format", "json")
     out = json.loads(as_json.stdout)
-    assert out["metrics"]["accuracy"]["rows"][0]["scores"]["knn"] is None
+    assert out["metrics"]["accuracy"]["rows"][0]["scores"]["lazy-bagging"] is None
     assert [(f["dataset"], f["repeat"], f["fold"]) for f in out["failures"]] == [
         ("iris", 1, 1), ("iris", 1, 2)]
 
@@ -474,10 +478,12 @@ def test_without_baseline_marks_are_against_the_first_algorithm():
 
 
 @pytest.mark.parametrize("order, reference, other, mark", [
-    (("knn", "c45"), "knn", "c45", "\u25bc"), (("c45", "knn"), "c45", "knn", "\u25b2")])
+    (("knn", "cart-entropy"), "knn", "cart-entropy", "\u25bc"),
+    (("cart-entropy", "knn"), "cart-entropy", "knn", "\u25b2")])
 def test_marks_follow_the_first_algorithm(order, reference, other, mark):
-    # a one-split tree is far worse than knn on iris and wine: every cell of the other
-    # algorithm is marked against the first one (worse or better), the first one's never
+    # a one-split tree (cart-entropy, max_depth=1) is far worse than knn on iris and wine:
+    # every cell of the other algorithm is marked against the first one (worse or better),
+    # the first one's never
     result = run("compare", *order, "--data", IRIS, "--data", SAMPLE / "wine.arff", "--cv", "5",
                  "--repeats", "2", "--set", "max_depth=1", "--format", "json")
     assert result.exit_code == 0, result.stderr

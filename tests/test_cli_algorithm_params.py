@@ -72,8 +72,9 @@ def test_k2_table_has_the_columns_and_a_row_per_parameter():
 
 
 def test_types_name_every_alternative_once():
-    # c45's min_samples_leaf: a count (int >= 1) or a fraction (float in (0, 1)), as scikit-learn
-    (param,) = [p for p in _json("c45")["parameters"] if p["name"] == "min_samples_leaf"]
+    # cart-entropy's min_samples_leaf: a count (int >= 1) or a fraction (float in (0, 1)), as
+    # scikit-learn
+    (param,) = [p for p in _json("cart-entropy")["parameters"] if p["name"] == "min_samples_leaf"]
     assert (param["type"], param["values"]) == ("int or float", "int >= 1, or float > 0 and < 1")
     assert Constraint("int", low=0, none_ok=True).describe_type() == "int"
     assert Constraint("float", alt=Constraint("float", low=1)).describe_type() == "float"

@@ -464,9 +464,9 @@ def test_show_escapes_the_tree_of_a_model_fitted_on_such_names(evil, tmp_path, m
     code, out, err = _main(["show", model], monkeypatch, capsys)
     assert code == 0, err
     _no_raw_controls(out)
-    # the attribute separates the classes: the tree splits on it once
-    assert "|--- a\\x1b[31m\\x07[bold red]b <= " in out
-    assert "class: v\\x1b[2J" in out and "class: w\\x07[red]x[/red]" in out
+    # the attribute separates the classes: the tree (printed as J48 does) splits on it once
+    assert "\na\\x1b[31m\\x07[bold red]b <= " in out and "\na\\x1b[31m\\x07[bold red]b > " in out
+    assert ": v\\x1b[2J (10.0)" in out and ": w\\x07[red]x[/red] (10.0)" in out
 
 
 def test_cluster_and_evaluate_tables_escape_names(evil, tmp_path, monkeypatch, capsys):

@@ -34,7 +34,7 @@ def _cli(*args):
 def models(tmp_path_factory):
     folder = tmp_path_factory.mktemp("models")
     made = {}
-    for algo, data in (("knn", IRIS), ("c45", VOTE)):
+    for algo, data in (("knn", IRIS), ("cart-entropy", VOTE)):
         path = folder / f"{algo}.ekm"
         result = _cli("fit", algo, data, "-o", path)
         assert result.returncode == 0, result.stderr
@@ -54,14 +54,14 @@ def bombs(models, tmp_path_factory):
 
 def _hostile(name, models, bombs, folder):
     """Build the named hostile file in ``folder``; return (path, data file it is run on)."""
-    knn, c45 = models["knn"], models["c45"]
+    knn, cart = models["knn"], models["cart-entropy"]
     if name in bombs:
         return bombs[name], IRIS
     build = {
         "scipy distribution": lambda p: H.scipy_distribution(knn, p, folder),
-        "tree child 1e8": lambda p: H.tree_arrays(c45, p, "left_child", 10**8),
-        "tree feature 1e7": lambda p: H.tree_arrays(c45, p, "feature", 10**7),
-        "tree child -5": lambda p: H.tree_arrays(c45, p, "right_child", -5),
+        "tree child 1e8": lambda p: H.tree_arrays(cart, p, "left_child", 10**8),
+        "tree feature 1e7": lambda p: H.tree_arrays(cart, p, "feature", 10**7),
+        "tree child -5": lambda p: H.tree_arrays(cart, p, "right_child", -5),
         "edited metadata": lambda p: H.edited_metadata(knn, p),
         "deep metadata": lambda p: H.deep_metadata(knn, p),
         "deep schema": lambda p: H.deep_schema(knn, p),
@@ -135,7 +135,7 @@ def test_bad_tree_arrays_would_reach_compiled_code(models, tmp_path, field, valu
     # would read far outside its arrays (the crash itself is not run here).
     import ensemblekit.trust as trust
 
-    path = H.tree_arrays(models["c45"], tmp_path / "bad.ekm", field, value)
+    path = H.tree_arrays(models["cart-entropy"], tmp_path / "bad.ekm", field, value)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(trust, "check_model", lambda model: None)
         model, _ = load_model(path)
@@ -205,7 +205,7 @@ def test_recorded_sizes_must_match_the_directory(models, tmp_path):
 def test_digest_covers_metadata_and_payload(models, tmp_path):
     metadata, members, schema = H.unpack(models["knn"])
     # a payload edit with the metadata's old digest
-    (schema_node,) = H.nodes(schema, __class__="KNeighborsClassifier")
+    (schema_node,) = H.nodes(schema, __class__="IBk")
     schema_node["content"]["content"]["n_neighbors"]["content"] = "3"
     edited = H.pack(tmp_path / "payload.ekm", metadata, members, schema, redigest=False)
     with pytest.raises(ModelFileError, match="modified after it was written"):

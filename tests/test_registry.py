@@ -49,8 +49,8 @@ def test_bad_values_are_refused_with_a_reason(key, value, message):
 
 
 def test_none_is_accepted_only_where_declared():
-    assert registry.get("c45").resolve({"max_depth": "none"})["max_depth"] is None
-    assert registry.get("c45").resolve({"max_depth": "4"})["max_depth"] == 4
+    assert registry.get("cart-entropy").resolve({"max_depth": "none"})["max_depth"] is None
+    assert registry.get("cart-entropy").resolve({"max_depth": "4"})["max_depth"] == 4
     with pytest.raises(ParameterError):
         registry.get("knn").resolve({"n_neighbors": "none"})
 

@@ -32,7 +32,9 @@ OWN_CLASSES = (
     "ensemblekit.bayesnet.classifier.K2Classifier",
     "ensemblekit.bayesnet.inner.InnerEnsembleK2Classifier",
     "ensemblekit.classifiers.bagging.BaggedTreeClassifier",
+    "ensemblekit.classifiers.c45.C45Tree",
     "ensemblekit.classifiers.cart.CartEntropyTree",
+    "ensemblekit.classifiers.ibk.IBk",
     "ensemblekit.clustering.baselines.DIANA",
     "ensemblekit.clustering.baselines.GaussianMixtureBIC",
     "ensemblekit.clustering.baselines.PAM",
@@ -63,8 +65,9 @@ CASES = [
     ("k2", {"max_parents": "3"}),
     ("iebn", {"n_estimators": "3"}), ("iebn", {"n_estimators": "3", "bootstrap": "true"}),
     ("bagged-k2", {"n_estimators": "3"}), ("bagged-k2", {"n_estimators": "3", "bootstrap": "false"}),
-    ("c45", {}), ("bagging", {"n_estimators": "3"}),
+    ("knn", {}), ("c45", {}), ("cart-entropy", {}), ("bagging", {"n_estimators": "3"}),
     ("bagging", {"n_estimators": "3", "voting": "hard"}),
+    ("bagging", {"n_estimators": "3", "tree": "cart-entropy"}),
     ("kmeans", {}), ("kmeans", {"scale": "minmax"}),
     ("iekm", {}), ("iekm", {"resample": "once", "bootstrap_features": "true", "scale": "zscore"}),
     ("cspa", {}), ("cspa", {"partitioner": "spectral"}), ("hgpa", {}), ("mcla", {}),
@@ -75,12 +78,14 @@ CASES = [
     ("gmm", {"select_k": "true"}),
     ("rf-cluster", {"n_estimators": "20"}),
     ("lazy-bagging", {}), ("lazy-bagging", {"voting": "soft"}),
+    ("lazy-bagging", {"tree": "cart-entropy"}), ("lazy-stacking", {"tree": "cart-entropy"}),
     ("lazy-stacking", {}), ("lazy-stacking", {"base_estimators": "tree"}),
     ("lazy-stacking", {"base_estimators": "knn"}), ("lazy-stacking", {"base_estimators": "nb"}),
     ("lazy-stacking", {"combiner": "stacking"}),
     *((name, _SMALL_ISLE) for name in ("rule-lasso", "tree-lasso", "rule-pls", "tree-pls",
                                        "oob-weighted", "oob-weighted-top", "rule-kernel",
-                                       "tree-kernel", "random-forest")),
+                                       "tree-kernel", "isle-average")),
+    ("random-forest", {"n_estimators": "20"}),
     ("rule-lasso", {**_SMALL_ISLE, "linear_terms": "true"}),
     ("tree-pls", {**_SMALL_ISLE, "linear_terms": "true", "tree_size": "random"}),
     ("isca", {"n_stages": "5"}), ("isca", {"n_stages": "5", "linkage": "single"}),
@@ -185,6 +190,13 @@ def test_an_unfitted_estimator_is_a_template_but_a_partly_fitted_one_is_refused(
 
 
 # --------------------------------------------------------------------------- corruptions refused
+def _bad_code(X):
+    """``X`` with code 99 in its first nominal column (labor's cost-of-living-adjustment)."""
+    X = X.copy()
+    X[0, 4] = 99.0
+    return X
+
+
 def _set(path: str, value):
     """A corruption that sets the attribute (or list item) at ``path`` of the estimator."""
 
@@ -197,6 +209,15 @@ def _set(path: str, value):
             obj[int(last[1:-1])] = value(obj[int(last[1:-1])]) if callable(value) else value
         else:  # object.__setattr__ also sets a frozen dataclass's field, as skops does
             object.__setattr__(obj, last, value(getattr(obj, last)) if callable(value) else value)
+
+    return corrupt
+
+
+def _drop(name: str):
+    """A corruption that deletes the estimator's attribute ``name`` (an older model's state)."""
+
+    def corrupt(est):
+        delattr(est, name)
 
     return corrupt
 
@@ -237,10 +258,19 @@ CORRUPTIONS = [
      _set("bagging_.estimators_features_[1]", lambda f: f[::-1].copy()), "estimators_features_"),
     ("bagged-k2", {"n_estimators": "3"}, _set("bagging_._max_samples", 10**12), "_max_samples"),
     ("bagged-k2", {"n_estimators": "3"}, _set("bagging_.n_jobs", 10**6), "bagging_.n_jobs"),
-    ("c45", {}, _set("classes_", np.array([0, 1, 2])), "classes_"),
-    ("c45", {}, _set("n_features_in_", 3), "tree_"),
+    ("cart-entropy", {}, _set("classes_", np.array([0, 1, 2])), "classes_"),
+    ("cart-entropy", {}, _set("n_features_in_", 3), "tree_"),
     ("bagging", {"n_estimators": "3"}, _set("classes_", np.array([0, 1, 2])), "classes_"),
     ("bagging", {"n_estimators": "3"}, _set("voting", "all"), "voting"),
+    ("bagging", {"n_estimators": "3"}, _set("tree", "j48"), "tree"),
+    ("bagging", {"n_estimators": "3"}, _drop("tree"), "written by ensemblekit 0.1"),
+    ("lazy-bagging", {}, _drop("tree"), "written by ensemblekit 0.1"),
+    ("bagging", {"n_estimators": "3"}, _set("modes_", lambda m: m + 50), "modes_"),
+    ("bagging", {"n_estimators": "3"}, _set("estimators_[1].unpruned", False), "estimators_[1]"),
+    ("bagging", {"n_estimators": "3", "tree": "cart-entropy"},
+     _set("n_categories_", lambda r: r * 10**6), "estimators_[0]"),
+    ("bagging", {"n_estimators": "3", "tree": "cart-entropy"},
+     _set("numeric_features_", lambda f: f[:-1].copy()), "numeric_features_"),
     ("kmeans", {}, _set("scaled_centers_", lambda c: c[:, :-1].copy()), "scaled_centers_"),
     ("kmeans", {}, _set("scaled_centers_", lambda c: np.vstack([c, c[:1]])), "scaled_centers_"),
     ("kmeans", {}, _set("labels_", lambda lab: _shifted(lab, 10**9)), "labels_"),
@@ -264,6 +294,12 @@ CORRUPTIONS = [
     ("lazy-bagging", {}, _set("k_", 10**6), "k_"),
     ("lazy-bagging", {}, _set("X_tree_", lambda x: x[:, :-1].copy()), "X_tree_"),
     ("lazy-bagging", {}, _set("_tree_nan_free", True), "_tree_nan_free"),
+    ("lazy-bagging", {}, _set("tree", "j48"), "tree"),
+    ("lazy-bagging", {}, _set("max_depth", 3), "max_depth"),
+    ("lazy-bagging", {}, _set("X_tree_", lambda x: x.astype(np.float32)), "X_tree_"),
+    ("lazy-bagging", {}, _set("X_tree_", _bad_code), "X_tree_ column"),
+    ("lazy-bagging", {"tree": "cart-entropy"}, _set("X_tree_", lambda x: x.astype(np.float64)),
+     "X_tree_"),
     ("lazy-bagging", {}, _set("n_estimators", 10**9), "n_estimators"),
     ("lazy-bagging", {}, _set("n_jobs", 10**5), "n_jobs"),
     ("lazy-bagging", {}, _set("min_samples_leaf", 0), "min_samples_leaf"),
@@ -289,12 +325,12 @@ CORRUPTIONS = [
     ("rule-kernel", _SMALL_ISLE, _set("train_target_", lambda t: t[:-1].copy()), "train_basis_"),
     ("tree-kernel", _SMALL_ISLE, _set("bandwidth_", 0.0), "bandwidth_"),
     ("oob-weighted", _SMALL_ISLE, _set("bandwidth_", None), "bandwidth_"),
-    ("random-forest", _SMALL_ISLE, _set("trees_[0].n_features_in_", 3), "trees_[0]"),
+    ("random-forest", {"n_estimators": "20"}, _set("trees_[0].n_features_in_", 3), "trees_[0]"),
     ("isca", {"n_stages": "5"}, _set("linkage_matrix_", lambda z: z[::-1].copy()), "linkage_matrix_"),
     ("isca", {"n_stages": "5"}, _set("labels_", lambda lab: lab + 3), "labels_"),
     ("isca", {"n_stages": "5"}, _set("n_rules_", 10**6), "n_rules_"),
     ("isca", {"n_stages": "5"}, _set("rule_stages_", lambda s: s + 5), "rule_stages_"),
-    ("isca", {"n_stages": "5"}, _set("similarity_", lambda s: s[:, :-1].copy()), "similarity_"),
+    ("isca", {"n_stages": "5"}, _set("rule_matrix_", lambda s: s[:, :-1].copy()), "rule_matrix_"),
 ]
 
 

@@ -39,6 +39,8 @@ _PUBLIC = {
     "GaussianMixtureBIC": "ensemblekit.clustering.baselines",
     "RandomForestClustering": "ensemblekit.clustering.baselines",
     "CartEntropyTree": "ensemblekit.classifiers.cart",
+    "C45Tree": "ensemblekit.classifiers.c45",
+    "IBk": "ensemblekit.classifiers.ibk",
     "BaggedTreeClassifier": "ensemblekit.classifiers.bagging",
     "LazyBaggingClassifier": "ensemblekit.lazy.lazy_bagging",
     "LazyStackingClassifier": "ensemblekit.lazy.lazy_stacking",

@@ -394,7 +394,8 @@ def _metadata(algorithm: str, spec, params: dict, seed: int, ds, X, y, **extra) 
         train["class_counts"] = [int(c) for c in counts]
     elif spec.task == registry.REGRESSION:
         train["target_mean"] = float(np.mean(y))
-    return {"algorithm": algorithm, "task": spec.task, "params": params, "seed": seed,
+    # the entry's own name: a model fitted as "j48" is a c45 model
+    return {"algorithm": spec.name, "task": spec.task, "params": params, "seed": seed,
             "schema": ds.schema.to_dict(), "training_data": train, **extra}
 
 
@@ -555,7 +556,9 @@ def describe_model(model, top: int = 15) -> dict:
         the fitted estimator; and by kind: ``centers`` and training ``sizes``
         (prototypes), ``nodes`` (network: name, values, parents, CPT shape),
         ``bag_sizes`` and ``arcs`` (bagged networks: distinct rows per bag, arcs per
-        network), ``sizes``, ``rules`` and ``n_rules`` (rule clusters).
+        network), ``sizes``, ``rules`` and ``n_rules`` (rule clusters); ``category_names``
+        (trees: the values of each nominal attribute, None for a numeric one, with which a
+        C4.5 tree prints itself as Weka's J48 does).
     """
     import numpy as np
 
@@ -576,6 +579,9 @@ def describe_model(model, top: int = 15) -> dict:
         out["centers"] = centers
         out["sizes"] = (np.bincount(labels, minlength=len(centers)) if labels is not None
                         else np.zeros(len(centers), dtype=int))
+    elif spec.model_summary == "tree":
+        out["category_names"] = [list(a.values) if a.kind != "numeric" else None
+                                 for a in schema.features]
     elif spec.model_summary == "network":
         out["nodes"] = est.network(names, out["class_name"])
     elif spec.model_summary == "bagged-networks":
@@ -614,7 +620,8 @@ def predict(model, data, *, proba: bool = False, input_format: str | None = None
     """Predict every row of a data set with a fitted model (``ensemblekit predict``).
 
     The rows of a file are read, predicted and gathered chunk by chunk (see
-    :func:`predict_chunks`); the result is the same for any chunk size.
+    :func:`predict_chunks`); the result is the same for any chunk size, and
+    equals one prediction call on all the rows in file order.
 
     Parameters
     ----------
@@ -631,8 +638,9 @@ def predict(model, data, *, proba: bool = False, input_format: str | None = None
         the output does not depend on it. Not with ``scheduler``.
     progress : callable, optional
         See :data:`Progress`; rows go to the model in chunks of
-        :data:`PREDICT_CHUNK`, and every estimator here predicts each row
-        independently, so chunks change nothing.
+        :data:`PREDICT_CHUNK`. The result is the same for any chunk size: a
+        model whose predictions depend on earlier rows (knn's ranges, which
+        each test row widens, as Weka's IBk) gets them across chunks.
     chunk_rows : int, optional
         Rows read from a file at a time (default
         :data:`ensemblekit.streaming.CHUNK_ROWS`).
@@ -681,7 +689,9 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     few chunks are under way at a time (the next chunks are read while the
     workers predict), and each chunk is yielded once all its tasks are back,
     in file order. A task computes exactly what a serial run computes for
-    those rows, on one core, so the output is identical byte for byte.
+    those rows, on one core, so the output is identical byte for byte: a
+    model whose predictions depend on the rows before (knn's widening ranges)
+    gets, with each task, what those rows changed.
 
     Parameters
     ----------
@@ -748,7 +758,7 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
 
         outputs = _predict_on_cluster(connect(scheduler), pipeline, chunks, proba, progress, source)
     else:
-        outputs = ((ds, _predict_chunk(pipeline, ds, proba, progress, source)) for ds in chunks)
+        outputs = _predict_in_order(pipeline, chunks, proba, progress, source)
 
     for _chunk, parts in outputs:
         codes = np.concatenate([c for c, _ in parts])
@@ -779,17 +789,73 @@ def _predict_rows(pipeline, X, proba: bool):
     return np.asarray(pipeline.predict(X)), None
 
 
-def _predict_rows_on_one_core(pipeline, X, proba: bool, pin):
+def _predict_rows_on_one_core(pipeline, X, proba: bool, pin, before=None):
     """:func:`_predict_rows` in a Dask worker, on one core (``pin``, an
     :class:`ensemblekit.experiment.runner.OneCore`): the model's own joblib calls
-    stay sequential in the worker."""
+    stay sequential in the worker. ``before``: the :func:`_extremes` of the rows before
+    ``X``, which the pipeline is widened by first (None: nothing to widen)."""
+    if before is not None:
+        pipeline = _with_final(pipeline, pipeline[-1].widened(before))
     with pin.pinned():
         return _predict_rows(pipeline, X, proba)
 
 
-def _predict_chunk(pipeline, ds, proba: bool, progress, source) -> list:
+def _advanced(pipeline, X):
+    """The pipeline as it stands after predicting the rows ``X`` (the same object if nothing changed).
+
+    Every estimator here predicts a row from the fitted model alone, except one whose
+    prediction also depends on the rows before it in the same call: knn's IBk, whose
+    numeric ranges each row widens (``range_update="cumulative"``, as Weka). Such a final
+    estimator has a ``widened(Xt)`` method (``Xt``: the rows after the pipeline's
+    preprocessing) that returns a copy carrying that state over, so rows given in later
+    calls are predicted as one call on all the rows would predict them; this is the
+    pipeline with that copy as its final step. ``widened`` may depend on the rows only
+    through each column's smallest and largest known value (see :func:`_extremes`).
+    """
+    final = pipeline[-1]
+    if not hasattr(final, "widened") or X.shape[0] == 0:
+        return pipeline
+    return _with_final(pipeline, final.widened(pipeline[:-1].transform(X)))
+
+
+def _with_final(pipeline, estimator):
+    """``pipeline`` with ``estimator`` as its final step (a shallow copy; itself if unchanged)."""
+    import copy
+
+    if estimator is pipeline[-1]:
+        return pipeline
+    out = copy.copy(pipeline)
+    out.steps = [*pipeline.steps[:-1], (pipeline.steps[-1][0], estimator)]
+    return out
+
+
+def _extremes(pipeline, X, before=None):
+    """Two rows: the smallest and the largest known value of each column of the prepared rows
+    ``X`` and of the rows ``before`` (the same two rows of earlier rows, or None).
+
+    They widen the final estimator as all those rows would (:func:`_advanced`), so a Dask
+    task gets two rows instead of every row before it. NaN where a column has no known value.
+    """
+    import numpy as np
+
+    if X.shape[0] == 0:
+        return before
+    Xt = np.asarray(pipeline[:-1].transform(X), dtype=np.float64)
+    rows = Xt if before is None else np.vstack([before, Xt])
+    return np.vstack([np.fmin.reduce(rows, axis=0), np.fmax.reduce(rows, axis=0)])
+
+
+def _predict_in_order(pipeline, chunks, proba: bool, progress, source):
+    """Predict chunks in this process: yield ``(chunk, parts)`` in order (see :func:`_predict_chunk`),
+    each chunk predicted by the pipeline as the chunks before it left it (:func:`_advanced`)."""
+    for ds in chunks:
+        parts, pipeline = _predict_chunk(pipeline, ds, proba, progress, source)
+        yield ds, parts
+
+
+def _predict_chunk(pipeline, ds, proba: bool, progress, source):
     """Predict one chunk in this process, :data:`PREDICT_CHUNK` rows at a time: a list of
-    :func:`_predict_rows` results."""
+    :func:`_predict_rows` results, and the pipeline as those rows left it (:func:`_advanced`)."""
     n = ds.X.shape[0]
     parts = []
     try:
@@ -797,11 +863,12 @@ def _predict_chunk(pipeline, ds, proba: bool, progress, source) -> list:
             for start in range(0, max(n, 1), PREDICT_CHUNK):
                 X = ds.X[start:start + PREDICT_CHUNK]
                 parts.append(_predict_rows(pipeline, X, proba))
+                pipeline = _advanced(pipeline, X)
                 if advance is not None:
                     advance(X.shape[0])
     except ValueError as exc:
         raise UsageError(f"{source}: the model cannot predict {ds.source}: {exc}") from None
-    return parts
+    return parts, pipeline
 
 
 #: Chunks whose tasks may be under way on a Dask cluster at a time, at most (at least two
@@ -814,9 +881,12 @@ def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source)
     :func:`_predict_chunk` would, and close the client at the end.
 
     The model is scattered once to every worker; each :data:`PREDICT_CHUNK` rows of a chunk
-    are one task. Chunks are read ahead while the workers predict: at least two, and up to
-    :data:`_CHUNKS_IN_FLIGHT` while fewer than two tasks per worker thread are under way. An
-    error reading a chunk is raised once the chunks before it were yielded.
+    are one task. A model that carries state from row to row (:func:`_advanced`) gets with
+    each task the :func:`_extremes` of every row before it, computed here, so each task
+    predicts what a serial run predicts. Chunks are read ahead while the workers predict: at
+    least two, and up to :data:`_CHUNKS_IN_FLIGHT` while fewer than two tasks per worker
+    thread are under way. An error reading a chunk is raised once the chunks before it were
+    yielded.
     """
     from collections import deque
 
@@ -828,6 +898,7 @@ def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source)
         [model] = client.scatter([pipeline], broadcast=True, hash=False)
         pin = OneCore()
         chunks, tasks, failed, done = iter(chunks), 0, None, False
+        widens, before = hasattr(pipeline[-1], "widened"), None  # extremes of the rows so far
         while True:
             while not done and (len(pending) < 2 or (tasks < 2 * threads
                                                      and len(pending) < _CHUNKS_IN_FLIGHT)):
@@ -839,10 +910,16 @@ def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source)
                 except Exception as exc:  # noqa: BLE001 - raised after the chunks before it
                     failed, done = exc, True
                     break
-                n = ds.X.shape[0]
-                futures = [client.submit(_predict_rows_on_one_core, model,
-                                         ds.X[start:start + PREDICT_CHUNK], proba, pin, pure=False)
-                           for start in range(0, max(n, 1), PREDICT_CHUNK)]
+                n, futures = ds.X.shape[0], []
+                for start in range(0, max(n, 1), PREDICT_CHUNK):
+                    X = ds.X[start:start + PREDICT_CHUNK]
+                    futures.append(client.submit(_predict_rows_on_one_core, model, X, proba, pin,
+                                                 before, pure=False))
+                    if widens:
+                        try:
+                            before = _extremes(pipeline, X, before)
+                        except ValueError:  # the task reports it, as a serial run would
+                            widens = False
                 pending.append((ds, futures))
                 tasks += len(futures)
             if not pending:
@@ -1178,7 +1255,9 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
 
     A classifier is judged by its class probabilities (the predicted class is their first
     arg-max, as Weka's); ``report`` is an :class:`ensemblekit.evaluation` report, or None
-    for a clusterer.
+    for a clusterer. As in Weka's evaluation, every row is predicted, in file order, and
+    the rows with a known class are scored: a model whose predictions depend on the rows
+    before (knn's ranges, which each test row widens) sees the unlabelled rows too.
     """
     import numpy as np
 
@@ -1193,16 +1272,16 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
     truth = ds.y[keep]
     proba = report = None
     if task == registry.CLASSIFICATION:
-        proba = registry.class_probabilities(pipeline, X, len(class_names))
+        proba = registry.class_probabilities(pipeline, ds.X, len(class_names))[keep]
         predicted = np.argmax(proba, axis=1)
         truth = np.asarray(truth, dtype=np.intp)
         report = evaluation.classification_report(truth, proba, prior, class_names)
     elif task == registry.REGRESSION:
         truth = np.asarray(truth, dtype=np.float64)
-        predicted = np.asarray(pipeline.predict(X), dtype=np.float64).ravel()
+        predicted = np.asarray(pipeline.predict(ds.X), dtype=np.float64).ravel()[keep]
         report = evaluation.regression_report(truth, predicted, prior)
     else:
-        predicted = np.asarray(pipeline.predict(X))
+        predicted = np.asarray(pipeline.predict(ds.X))[keep]
     # internal indices judge the clustering in the space the estimator clustered (the
     # pipeline's preprocessing applied), as compare does
     space = (np.asarray(pipeline[:-1].transform(X), dtype=np.float64)
@@ -1350,6 +1429,7 @@ def evaluate_split(algorithm: str, data, *, test=None, split_percentage: float |
     """
     notify = _notifier(notify)
     spec = registry.get(algorithm)
+    algorithm = spec.name  # reported under the entry's own name (an alias names its entry)
     if preserve_order and split_percentage is None:
         raise UsageError("--preserve-order applies to --split-percentage")
     if (test is None) == (split_percentage is None):
@@ -1402,7 +1482,7 @@ def evaluate(algorithm_or_model, data, *, test=None, split_percentage: float | N
     Comparison or ModelEvaluation
     """
     if isinstance(algorithm_or_model, FittedModel) or (
-            algorithm_or_model not in registry.ALGORITHMS and Path(algorithm_or_model).is_file()):
+            not registry.is_registered(algorithm_or_model) and Path(algorithm_or_model).is_file()):
         return evaluate_model(algorithm_or_model, data, **options)
     if test is not None or split_percentage is not None or preserve_order:
         return evaluate_split(algorithm_or_model, data, test=test,
@@ -1622,8 +1702,17 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     worker_count(n_jobs)
     if not 0 < alpha < 1:
         raise UsageError(f"--alpha must lie strictly between 0 and 1, got {alpha}")
-    if len(set(algorithms)) != len(algorithms):
-        raise UsageError("an algorithm is named twice")
+    # results carry the entries' own names: "j48" is reported as c45
+    named: dict[str, str] = {}  # entry -> the name given for it
+    for name in algorithms:
+        entry = registry.canonical_name(name)
+        if entry in named:
+            same = ("" if named[entry] == name
+                    else f" ({named[entry]} and {name} are the same algorithm)")
+            raise UsageError(f"an algorithm is named twice{same}")
+        named[entry] = name
+    if baseline is not None:
+        baseline = registry.canonical_name(baseline)
     files = data_files(data)
     specs = [registry.get(a) for a in algorithms]
     for spec in specs:
@@ -1778,7 +1867,7 @@ def plot_paths(path, metrics: Sequence[str] = (), algorithms: Sequence[str] = ()
     if not chosen:
         from ensemblekit.experiment import DEFAULT_METRICS
 
-        known = [registry.get(a) for a in algorithms if a in registry.ALGORITHMS]
+        known = [registry.get(a) for a in algorithms if registry.is_registered(a)]
         chosen = list(DEFAULT_METRICS[known[0].task]) if known else []
     given = Path(path)
     return [given.with_name(f"{given.stem}-{metric}{given.suffix}") for metric in chosen]

@@ -110,7 +110,11 @@ def _check_format(value: str | None, allowed: tuple[str, ...], option: str) -> N
 def _print(renderables) -> None:
     console = _stdout_console()
     for renderable in renderables:
-        console.print(renderable)
+        if getattr(renderable, "no_wrap", None) is True:
+            # text whose lines must stay whole (a tree as J48 prints it): never folded
+            console.print(renderable, no_wrap=True, overflow="ignore", crop=False)
+        else:
+            console.print(renderable)
 
 
 # --------------------------------------------------------------------------- options
@@ -250,7 +254,8 @@ def fit(
                         input_format=input_format, notify=_note)
         api.save_model(model, output)
     train = model.metadata["training_data"]
-    _note(f"fitted {algo} on {train['name']} ({train['instances']} instances) -> {output}")
+    _note(f"fitted {model.metadata['algorithm']} on {train['name']} ({train['instances']} "
+          f"instances) -> {output}")
 
 
 @app.command()
@@ -484,7 +489,7 @@ def evaluate(
     with _user_errors(), _reading(decimal, missing_values, header):
         _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
-        is_model = algo_or_model not in registry.ALGORITHMS and Path(algo_or_model).is_file()
+        is_model = not registry.is_registered(algo_or_model) and Path(algo_or_model).is_file()
         one_split = test is not None or split_percentage is not None or preserve_order
         if is_model or one_split:
             given = [name for name, v in (("--cv", cv), ("--repeats", repeats), ("--runs", runs),

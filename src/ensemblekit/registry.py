@@ -224,7 +224,7 @@ class AlgorithmSpec:
         declaration when first needed (a sequence of :class:`Param`, in the
         order of ``exposed``). Only an entry whose estimator class is not
         ensemblekit's, and so declares nothing, lists its :class:`Param`\\ s here
-        (``knn``, scikit-learn's ``KNeighborsClassifier``, is the one such entry).
+        (no entry shipped with ensemblekit does; ``knn`` did until it became IBk).
     encode : {"onehot", "codes"}
         How nominal attributes reach the estimator: one-hot indicator columns,
         or their integer codes as they are (with NaN for missing values; the
@@ -257,6 +257,12 @@ class AlgorithmSpec:
     model_summary : str
         How ``ensemblekit show`` describes a fitted model, one of
         :data:`MODEL_SUMMARIES`.
+    aliases : tuple of str
+        Other names of the entry (``j48`` for ``c45``): :func:`get` gives the
+        same entry for them. Commands accept them and report the entry's own
+        name (in model files, result tables and journals: a model fitted as
+        ``j48`` is a ``c45`` model); ``ensemblekit algorithms`` lists the entry
+        once, under its own name, with its aliases.
 
     Raises
     ------
@@ -285,6 +291,7 @@ class AlgorithmSpec:
     needs_targets: bool = False
     predicts_new_rows: bool = True
     model_summary: str = "none"
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.task not in (CLASSIFICATION, CLUSTERING, REGRESSION):
@@ -359,9 +366,9 @@ _K2 = ("max_parents", "init", "scoring", "alpha", "discretize", "n_bins")
 _BN_PREP = ("numeric: discretised on the training data (MDL); missing: training mode after "
             "discretisation (as Weka's BayesNet); nominal: used as they are")
 
-_LAZY_PREP = ("nominal: codes (0/1 mismatch in the distance; one-hot, missing: training mode, "
-              "for the trees); numeric: raw; missing values at the largest distance and routed "
-              "by the trees")
+_LAZY_PREP = ("nominal: codes (0/1 mismatch in the distance; used as they are by c45 trees, "
+              "one-hot with missing: training mode by cart-entropy trees); numeric: raw; missing "
+              "values at the largest distance and handled by the trees")
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
     spec.name: spec
@@ -387,23 +394,18 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             shares_initial_centers=True,
             model_summary="prototypes",
         ),
-        # The one entry that lists its parameters itself: scikit-learn's class declares
-        # none in our vocabulary (issue 20 replaces it with ensemblekit's own IBk).
         AlgorithmSpec(
             name="knn",
             task=CLASSIFICATION,
-            description="k-nearest-neighbour classifier on min-max scaled attributes "
-            "(like Weka IBk)",
-            estimator="sklearn.neighbors:KNeighborsClassifier",
-            params=(
-                Param("n_neighbors", "int", 1, "number of neighbours k (Weka IBk default 1)",
-                      low=1),
-                Param("weights", "choice", "uniform", "vote weighting",
-                      choices=("uniform", "distance")),
-            ),
-            preprocessing="nominal: one-hot; missing: training mean/mode; numeric: min-max "
-            "to [0, 1]",
-            scale="minmax",
+            description="k-nearest-neighbour classifier as Weka's IBk (Euclidean distance on "
+            "min-max ranges, 0/1 nominal mismatch, IBk's missing-value rules, k-th ties vote)",
+            estimator="ensemblekit.classifiers.ibk:IBk",
+            exposed=("n_neighbors", "weights", "range_update"),
+            preprocessing="nominal: codes (0/1 mismatch); numeric: scaled by the training "
+            "minimum and maximum (widened by each test row, as Weka); missing: IBk's "
+            "distances (none imputed)",
+            encode="codes",
+            impute_numeric=False,
             model_summary="stored-instances",
         ),
         AlgorithmSpec(
@@ -457,14 +459,17 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
         AlgorithmSpec(
             name="c45",
             task=CLASSIFICATION,
-            description="unpruned entropy decision tree (scikit-learn binary tree, not "
-            "Quinlan's C4.5)",
-            estimator="ensemblekit.classifiers.cart:CartEntropyTree",
-            exposed=("min_samples_leaf", "max_depth"),
-            preprocessing="nominal: one-hot (missing: training mode); numeric missing values "
-            "kept (the tree routes them)",
+            description="C4.5 release 8 as Weka's J48 (gain ratio, multiway nominal splits, "
+            "fractional missing values, error-based pruning with subtree raising)",
+            estimator="ensemblekit.classifiers.c45:C45Tree",
+            exposed=("confidence_factor", "min_samples_leaf", "unpruned", "subtree_raising",
+                     "collapse_tree"),
+            preprocessing="none: nominal attributes as their values, missing values as "
+            "fractional instances (as J48)",
+            encode="codes",
             impute_numeric=False,
             model_summary="tree",
+            aliases=("j48",),
         ),
         # --- cluster ensembles and clustering baselines (issue 5) go here ---
         # Cluster ensembles (Strehl & Ghosh 2002): E K-means members on random feature
@@ -544,15 +549,16 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
         # --- lazy ensembles and their rivals (issue 6) go here ---
         # Lazy ensembles (Zhu & Yang 2008; Homayouni, Hashemi & Hamzeh): the estimators get
         # nominal codes and NaN, so that their distance sees nominal mismatches and missing
-        # values; their trees one-hot the nominal codes (missing: training mode) as c45 does.
+        # values; their trees (tree=c45 by default: unpruned J48, as the paper) read them as
+        # c45 does, or (tree=cart-entropy) one-hot them as cart-entropy does.
         AlgorithmSpec(
             name="lazy-bagging",
             task=CLASSIFICATION,
-            description="lazy bagging (LB): per test instance, L unpruned trees on bootstrap bags "
-            "enriched with its K nearest neighbours (gain-ratio distance), majority vote "
-            "(Zhu & Yang 2008)",
+            description="lazy bagging (LB): per test instance, L unpruned trees (c45 = J48 -U, "
+            "or cart-entropy) on bootstrap bags enriched with its K nearest neighbours "
+            "(gain-ratio distance), majority vote (Zhu & Yang 2008)",
             estimator="ensemblekit.lazy.lazy_bagging:LazyBaggingClassifier",
-            exposed=("n_estimators", "beta", "n_neighbors", "voting", "min_samples_leaf",
+            exposed=("n_estimators", "beta", "n_neighbors", "voting", "tree", "min_samples_leaf",
                      "max_depth"),
             preprocessing=_LAZY_PREP,
             encode="codes",
@@ -565,7 +571,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "tree/kNN/naive Bayes over them, majority vote (Homayouni, Hashemi & Hamzeh)",
             estimator="ensemblekit.lazy.lazy_stacking:LazyStackingClassifier",
             exposed=("n_estimators", "base_estimators", "combiner", "beta", "n_neighbors",
-                     "knn_neighbors", "meta_rows", "min_samples_leaf", "max_depth"),
+                     "knn_neighbors", "meta_rows", "tree", "min_samples_leaf", "max_depth"),
             preprocessing=_LAZY_PREP,
             encode="codes",
             impute_numeric=False,
@@ -573,12 +579,14 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
         AlgorithmSpec(
             name="bagging",
             task=CLASSIFICATION,
-            description="traditional bagging (TB) of the unpruned c45 tree, probabilities "
-            "averaged as Weka's Bagging",
+            description="traditional bagging (TB) of unpruned trees (c45 = J48 -U, or "
+            "cart-entropy), probabilities averaged as Weka's Bagging",
             estimator="ensemblekit.classifiers.bagging:BaggedTreeClassifier",
-            exposed=("n_estimators", "voting", "min_samples_leaf", "max_depth"),
-            preprocessing="nominal: one-hot (missing: training mode); numeric missing values "
-            "kept (the trees route them)",
+            exposed=("n_estimators", "voting", "tree", "min_samples_leaf", "max_depth"),
+            preprocessing="as the chosen tree's entry: c45 reads nominal codes and missing "
+            "values as they are; cart-entropy one-hots nominal attributes (missing: training "
+            "mode) and routes numeric missing values",
+            encode="codes",
             impute_numeric=False,
         ),
     )
@@ -686,18 +694,38 @@ class UnknownAlgorithmError(KeyError):
         return str(self.args[0])
 
 
+def canonical_name(name: str) -> str:
+    """The entry name behind ``name``: itself, or the entry it is an alias of.
+
+    A name that is neither an entry nor an alias is returned unchanged.
+    """
+    if name in ALGORITHMS:
+        return name
+    for spec in ALGORITHMS.values():
+        if name in spec.aliases:
+            return spec.name
+    return name
+
+
+def is_registered(name: str) -> bool:
+    """Whether ``name`` is a registry entry or an alias of one (imports nothing)."""
+    return canonical_name(name) in ALGORITHMS
+
+
 def get(name: str) -> AlgorithmSpec:
-    """Return the registry entry for ``name``.
+    """Return the registry entry for ``name`` (an entry name or an alias of one).
 
     Raises
     ------
     UnknownAlgorithmError
-        If ``name`` is not registered; the message lists the registered names.
+        If ``name`` is not registered; the message lists the registered names
+        and aliases.
     """
     try:
-        return ALGORITHMS[name]
+        return ALGORITHMS[canonical_name(name)]
     except KeyError:
-        known = ", ".join(sorted(ALGORITHMS))
+        names = set(ALGORITHMS).union(*(spec.aliases for spec in ALGORITHMS.values()))
+        known = ", ".join(sorted(names))
         raise UnknownAlgorithmError(f"unknown algorithm {name!r}; known: {known}") from None
 
 
@@ -761,8 +789,8 @@ def class_probabilities(model, X, n_classes: int):
     """A fitted classifier's class probabilities, one column per declared class.
 
     A classifier that does not take the declared classes (``n_classes``; e.g.
-    scikit-learn's ``knn``) and was trained on data that lacks some declared
-    class has no column for it (its ``classes_`` are the codes it saw); here
+    the scikit-learn ``knn`` of an older model file) and was trained on data that
+    lacks some declared class has no column for it (its ``classes_`` are the codes it saw); here
     that class gets probability 0, so column ``k`` is always class code ``k``.
 
     Parameters

@@ -762,13 +762,15 @@ def algorithm_summary(spec) -> dict:
     Returns
     -------
     dict
-        ``name``, ``task``, ``description``, ``preprocessing`` and ``parameters``:
+        ``name``, ``aliases`` (other names of the entry), ``task``,
+        ``description``, ``preprocessing`` and ``parameters``:
         one dict per ``--set`` parameter, in display order, with ``name``,
         ``type`` (e.g. ``"int or float"``), ``default``, ``values`` (the allowed
         values in words, as ``--set`` error messages give them) and ``help``.
     """
     return {
         "name": spec.name,
+        "aliases": list(spec.aliases),
         "task": spec.task,
         "description": spec.description,
         "parameters": [
@@ -803,7 +805,10 @@ def algorithms_table(summary: list[dict]):
                            for p in s["parameters"])
         description = safe_text(s["description"])
         description.append("\n" + printable(s["preprocessing"]), style="dim")
-        table.add_row(safe_text(s["name"]), safe_text(s["task"]), Text(params), description)
+        name = safe_text(s["name"])
+        if s.get("aliases"):
+            name.append("\nalias: " + ", ".join(printable(a) for a in s["aliases"]), style="dim")
+        table.add_row(name, safe_text(s["task"]), Text(params), description)
     return table
 
 
@@ -824,7 +829,10 @@ def algorithm_params_table(entry: dict):
     """
     from rich.table import Table
 
-    title = safe_text(f"{entry['name']} ({entry['task']}): {entry['description']}", style="table.title")
+    aliases = entry.get("aliases") or ()
+    alias = f" (alias: {', '.join(aliases)})" if aliases else ""
+    title = safe_text(f"{entry['name']} ({entry['task']}): {entry['description']}{alias}",
+                      style="table.title")
     table = Table(title=title, title_justify="left", caption=safe_text(entry["preprocessing"]),
                   caption_justify="left")
     for col in ("parameter", "type", "default", "range", "help"):
@@ -1061,6 +1069,40 @@ def cross_validation_renderables(result) -> list:
     return out
 
 
+def c45_tree_text(tree, names, class_values, category_names):
+    """A fitted C4.5 tree as Weka's ``J48 -t`` prints it: heading, tree, leaves and size.
+
+    Parameters
+    ----------
+    tree : ensemblekit.classifiers.c45.C45Tree
+    names : list of str
+        Attribute names, one per column the tree reads.
+    class_values : list of str
+        The class values, in code order.
+    category_names : list of (list of str or None)
+        Each attribute's values (None for a numeric attribute).
+
+    Returns
+    -------
+    rich.text.Text
+        Never wrapped; names and values made printable (see :func:`printable`).
+        Weka separates ``Number of Leaves  :`` and ``Size of the tree :`` from their
+        numbers by a tab; here a space.
+    """
+    from rich.text import Text
+
+    text = tree.export_text(
+        feature_names=[printable(n) for n in names],
+        class_names=[printable(c) for c in class_values],
+        category_names=[None if v is None else [printable(x) for x in v] for v in category_names])
+    title = "J48 unpruned tree" if tree.unpruned else "J48 pruned tree"
+    # J48 starts every branch line on a new line: a blank line under the dashes, except
+    # for a tree that is one leaf (": class (n)" right under them)
+    body = text if tree.tree_size_ == 1 else "\n" + text
+    return Text(f"{title}\n------------------\n{body}\n\nNumber of Leaves  : {tree.n_leaves_}\n\n"
+                f"Size of the tree : {tree.tree_size_}", no_wrap=True, overflow="ignore")
+
+
 def model_description(description: dict) -> list:
     """Rich renderables describing a saved model: its metadata, then what it learned.
 
@@ -1074,7 +1116,8 @@ def model_description(description: dict) -> list:
     -------
     list
         A metadata grid, then by kind: prototypes ("prototypes"), the tree as text
-        ("tree"), the parents of each node ("network"), the bags ("bagged-networks"),
+        ("tree": a C4.5 tree as Weka's J48 prints it), the parents of each node
+        ("network"), the bags ("bagged-networks"),
         cluster sizes and rules ("rule-clusters"), the top rules or trees and the
         variable importances ("rule-ensemble"), the number of stored instances
         ("stored-instances"), or nothing more ("none").
@@ -1103,6 +1146,9 @@ def model_description(description: dict) -> list:
         centers = description["centers"]
         out.append(prototypes_table(centers, names, description["sizes"],
                                     f"{len(centers)} prototypes (training sizes)"))
+    elif kind == "tree" and hasattr(estimator, "export_text"):
+        out.append(c45_tree_text(estimator, names, description["class_values"],
+                                 description["category_names"]))
     elif kind == "tree":
         from sklearn.tree import export_text
 

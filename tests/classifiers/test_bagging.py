@@ -1,10 +1,11 @@
 """Tests of ``bagging`` (TB), classifiers/bagging.py.
 
-(1) a tree grown from bootstrap counts as sample weights is the ``c45`` tree grown
-on the bag written out row by row; (2) the ensemble's probabilities are the mean
+(1) a tree grown from bootstrap counts as sample weights is the ``cart-entropy`` tree
+grown on the bag written out row by row; (2) the ensemble's probabilities are the mean
 of its trees' (soft) or their vote shares (hard), each tree on its own bag;
 (3) a seed reproduces the model; (4) scikit-learn's estimator checks;
-(5) bad parameters.
+(5) bad parameters. The ``c45`` base tree (the default) is tested in
+test_bagging_c45_wiring.py; here ``tree="cart-entropy"``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ensemblekit.data import load_dataset
 from support import data_path
 
 
-@parametrize_with_checks([BaggedTreeClassifier(n_estimators=3, random_state=0)])
+@parametrize_with_checks([BaggedTreeClassifier(n_estimators=3, tree="cart-entropy", random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -52,7 +53,7 @@ def _full_proba(tree_classes, ref):
 
 
 @pytest.mark.parametrize("min_samples_leaf", [1, 2, 3])
-def test_weighted_tree_is_the_c45_tree_on_the_written_out_bag(min_samples_leaf):
+def test_weighted_tree_is_the_cart_tree_on_the_written_out_bag(min_samples_leaf):
     rng = np.random.default_rng(min_samples_leaf)
     for _trial in range(60):
         X, y, counts = _random_bag(rng)
@@ -108,7 +109,7 @@ def iris():
 @pytest.mark.parametrize("voting", ["soft", "hard"])
 def test_proba_combines_the_members(iris, voting):
     X, y = iris
-    clf = BaggedTreeClassifier(n_estimators=7, voting=voting, random_state=2).fit(X, y)
+    clf = BaggedTreeClassifier(n_estimators=7, voting=voting, tree="cart-entropy", random_state=2).fit(X, y)
     assert len(clf.estimators_) == 7
     np.testing.assert_array_equal(clf.bag_counts_.sum(axis=1), len(y))
     X32 = X.astype(np.float32)
@@ -122,9 +123,9 @@ def test_proba_combines_the_members(iris, voting):
     assert (clf.predict(X) == y).mean() > 0.95
 
 
-def test_each_member_is_c45_on_its_bag(iris):
+def test_each_member_is_cart_on_its_bag(iris):
     X, y = iris
-    clf = BaggedTreeClassifier(n_estimators=4, random_state=5).fit(X, y)
+    clf = BaggedTreeClassifier(n_estimators=4, tree="cart-entropy", random_state=5).fit(X, y)
     X32 = X.astype(np.float32)
     for tree, counts in zip(clf.estimators_, clf.bag_counts_):
         rows = np.repeat(np.arange(len(y)), counts.astype(int))
@@ -134,31 +135,34 @@ def test_each_member_is_c45_on_its_bag(iris):
 
 def test_same_seed_same_model_other_seed_other_bags(iris):
     X, y = iris
-    a = BaggedTreeClassifier(random_state=1).fit(X, y)
-    b = BaggedTreeClassifier(random_state=1).fit(X, y)
-    c = BaggedTreeClassifier(random_state=2).fit(X, y)
+    a = BaggedTreeClassifier(tree="cart-entropy", random_state=1).fit(X, y)
+    b = BaggedTreeClassifier(tree="cart-entropy", random_state=1).fit(X, y)
+    c = BaggedTreeClassifier(tree="cart-entropy", random_state=2).fit(X, y)
     np.testing.assert_array_equal(a.bag_counts_, b.bag_counts_)
     assert a.predict_proba(X).tobytes() == b.predict_proba(X).tobytes()
     assert not np.array_equal(a.bag_counts_, c.bag_counts_)
 
 
-def test_registry_entry_is_c45s_preprocessing_with_bagging():
+def test_registry_entry_with_cart_trees_sees_cart_entropys_matrix():
     ds = load_dataset(data_path("labor.arff"))  # nominal and numeric, missing values
-    model = registry.make_estimator("bagging", ds.schema, {"n_estimators": 5}, 3)
-    c45 = registry.make_estimator("c45", ds.schema, None, 3)
+    model = registry.make_estimator("bagging", ds.schema, {"n_estimators": 5,
+                                                           "tree": "cart-entropy"}, 3)
+    cart = registry.make_estimator("cart-entropy", ds.schema, None, 3)
     keep = ds.y >= 0
     model.fit(ds.X[keep], ds.y[keep])
-    c45.fit(ds.X[keep], ds.y[keep])
-    # the trees see exactly the matrix c45 sees
-    np.testing.assert_array_equal(model["prep"].transform(ds.X), c45["prep"].transform(ds.X))
-    # ... and the model is the bagging estimator with the given size and the unit's seed
+    cart.fit(ds.X[keep], ds.y[keep])
     bagger = model["model"]
+    # the trees see exactly the matrix cart-entropy sees (its one-hot preprocessing)
+    np.testing.assert_array_equal(bagger._tree_matrix(ds.X),
+                                  cart["prep"].transform(ds.X).astype(np.float32))
+    # ... and the model is the bagging estimator with the given size and the unit's seed,
+    # the same model as before the tree became a choice (bagging of one-hot columns)
     assert isinstance(bagger, BaggedTreeClassifier)
     assert (bagger.n_estimators, bagger.random_state) == (5, 3)
-    direct = BaggedTreeClassifier(n_estimators=5, random_state=3).fit(
-        c45["prep"].transform(ds.X[keep]), ds.y[keep])
+    direct = BaggedTreeClassifier(n_estimators=5, tree="cart-entropy", random_state=3).fit(
+        cart["prep"].transform(ds.X[keep]), ds.y[keep])
     np.testing.assert_array_equal(model.predict_proba(ds.X),
-                                  direct.predict_proba(c45["prep"].transform(ds.X)))
+                                  direct.predict_proba(cart["prep"].transform(ds.X)))
 
 
 @pytest.mark.parametrize(
@@ -173,6 +177,8 @@ def test_registry_entry_is_c45s_preprocessing_with_bagging():
          "'min_samples_leaf' parameter of BaggedTreeClassifier must be int >= 1;"),
         ({"max_depth": 0},
          "'max_depth' parameter of BaggedTreeClassifier must be int >= 1, or none;"),
+        ({"tree": "j48"}, r"'tree' parameter of BaggedTreeClassifier must be c45\|cart-entropy;"),
+        ({"max_depth": 3}, "max_depth=3 applies to tree='cart-entropy'; the c45 tree"),
     ],
 )
 def test_bad_parameters_fail_at_fit(params, message):

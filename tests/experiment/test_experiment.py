@@ -73,7 +73,7 @@ def test_subsample_is_seeded_sorted_and_per_data_set(iris, wine):
 
 def test_cv_plan_shares_folds_and_seeds_across_algorithms(iris):
     cands = [Candidate("knn", {"n_neighbors": 1, "weights": "uniform"}, "knn"),
-             Candidate("c45", {"min_samples_leaf": 2, "max_depth": None}, "c45")]
+             Candidate("cart-entropy", {"min_samples_leaf": 2, "max_depth": None}, "cart-entropy")]
     work = experiment.plan([iris], cands, Protocol("cv", folds=5, repeats=2, seed=7))
     assert len(work.units) == 2 * 5 * 2
     for a, b in zip(work.units[0::2], work.units[1::2]):
@@ -103,17 +103,17 @@ def test_runs_share_the_initial_centres_of_kmeans_and_iekm(iris):
                                       kb.named_steps["model"].init_centers_)
 
 
-def _knn_c45_run(iris, **kwargs):
+def _knn_tree_run(iris, **kwargs):
     cands = [Candidate("knn", {"n_neighbors": 3, "weights": "uniform"}, "knn"),
-             Candidate("c45", {"min_samples_leaf": 2, "max_depth": None}, "c45")]
+             Candidate("cart-entropy", {"min_samples_leaf": 2, "max_depth": None}, "cart-entropy")]
     protocol = Protocol("cv", folds=3, repeats=2, seed=5)
     work = experiment.plan([iris], cands, protocol)
     return experiment.run([iris], work, protocol, ["accuracy"], **kwargs)
 
 
 def test_parallel_run_equals_serial_run(iris):
-    serial = _knn_c45_run(iris)
-    parallel = _knn_c45_run(iris, n_jobs=2)
+    serial = _knn_tree_run(iris)
+    parallel = _knn_tree_run(iris, n_jobs=2)
     strip = lambda scores: [(s.dataset, s.algorithm, s.repeat, s.fold, s.value) for s in scores]  # noqa: E731
     assert strip(parallel.scores) == strip(serial.scores)
     assert len(serial.scores) == 12 and not serial.failures
@@ -121,26 +121,26 @@ def test_parallel_run_equals_serial_run(iris):
 
 def test_journal_resumes_and_drops_a_half_written_line(iris, tmp_path):
     journal = tmp_path / "j.jsonl"
-    first = _knn_c45_run(iris, resume=journal)
+    first = _knn_tree_run(iris, resume=journal)
     assert first.computed == 12
     lines = journal.read_text().splitlines()
     assert len(lines) == 13 and json.loads(lines[0])["ensemblekit_journal"] == 1
     # simulate a kill: keep the header, 4 units and half of the fifth
     journal.write_text("\n".join(lines[:5]) + "\n" + lines[5][: len(lines[5]) // 2])
-    second = _knn_c45_run(iris, resume=journal)
+    second = _knn_tree_run(iris, resume=journal)
     assert second.computed == 8
     strip = lambda scores: [(s.algorithm, s.repeat, s.fold, s.value) for s in scores]  # noqa: E731
     assert strip(second.scores) == strip(first.scores)
     records = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
     keys = [(r["algorithm"], r["repeat"], r["fold"]) for r in records]
     assert len(keys) == len(set(keys)) == 12
-    assert _knn_c45_run(iris, resume=journal).computed == 0
+    assert _knn_tree_run(iris, resume=journal).computed == 0
 
 
 def test_parallel_journaled_run_records_every_unit_once_and_equals_the_serial_run(iris, tmp_path):
     journal = tmp_path / "j.jsonl"
-    serial = _knn_c45_run(iris)
-    parallel = _knn_c45_run(iris, n_jobs=2, resume=journal)
+    serial = _knn_tree_run(iris)
+    parallel = _knn_tree_run(iris, n_jobs=2, resume=journal)
     strip = lambda scores: [(s.dataset, s.algorithm, s.repeat, s.fold, s.value) for s in scores]  # noqa: E731
     assert strip(parallel.scores) == strip(serial.scores)
     records = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
@@ -169,7 +169,7 @@ def test_timed_batches_group_cheap_units_of_one_data_set_and_send_unknown_ones_a
 
 def test_journal_of_another_comparison_is_refused(iris, wine, tmp_path):
     journal = tmp_path / "j.jsonl"
-    _knn_c45_run(iris, resume=journal)
+    _knn_tree_run(iris, resume=journal)
     cands = [Candidate("knn", {"n_neighbors": 3, "weights": "uniform"}, "knn")]
     protocol = Protocol("cv", folds=3, repeats=2, seed=6)
     with pytest.raises(ProtocolError, match="different comparison"):
@@ -178,14 +178,15 @@ def test_journal_of_another_comparison_is_refused(iris, wine, tmp_path):
 
 
 def test_a_failing_unit_is_recorded_and_the_rest_completes(iris):
-    cands = [Candidate("knn", {"n_neighbors": 120, "weights": "uniform"}, "knn"),
-             Candidate("c45", {"min_samples_leaf": 2, "max_depth": None}, "c45")]
+    cands = [Candidate("lazy-bagging", {"n_neighbors": 120}, "lazy-bagging"),
+             Candidate("cart-entropy", {"min_samples_leaf": 2, "max_depth": None}, "cart-entropy")]
     protocol = Protocol("cv", folds=2, repeats=1, seed=1)
     result = experiment.run([iris], experiment.plan([iris], cands, protocol), protocol, ["accuracy"])
-    # 75 training rows per fold: 120 neighbours cannot be found
+    # 75 training rows per fold: lazy-bagging cannot find 120 neighbours (knn, as Weka's
+    # IBk, would use them all)
     assert len(result.failures) == 2 and all(f.bad_input for f in result.failures)
     assert "n_neighbors" in result.failures[0].error
-    assert [s.algorithm for s in result.scores] == ["c45", "c45"]
+    assert [s.algorithm for s in result.scores] == ["cart-entropy", "cart-entropy"]
 
 
 def test_analyse_marks_and_friedman_on_hand_made_scores(iris, wine):
@@ -363,20 +364,20 @@ def test_parallel_batches_of_several_units_equal_serial(iris):
 
 def test_damaged_journal_record_is_refused(iris, tmp_path):
     journal = tmp_path / "j.jsonl"
-    _knn_c45_run(iris, resume=journal)
+    _knn_tree_run(iris, resume=journal)
     lines = journal.read_text().splitlines()
     record = json.loads(lines[3])
     record["scores"] = {}
     lines[3] = json.dumps(record)
     journal.write_text("\n".join(lines) + "\n")
     with pytest.raises(ProtocolError, match="line 4: damaged journal record"):
-        _knn_c45_run(iris, resume=journal)
+        _knn_tree_run(iris, resume=journal)
 
 
 def test_header_cut_short_starts_afresh(iris, tmp_path):
     journal = tmp_path / "j.jsonl"
     journal.write_text('{"ensemblekit_jour')
-    assert _knn_c45_run(iris, resume=journal).computed == 12
+    assert _knn_tree_run(iris, resume=journal).computed == 12
 
 
 def test_one_core_limits_openmp_loaded_after_it_starts():

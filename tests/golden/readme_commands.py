@@ -11,7 +11,9 @@ commands see the model files earlier ones wrote.
 layer was split out of the command line (issue 17), and must not be regenerated to make
 a failing test pass: a change of output is a change of behaviour. They are regenerated
 only for a change made on purpose, and the commit says which files changed and why
-(issue 18: ``evaluate`` prints Weka's report; ``algorithms`` points to per-algorithm help).
+(issue 18: ``evaluate`` prints Weka's report; ``algorithms`` points to per-algorithm help;
+issue 20: ``c45`` is Weka's J48 and ``knn`` Weka's IBk; issue 21: ``random-forest`` is
+Breiman's forest).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 (1) the bags: N - K draws from all rows plus K from the neighbours; (2) a row's
 prediction is the paper's procedure done by hand: the K nearest rows under Eq. 2,
-the bags, the c45 tree on every bag written out row by row, the majority vote;
+the bags, the cart-entropy tree on every bag written out row by row, the majority vote
+(the c45 trees, the default, in test_lazy_c45_wiring.py);
 (3) same seed -> identical results, serial or parallel, whatever the chunking, the
 order or the company of a row; (4) K from beta or n_neighbors; the registry entry;
 (5) scikit-learn's estimator checks; (6) bad parameters and input.
@@ -74,7 +75,7 @@ def test_lazy_bag_counts_without_neighbours_is_a_bootstrap():
 # (2) the procedure by hand
 # --------------------------------------------------------------------------
 def _by_hand(clf, X_train, y_train, x, voting):
-    """LB for one row from public pieces: neighbours, bags, c45 on repeated rows, vote."""
+    """LB for one row from public pieces: neighbours, bags, cart-entropy on repeated rows, vote."""
     _, nn = clf.distance_.kneighbors(x[None, :], clf.k_)
     rng = np.random.default_rng(np.random.SeedSequence([clf.seed_, _row_keys(x[None, :])[0]]))
     L = clf.n_estimators
@@ -104,7 +105,8 @@ def test_prediction_is_the_procedure_done_by_hand(voting):
     rng = np.random.default_rng(0)
     test = rng.choice(len(y), 12, replace=False)
     train = np.setdiff1d(np.arange(len(y)), test)
-    clf = LazyBaggingClassifier(n_estimators=5, voting=voting, random_state=4).fit(X[train], y[train])
+    clf = LazyBaggingClassifier(n_estimators=5, voting=voting, tree="cart-entropy",
+                                random_state=4).fit(X[train], y[train])
     assert clf.k_ == 5  # 138 * 0.01 * log4(138) = 4.9
     proba = clf.predict_proba(X[test])
     for r, row in enumerate(X[test]):
@@ -112,12 +114,12 @@ def test_prediction_is_the_procedure_done_by_hand(voting):
                                    rtol=0, atol=1e-12)
 
 
-def test_trees_see_c45s_matrix(labor):
+def test_cart_trees_see_cart_entropys_matrix(labor):
     ds, X, y, _nominal, _n_cat = labor
-    clf = registry.make_estimator("lazy-bagging", ds.schema, None, 0).fit(X, y)
-    c45 = registry.make_estimator("c45", ds.schema, None, 0).fit(X, y)
+    clf = registry.make_estimator("lazy-bagging", ds.schema, {"tree": "cart-entropy"}, 0).fit(X, y)
+    cart = registry.make_estimator("cart-entropy", ds.schema, None, 0).fit(X, y)
     np.testing.assert_array_equal(clf["model"]._tree_matrix(X),
-                                  c45["prep"].transform(X).astype(np.float32))
+                                  cart["prep"].transform(X).astype(np.float32))
 
 
 # --------------------------------------------------------------------------
@@ -175,7 +177,8 @@ def test_k_equal_n_takes_every_row_as_a_neighbour():
     # With K = N every row is a neighbour: a lazy bag is N draws from all rows,
     # i.e. a bootstrap bag, whatever the test row.
     _, X, y, _, _ = _load("iris")
-    clf = LazyBaggingClassifier(n_estimators=3, n_neighbors=150, random_state=0).fit(X, y)
+    clf = LazyBaggingClassifier(n_estimators=3, n_neighbors=150, tree="cart-entropy",
+                                random_state=0).fit(X, y)
     assert clf.k_ == 150
     _, nn = clf.distance_.kneighbors(X[:1], 150)
     np.testing.assert_array_equal(np.sort(nn[0]), np.arange(150))
@@ -236,9 +239,9 @@ def test_bad_parameters_fail_at_fit(params, message):
 
 def test_bad_nominal_codes():
     X = np.array([[0.0, 1], [1.0, 0], [2.0, 1], [3.0, 0]])
-    with pytest.raises(ValueError, match="non-negative integer codes"):
+    with pytest.raises(ValueError, match="not a code >= 0"):
         LazyBaggingClassifier(nominal_features=[1]).fit(X + [0, 0.5], [0, 0, 1, 1])
-    with pytest.raises(ValueError, match="n_categories gives 1"):
+    with pytest.raises(ValueError, match="not one of its 1 codes"):
         LazyBaggingClassifier(nominal_features=[1], n_categories=[1]).fit(X, [0, 0, 1, 1])
     clf = LazyBaggingClassifier(n_estimators=2, nominal_features=[1], random_state=0)
     clf.fit(X, [0, 0, 1, 1])

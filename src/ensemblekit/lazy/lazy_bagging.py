@@ -7,13 +7,16 @@ and builds ``L`` bags, each holding ``N - K`` instances drawn with
 replacement from the whole training set ``T`` and ``K`` drawn with
 replacement from ``S``. An unpruned tree is grown on every bag, applied to
 ``x``, and the class with the most votes wins (Lazy Stacking paper, Procedure
-*LazyStacking* with one learner type, steps 1-7, and Section 3.2).
+*LazyStacking* with one learner type, steps 1-7, and Section 3.2). The tree
+is the papers' unpruned C4.5 (Weka's ``J48 -U``, ``tree="c45"``) or
+scikit-learn's entropy tree (``tree="cart-entropy"``, the trees of versions
+before 0.2).
 
 Implementation
 --------------
-* Bags are vectors of counts given to the tree as ``sample_weight``
-  (:func:`lazy_bag_counts`, :func:`~ensemblekit.classifiers.bagging.fit_weighted_tree`):
-  no row is copied.
+* Bags are vectors of counts given to the tree as instance weights
+  (:func:`lazy_bag_counts`, :func:`~ensemblekit.classifiers.bagging.fit_weighted_c45`,
+  :func:`~ensemblekit.classifiers.bagging.fit_weighted_tree`): no row is copied.
 * The neighbours of all rows passed to ``predict`` are found in one batched
   query (:meth:`~ensemblekit.lazy.distance.WeightedDistance.kneighbors`).
 * Rows are then processed in chunks through joblib (``n_jobs``). Each row
@@ -45,9 +48,17 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ..class_domain import N_CLASSES, declared_classes, widen_proba
-from ..classifiers.bagging import TREE_CONSTRAINTS, fit_weighted_tree
+from ..classifiers.bagging import (
+    TREE_CONSTRAINTS,
+    c45_proba,
+    check_tree_choice,
+    fit_weighted_c45,
+    fit_weighted_tree,
+    nominal_modes,
+    onehot_tree_matrix,
+)
+from ..classifiers.coded import coded_layout
 from ..constraints import Constraint, validate_params
-from ..discretize import MDLDiscretizer
 from .distance import WeightedDistance, beta_similarity_k
 
 __all__ = ["LazyBaggingClassifier", "lazy_bag_counts"]
@@ -158,6 +169,7 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
 
     def _validate_params_once(self):
         validate_params(self)
+        check_tree_choice(self)
         j = self.n_jobs
         if j == 0:  # joblib's rule: a count of workers, or -1, -2, ... counted from all cores
             raise ValueError(f"n_jobs must be a non-zero integer or None, got {j!r}")
@@ -205,14 +217,8 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         self.present_classes_ = present.astype(np.intp)
         self.y_codes_ = y_codes.astype(np.intp)
         n = X.shape[0]
-        shape = MDLDiscretizer(
-            method="equal-frequency", n_bins=1, nominal_features=self.nominal_features
-        ).fit(X, n_categories=self.n_categories)
-        self.nominal_features_ = shape.nominal_features_
-        self.n_categories_ = shape.n_bins_[self.nominal_features_].astype(np.intp)
-        numeric = np.ones(X.shape[1], dtype=bool)
-        numeric[self.nominal_features_] = False
-        self.numeric_features_ = np.flatnonzero(numeric)
+        self.nominal_features_, self.n_categories_, self.numeric_features_ = coded_layout(
+            X, self.nominal_features, self.n_categories)
         if self.n_neighbors is None:
             self.k_ = beta_similarity_k(n, float(self.beta))
         else:
@@ -224,14 +230,11 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         self.distance_ = WeightedDistance(
             "gain-ratio", self.nominal_features_, self.n_categories_
         ).fit(X, y_codes)
-        # the trees' view of the data: the ``c45`` preprocessing (numeric
-        # columns as they are, NaN kept; nominal ones one-hot after filling
-        # missing values with the training mode, the lowest code on ties)
-        modes = np.zeros(self.nominal_features_.size, dtype=np.intp)
-        for j, (f, r) in enumerate(zip(self.nominal_features_, self.n_categories_)):
-            seen = X[~np.isnan(X[:, f]), f].astype(np.intp)
-            modes[j] = int(np.argmax(np.bincount(seen, minlength=int(r)))) if seen.size else 0
-        self.modes_ = modes
+        # the trees' view of the data: c45 reads the codes and NaN as they are;
+        # cart-entropy the ``cart-entropy`` preprocessing (numeric columns as
+        # they are, NaN kept; nominal ones one-hot after filling missing values
+        # with the training mode, the lowest code on ties)
+        self.modes_ = nominal_modes(X, self.nominal_features_, self.n_categories_)
         self.X_tree_ = self._tree_matrix(X)
         self._tree_nan_free = not np.isnan(self.X_tree_).any()
         self.seed_ = int(check_random_state(self.random_state).randint(_SEED_MAX))
@@ -242,12 +245,16 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         """Hook for what a subclass needs besides the shared state."""
 
     def _tree_matrix(self, X):
-        """float32 matrix the trees see: numeric columns, then one indicator per nominal value."""
-        parts = [X[:, self.numeric_features_]]
-        for j, (f, r) in enumerate(zip(self.nominal_features_, self.n_categories_)):
-            col = np.where(np.isnan(X[:, f]), self.modes_[j], X[:, f])
-            parts.append(col[:, None] == np.arange(r)[None, :])
-        return np.ascontiguousarray(np.hstack(parts), dtype=np.float32)
+        """The matrix the trees see.
+
+        ``tree="c45"``: ``X`` itself (float64, C-ordered: codes and NaN);
+        ``"cart-entropy"``: float32, numeric columns, then one indicator per
+        nominal value.
+        """
+        if self.tree == "c45":
+            return np.ascontiguousarray(X, dtype=np.float64)
+        return onehot_tree_matrix(X, self.numeric_features_, self.nominal_features_,
+                                  self.n_categories_, self.modes_)
 
     # --- predict -------------------------------------------------------
     def _check_X(self, X):
@@ -276,9 +283,15 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         such a matrix with NaN in it is copied once per chunk.
         """
         train = self.X_tree_
-        if not self._tree_nan_free and not train.flags.writeable:
+        if self.tree != "c45" and not self._tree_nan_free and not train.flags.writeable:
             train = train.copy()
-        return {"X_tree": self._tree_matrix(X), "train": train}
+        # c45 trees are grown on the declared class codes (J48 sees every declared class)
+        present = vars(self).get("present_classes_")
+        y_tree = self.y_codes_ if present is None else present[self.y_codes_]
+        nominal = np.zeros(self.n_features_in_, dtype=bool)
+        nominal[self.nominal_features_] = True
+        return {"X_tree": self._tree_matrix(X), "train": train, "y_tree": y_tree,
+                "nominal": nominal}
 
     def predict_proba(self, X):
         """Class probabilities of each row from the ensemble built for that row.
@@ -345,13 +358,31 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def _grow_tree(self, train, counts, seed):
+    def _grow_tree(self, context, counts, seed):
+        """One member tree on a bag of ``context["train"]`` given as counts."""
+        if self.tree == "c45":
+            return fit_weighted_c45(context["train"], context["y_tree"], counts,
+                                    min_samples_leaf=self.min_samples_leaf,
+                                    nominal_features=self.nominal_features_,
+                                    n_categories=self.n_categories_,
+                                    n_classes=self.classes_.size)
         # the float32 matrix was checked at fit: skip scikit-learn's checks
         # unless NaN needs its missing-value mask
-        return fit_weighted_tree(train, self.y_codes_, counts,
+        return fit_weighted_tree(context["train"], self.y_codes_, counts,
                                  min_samples_leaf=self.min_samples_leaf,
                                  max_depth=self.max_depth, random_state=int(seed),
                                  check_input=not self._tree_nan_free)
+
+    def _tree_proba(self, tree, Q_tree, context):
+        """A member tree's class probabilities for rows of the trees' matrix, shape (m, n_present).
+
+        The rows were checked (:meth:`_check_X`, or training rows checked at fit).
+        """
+        if self.tree == "c45":
+            proba = c45_proba(tree, Q_tree, context["nominal"])
+            present = vars(self).get("present_classes_")
+            return proba if present is None else proba[:, present]
+        return tree.predict_proba(Q_tree, check_input=False)
 
 
 class LazyBaggingClassifier(_LazyEnsemble):
@@ -360,16 +391,18 @@ class LazyBaggingClassifier(_LazyEnsemble):
     For a test row ``x``: ``K`` nearest training rows under the gain-ratio
     weighted distance of Eq. 2; ``n_estimators`` bags of ``N - K`` rows
     bootstrapped from the training set plus ``K`` rows bootstrapped from the
-    neighbours (:func:`lazy_bag_counts`); an unpruned entropy tree (the
-    ``c45`` tree, grown from the counts as sample weights) per bag; the
-    majority vote of the trees (``voting="hard"``, the papers' rule) or the
-    mean of their leaf class frequencies (``"soft"``). Probabilities are the
-    vote shares (hard) or mean frequencies (soft); ``predict`` takes the
-    largest, the first class in ``classes_`` on ties.
+    neighbours (:func:`lazy_bag_counts`); an unpruned tree per bag, grown
+    from the counts as instance weights; the majority vote of the trees
+    (``voting="hard"``, the papers' rule) or the mean of their leaf class
+    distributions (``"soft"``). Probabilities are the vote shares (hard) or
+    mean distributions (soft); ``predict`` takes the largest, the first class
+    in ``classes_`` on ties.
 
-    The trees see the data as the ``c45`` baseline does: numeric columns as
-    they are (missing values routed by the tree), nominal columns one-hot
-    after replacing a missing value by the training mode.
+    The trees see the data as the tree's own registry entry does: with
+    ``tree="c45"`` (unpruned J48) nominal codes and missing values as they
+    are; with ``"cart-entropy"`` numeric columns as they are (missing values
+    routed by the tree) and nominal columns one-hot after replacing a missing
+    value by the training mode.
 
     Parameters
     ----------
@@ -382,10 +415,14 @@ class LazyBaggingClassifier(_LazyEnsemble):
         None uses ``beta``.
     voting : {"hard", "soft"}, default="hard"
         Majority vote (Zhu & Yang) or average of the trees' probabilities.
+    tree : {"c45", "cart-entropy"}, default="c45"
+        The base tree: unpruned C4.5 (Weka's ``J48 -U``, the papers') or
+        scikit-learn's binary entropy tree.
     min_samples_leaf : int, default=2
         Minimum instances per leaf, repeats counted (J48's ``-M 2``), >= 1.
     max_depth : int or None, default=None
-        Depth limit of the trees (None: unpruned, unlimited).
+        Depth limit of the ``cart-entropy`` trees (None: unlimited); must stay
+        None with ``tree="c45"``.
     nominal_features : array-like of int or None, default=None
         Indices of the columns holding nominal codes ``0 .. r - 1`` (NaN =
         missing); all other columns are numeric.
@@ -410,15 +447,17 @@ class LazyBaggingClassifier(_LazyEnsemble):
     distance_ : ensemblekit.lazy.distance.WeightedDistance
         Eq. 2 on the training set: ``distance_.gain_ratios_`` are the raw gain
         ratios, ``distance_.weights_`` the normalised weights ``IR'``.
-    X_tree_ : ndarray of float32 of shape (n_samples, n_tree_features)
-        The training rows as the trees see them.
+    X_tree_ : ndarray
+        The training rows as the trees see them: ``X`` as float64 (c45), or
+        float32 numeric columns then nominal indicators (cart-entropy).
     y_codes_ : ndarray of int of shape (n_samples,)
         Training classes as indices into ``present_classes_``.
     present_classes_ : ndarray of int
         The indices into ``classes_`` of the classes that have training rows
         (all of them unless ``n_classes`` declares more).
     modes_ : ndarray of int
-        Training mode of each nominal column (fills its missing values for the trees).
+        Training mode of each nominal column (fills its missing values for the
+        cart-entropy trees).
     nominal_features_, numeric_features_ : ndarray of int
         Column indices of the nominal and numeric attributes.
     n_categories_ : ndarray of int
@@ -462,13 +501,14 @@ class LazyBaggingClassifier(_LazyEnsemble):
                              choices=("hard", "soft")),
     }
 
-    def __init__(self, n_estimators=10, beta=0.99, n_neighbors=None, voting="hard",
+    def __init__(self, n_estimators=10, beta=0.99, n_neighbors=None, voting="hard", tree="c45",
                  min_samples_leaf=2, max_depth=None, nominal_features=None, n_categories=None,
                  n_jobs=None, random_state=None, n_classes=None):
         self.n_estimators = n_estimators
         self.beta = beta
         self.n_neighbors = n_neighbors
         self.voting = voting
+        self.tree = tree
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
         self.nominal_features = nominal_features
@@ -484,10 +524,15 @@ class LazyBaggingClassifier(_LazyEnsemble):
         x = context["X_tree"][i : i + 1]
         proba = np.zeros(self._n_present)
         for b in range(L):
-            tree = self._grow_tree(context["train"], counts[b], seeds[b])
-            p = tree.predict_proba(x, check_input=False)[0]
+            tree = self._grow_tree(context, counts[b], seeds[b])
+            p = self._tree_proba(tree, x, context)[0]
             if self.voting == "soft":
                 proba += p
             else:
                 proba[np.argmax(p)] += 1.0
+        if self.tree == "c45" and self.voting == "soft":
+            # a J48 row may sum to less than 1 (a missing value's empty branches): normalise
+            # the sum, as Weka's Bagging does
+            total = proba.sum()
+            return proba / total if total > 0 else proba
         return proba / L

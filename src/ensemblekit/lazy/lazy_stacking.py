@@ -17,9 +17,11 @@ What the paper leaves open, and the choices made here
   a nearest-neighbour classifier and naive Bayes (the three classic
   families, and the tree is the learner of LB and TB):
 
-  - ``"tree"``: the ``c45`` tree (unpruned entropy tree, at least
-    ``min_samples_leaf`` instances per leaf), grown from the bag's counts as
-    sample weights exactly as in ``lazy-bagging``;
+  - ``"tree"``: the base tree chosen by ``tree``, by default the unpruned
+    ``c45`` tree (Weka's ``J48 -U``, the tree of the paper's experiments), or
+    ``"cart-entropy"`` (scikit-learn's binary entropy tree), at least
+    ``min_samples_leaf`` instances per leaf, grown from the bag's counts as
+    instance weights exactly as in ``lazy-bagging``;
   - ``"knn"``: Weka IBk's rule on the bag: the ``knn_neighbors`` nearest bag
     instances (a row drawn ``c`` times counts ``c`` times; ties in distance
     go to the lower training index) under the *unweighted* Eq. 2 distance
@@ -243,8 +245,8 @@ class LazyStackingClassifier(_LazyEnsemble):
     n_estimators : int, default=10
         Number of bags and members per test instance (L), 1 to 1000.
     base_estimators : str or sequence of str, default="tree,knn,nb"
-        Learner types cycled over the bags, among ``"tree"`` (the ``c45``
-        tree), ``"knn"`` (IBk) and ``"nb"`` (naive Bayes); repeats allowed.
+        Learner types cycled over the bags, among ``"tree"`` (the tree chosen
+        by ``tree``), ``"knn"`` (IBk) and ``"nb"`` (naive Bayes); repeats allowed.
     combiner : {"vote", "stacking"}, default="vote"
         The paper's majority vote, or the out-of-bag stacked combination.
     beta : float, default=0.99
@@ -256,10 +258,13 @@ class LazyStackingClassifier(_LazyEnsemble):
     meta_rows : int, default=100
         Training instances nearest to ``x`` whose out-of-bag predictions
         train the stacked combination (capped at N), >= 1.
+    tree : {"c45", "cart-entropy"}, default="c45"
+        The ``"tree"`` members: unpruned C4.5 (Weka's ``J48 -U``) or
+        scikit-learn's binary entropy tree.
     min_samples_leaf : int, default=2
         Minimum instances per leaf of the ``"tree"`` members, >= 1.
     max_depth : int or None, default=None
-        Depth limit of the ``"tree"`` members.
+        Depth limit of ``cart-entropy`` members; must stay None with ``tree="c45"``.
     nominal_features : array-like of int or None, default=None
         Indices of the columns holding nominal codes ``0 .. r - 1`` (NaN = missing).
     n_categories : array-like of int or None, default=None
@@ -328,7 +333,7 @@ class LazyStackingClassifier(_LazyEnsemble):
     }
 
     def __init__(self, n_estimators=10, base_estimators="tree,knn,nb", combiner="vote",
-                 beta=0.99, n_neighbors=None, knn_neighbors=1, meta_rows=100,
+                 beta=0.99, n_neighbors=None, knn_neighbors=1, meta_rows=100, tree="c45",
                  min_samples_leaf=2, max_depth=None, nominal_features=None, n_categories=None,
                  n_jobs=None, random_state=None, n_classes=None):
         self.n_estimators = n_estimators
@@ -338,6 +343,7 @@ class LazyStackingClassifier(_LazyEnsemble):
         self.n_neighbors = n_neighbors
         self.knn_neighbors = knn_neighbors
         self.meta_rows = meta_rows
+        self.tree = tree
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
         self.nominal_features = nominal_features
@@ -371,15 +377,15 @@ class LazyStackingClassifier(_LazyEnsemble):
         d = self.knn_distance_._squared(Q, self.knn_distance_.X_)
         return np.argsort(d, axis=1, kind="stable")
 
-    def _members(self, train, counts, seeds, Q, Q_tree):
+    def _members(self, context, counts, seeds, Q, Q_tree):
         """Every member's class probabilities for the query rows, shape (L, m, C)."""
         L = counts.shape[0]
         types = self.learner_types_
         proba = np.empty((L, Q.shape[0], self._n_present))
         kind = np.array([types[b % len(types)] for b in range(L)])
         for b in np.flatnonzero(kind == "tree"):
-            tree = self._grow_tree(train, counts[b], seeds[b])
-            proba[b] = tree.predict_proba(Q_tree, check_input=False)
+            tree = self._grow_tree(context, counts[b], seeds[b])
+            proba[b] = self._tree_proba(tree, Q_tree, context)
         knn = np.flatnonzero(kind == "knn")
         if knn.size:
             k = int(self.knn_neighbors)
@@ -403,8 +409,7 @@ class LazyStackingClassifier(_LazyEnsemble):
         seeds = rng.integers(0, _SEED_MAX, size=L)
         x = X[i : i + 1]
         if self.combiner == "vote":
-            proba, _ = self._members(context["train"], counts, seeds, x,
-                                     context["X_tree"][i : i + 1])
+            proba, _ = self._members(context, counts, seeds, x, context["X_tree"][i : i + 1])
             votes = np.zeros(self._n_present)
             np.add.at(votes, np.argmax(proba[:, 0, :], axis=1), 1.0)
             return votes / L
@@ -412,7 +417,7 @@ class LazyStackingClassifier(_LazyEnsemble):
         meta = neighbours[: min(int(self.meta_rows), n)]
         Q = np.vstack([x, self.distance_.X_[meta]])
         Q_tree = np.vstack([context["X_tree"][i : i + 1], context["train"][meta]])
-        proba, kind = self._members(context["train"], counts, seeds, Q, Q_tree)
+        proba, kind = self._members(context, counts, seeds, Q, Q_tree)
         votes = np.zeros(self._n_present)
         np.add.at(votes, np.argmax(proba[:, 0, :], axis=1), 1.0)
         votes /= L

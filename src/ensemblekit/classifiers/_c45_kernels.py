@@ -1,0 +1,623 @@
+"""Compiled kernels of :mod:`ensemblekit.classifiers.c45`: split selection and prediction.
+
+Imported lazily by ``c45`` (numba's import and the first compilation cost time, and the
+command line must start fast). Every function is a plain loop over arrays compiled with
+``numba.njit``; the arithmetic follows the order of Weka 3.9.7's J48 (C4.5 release 8) where
+the order decides ties: entropies as sums of ``x ln x`` divided by ``ln 2`` at the end,
+Weka's ``Utils`` tolerance ``1e-6`` in comparisons, ``1e-5`` between distinct numeric values.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+#: Weka's ``Utils.SMALL``: two doubles closer than this compare equal.
+SMALL = 1e-6
+LN2 = math.log(2.0)
+
+
+@njit(cache=True, nogil=True)
+def _xlnx(x):
+    # entropy term x ln x, 0 for weights below 1e-6 (as J48)
+    if x < 1e-6:
+        return 0.0
+    return x * math.log(x)
+
+
+@njit(cache=True, nogil=True)
+def _info_gain(bags, per_bag, per_class, known, total, old_ent):
+    """C4.5's gain of a split (bits per known instance), scaled by the known fraction.
+
+    ``bags`` (n_bags, K) holds the known instances' class weights per branch, ``known`` their
+    total, ``total`` the node's total weight (missing values included); ``old_ent`` is the
+    entropy term of the unsplit known instances, or NaN to compute it here.
+    """
+    if old_ent != old_ent:
+        s = 0.0
+        for c in range(per_class.shape[0]):
+            s += _xlnx(per_class[c])
+        old_ent = (_xlnx(known) - s) / LN2
+    s = 0.0
+    for b in range(bags.shape[0]):
+        for c in range(bags.shape[1]):
+            s += _xlnx(bags[b, c])
+        s -= _xlnx(per_bag[b])
+    new_ent = -(s / LN2)
+    unknown_rate = (total - known) / total
+    numerator = (1.0 - unknown_rate) * (old_ent - new_ent)
+    if abs(numerator) < SMALL:
+        return 0.0
+    return numerator / known
+
+
+@njit(cache=True, nogil=True)
+def _gain_ratio(per_bag, known, total, gain):
+    """Gain divided by the split information (the unknown weight is a branch of its own)."""
+    s = 0.0
+    if known > SMALL:
+        for b in range(per_bag.shape[0]):
+            s -= _xlnx(per_bag[b])
+        s -= _xlnx(total - known)
+        s += _xlnx(total)
+    s /= LN2
+    if abs(s) < SMALL:
+        return 0.0
+    return gain / (s / total)
+
+
+@njit(cache=True, nogil=True)
+def _nominal_split(col, y, w, n_cat, n_classes, min_obj, total):
+    # -> (valid, gain, gain ratio)
+    bags = np.zeros((n_cat, n_classes))
+    per_bag = np.zeros(n_cat)
+    per_class = np.zeros(n_classes)
+    known = 0.0
+    for i in range(col.shape[0]):
+        v = col[i]
+        if v == v:
+            b = int(v)
+            bags[b, y[i]] += w[i]
+            per_bag[b] += w[i]
+            per_class[y[i]] += w[i]
+            known += w[i]
+    enough = 0
+    for b in range(n_cat):
+        if min_obj - per_bag[b] < SMALL:
+            enough += 1
+    if enough <= 1:
+        return False, 0.0, 0.0
+    gain = _info_gain(bags, per_bag, per_class, known, total, np.nan)
+    return True, gain, _gain_ratio(per_bag, known, total, gain)
+
+
+@njit(cache=True, nogil=True)
+def _numeric_split(X, j, order, y, wmap, cnt, n_classes, min_obj, total):
+    # -> (valid, gain after the log2(#thresholds)/N penalty, gain ratio, cut), from the
+    # node's rows with a known value of column j sorted by it (weights wmap[row])
+    k = order.shape[0]
+    bags = np.zeros((2, n_classes))
+    per_bag = np.zeros(2)
+    per_class = np.zeros(n_classes)
+    known = 0.0
+    known_count = 0.0
+    for r in order:
+        bags[1, y[r]] += wmap[r]
+        per_bag[1] += wmap[r]
+        per_class[y[r]] += wmap[r]
+        known += wmap[r]
+        known_count += cnt[r]
+    min_split = 0.1 * known / n_classes
+    if min_split - min_obj < SMALL:
+        min_split = min_obj
+    elif min_split - 25.0 > SMALL:
+        min_split = 25.0
+    if 2.0 * min_split - known_count > SMALL:
+        return False, 0.0, 0.0, 0.0
+    s = 0.0
+    for c in range(n_classes):
+        s += _xlnx(per_class[c])
+    old_ent = (_xlnx(known) - s) / LN2
+    best_gain = 0.0
+    split_index = -1
+    n_thresholds = 0
+    last = 0
+    for nxt in range(1, k):
+        if X[order[nxt - 1], j] + 1e-5 < X[order[nxt], j]:
+            for i in range(last, nxt):
+                r = order[i]
+                bags[1, y[r]] -= wmap[r]
+                bags[0, y[r]] += wmap[r]
+                per_bag[1] -= wmap[r]
+                per_bag[0] += wmap[r]
+            if min_split - per_bag[0] < SMALL and min_split - per_bag[1] < SMALL:
+                gain = _info_gain(bags, per_bag, per_class, known, total, old_ent)
+                if gain - best_gain > SMALL:
+                    best_gain = gain
+                    split_index = nxt - 1
+                n_thresholds += 1
+            last = nxt
+    if n_thresholds == 0:
+        return False, 0.0, 0.0, 0.0
+    gain = best_gain - (math.log(n_thresholds) / LN2) / total
+    if gain < SMALL:
+        return False, 0.0, 0.0, 0.0
+    lo = X[order[split_index], j]
+    hi = X[order[split_index + 1], j]
+    cut = (hi + lo) / 2.0
+    if cut == hi:
+        cut = lo
+    sums = np.zeros(2)
+    for i in range(k):
+        sums[0 if i <= split_index else 1] += wmap[order[i]]
+    known2 = sums[0] + sums[1]
+    return True, gain, _gain_ratio(sums, known2, total, gain), cut
+
+
+@njit(cache=True, nogil=True)
+def select_split(X, rows, wts, y, cnt, wmap, sbuf, soff, num_index, nominal, n_cats, n_classes,
+                 min_obj, few_values_ok):
+    """Weka's ``C45ModelSelection.selectModel`` on one node's instances.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        All training rows (nominal columns as codes, NaN missing).
+    rows, wts : ndarray of shape (m,)
+        The node's rows and their weights (fractions of instances below a missing-value
+        split).
+    y : ndarray of int64 of shape (n,)
+        Class codes ``0 .. n_classes - 1``.
+    cnt : ndarray of shape (n,)
+        How many instances each row stands for (its original count), for the rule
+        "at least twice the minimum split of known instances".
+    wmap : ndarray of shape (n,)
+        The node's weight of each of its rows (indexed by row).
+    sbuf, soff, num_index
+        The node's rows with a known value of numeric column ``j``, sorted by it:
+        ``sbuf[soff[k]:soff[k + 1]]`` with ``k = num_index[j]``.
+    nominal : ndarray of bool of shape (d,)
+    n_cats : ndarray of int64 of shape (d,)
+        Declared values of each nominal column.
+    n_classes : int
+    min_obj : float
+        ``-M``.
+    few_values_ok : ndarray of bool of shape (d,)
+        Whether a nominal column's gain counts in the average gain (Weka leaves out
+        attributes with at least 0.3 x n values, unless all attributes are such).
+
+    Returns
+    -------
+    attribute : int
+        The chosen attribute, or -1 for a leaf.
+    cut : float
+        The numeric threshold before it is moved to a training value (NaN for nominal).
+    """
+    m = rows.shape[0]
+    d = X.shape[1]
+    total = 0.0
+    per_class = np.zeros(n_classes)
+    yn = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        yn[i] = y[rows[i]]
+        total += wts[i]
+        per_class[yn[i]] += wts[i]
+    best_c = 0.0
+    for c in range(n_classes):
+        if per_class[c] - best_c > SMALL:
+            best_c = per_class[c]
+    if 2.0 * min_obj - total > SMALL or abs(total - best_c) < SMALL:
+        return -1, np.nan
+    valid = np.zeros(d, dtype=np.bool_)
+    gains = np.zeros(d)
+    ratios = np.zeros(d)
+    cuts = np.full(d, np.nan)
+    col = np.empty(m)
+    avg = 0.0
+    n_valid = 0
+    for j in range(d):
+        if nominal[j]:
+            for i in range(m):
+                col[i] = X[rows[i], j]
+            ok, g, r = _nominal_split(col, yn, wts, n_cats[j], n_classes, min_obj, total)
+        else:
+            k = num_index[j]
+            order = sbuf[soff[k]:soff[k + 1]]
+            ok, g, r, cut = _numeric_split(X, j, order, y, wmap, cnt, n_classes,
+                                                  min_obj, total)
+            cuts[j] = cut
+        valid[j] = ok
+        gains[j] = g
+        ratios[j] = r
+        if ok and (not nominal[j] or few_values_ok[j]):
+            avg += g
+            n_valid += 1
+    if n_valid == 0:
+        return -1, np.nan
+    avg /= n_valid
+    best = -1
+    best_ratio = 0.0
+    for j in range(d):
+        if valid[j] and gains[j] >= avg - 1e-3 and ratios[j] - best_ratio > SMALL:
+            best = j
+            best_ratio = ratios[j]
+    if abs(best_ratio) < SMALL:
+        return -1, np.nan
+    return best, cuts[best]
+
+
+@njit(cache=True, nogil=True)
+def predict_proba(X, feature, threshold, nominal, child_start, n_children, value, bag_value,
+                  is_empty, n_classes):
+    """J48's ``distributionForInstance`` (no Laplace) for every row of ``X``.
+
+    A missing value at a split sends the instance down every non-empty branch, weighted by
+    the branch's share of the node's training weight; an instance reaching an empty branch
+    gets the class distribution of that branch (the node's when the branch has no weight).
+    """
+    n = X.shape[0]
+    n_nodes = feature.shape[0]
+    out = np.zeros((n, n_classes))
+    stack_node = np.empty(n_nodes + 1, dtype=np.int64)
+    stack_w = np.empty(n_nodes + 1)
+    for r in range(n):
+        top = 0
+        stack_node[0] = 0
+        stack_w[0] = 1.0
+        top = 1
+        while top > 0:
+            top -= 1
+            node = stack_node[top]
+            wt = stack_w[top]
+            f = feature[node]
+            if f < 0:
+                tot = 0.0
+                for c in range(n_classes):
+                    tot += value[node, c]
+                if tot > SMALL:
+                    for c in range(n_classes):
+                        out[r, c] += wt * (value[node, c] / tot)
+                continue
+            v = X[r, f]
+            start = child_start[node]
+            nch = n_children[node]
+            if v != v:
+                total = 0.0
+                for j in range(nch):
+                    for c in range(n_classes):
+                        total += bag_value[start + j, c]
+                for j in range(nch - 1, -1, -1):
+                    ch = start + j
+                    if not is_empty[ch]:
+                        bt = 0.0
+                        for c in range(n_classes):
+                            bt += bag_value[ch, c]
+                        stack_node[top] = ch
+                        stack_w[top] = wt * (bt / total)
+                        top += 1
+                continue
+            if nominal[f]:
+                j = int(v)
+            else:
+                j = 0 if v <= threshold[node] else 1
+            ch = start + j
+            if not is_empty[ch]:
+                stack_node[top] = ch
+                stack_w[top] = wt
+                top += 1
+                continue
+            bt = 0.0
+            for c in range(n_classes):
+                bt += bag_value[ch, c]
+            if bt > SMALL:
+                for c in range(n_classes):
+                    out[r, c] += wt * (bag_value[ch, c] / bt)
+            else:
+                tot = 0.0
+                for c in range(n_classes):
+                    tot += value[node, c]
+                if tot > SMALL:
+                    for c in range(n_classes):
+                        out[r, c] += wt * (value[node, c] / tot)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _incorrect(dist):
+    # total weight less the weight of Weka's maxClass (first class beating the others by 1e-6)
+    best = 0.0
+    index = 0
+    total = 0.0
+    for c in range(dist.shape[0]):
+        total += dist[c]
+        if dist[c] - best > SMALL:
+            best = dist[c]
+            index = c
+    return total - dist[index]
+
+
+@njit(cache=True, nogil=True)
+def _grow_nodes(cap, n_classes):
+    return (np.empty(cap, dtype=np.int64), np.empty(cap), np.empty(cap, dtype=np.int64),
+            np.empty(cap, dtype=np.int64), np.empty((cap, n_classes)),
+            np.empty((cap, n_classes)), np.empty(cap, dtype=np.bool_),
+            np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_ok, values,
+                  value_start, collapse):
+    """Grow J48's tree without pruning (``-U``), collapsed unless ``collapse`` is False.
+
+    The same tree as the growth of :class:`ensemblekit.classifiers.c45.C45Tree` with
+    ``unpruned=True``, in one compiled call (no Python per node): the path for the many
+    small trees of the bagging ensembles. Each numeric column is sorted once, at the root;
+    a child's sorted rows are filtered from its parent's (no sort per node).
+    ``values[value_start[j]:value_start[j + 1]]`` are
+    the sorted distinct training values of numeric column ``j`` (for moving a cut to a
+    training value). Returns the node arrays ``feature, threshold, child_start,
+    n_children, value, bag_value, is_empty`` (children of a node contiguous, after it),
+    then each node's training instances: rows ``rows[lo[i]:hi[i]]`` with weights
+    ``weights[lo[i]:hi[i]]`` (what pruning re-distributes), as ``lo, hi, rows, weights``.
+    """
+    n, d = X.shape
+    K = n_classes
+    cap = 64
+    feature, threshold, child_start, n_children, value, bag_value, is_empty, seg_lo, seg_hi = \
+        _grow_nodes(cap, K)
+    buf_cap = 4 * n + 16
+    buf_rows = np.empty(buf_cap, dtype=np.int64)
+    buf_w = np.empty(buf_cap)
+    for i in range(n):
+        buf_rows[i] = i
+        buf_w[i] = w[i]
+    buf_len = n
+    n_nodes = 1
+    seg_lo[0] = 0
+    seg_hi[0] = n
+    for c in range(K):
+        bag_value[0, c] = 0.0
+    # each node's rows sorted by each numeric column (known values), children's lists
+    # filtered from the parent's: no sort below the root
+    num_index = np.full(d, -1, dtype=np.int64)
+    n_num = 0
+    for j in range(d):
+        if not nominal[j]:
+            num_index[j] = n_num
+            n_num += 1
+    soff = np.empty((cap, n_num + 1), dtype=np.int64)
+    s_cap = n * (n_num + 1) * 4 + 16
+    sbuf = np.empty(s_cap, dtype=np.int64)
+    s_len = 0
+    soff[0, 0] = 0
+    for j in range(d):
+        if nominal[j]:
+            continue
+        order = np.argsort(X[:, j], kind="mergesort")
+        for r in order:
+            if X[r, j] == X[r, j]:
+                sbuf[s_len] = r
+                s_len += 1
+        soff[0, num_index[j] + 1] = s_len
+    wmap = np.zeros(n)
+    bmap = np.zeros(n, dtype=np.int64)
+    stack = np.empty(16, dtype=np.int64)
+    stack[0] = 0
+    top = 1
+    first_root = True
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        lo = seg_lo[node]
+        hi = seg_hi[node]
+        rows = buf_rows[lo:hi]
+        wts = buf_w[lo:hi].copy()
+        for i in range(rows.shape[0]):
+            wmap[rows[i]] = wts[i]
+        att, cut = select_split(X, rows, wts, y, cnt, wmap, sbuf, soff[node], num_index,
+                                nominal, n_cats, K, min_obj, few_values_ok)
+        if att < 0:
+            feature[node] = -1
+            threshold[node] = np.nan
+            child_start[node] = -1
+            n_children[node] = 0
+            tot = 0.0
+            for c in range(K):
+                value[node, c] = 0.0
+            for i in range(rows.shape[0]):
+                value[node, y[rows[i]]] += wts[i]
+                tot += wts[i]
+            is_empty[node] = abs(tot) < SMALL
+            if first_root:
+                for c in range(K):
+                    bag_value[node, c] = value[node, c]
+            first_root = False
+            continue
+        first_root = False
+        nb = n_cats[att] if nominal[att] else 2
+        m = rows.shape[0]
+        branch = np.empty(m, dtype=np.int64)
+        bags = np.zeros((nb, K))
+        n_miss = 0
+        for i in range(m):
+            v = X[rows[i], att]
+            if v != v:
+                branch[i] = -1
+                n_miss += 1
+            else:
+                b = int(v) if nominal[att] else (0 if v <= cut else 1)
+                branch[i] = b
+                bags[b, y[rows[i]]] += wts[i]
+            bmap[rows[i]] = branch[i]
+        if n_miss > 0:
+            kb = np.zeros(nb)
+            ktot = 0.0
+            for b in range(nb):
+                for c in range(K):
+                    kb[b] += bags[b, c]
+                ktot += kb[b]
+            probs = np.empty(nb)
+            for b in range(nb):
+                probs[b] = kb[b] / ktot if abs(ktot) >= SMALL else 1.0 / nb
+            mclass = np.zeros(K)
+            for i in range(m):
+                if branch[i] < 0:
+                    mclass[y[rows[i]]] += wts[i]
+            for b in range(nb):
+                for c in range(K):
+                    bags[b, c] += probs[b] * mclass[c]
+        per_bag = np.zeros(nb)
+        total = 0.0
+        for b in range(nb):
+            for c in range(K):
+                per_bag[b] += bags[b, c]
+            total += per_bag[b]
+        if not nominal[att]:
+            vals = values[value_start[att]:value_start[att + 1]]
+            k = np.searchsorted(vals, cut, side="right") - 1
+            threshold[node] = vals[k] if k >= 0 else cut
+        else:
+            threshold[node] = np.nan
+        feature[node] = att
+        for c in range(K):
+            value[node, c] = 0.0
+            for b in range(nb):
+                value[node, c] += bags[b, c]
+        is_empty[node] = False
+        # room for the children and their rows
+        if n_nodes + nb > cap:
+            new_cap = max(2 * cap, n_nodes + nb)
+            f2, t2, cs2, nc2, v2, bv2, e2, l2, h2 = _grow_nodes(new_cap, K)
+            f2[:n_nodes] = feature[:n_nodes]
+            t2[:n_nodes] = threshold[:n_nodes]
+            cs2[:n_nodes] = child_start[:n_nodes]
+            nc2[:n_nodes] = n_children[:n_nodes]
+            v2[:n_nodes] = value[:n_nodes]
+            bv2[:n_nodes] = bag_value[:n_nodes]
+            e2[:n_nodes] = is_empty[:n_nodes]
+            l2[:n_nodes] = seg_lo[:n_nodes]
+            h2[:n_nodes] = seg_hi[:n_nodes]
+            so2 = np.empty((new_cap, n_num + 1), dtype=np.int64)
+            so2[:n_nodes] = soff[:n_nodes]
+            soff = so2
+            feature, threshold, child_start, n_children = f2, t2, cs2, nc2
+            value, bag_value, is_empty, seg_lo, seg_hi = v2, bv2, e2, l2, h2
+            cap = new_cap
+        need = buf_len + m + n_miss * nb
+        if need > buf_cap:
+            new_cap = max(2 * buf_cap, need)
+            r2 = np.empty(new_cap, dtype=np.int64)
+            w2 = np.empty(new_cap)
+            r2[:buf_len] = buf_rows[:buf_len]
+            w2[:buf_len] = buf_w[:buf_len]
+            buf_rows, buf_w, buf_cap = r2, w2, new_cap
+        child_start[node] = n_nodes
+        n_children[node] = nb
+        for b in range(nb):
+            ch = n_nodes + b
+            frac = per_bag[b] / total
+            seg_lo[ch] = buf_len
+            for i in range(m):
+                if branch[i] == b:
+                    buf_rows[buf_len] = rows[i]
+                    buf_w[buf_len] = wts[i]
+                    buf_len += 1
+            if n_miss > 0 and frac > SMALL:
+                for i in range(m):
+                    if branch[i] < 0:
+                        buf_rows[buf_len] = rows[i]
+                        buf_w[buf_len] = wts[i] * frac
+                        buf_len += 1
+            seg_hi[ch] = buf_len
+            for c in range(K):
+                bag_value[ch, c] = bags[b, c]
+            take_missing = n_miss > 0 and frac > SMALL
+            need_s = s_len + (soff[node, n_num] - soff[node, 0])
+            if need_s > s_cap:
+                s_cap = max(2 * s_cap, need_s)
+                sb2 = np.empty(s_cap, dtype=np.int64)
+                sb2[:s_len] = sbuf[:s_len]
+                sbuf = sb2
+            soff[ch, 0] = s_len
+            for k in range(n_num):
+                for p in range(soff[node, k], soff[node, k + 1]):
+                    r = sbuf[p]
+                    if bmap[r] == b or (take_missing and bmap[r] < 0):
+                        sbuf[s_len] = r
+                        s_len += 1
+                soff[ch, k + 1] = s_len
+        if top + nb > stack.shape[0]:
+            s2 = np.empty(2 * stack.shape[0] + nb, dtype=np.int64)
+            s2[:top] = stack[:top]
+            stack = s2
+        for b in range(nb - 1, -1, -1):
+            stack[top] = n_nodes + b
+            top += 1
+        n_nodes += nb
+    # collapse (Weka's collapse: top-down on the grown tree's subtree errors)
+    alive = np.ones(n_nodes, dtype=np.bool_)
+    if collapse:
+        err = np.empty(n_nodes)
+        for i in range(n_nodes - 1, -1, -1):
+            if feature[i] < 0:
+                err[i] = _incorrect(value[i])
+            else:
+                s = 0.0
+                for j in range(n_children[i]):
+                    s = s + err[child_start[i] + j]
+                err[i] = s
+        for i in range(n_nodes):
+            alive[i] = False
+        alive[0] = True
+        for i in range(n_nodes):
+            if not alive[i] or feature[i] < 0:
+                continue
+            if err[i] >= _incorrect(value[i]) - 1e-3:
+                feature[i] = -1
+                threshold[i] = np.nan
+                n_children[i] = 0
+                child_start[i] = -1
+            else:
+                for j in range(n_children[i]):
+                    alive[child_start[i] + j] = True
+    # renumber the nodes left, breadth first (children stay contiguous and after the parent)
+    new_id = np.full(n_nodes, -1, dtype=np.int64)
+    order = np.empty(n_nodes, dtype=np.int64)
+    order[0] = 0
+    new_id[0] = 0
+    count = 1
+    head = 0
+    while head < count:
+        i = order[head]
+        head += 1
+        for j in range(n_children[i]):
+            ch = child_start[i] + j
+            new_id[ch] = count
+            order[count] = ch
+            count += 1
+    f_out = np.empty(count, dtype=np.int64)
+    t_out = np.empty(count)
+    cs_out = np.empty(count, dtype=np.int64)
+    nc_out = np.empty(count, dtype=np.int64)
+    v_out = np.empty((count, K))
+    bv_out = np.empty((count, K))
+    e_out = np.empty(count, dtype=np.bool_)
+    lo_out = np.empty(count, dtype=np.int64)
+    hi_out = np.empty(count, dtype=np.int64)
+    for k in range(count):
+        i = order[k]
+        lo_out[k] = seg_lo[i]
+        hi_out[k] = seg_hi[i]
+        f_out[k] = feature[i]
+        t_out[k] = threshold[i]
+        nc_out[k] = n_children[i]
+        cs_out[k] = new_id[child_start[i]] if n_children[i] > 0 else -1
+        v_out[k] = value[i]
+        bv_out[k] = bag_value[i]
+        e_out[k] = is_empty[i]
+    for c in range(K):
+        bv_out[0, c] = v_out[0, c]
+    return (f_out, t_out, cs_out, nc_out, v_out, bv_out, e_out, lo_out, hi_out,
+            buf_rows[:buf_len], buf_w[:buf_len])

@@ -1,0 +1,100 @@
+"""Nominal attributes as codes in a float matrix: which columns, how many values, checked.
+
+The classifiers that read nominal attributes as they are (``c45``, ``knn``, ``bagging`` and
+the lazy ensembles; registry entries with ``encode="codes"``) receive one float matrix: numeric
+columns as numbers, the columns listed in ``nominal_features`` as the codes ``0 .. r - 1`` of
+their values, NaN for a missing value. This module is the one place that reads that layout and
+checks the codes, at fit and at predict time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["check_codes", "coded_layout"]
+
+
+def coded_layout(X, nominal_features, n_categories):
+    """Check the nominal codes of ``X``; return its nominal and numeric columns.
+
+    Parameters
+    ----------
+    X : ndarray of float of shape (n_samples, n_features)
+        Numeric columns as numbers, nominal ones as codes ``0 .. r - 1``; NaN = missing.
+    nominal_features : array-like of int or bool, or None
+        Indices of the nominal columns, or a boolean mask of length ``n_features``
+        (None: every column is numeric).
+    n_categories : array-like of int or None
+        Number of values of each nominal column, in the order of ``nominal_features``
+        (None: the largest code seen plus one, 1 for a column with no known value).
+
+    Returns
+    -------
+    nominal : ndarray of intp
+        Sorted indices of the nominal columns.
+    n_categories : ndarray of intp
+        The number of values of each, in that order (>= 1).
+    numeric : ndarray of intp
+        Sorted indices of the other columns.
+
+    Raises
+    ------
+    ValueError
+        Indices that repeat or fall outside ``0 .. n_features - 1``, a count per nominal
+        column missing or below 1, or a nominal column holding a value that is not one of
+        its codes (negative, fractional, or not below its number of values).
+    """
+    d = X.shape[1]
+    if nominal_features is None:
+        nominal = np.zeros(0, dtype=np.intp)
+    else:
+        nominal = np.asarray(nominal_features)
+        if nominal.dtype == bool:
+            nominal = np.flatnonzero(nominal)
+        nominal = nominal.astype(np.intp).reshape(-1)
+        if np.unique(nominal).size != nominal.size or (
+                nominal.size and (nominal.min() < 0 or nominal.max() >= d)):
+            raise ValueError(f"nominal_features must be distinct column indices in 0..{d - 1}")
+    order = np.argsort(nominal, kind="stable")
+    nominal = nominal[order]
+    if n_categories is None:
+        for j in nominal:  # codes must be whole and >= 0 before they can be counted
+            col = X[:, j]
+            col = col[~np.isnan(col)]
+            if col.size and (np.any(col < 0) or np.any(col != np.floor(col))):
+                raise ValueError(f"nominal column {j} holds a value that is not a code >= 0")
+        cats = np.array([int(np.nanmax(X[:, j])) + 1 if np.any(~np.isnan(X[:, j])) else 1
+                         for j in nominal], dtype=np.intp)
+    else:
+        cats = np.asarray(n_categories, dtype=np.intp).reshape(-1)
+        if cats.size != nominal.size or np.any(cats < 1):
+            raise ValueError("n_categories must give a count >= 1 for each nominal feature")
+        cats = cats[order]
+        check_codes(X, nominal, cats)
+    is_numeric = np.ones(d, dtype=bool)
+    is_numeric[nominal] = False
+    return nominal, cats, np.flatnonzero(is_numeric)
+
+
+def check_codes(X, nominal, n_categories) -> None:
+    """Refuse a nominal column of ``X`` holding a value that is not one of its codes.
+
+    Parameters
+    ----------
+    X : ndarray of float of shape (n_samples, n_features)
+    nominal : sequence of int
+        Indices of the nominal columns.
+    n_categories : sequence of int
+        Number of values of each (codes ``0 .. r - 1``).
+
+    Raises
+    ------
+    ValueError
+        Naming the first column that holds a negative, fractional or too large code
+        (NaN, a missing value, is allowed).
+    """
+    for j, c in zip(nominal, n_categories):
+        col = X[:, j]
+        col = col[~np.isnan(col)]
+        if col.size and (np.any(col < 0) or np.any(col >= c) or np.any(col != np.floor(col))):
+            raise ValueError(f"nominal column {j} holds a value that is not one of its {c} codes")
