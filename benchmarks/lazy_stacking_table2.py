@@ -2,22 +2,28 @@
 
 Protocol (Homayouni, Hashemi & Hamzeh, Section 4): 10 times 5-fold cross-validation,
 mean accuracy and its standard deviation over the 10 runs, on the 12 UCI data sets
-of Table 2 found in the shared data folder. The rivals are the registry's ``knn``,
-``c45``, ``bagging`` (TB), ``lazy-bagging`` (LB) and ``lazy-stacking`` (LS) with their
-defaults (L = 10, beta = 0.99, LS cycling tree / kNN / naive Bayes, majority vote).
+of Table 2 found in the shared data folder. The rivals are the registry's ``knn``
+(Weka's IBk, k = 1), ``c45`` (Weka's J48, pruned), ``bagging`` (TB), ``lazy-bagging``
+(LB) and ``lazy-stacking`` (LS) with their defaults (L = 10 unpruned J48 trees,
+beta = 0.99, LS cycling tree / kNN / naive Bayes, majority vote). LS is run a second
+time with ``combiner=stacking`` (the paper's meta-learner variant).
 
 The script runs, as a user would::
 
     ensemblekit compare knn c45 bagging lazy-bagging lazy-stacking --data FILES \\
         --cv 5 --repeats 10 --n-jobs 2 --seed 1 --format json --output SCORES --resume JOURNAL
+    ensemblekit compare lazy-stacking --set combiner=stacking --data FILES ... (same folds)
 
-and times it (the journal lets a stopped run resume). hayes-roth's first attribute
+and times them (the journals let a stopped run resume). hayes-roth's first attribute
 ``name`` is a row id (see the data folder's MANIFEST; the paper's Hayes has 4
 attributes besides the class), so the script passes a copy of the file without it,
-written with :func:`ensemblekit.data.write_arff`. The Markdown table puts the paper's
-figure after ours in every cell; the standard deviation is over the 10 repeat means,
-as the paper's; the Friedman / Nemenyi verdict is given for our means and, from the
-same code, for the paper's Table 2 means.
+written with :func:`ensemblekit.data.write_arff`. Every cell of the Markdown table gives
+ours, then the paper's figure in brackets, then the previous run's mean in square brackets
+(``benchmarks/results/lazy_stacking_table2_cart.md``: ``c45`` was then scikit-learn's binary
+entropy tree and ``knn`` scikit-learn's kNN on one-hot columns). The standard deviation is
+over the 10 repeat means, as the paper's; the Friedman / Nemenyi verdict is given for our
+means and, from the same code, for the paper's Table 2 means, and the paper's claims are
+checked one by one.
 
 Run from the repository root:
     python benchmarks/lazy_stacking_table2.py [--repeats 10] [--n-jobs 2]
@@ -56,6 +62,23 @@ PAPER = (
     ("kr-vs-kp", "Kr-vs-kp", ((89.64, 0.15), (99.29, 0.12), (99.36, 0.08), (99.69, 0.08), (99.71, 0.12))),
 )
 IGNORE = {"hayes-roth": ("name",)}
+# The second run: LS with the stacking combiner, a column of its own (the paper has no figure)
+STACKING = ("lazy-stacking", "combiner=stacking", "LS-stack")
+PREVIOUS = ROOT / "benchmarks" / "results" / "lazy_stacking_table2_cart.md"
+
+
+def previous_means() -> dict[str, list[float]]:
+    """The previous run's mean accuracy per data set, in ``ALGOS`` order (empty if absent)."""
+    out = {}
+    if not PREVIOUS.exists():
+        return out
+    for line in PREVIOUS.read_text().splitlines():
+        if not line.startswith("| ") or "±" not in line:
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        name = cells[0].split(" (")[0]
+        out[name] = [float(c.strip("*").split(" ±")[0]) for c in cells[1:1 + len(ALGOS)]]
+    return out
 
 
 def prepare(data_dir: Path, work: Path) -> list[Path]:
@@ -88,21 +111,24 @@ def prepare(data_dir: Path, work: Path) -> list[Path]:
     return paths
 
 
-def run_compare(paths, work: Path, repeats: int, n_jobs: int, seed: int) -> tuple[dict, float]:
+def run_compare(paths, work: Path, repeats: int, n_jobs: int, seed: int, algos=ALGOS,
+                settings: tuple[str, ...] = (), tag: str = "") -> tuple[dict, list, float]:
     exe = shutil.which("ensemblekit") or str(Path(sys.executable).parent / "ensemblekit")
-    cmd = [exe, "compare", *ALGOS]
+    cmd = [exe, "compare", *algos]
     for p in paths:
         cmd += ["--data", str(p)]
+    for item in settings:
+        cmd += ["--set", item]
     cmd += ["--cv", "5", "--repeats", str(repeats), "--n-jobs", str(n_jobs), "--seed", str(seed),
-            "--format", "json", "--output", str(work / "scores.json"),
-            "--resume", str(work / "journal.jsonl")]
+            "--format", "json", "--output", str(work / f"scores{tag}.json"),
+            "--resume", str(work / f"journal{tag}.jsonl")]
     print(" ".join(cmd), file=sys.stderr)
     start = time.perf_counter()
     out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
     wall = time.perf_counter() - start
-    (work / "compare.json").write_text(out)
-    (work / "wall_seconds.txt").write_text(f"{wall:.1f}\n")
-    return json.loads(out), wall
+    (work / f"compare{tag}.json").write_text(out)
+    (work / f"wall_seconds{tag}.txt").write_text(f"{wall:.1f}\n")
+    return json.loads(out), json.loads((work / f"scores{tag}.json").read_text()), wall
 
 
 def repeat_means(scores: list[dict]) -> dict[tuple[str, str], np.ndarray]:
@@ -115,70 +141,124 @@ def repeat_means(scores: list[dict]) -> dict[tuple[str, str], np.ndarray]:
     return {k: 100 * np.array([np.mean(v[r]) for r in sorted(v)]) for k, v in by.items()}
 
 
-def verdict(means: np.ndarray) -> list[str]:
+def verdict(means: np.ndarray, headers=HEADERS) -> list[str]:
     """Friedman, Iman-Davenport and Nemenyi (alpha 0.05) lines for a (data sets x algorithms) table."""
     from ensemblekit.stats import critical_difference, friedman_test
 
     res = friedman_test(means)
     cd = critical_difference(means.shape[1], means.shape[0])
-    lines = ["average ranks: " + ", ".join(f"{h} {r:.2f}" for h, r in zip(HEADERS, res.ranks)),
+    lines = ["average ranks: " + ", ".join(f"{h} {r:.2f}" for h, r in zip(headers, res.ranks)),
              (f"Friedman chi2 = {res.chi2:.2f} (p = {res.chi2_pvalue:.3g}); Iman-Davenport F = "
              f"{res.iman_davenport:.2f} (p = {res.f_pvalue:.3g}); Nemenyi CD = {cd:.2f} "
              f"(k = {means.shape[1]}, N = {means.shape[0]}, alpha 0.05)")]
     pairs = []
-    for i in range(len(HEADERS)):
-        for j in range(len(HEADERS)):
+    for i in range(len(headers)):
+        for j in range(len(headers)):
             if res.ranks[j] - res.ranks[i] >= cd:
-                pairs.append(f"{HEADERS[i]} > {HEADERS[j]} ({res.ranks[j] - res.ranks[i]:.2f})")
+                pairs.append(f"{headers[i]} > {headers[j]} ({res.ranks[j] - res.ranks[i]:.2f})")
     lines.append("significantly different pairs (rank difference >= CD): "
                  + ("; ".join(pairs) if pairs else "none"))
     return lines
 
 
-def write_table(result: dict, scores: list[dict], wall: float, repeats: int, n_jobs: int,
-                note: str = "") -> str:
+def claims(ours: np.ndarray, paper: np.ndarray, stack: np.ndarray) -> list[str]:
+    """The paper's claims about LS, checked on our means (rows: data sets, columns: ALGOS)."""
+    from ensemblekit.stats import friedman_test, wilcoxon_signed_rank
+
+    ls, lb = ALGOS.index("lazy-stacking"), ALGOS.index("lazy-bagging")
+    names = [name for name, _, _ in PAPER]
+    lines = []
+    for label, col in (("LS (vote)", ours[:, ls]), ("LS (stacking)", stack)):
+        wins = int((col > ours[:, lb]).sum())
+        ties = int((col == ours[:, lb]).sum())
+        test = wilcoxon_signed_rank(col, ours[:, lb])
+        lines.append(f"{label} against LB: more accurate on {wins} of {len(names)} data sets"
+                     f"{f' ({ties} ties)' if ties else ''}; Wilcoxon signed-rank p = {test.pvalue:.3g} "
+                     f"(paper: LS ahead of LB on {int((paper[:, ls] > paper[:, lb]).sum())} of "
+                     f"{len(names)})")
+    for label, table in (("vote", ours), ("stacking", np.column_stack([ours[:, :ls], stack]))):
+        ranks = friedman_test(table).ranks
+        first = HEADERS[int(np.argmin(ranks))]
+        lines.append(f"best average rank with LS = {label}: {first} ({ranks.min():.2f}; LS {ranks[ls]:.2f}); "
+                     f"the paper: LS first (1.33)")
+    best_ours = [HEADERS[int(np.argmax(r))] for r in ours]
+    best_paper = [HEADERS[int(np.argmax(r))] for r in paper]
+    same = [n for n, a, b in zip(names, best_ours, best_paper) if a == b]
+    lines.append(f"the best algorithm of a data set is the paper's on {len(same)} of {len(names)}: "
+                 + ", ".join(f"{n} ({a}{'' if a == b else f'; paper {b}'})"
+                             for n, a, b in zip(names, best_ours, best_paper)))
+    return lines
+
+
+def write_table(result: dict, scores: list[dict], stack_scores: list[dict], wall: float,
+                repeats: int, n_jobs: int, note: str = "") -> str:
     means = repeat_means(scores)
+    stack_means = repeat_means(stack_scores)
     names = [name for name, _, _ in PAPER]
     ours = np.array([[means[(n, a)].mean() for a in ALGOS] for n in names])
     sds = np.array([[means[(n, a)].std(ddof=1) if repeats > 1 else 0.0 for a in ALGOS] for n in names])
+    stack = np.array([stack_means[(n, STACKING[0])].mean() for n in names])
+    stack_sd = np.array([stack_means[(n, STACKING[0])].std(ddof=1) if repeats > 1 else 0.0
+                         for n in names])
     paper = np.array([[m for m, _ in cols] for _, _, cols in PAPER])
+    previous = previous_means()
+    units = len(names) * (len(ALGOS) + 1) * 5 * repeats
     lines = [
         f"# Lazy Stacking paper, Table 2: kNN, C4.5, TB, LB, LS ({repeats} x 5-fold CV)",
         "",
-        ("Command (2 cores, shared machine; wall time "
-        f"{wall / 60:.1f} min, {len(names) * len(ALGOS) * 5 * repeats} units):"),
+        ("Commands (2 cores; wall time "
+        f"{wall / 60:.1f} min for both, {units} units):"),
         "",
         "```",
         "ensemblekit compare knn c45 bagging lazy-bagging lazy-stacking --data <12 files> \\",
         f"    --cv 5 --repeats {repeats} --n-jobs {n_jobs} --seed 1 --format json",
+        "ensemblekit compare lazy-stacking --set combiner=stacking --data <12 files> \\",
+        f"    --cv 5 --repeats {repeats} --n-jobs {n_jobs} --seed 1 --format json",
         "```",
         "",
-        ("run by `python benchmarks/lazy_stacking_table2.py`. Registry defaults: `knn` k = 1 on "
-        "min-max scaled attributes; `c45` unpruned entropy tree (min 2 per leaf); `bagging` (TB) 10 "
-        "such trees, probabilities averaged; `lazy-bagging` (LB) L = 10, beta = 0.99, majority vote; "
-        "`lazy-stacking` (LS) the same bags, learner types tree / kNN / naive Bayes in turn, majority "
-        "vote. hayes-roth without its row-id attribute `name`."),
+        ("run by `python benchmarks/lazy_stacking_table2.py`. Registry defaults, as the paper's Weka "
+        "set-up: `knn` Weka's IBk (k = 1, attributes normalised by the training range); `c45` Weka's "
+        "J48 (pruned, confidence 0.25, at least 2 per leaf); `bagging` (TB) 10 unpruned J48 trees "
+        "(`J48 -U`), probabilities averaged; `lazy-bagging` (LB) L = 10 unpruned J48 trees, "
+        "beta = 0.99, majority vote; `lazy-stacking` (LS) the same bags, learner types unpruned J48 / "
+        "IBk / naive Bayes in turn, majority vote; LS-stack: LS with `combiner=stacking`. "
+        "hayes-roth without its row-id attribute `name`."),
         *(["", note] if note else []),
         "",
         (f"Accuracy in %: ours mean ± sd over the {repeats} repeats, then the paper's (10 x 5-fold CV) in "
-         "brackets. Bold: the best of the row (ours)."),
+         "brackets, then the previous run's mean (scikit-learn trees and kNN) in square brackets. "
+         "Bold: the best of the row (ours, LS-stack included)."),
         "",
-        "| data set (paper) | " + " | ".join(HEADERS) + " |",
-        "|---|" + "---|" * len(HEADERS),
+        "| data set (paper) | " + " | ".join(HEADERS) + f" | {STACKING[2]} |",
+        "|---|" + "---|" * (len(HEADERS) + 1),
     ]
     for d, (name, label, cols) in enumerate(PAPER):
-        best = ours[d].max()
+        best = max(ours[d].max(), stack[d])
         cells = []
+        before = previous.get(name)
         for a, (pm, ps) in enumerate(cols):
             text = f"{ours[d, a]:.2f} ± {sds[d, a]:.2f}"
             if ours[d, a] == best:
                 text = f"**{text}**"
-            cells.append(f"{text} ({pm:.2f} ± {ps:.2f})")
+            old = f" [{before[a]:.2f}]" if before else ""
+            cells.append(f"{text} ({pm:.2f} ± {ps:.2f}){old}")
+        text = f"{stack[d]:.2f} ± {stack_sd[d]:.2f}"
+        cells.append(f"**{text}**" if stack[d] == best else text)
         lines.append(f"| {name} ({label}) | " + " | ".join(cells) + " |")
-    lines.append("| average | " + " | ".join(f"{ours[:, a].mean():.2f} ({paper[:, a].mean():.2f})"
-                                          for a in range(len(ALGOS))) + " |")
-    lines += ["", "Friedman / Nemenyi over the 12 data sets, our means:", ""]
+    prev_avg = (np.array([previous[n] for n in names]).mean(axis=0)
+                if all(n in previous for n in names) else None)
+    lines.append("| average | " + " | ".join(
+        f"{ours[:, a].mean():.2f} ({paper[:, a].mean():.2f})"
+        + (f" [{prev_avg[a]:.2f}]" if prev_avg is not None else "")
+        for a in range(len(ALGOS))) + f" | {stack.mean():.2f} |")
+    lines += ["", "The paper's claims, on our means:", ""]
+    lines += [f"- {line}" for line in claims(ours, paper, stack)]
+    lines += ["", "Friedman / Nemenyi over the 12 data sets, our means (LS = vote):", ""]
     lines += [f"- {line}" for line in verdict(ours)]
+    lines += ["", "The same with LS = stacking:", ""]
+    ls = ALGOS.index("lazy-stacking")
+    lines += [f"- {line}" for line in verdict(np.column_stack([ours[:, :ls], stack]),
+                                              HEADERS[:ls] + (STACKING[2],))]
     lines += ["", "The same tests on the paper's Table 2 means:", ""]
     lines += [f"- {line}" for line in verdict(paper)]
     lines += ["", "`ensemblekit compare`'s own verdict (its sd column is over the 50 folds):", ""]
@@ -188,10 +268,8 @@ def write_table(result: dict, scores: list[dict], wall: float, repeats: int, n_j
         lines += ["", f"Failed units: {len(failures)}"]
     lines += [
         "",
-        ("Notes: the paper's Table 1 lists Audiology with 126 instances; the shared file has 226. The "
-        "paper ran Weka's J48 / IBk / Bagging; `c45` here is scikit-learn's binary entropy tree "
-        "(see `ensemblekit algorithms`). LB/LS attribute weights are Weka's GainRatioAttributeEval "
-        "values, normalised to sum to 1."),
+        ("Notes: the paper's Table 1 lists Audiology with 126 instances; the shared file has 226. "
+        "LB/LS attribute weights are Weka's GainRatioAttributeEval values, normalised to sum to 1."),
     ]
     return "\n".join(lines) + "\n"
 
@@ -212,12 +290,17 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     if args.render_only:
         result = json.loads((work / "compare.json").read_text())
-        wall = float((work / "wall_seconds.txt").read_text())
+        scores = json.loads((work / "scores.json").read_text())
+        stack_scores = json.loads((work / "scores_stacking.json").read_text())
+        wall = sum(float((work / f"wall_seconds{t}.txt").read_text()) for t in ("", "_stacking"))
     else:
         paths = prepare(Path(args.data_dir), work)
-        result, wall = run_compare(paths, work, args.repeats, args.n_jobs, args.seed)
-    scores = json.loads((work / "scores.json").read_text())
-    table = write_table(result, scores, wall, args.repeats, args.n_jobs, args.note)
+        result, scores, wall = run_compare(paths, work, args.repeats, args.n_jobs, args.seed)
+        _, stack_scores, wall2 = run_compare(paths, work, args.repeats, args.n_jobs, args.seed,
+                                             algos=STACKING[:1], settings=STACKING[1:2],
+                                             tag="_stacking")
+        wall += wall2
+    table = write_table(result, scores, stack_scores, wall, args.repeats, args.n_jobs, args.note)
     Path(args.out).write_text(table)
     print(table)
 
