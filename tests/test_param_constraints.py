@@ -39,7 +39,7 @@ SAMPLE = ROOT / "sample_data"
 #: The one entry whose estimator is not ensemblekit's (scikit-learn's KNeighborsClassifier,
 #: until issue 20): the entry lists its parameters itself, and scikit-learn also accepts
 #: None for these two, which the command line does not offer.
-FOREIGN_NONE_ACCEPTED = {("knn", "n_neighbors"), ("knn", "weights")}
+FOREIGN_NONE_ACCEPTED: set = set()  # no entry wraps a foreign estimator since knn became IBk
 
 #: Values the command line and the declaration accept but ``fit`` refuses, and why.
 FIT_REFUSES = {
@@ -52,6 +52,10 @@ FIT_REFUSES = {
     # not a parameter rule: trees grown on one row each all predict a constant, and PLS
     # on constant tree outputs fails on 12 rows (a numerical fault of tree-pls)
     ("tree-pls", "max_samples", math.nextafter(0, 1)): "NaN",
+    # cross-parameter rule: a depth limit applies to tree=cart-entropy only, and the
+    # ensembles' default tree is c45 (J48 has no depth limit)
+    **{(algo, "max_depth", float(depth)): "applies to tree='cart-entropy'"
+       for algo in ("bagging", "lazy-bagging", "lazy-stacking") for depth in range(1, 101)},
 }
 
 #: Small ensembles, so that every fit below takes milliseconds.
@@ -397,7 +401,7 @@ def summary_by_attributes(est) -> str:
     """
     if hasattr(est, "cluster_centers_"):
         return "prototypes"
-    if hasattr(est, "tree_"):
+    if hasattr(est, "tree_") or hasattr(est, "export_text"):  # scikit-learn's tree, or J48's
         return "tree"
     if hasattr(est, "parents_") and hasattr(est, "network"):
         return "network"
