@@ -238,26 +238,13 @@ def fit_weighted_c45(X, y, counts, *, min_samples_leaf=2, nominal_features=(),
     tree : ensemblekit.classifiers.c45.C45Tree
         The fitted tree; ``predict_proba`` has ``n_classes`` columns.
     """
-    from .c45 import C45Tree, grow_c45
+    from .c45 import C45Tree
 
-    d = X.shape[1]
     nominal = np.asarray(nominal_features, dtype=np.int64)
     categories = np.asarray(n_categories, dtype=np.int64)
-    mask = np.zeros(d, dtype=bool)
-    mask[nominal] = True
-    per_column = np.zeros(d, dtype=np.int64)
-    per_column[nominal] = categories
-    keep = counts > 0
-    state = grow_c45(X[keep], y[keep], counts[keep], mask, per_column, int(n_classes),
-                     min_samples_leaf=min_samples_leaf, unpruned=True)
     tree = C45Tree(min_samples_leaf=min_samples_leaf, unpruned=True, nominal_features=nominal,
                    n_categories=categories, n_classes=int(n_classes))
-    tree.classes_ = np.arange(int(n_classes))
-    tree.n_features_in_ = d
-    tree.nominal_features_ = nominal
-    tree.n_categories_ = categories
-    tree._set_state(state)
-    return tree
+    return tree._grow(X, y, counts, nominal, categories, np.arange(int(n_classes)))
 
 
 def c45_proba(tree, X, nominal_mask):
@@ -275,11 +262,7 @@ def c45_proba(tree, X, nominal_mask):
     -------
     ndarray of shape (n_samples, n_classes)
     """
-    from ._c45_kernels import predict_proba
-
-    return predict_proba(X, tree.feature_, tree.threshold_, nominal_mask, tree.child_start_,
-                         tree.n_children_, tree.value_, tree.bag_value_, tree.is_empty_,
-                         tree.classes_.size)
+    return tree._proba(X, nominal_mask)
 
 
 class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):

@@ -648,24 +648,33 @@ class C45Tree(ClassifierMixin, BaseEstimator):
             if n and not np.any(w > 0):
                 raise ValueError("sample_weight is zero for every row: nothing to learn from")
         nominal, cats, _ = coded_layout(X, self.nominal_features, self.n_categories)
+        return self._grow(X, codes, w, nominal, cats, classes)
+
+    def _grow(self, X, codes, w, nominal, cats, classes):
+        """Grow (and prune, as the parameters say) on arrays already checked; set the fitted state.
+
+        The one growing path of :meth:`fit` and of the bagging ensembles
+        (:func:`ensemblekit.classifiers.bagging.fit_weighted_c45`), which check their
+        arrays once for all their trees. ``w`` are instance weights >= 0 (rows of weight
+        0 take no part); ``nominal`` and ``cats`` the sorted nominal columns and their
+        numbers of values; ``classes`` the ``classes_`` to set (``codes`` index them).
+        """
         keep = w > 0
         if not keep.all():
             X, codes, w = X[keep], codes[keep], w[keep]
-        mask = np.zeros(X.shape[1], dtype=bool)
+        d = X.shape[1]
+        mask = np.zeros(d, dtype=bool)
         mask[nominal] = True
-        n_cats = np.zeros(X.shape[1], dtype=np.int64)
+        n_cats = np.zeros(d, dtype=np.int64)
         n_cats[nominal] = cats
         state = grow_c45(X, codes, w, mask, n_cats, classes.size,
                          min_samples_leaf=self.min_samples_leaf,
                          confidence_factor=self.confidence_factor, unpruned=self.unpruned,
                          subtree_raising=self.subtree_raising, collapse_tree=self.collapse_tree)
         self.classes_ = classes
+        self.n_features_in_ = d
         self.nominal_features_ = nominal
         self.n_categories_ = cats
-        self._set_state(state)
-        return self
-
-    def _set_state(self, state):
         self.feature_ = state["feature"]
         self.threshold_ = state["threshold"]
         self.child_start_ = state["child_start"]
@@ -673,6 +682,7 @@ class C45Tree(ClassifierMixin, BaseEstimator):
         self.value_ = state["value"]
         self.bag_value_ = state["bag_value"]
         self.is_empty_ = state["is_empty"]
+        return self
 
     # ---- prediction
     def _validated_X(self, X):
@@ -711,9 +721,14 @@ class C45Tree(ClassifierMixin, BaseEstimator):
             a value that is not one of its codes.
         """
         X = self._validated_X(X)
+        return self._proba(X, self._nominal_mask())
+
+    def _proba(self, X, nominal_mask):
+        """:meth:`predict_proba` of rows already checked (float64, C order, codes in range):
+        the compiled walk down the tree, also used per bag by the lazy ensembles."""
         from . import _c45_kernels as kernels
 
-        return kernels.predict_proba(X, self.feature_, self.threshold_, self._nominal_mask(),
+        return kernels.predict_proba(X, self.feature_, self.threshold_, nominal_mask,
                                      self.child_start_, self.n_children_, self.value_,
                                      self.bag_value_, self.is_empty_, self.classes_.size)
 
