@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ensemblekit import registry
+from ensemblekit.errors import InputError
 from ensemblekit.results import Clustering, Comparison, FittedModel, KSelection, ModelEvaluation, Prediction
 
 __all__ = ["UsageError", "cluster", "compare", "describe_data", "describe_model", "evaluate",
@@ -42,7 +43,7 @@ Notify = Callable[[str], None]
 Progress = Callable[[int, str], Any]
 
 
-class UsageError(ValueError):
+class UsageError(InputError):
     """A request that cannot be carried out as asked: the message says what to change."""
 
 

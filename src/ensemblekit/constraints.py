@@ -43,6 +43,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from ensemblekit.errors import InputError
+
 __all__ = ["CLOSED", "KINDS", "MAX_ITERATIONS", "MAX_MEMBERS", "MAX_TREES", "Constraint",
            "InvalidParameterError", "validate_params"]
 
@@ -62,7 +64,7 @@ KINDS = ("int", "float", "bool", "choice", "any")
 CLOSED = ("both", "left", "right", "neither")
 
 
-class InvalidParameterError(ValueError):
+class InvalidParameterError(InputError):
     """A parameter value is outside what its estimator declares (a ``ValueError``)."""
 
 

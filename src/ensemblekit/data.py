@@ -59,6 +59,8 @@ from typing import Any, BinaryIO, TextIO
 import arff
 import numpy as np
 
+from ensemblekit.errors import InputError
+
 __all__ = [
     "Attribute",
     "DataError",
@@ -119,7 +121,7 @@ _ABSENT = _Absent()
 # --------------------------------------------------------------------------
 # Public types
 # --------------------------------------------------------------------------
-class DataError(ValueError):
+class DataError(InputError):
     """A data file cannot be read as a data set.
 
     ``str(error)`` is one line: the file as it was given (``<stdin>`` for

@@ -65,6 +65,7 @@ import zlib
 from collections.abc import Mapping
 
 from ensemblekit import __version__, safejson
+from ensemblekit.errors import InputError
 
 __all__ = [
     "FORMAT_VERSION",
@@ -130,7 +131,7 @@ def _limit_text(limit: int) -> str:
     return f"the {limit >> 20} MiB limit for model files (set {_LIMIT_VARIABLE} to allow more)"
 
 
-class ModelFileError(ValueError):
+class ModelFileError(InputError):
     """A model file cannot be read, is damaged, or must not be trusted.
 
     ``str(error)`` is one line naming the file and what is wrong with it.

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ensemblekit.errors import InputError
+
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
 _INSTALL_HINT = "plotting needs matplotlib: pip install 'ensemblekit[plot]'"
@@ -41,7 +43,7 @@ _DPI = 150
 HEATMAP_MIN_SPREAD = 0.01
 
 
-class PlotError(ValueError):
+class PlotError(InputError):
     """A figure cannot be drawn or written: matplotlib missing, bad suffix, bad path."""
 
 

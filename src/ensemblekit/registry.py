@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ensemblekit.constraints import Constraint, InvalidParameterError
+from ensemblekit.errors import InputError
 
 CLASSIFICATION = "classification"
 CLUSTERING = "clustering"
@@ -36,7 +37,7 @@ MODEL_SUMMARIES = ("prototypes", "tree", "network", "bagged-networks", "rule-clu
                    "rule-ensemble", "stored-instances", "none")
 
 
-class ParameterError(ValueError):
+class ParameterError(InputError):
     """A ``--set key=value`` pair names an unknown parameter or gives a bad value."""
 
 
@@ -687,7 +688,7 @@ ALGORITHMS.update({
 })
 
 
-class UnknownAlgorithmError(KeyError):
+class UnknownAlgorithmError(InputError, KeyError):
     """The name is not in :data:`ALGORITHMS`."""
 
     def __str__(self) -> str:  # KeyError quotes its argument; we want plain text

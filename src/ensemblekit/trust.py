@@ -42,6 +42,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ensemblekit.errors import InputError
+
 __all__ = [
     "ALLOWED_TYPES",
     "PLAIN_NODES",
@@ -51,7 +53,7 @@ __all__ = [
 ]
 
 
-class DamagedModelError(ValueError):
+class DamagedModelError(InputError):
     """A rebuilt model's state is not what a fit produces (one line saying what is wrong)."""
 
 

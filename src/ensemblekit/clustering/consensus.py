@@ -58,6 +58,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
+from ensemblekit.errors import EnsemblekitError
+
 from ..constraints import Constraint, validate_params
 from .inner_kmeans import SUBSET_CONSTRAINTS, _draw_feature_weights, _n_subset_features
 from .kmeans import (
@@ -106,7 +108,7 @@ HGPA_OBJECTIVES = ("cut", "km1")
 _KAHYPAR_CONFIG = {"cut": "hgpa_kahypar_cut.ini", "km1": "hgpa_kahypar_km1.ini"}
 
 
-class MissingDependencyError(ImportError):
+class MissingDependencyError(EnsemblekitError, ImportError):
     """An optional package an algorithm needs is not installed (the message says which)."""
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from ensemblekit import registry
 from ensemblekit.data import known_class
+from ensemblekit.errors import InputError
 
 #: Metrics reported when the user does not name any, per task.
 DEFAULT_METRICS = {
@@ -38,7 +39,7 @@ DEFAULT_METRICS = {
 }
 
 
-class ProtocolError(ValueError):
+class ProtocolError(InputError):
     """The protocol cannot run on this data (e.g. no class for external indices)."""
 
 
