@@ -87,7 +87,7 @@ def test_bad_members_are_refused(bad, message):
 
 
 def test_first_occurrence_order():
-    assert_array_equal(C._first_occurrence_order([7, 7, 2, 9, 2]), [0, 0, 1, 2, 1])
+    assert_array_equal(C.first_occurrence_order([7, 7, 2, 9, 2]), [0, 0, 1, 2, 1])
 
 
 # ---------------------------------------------------------------------------
@@ -132,7 +132,7 @@ def test_hac_equals_scipy_linkage_on_the_explicit_coassociation(method):
         expected = split_latest_merges(Z, k)
         got = consensus_hac(members, k, linkage=method)
         assert partition(got) == partition(expected)
-        assert_array_equal(got, C._first_occurrence_order(expected))
+        assert_array_equal(got, C.first_occurrence_order(expected))
         low, high = Z[60 - k - 1, 2], Z[60 - k, 2]
         if low < high:  # no tie at the cut: a cut at a height between gives the same
             assert partition(got) == partition(fcluster(Z, (low + high) / 2, "distance"))

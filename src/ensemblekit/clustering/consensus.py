@@ -252,8 +252,19 @@ def _incidence(codes, n_labels):
     return sparse.csr_matrix((data, indices, indptr), shape=(n, int(n_labels.sum())))
 
 
-def _first_occurrence_order(labels):
-    """Renumber labels 0, 1, ... in order of first appearance (so part names do not matter)."""
+def first_occurrence_order(labels):
+    """Renumber labels 0, 1, ... in order of first appearance (so part names do not matter).
+
+    Parameters
+    ----------
+    labels : array-like of shape (n_samples,)
+        Any hashable, sortable labels.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,), dtype intp
+        Codes in 0..n_distinct-1; the first row gets 0, the next new label 1, and so on.
+    """
     labels = np.asarray(labels)
     _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
     rank = np.empty(first.shape[0], dtype=np.intp)
@@ -261,7 +272,15 @@ def _first_occurrence_order(labels):
     return rank[inverse.ravel()]
 
 
-def _check_k(n_clusters, n_samples):
+def check_n_clusters(n_clusters, n_samples):
+    """Refuse a number of clusters that is not an integer in ``1..n_samples``.
+
+    Raises
+    ------
+    ValueError
+        When ``n_clusters`` is not an integer (bools excluded), is below 1, or
+        exceeds ``n_samples``.
+    """
     if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral) or n_clusters < 1:
         raise ValueError(f"n_clusters must be an integer >= 1; got {n_clusters!r}.")
     if n_clusters > n_samples:
@@ -420,7 +439,7 @@ def consensus_cspa(members, n_clusters, *, random_state=None, partitioner="auto"
     """
     codes, n_labels = _encode_members(members)
     n = codes.shape[0]
-    _check_k(n_clusters, n)
+    check_n_clusters(n_clusters, n)
     _check_cspa_size(n)
     _check_imbalance(imbalance)
     used = resolve_partitioner(partitioner)
@@ -433,7 +452,7 @@ def consensus_cspa(members, n_clusters, *, random_state=None, partitioner="auto"
         parts = _metis_parts(counts, n_clusters, seed, imbalance)
     else:
         parts = _spectral_parts(counts.astype(np.float64) / codes.shape[1], n_clusters, seed)
-    return _first_occurrence_order(parts)
+    return first_occurrence_order(parts)
 
 
 def _check_cspa_size(n_samples):
@@ -505,7 +524,7 @@ def consensus_hgpa(members, n_clusters, *, random_state=None, imbalance=0.05, ob
     """
     codes, n_labels = _encode_members(members)
     n = codes.shape[0]
-    _check_k(n_clusters, n)
+    check_n_clusters(n_clusters, n)
     _check_imbalance(imbalance)
     _check_objective(objective)
     kahypar = _import_kahypar()
@@ -528,7 +547,7 @@ def consensus_hgpa(members, n_clusters, *, random_state=None, imbalance=0.05, ob
     context.suppressOutput(True)
     kahypar.partition(hypergraph, context)
     parts = np.fromiter((hypergraph.blockID(i) for i in range(n)), dtype=np.intp, count=n)
-    return _first_occurrence_order(parts)
+    return first_occurrence_order(parts)
 
 
 def _check_objective(objective):
@@ -602,7 +621,7 @@ def consensus_mcla(members, n_clusters, *, random_state=None, partitioner="auto"
     """
     codes, n_labels = _encode_members(members)
     n = codes.shape[0]
-    _check_k(n_clusters, n)
+    check_n_clusters(n_clusters, n)
     _check_imbalance(imbalance)
     used = resolve_partitioner(partitioner)
     rng = check_random_state(random_state)
@@ -633,7 +652,7 @@ def consensus_mcla(members, n_clusters, *, random_state=None, partitioner="auto"
     keys = rng.random_sample(association.shape)
     best = association.max(axis=1, keepdims=True)
     winner = np.where(association == best, keys, -1.0).argmax(axis=1)
-    return _first_occurrence_order(winner)
+    return first_occurrence_order(winner)
 
 
 def consensus_hac(members, n_clusters, *, linkage="average"):
@@ -687,7 +706,7 @@ def consensus_hac(members, n_clusters, *, linkage="average"):
         raise ValueError(f"linkage must be one of {', '.join(map(repr, LINKAGES))}; got {linkage!r}.")
     codes, _ = _encode_members(members)
     n = codes.shape[0]
-    _check_k(n_clusters, n)
+    check_n_clusters(n_clusters, n)
     if n_clusters == n:
         return np.arange(n, dtype=np.intp)
     if n_clusters == 1:
@@ -695,11 +714,27 @@ def consensus_hac(members, n_clusters, *, linkage="average"):
     distances = pdist(codes, metric="hamming")
     tree = scipy_linkage(distances, method=linkage)
     del distances
-    return _first_occurrence_order(_cut_into(tree, n, n_clusters))
+    return first_occurrence_order(cut_dendrogram(tree, n, n_clusters))
 
 
-def _cut_into(tree, n, n_clusters):
-    """Leaves' clusters after the first ``n - n_clusters`` merges of a scipy linkage matrix."""
+def cut_dendrogram(tree, n, n_clusters):
+    """Leaves' clusters after the first ``n - n_clusters`` merges of a scipy linkage matrix.
+
+    Parameters
+    ----------
+    tree : ndarray of shape (n - 1, 4)
+        A linkage matrix in scipy's convention (merge ``i`` creates node ``n + i``).
+    n : int
+        Number of leaves.
+    n_clusters : int
+        Clusters wanted, in ``1..n``.
+
+    Returns
+    -------
+    ndarray of shape (n,), dtype intp
+        For each leaf, the id of the root of its cluster (not renumbered; see
+        :func:`first_occurrence_order`).
+    """
     parent = list(range(2 * n - 1))
     merges = tree[: n - n_clusters, :2].astype(np.int64).tolist()
     for step, (a, b) in enumerate(merges):
@@ -813,7 +848,7 @@ class _ConsensusClustering(_BasePrototypeClustering):
             self.n_subset_features_ = None
             self.n_iter_ = 0
 
-        labels = _first_occurrence_order(self._consensus(codes, rng))
+        labels = first_occurrence_order(self._consensus(codes, rng))
         n_found = int(labels.max()) + 1
         counts = np.bincount(labels, minlength=n_found).astype(np.float64)
         centers = np.empty((n_found, n_features))

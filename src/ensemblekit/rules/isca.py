@@ -63,7 +63,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from ensemblekit.clustering.consensus import _check_k, _cut_into, _first_occurrence_order
+from ensemblekit.clustering.consensus import check_n_clusters, cut_dendrogram, first_occurrence_order
 
 from ..constraints import MAX_TREES, Constraint, validate_params
 from ._agreement import RuleAgreement, pack_rules
@@ -683,7 +683,7 @@ class ISCA(ClusterMixin, BaseEstimator):
         X, Y = self._check_input(X, y)
         self.binary_features_ = np.flatnonzero(np.all((X == 0) | (X == 1), axis=0))
         n = X.shape[0]
-        _check_k(self.n_clusters, n)
+        check_n_clusters(self.n_clusters, n)
         if self.similarity == "importance" and (Y is None or Y.shape[1] != 1):
             raise ValueError("similarity='importance' weights the rules by how well they predict "
                              "one target: it needs supervised=True (ss-isca) and exactly one "
@@ -826,12 +826,12 @@ class ISCA(ClusterMixin, BaseEstimator):
         """
         check_is_fitted(self, "linkage_matrix_")
         n = self.rule_matrix_.shape[0]
-        _check_k(n_clusters, n)
+        check_n_clusters(n_clusters, n)
         if n_clusters == n:
             return np.arange(n, dtype=np.intp)
         if n_clusters == 1:
             return np.zeros(n, dtype=np.intp)
-        return _first_occurrence_order(_cut_into(self.linkage_matrix_, n, int(n_clusters)))
+        return first_occurrence_order(cut_dendrogram(self.linkage_matrix_, n, int(n_clusters)))
 
     def describe_rules(self, feature_names=None, top=None) -> list[str]:
         """The gathered rules in words, in stage order (see
