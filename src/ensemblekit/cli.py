@@ -54,6 +54,8 @@ def _version(value: bool):
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version and exit."),
+    debug: bool = typer.Option(False, "--debug",
+                               help="On an unexpected failure, print the traceback."),
 ):
     """Ensemble methods inside and around learners, on ARFF and CSV files.
 
@@ -61,6 +63,8 @@ def _root(
     last attribute unless --target names another. Results go to stdout, messages to
     stderr. Exit codes: 0 ok, 2 bad usage or input, 1 unexpected failure.
     """
+    if debug:
+        os.environ["ENSEMBLEKIT_DEBUG"] = "1"
 
 
 # --------------------------------------------------------------------------- helpers
@@ -661,7 +665,8 @@ def main() -> None:
     except Exception as exc:  # noqa: BLE001 - last-resort handler
         if os.environ.get("ENSEMBLEKIT_DEBUG"):
             raise
-        _err(f"unexpected failure: {type(exc).__name__}: {exc} (set ENSEMBLEKIT_DEBUG=1 for the traceback)")
+        _err(f"unexpected failure: {type(exc).__name__}: {exc} (run with --debug, or set "
+             "ENSEMBLEKIT_DEBUG=1, for the traceback)")
         sys.exit(EXIT_FAILURE)
 
 
