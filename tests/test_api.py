@@ -156,7 +156,7 @@ def test_public_names_load_lazily():
             "from ensemblekit import compare, ISCA; "
             "print(before, 'numpy' in sys.modules, compare.__module__, ISCA.__module__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "True", "ensemblekit.api", "ensemblekit.rules.isca"]
+    assert out.stdout.split() == ["False", "True", "ensemblekit.app.comparing", "ensemblekit.rules.isca"]
     for name in ensemblekit.__all__:
         assert getattr(ensemblekit, name) is not None
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
