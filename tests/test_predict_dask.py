@@ -130,7 +130,7 @@ def test_chunks_are_read_only_a_few_ahead(cluster, tmp_path):
             yield ds
 
     outputs = predicting._predict_on_cluster(connect(cluster.scheduler_address), model.pipeline,
-                                             chunks(), False, None, "c45.ekm")
+                                             chunks(), False, None, "c45.ekm", widens=False)
     next(outputs)
     assert 2 <= len(read) <= predicting._CHUNKS_IN_FLIGHT + 1  # of 30 chunks
     assert sum(len(parts) for _, parts in outputs) == 29  # the rest, one task each

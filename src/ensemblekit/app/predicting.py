@@ -135,7 +135,8 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     metadata, pipeline = model.metadata, model.pipeline
     task = metadata["task"]
     schema = _schema_of(model)
-    if not registry.get(metadata["algorithm"]).predicts_new_rows:
+    spec = registry.get(metadata["algorithm"])
+    if not spec.predicts_new_rows:
         raise UsageError(f"{metadata['algorithm']} models cannot label new rows (the algorithm "
                          "has no out-of-sample rule); use 'ensemblekit cluster' on the file "
                          "instead")
@@ -154,9 +155,11 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     if scheduler is not None:  # connected before anything is read: a failure is reported at once
         from ensemblekit.experiment.runner import connect
 
-        outputs = _predict_on_cluster(connect(scheduler), pipeline, chunks, proba, progress, source)
+        outputs = _predict_on_cluster(connect(scheduler), pipeline, chunks, proba, progress, source,
+                                      widens=spec.widens_at_predict)
     else:
-        outputs = _predict_in_order(pipeline, chunks, proba, progress, source)
+        outputs = _predict_in_order(pipeline, chunks, proba, progress, source,
+                                    widens=spec.widens_at_predict)
 
     for _chunk, parts in outputs:
         codes = np.concatenate([c for c, _ in parts])
@@ -199,21 +202,22 @@ def _predict_rows_on_one_core(pipeline, X, proba: bool, pin, before=None):
 
 
 def _advanced(pipeline, X):
-    """The pipeline as it stands after predicting the rows ``X`` (the same object if nothing changed).
+    """The pipeline of a model that widens at predict, as it stands after predicting the rows
+    ``X`` (the same object if nothing changed).
 
-    Every estimator here predicts a row from the fitted model alone, except one whose
-    prediction also depends on the rows before it in the same call: knn's IBk, whose
-    numeric ranges each row widens (``range_update="cumulative"``, as Weka). Such a final
-    estimator has a ``widened(Xt)`` method (``Xt``: the rows after the pipeline's
-    preprocessing) that returns a copy carrying that state over, so rows given in later
-    calls are predicted as one call on all the rows would predict them; this is the
-    pipeline with that copy as its final step. ``widened`` may depend on the rows only
-    through each column's smallest and largest known value (see :func:`_extremes`).
+    Every estimator here predicts a row from the fitted model alone, except those whose
+    registry entry declares ``widens_at_predict``: their prediction of a row also depends on
+    the rows before it in the same call (knn's IBk, whose numeric ranges each row widens,
+    ``range_update="cumulative"``, as Weka). Such a final estimator has a ``widened(Xt)``
+    method (``Xt``: the rows after the pipeline's preprocessing) that returns a copy carrying
+    that state over, so rows given in later calls are predicted as one call on all the rows
+    would predict them; this is the pipeline with that copy as its final step. ``widened``
+    may depend on the rows only through each column's smallest and largest known value (see
+    :func:`_extremes`).
     """
-    final = pipeline[-1]
-    if not hasattr(final, "widened") or X.shape[0] == 0:
+    if X.shape[0] == 0:
         return pipeline
-    return _with_final(pipeline, final.widened(pipeline[:-1].transform(X)))
+    return _with_final(pipeline, pipeline[-1].widened(pipeline[:-1].transform(X)))
 
 
 def _with_final(pipeline, estimator):
@@ -243,17 +247,19 @@ def _extremes(pipeline, X, before=None):
     return np.vstack([np.fmin.reduce(rows, axis=0), np.fmax.reduce(rows, axis=0)])
 
 
-def _predict_in_order(pipeline, chunks, proba: bool, progress, source):
+def _predict_in_order(pipeline, chunks, proba: bool, progress, source, *, widens: bool):
     """Predict chunks in this process: yield ``(chunk, parts)`` in order (see :func:`_predict_chunk`),
-    each chunk predicted by the pipeline as the chunks before it left it (:func:`_advanced`)."""
+    each chunk predicted by the pipeline as the chunks before it left it (:func:`_advanced`, when
+    ``widens``: the model's entry declares ``widens_at_predict``)."""
     for ds in chunks:
-        parts, pipeline = _predict_chunk(pipeline, ds, proba, progress, source)
+        parts, pipeline = _predict_chunk(pipeline, ds, proba, progress, source, widens=widens)
         yield ds, parts
 
 
-def _predict_chunk(pipeline, ds, proba: bool, progress, source):
+def _predict_chunk(pipeline, ds, proba: bool, progress, source, *, widens: bool):
     """Predict one chunk in this process, :data:`PREDICT_CHUNK` rows at a time: a list of
-    :func:`_predict_rows` results, and the pipeline as those rows left it (:func:`_advanced`)."""
+    :func:`_predict_rows` results, and the pipeline as those rows left it (:func:`_advanced`,
+    when ``widens``; else the pipeline itself)."""
     n = ds.X.shape[0]
     parts = []
     try:
@@ -261,7 +267,8 @@ def _predict_chunk(pipeline, ds, proba: bool, progress, source):
             for start in range(0, max(n, 1), PREDICT_CHUNK):
                 X = ds.X[start:start + PREDICT_CHUNK]
                 parts.append(_predict_rows(pipeline, X, proba))
-                pipeline = _advanced(pipeline, X)
+                if widens:
+                    pipeline = _advanced(pipeline, X)
                 if advance is not None:
                     advance(X.shape[0])
     except ValueError as exc:
@@ -274,17 +281,17 @@ def _predict_chunk(pipeline, ds, proba: bool, progress, source):
 _CHUNKS_IN_FLIGHT = 4
 
 
-def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source):
+def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source, *, widens: bool):
     """Predict chunks on the Dask cluster of ``client``: yield ``(chunk, parts)`` in order, as
     :func:`_predict_chunk` would, and close the client at the end.
 
     The model is scattered once to every worker; each :data:`PREDICT_CHUNK` rows of a chunk
-    are one task. A model that carries state from row to row (:func:`_advanced`) gets with
-    each task the :func:`_extremes` of every row before it, computed here, so each task
-    predicts what a serial run predicts. Chunks are read ahead while the workers predict: at
-    least two, and up to :data:`_CHUNKS_IN_FLIGHT` while fewer than two tasks per worker
-    thread are under way. An error reading a chunk is raised once the chunks before it were
-    yielded.
+    are one task. A model that carries state from row to row (``widens``: its entry declares
+    ``widens_at_predict``; see :func:`_advanced`) gets with each task the :func:`_extremes` of
+    every row before it, computed here, so each task predicts what a serial run predicts.
+    Chunks are read ahead while the workers predict: at least two, and up to
+    :data:`_CHUNKS_IN_FLIGHT` while fewer than two tasks per worker thread are under way. An
+    error reading a chunk is raised once the chunks before it were yielded.
     """
     from collections import deque
 
@@ -296,7 +303,7 @@ def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source)
         [model] = client.scatter([pipeline], broadcast=True, hash=False)
         pin = OneCore()
         chunks, tasks, failed, done = iter(chunks), 0, None, False
-        widens, before = hasattr(pipeline[-1], "widened"), None  # extremes of the rows so far
+        before = None  # with widens: the extremes of the rows so far
         while True:
             while not done and (len(pending) < 2 or (tasks < 2 * threads
                                                      and len(pending) < _CHUNKS_IN_FLIGHT)):
