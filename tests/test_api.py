@@ -148,6 +148,20 @@ def test_bad_requests_raise_usage_error():
         api.cluster("ss-isca", IRIS, k=3)
 
 
+def test_input_errors_cover_every_bad_input_error():
+    from ensemblekit.data import DataError
+    from ensemblekit.errors import InputError, UsageError
+    from ensemblekit.experiment.protocol import ProtocolError
+    from ensemblekit.persistence import ModelFileError
+    from ensemblekit.plots import PlotError
+    from ensemblekit.registry import ParameterError, UnknownAlgorithmError
+
+    assert api.UsageError is UsageError and api.input_errors() == (InputError,)
+    for error in (DataError, ParameterError, UnknownAlgorithmError, UsageError, ModelFileError,
+                  ProtocolError, PlotError):
+        assert issubclass(error, api.input_errors()), error
+
+
 def test_public_names_load_lazily():
     import subprocess
     import sys

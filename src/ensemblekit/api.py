@@ -24,7 +24,6 @@ imports a numeric library until it runs, so the command line starts fast.
 
 from __future__ import annotations
 
-from ensemblekit import registry
 from ensemblekit.app.clustering import cluster, select_k
 from ensemblekit.app.common import Notify as Notify
 from ensemblekit.app.common import Progress as Progress
@@ -40,7 +39,7 @@ from ensemblekit.app.models import read_model_metadata as read_model_metadata
 from ensemblekit.app.plotting import plot_comparison, plot_paths
 from ensemblekit.app.predicting import PREDICT_CHUNK as PREDICT_CHUNK
 from ensemblekit.app.predicting import predict, predict_chunks
-from ensemblekit.errors import UsageError
+from ensemblekit.errors import InputError, UsageError
 
 __all__ = ["UsageError", "cluster", "compare", "describe_data", "describe_model", "evaluate",
            "evaluate_model", "evaluate_split", "fit", "load_data", "load_model", "plot_comparison",
@@ -53,12 +52,9 @@ __all__ = ["UsageError", "cluster", "compare", "describe_data", "describe_model"
 def input_errors() -> tuple[type[Exception], ...]:
     """The exception types that mean bad usage or bad input (the command line's exit code 2).
 
+    Every one of them derives from :class:`ensemblekit.errors.InputError` (a data file
+    that cannot be read, an unknown algorithm or parameter, a damaged model file, a bad
+    protocol or plot request, a :class:`UsageError`), so that is the one type given.
     Their messages name the file, line, attribute or parameter at fault.
     """
-    from ensemblekit.data import DataError
-    from ensemblekit.experiment.protocol import ProtocolError
-    from ensemblekit.persistence import ModelFileError
-    from ensemblekit.plots import PlotError
-
-    return (DataError, registry.ParameterError, registry.UnknownAlgorithmError, UsageError,
-            ModelFileError, ProtocolError, PlotError)
+    return (InputError,)
