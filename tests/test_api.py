@@ -148,6 +148,20 @@ def test_bad_requests_raise_usage_error():
         api.cluster("ss-isca", IRIS, k=3)
 
 
+def test_input_errors_cover_every_bad_input_error():
+    from ensemblekit.data import DataError
+    from ensemblekit.errors import InputError, UsageError
+    from ensemblekit.experiment.protocol import ProtocolError
+    from ensemblekit.persistence import ModelFileError
+    from ensemblekit.plots import PlotError
+    from ensemblekit.registry import ParameterError, UnknownAlgorithmError
+
+    assert api.UsageError is UsageError and api.input_errors() == (InputError,)
+    for error in (DataError, ParameterError, UnknownAlgorithmError, UsageError, ModelFileError,
+                  ProtocolError, PlotError):
+        assert issubclass(error, api.input_errors()), error
+
+
 def test_public_names_load_lazily():
     import subprocess
     import sys
@@ -156,7 +170,7 @@ def test_public_names_load_lazily():
             "from ensemblekit import compare, ISCA; "
             "print(before, 'numpy' in sys.modules, compare.__module__, ISCA.__module__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "True", "ensemblekit.api", "ensemblekit.rules.isca"]
+    assert out.stdout.split() == ["False", "True", "ensemblekit.app.comparing", "ensemblekit.rules.isca"]
     for name in ensemblekit.__all__:
         assert getattr(ensemblekit, name) is not None
     with pytest.raises(AttributeError, match="no attribute 'nope'"):

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from ensemblekit import api, streaming
+from ensemblekit.app import predicting
 from ensemblekit.classifiers.ibk import IBk
 from ensemblekit.data import load_dataset
 from ensemblekit.report import format_prediction_stream
@@ -109,9 +110,9 @@ def test_rows_in_parts_equal_one_call():
 # --------------------------------------------------------------------------- api.predict
 def test_the_file_is_one_that_separate_calls_get_wrong(model, split, whole):
     X = load_dataset(split[1]).X
-    assert X.shape[0] > 3 * api.PREDICT_CHUNK
-    apart = np.vstack([model.pipeline.predict_proba(X[s:s + api.PREDICT_CHUNK])
-                       for s in range(0, X.shape[0], api.PREDICT_CHUNK)])
+    assert X.shape[0] > 3 * predicting.PREDICT_CHUNK
+    apart = np.vstack([model.pipeline.predict_proba(X[s:s + predicting.PREDICT_CHUNK])
+                       for s in range(0, X.shape[0], predicting.PREDICT_CHUNK)])
     assert (apart.argmax(axis=1) != whole.argmax(axis=1)).any()
 
 
@@ -125,7 +126,7 @@ def test_predict_is_the_same_for_any_chunk_size(model, split, whole, chunk_rows)
 
 
 def test_small_model_calls_inside_chunks(model, split, whole, monkeypatch):
-    monkeypatch.setattr(api, "PREDICT_CHUNK", 3)
+    monkeypatch.setattr(predicting, "PREDICT_CHUNK", 3)
     got = api.predict(model, split[1], proba=True, chunk_rows=50)
     np.testing.assert_array_equal(got.probabilities, whole)
 
@@ -137,7 +138,7 @@ def test_cli_output_does_not_depend_on_the_chunk_size(split, tmp_path, monkeypat
     assert default.exit_code == 0, default.output
     monkeypatch.setattr(streaming, "CHUNK_ROWS", 7)
     monkeypatch.setattr(streaming, "FIRST_CHUNK_ROWS", 7)
-    monkeypatch.setattr(api, "PREDICT_CHUNK", 3)
+    monkeypatch.setattr(predicting, "PREDICT_CHUNK", 3)
     small = run_cli("predict", path, split[1], "--proba")
     assert small.exit_code == 0, small.output
     assert small.stdout == default.stdout
@@ -159,7 +160,7 @@ def cluster():
 def test_a_cluster_gives_the_serial_bytes(cluster, model, split, whole, monkeypatch):
     serial = list(api.predict_chunks(model, split[1], proba=True))
     # many small tasks of many chunks, several under way at a time on both workers
-    monkeypatch.setattr(api, "PREDICT_CHUNK", 40)
+    monkeypatch.setattr(predicting, "PREDICT_CHUNK", 40)
     remote = list(api.predict_chunks(model, split[1], proba=True, chunk_rows=300,
                                      scheduler=cluster.scheduler_address))
     assert len(remote) == 6

@@ -430,6 +430,8 @@ def test_capability_fields_agree_with_the_fitted_estimator(algo):
     fit = est_class.fit
     # takes_members: fit takes member labelings
     assert ("members" in inspect.signature(fit).parameters) == spec.takes_members
+    # widens_at_predict: the class carries the state of predicted rows over to a later call
+    assert hasattr(est_class, "widened") == spec.widens_at_predict
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if spec.task == registry.CLUSTERING:

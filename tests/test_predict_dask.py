@@ -10,6 +10,7 @@ import pytest
 
 import support
 from ensemblekit import api
+from ensemblekit.app import models, predicting
 from ensemblekit.report import OUTPUT_FORMATS, format_prediction_stream
 
 LETTER = support.data_path("letter-300.arff")
@@ -70,7 +71,7 @@ def test_many_tasks_come_back_in_order_for_every_format(cluster, lazy_model, mon
     serial = list(api.predict_chunks(lazy_model, str(LETTER), proba=True))
     # small chunks of small tasks: 5 chunks (70, 70, 70, 70, 20 rows) of up to 5 tasks each,
     # several chunks under way at a time on both workers
-    monkeypatch.setattr(api, "PREDICT_CHUNK", 16)
+    monkeypatch.setattr(predicting, "PREDICT_CHUNK", 16)
     before = _computed(cluster)
     remote = list(api.predict_chunks(lazy_model, str(LETTER), proba=True, chunk_rows=70,
                                      scheduler=cluster.scheduler_address))
@@ -84,7 +85,7 @@ def test_many_tasks_come_back_in_order_for_every_format(cluster, lazy_model, mon
 def test_labels_alone_on_a_cluster(cluster, tmp_path, monkeypatch):
     model = _c45(tmp_path)
     serial = api.predict(model, str(LETTER))
-    monkeypatch.setattr(api, "PREDICT_CHUNK", 16)
+    monkeypatch.setattr(predicting, "PREDICT_CHUNK", 16)
     remote = api.predict(model, str(LETTER), chunk_rows=70, scheduler=cluster.scheduler_address)
     assert remote.predictions == serial.predictions and remote.probabilities is None
 
@@ -124,14 +125,14 @@ def test_chunks_are_read_only_a_few_ahead(cluster, tmp_path):
     read = []
 
     def chunks():
-        for ds in iter_chunks(str(LETTER), api._schema_of(model), read_class=False, chunk_rows=10):
+        for ds in iter_chunks(str(LETTER), models._schema_of(model), read_class=False, chunk_rows=10):
             read.append(ds.X.shape[0])
             yield ds
 
-    outputs = api._predict_on_cluster(connect(cluster.scheduler_address), model.pipeline, chunks(),
-                                      False, None, "c45.ekm")
+    outputs = predicting._predict_on_cluster(connect(cluster.scheduler_address), model.pipeline,
+                                             chunks(), False, None, "c45.ekm", widens=False)
     next(outputs)
-    assert 2 <= len(read) <= api._CHUNKS_IN_FLIGHT + 1  # of 30 chunks
+    assert 2 <= len(read) <= predicting._CHUNKS_IN_FLIGHT + 1  # of 30 chunks
     assert sum(len(parts) for _, parts in outputs) == 29  # the rest, one task each
     assert len(read) == 30
 

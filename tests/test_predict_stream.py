@@ -13,6 +13,7 @@ import json
 import pytest
 
 from ensemblekit import api, streaming
+from ensemblekit.app import predicting
 from ensemblekit.data import DataError, Schema
 from ensemblekit.report import OUTPUT_FORMATS, format_predictions, prediction_rows
 from support import data_path, run_cli
@@ -23,7 +24,7 @@ FORMATS = OUTPUT_FORMATS
 @pytest.fixture
 def small_chunks(monkeypatch):
     monkeypatch.setattr(streaming, "CHUNK_ROWS", 7)
-    monkeypatch.setattr(api, "PREDICT_CHUNK", 3)
+    monkeypatch.setattr(predicting, "PREDICT_CHUNK", 3)
 
 
 def _iris_csv(path, *, class_values=None, drop_class=False, bad_line=None):

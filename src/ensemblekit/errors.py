@@ -9,6 +9,10 @@ Two bases, and every public error class of the package derives from one of them:
   so code written against scikit-learn's convention (``except ValueError``) keeps
   working. The command line maps it to exit code 2 and prints its one-line message.
 
+:class:`UsageError` is the :class:`InputError` the application layer
+(:mod:`ensemblekit.api`) raises for a request it cannot carry out as asked: options
+that contradict each other, or data that does not suit the algorithm.
+
 Anything else that escapes a command, including a plain :class:`ValueError` raised
 inside numpy or an estimator, is an unexpected failure: exit code 1, with the
 traceback when ``--debug`` is given or ``ENSEMBLEKIT_DEBUG`` is set. ``compare``
@@ -24,7 +28,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["EnsemblekitError", "InputError"]
+__all__ = ["EnsemblekitError", "InputError", "UsageError"]
 
 
 class EnsemblekitError(Exception):
@@ -36,3 +40,7 @@ class InputError(EnsemblekitError, ValueError):
 
     The command line exits with code 2 on it.
     """
+
+
+class UsageError(InputError):
+    """A request that cannot be carried out as asked: the message says what to change."""

@@ -255,6 +255,13 @@ class AlgorithmSpec:
     predicts_new_rows : bool
         The fitted model's ``predict`` labels rows it was not fitted on (always
         true for classification and regression).
+    widens_at_predict : bool
+        The prediction of a row also depends on the rows predicted before it in
+        the same call: ``knn``, whose numeric ranges each test row widens, as
+        Weka's IBk. The estimator class then has a ``widened(Xt)`` method giving
+        a copy that carries this state over to a later call, and ``predict``
+        hands each chunk of a file, and each task on a cluster, what the rows
+        before it left, so predictions do not depend on how the rows are cut.
     model_summary : str
         How ``ensemblekit show`` describes a fitted model, one of
         :data:`MODEL_SUMMARIES`.
@@ -291,6 +298,7 @@ class AlgorithmSpec:
     exports_similarity: bool = False
     needs_targets: bool = False
     predicts_new_rows: bool = True
+    widens_at_predict: bool = False
     model_summary: str = "none"
     aliases: tuple[str, ...] = ()
 
@@ -407,6 +415,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "distances (none imputed)",
             encode="codes",
             impute_numeric=False,
+            widens_at_predict=True,
             model_summary="stored-instances",
         ),
         AlgorithmSpec(

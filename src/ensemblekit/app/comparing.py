@@ -1,0 +1,364 @@
+"""Compare algorithms over data sets under one protocol (``compare``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ensemblekit import registry
+from ensemblekit.app.common import (
+    Notify,
+    Progress,
+    _class_all_missing,
+    _class_for,
+    _metrics_for,
+    _no_progress,
+    _notifier,
+    _prepare_for,
+    _refuse_targets_only,
+    load_data,
+    resolve_params,
+    worker_count,
+)
+from ensemblekit.errors import UsageError
+from ensemblekit.results import Comparison
+
+#: What the algorithms of each task need of a data set's class.
+_CLASS_NEEDED = {
+    registry.CLASSIFICATION: "classifiers need a nominal class with known values",
+    registry.CLUSTERING: "clusterers are scored against a nominal class with known values",
+    registry.REGRESSION: "regression algorithms need a numeric class with known values",
+}
+
+
+_DATA_SUFFIXES = (".arff", ".csv", ".tsv", ".arff.gz", ".csv.gz", ".tsv.gz")
+
+
+def data_files(items: Sequence) -> list[tuple[Any, bool]]:
+    """Data items as ``(item, found in a folder)`` pairs, folders expanded in name order.
+
+    A folder gives its ``.arff``, ``.csv`` and ``.tsv`` files, gzip-compressed
+    (``.arff.gz``, ...) or not.
+
+    Raises
+    ------
+    UsageError
+        An empty folder, or no data at all.
+    """
+    files: list[tuple[Any, bool]] = []
+    for item in items:
+        path = Path(item) if isinstance(item, (str, Path)) else None
+        if path is not None and item != "-" and path.is_dir():
+            found = sorted(str(p) for p in path.iterdir()
+                           if p.name.lower().endswith(_DATA_SUFFIXES) and p.is_file())
+            if not found:
+                raise UsageError(f"{item}: no .arff, .csv or .tsv files (or .gz of them) in this "
+                                 "folder")
+            files.extend((f, True) for f in found)
+        else:
+            files.append((item if path is None else str(item), False))
+    if not files:
+        raise UsageError("no data: give --data FILE or --data DIR")
+    return files
+
+
+def _class_mismatch(task: str, ds) -> str | None:
+    """How the class of ``ds`` does not fit ``task``; None if it fits."""
+    cls = ds.schema.class_attribute
+    if cls is None or ds.y is None:
+        return "no class attribute"
+    wanted = "numeric" if task == registry.REGRESSION else "nominal"
+    if cls.kind != wanted:
+        return f"class '{cls.name}' is {cls.kind}"
+    return f"every class value of '{cls.name}' is missing" if _class_all_missing(ds) else None
+
+
+def _load_fitting(task: str, files, target, ignore, input_format, notify: Notify) -> list:
+    """Load the data sets of a comparison; skip (with one note) misfits found in folders."""
+    datasets, skipped = [], []
+    for item, in_folder in files:
+        ds = load_data(item, target=target, ignore=ignore, input_format=input_format)
+        ds = _class_for(task, ds, target)
+        why = _class_mismatch(task, ds)
+        if why is None:
+            datasets.append(_prepare_for(task, ds, target, notify=notify))
+        elif in_folder:
+            skipped.append(f"{item} ({why})")
+        else:
+            wanted = "numeric" if task == registry.REGRESSION else "nominal"
+            raise UsageError(f"{ds.source}: {why}, but {_CLASS_NEEDED[task]}; name a {wanted} "
+                             "class with --target")
+    if skipped:
+        notify(f"note: skipped {', '.join(skipped)}: {_CLASS_NEEDED[task]}")
+    if not datasets:
+        raise UsageError(f"no data file to compare on: {_CLASS_NEEDED[task]}")
+    return datasets
+
+
+def _candidates(specs, params: dict, grid: Sequence[str], baseline: str | None):
+    """Resolve the parameters for each algorithm and expand the grid into candidates."""
+    from ensemblekit import experiment
+
+    every = sorted({n for t in specs for n in t.param_names})
+    for key in params:
+        if key not in every:
+            raise registry.ParameterError(f"unknown parameter {key!r}; valid keys: "
+                                          f"{', '.join(every)}")
+    params = dict(params)
+    n_clusters = None
+    if specs[0].task == registry.CLUSTERING and "n_clusters" in params:
+        spec0 = specs[0]
+        param = spec0.params[spec0.param_names.index("n_clusters")]
+        value = params.pop("n_clusters")
+        n_clusters = param.parse(value) if isinstance(value, str) else param.check(value)
+    grid_raw = [experiment.parse_grid(item) for item in grid]
+    if len({k for k, _ in grid_raw}) != len(grid_raw):
+        raise UsageError("a --grid parameter is given twice")
+    candidates, gridded = [], []
+    for spec in specs:
+        _, values = resolve_params(spec.name, {k: v for k, v in params.items()
+                                               if k in spec.param_names})
+        points = {}
+        if spec.name != baseline:
+            for key, texts in grid_raw:
+                if key in spec.param_names:
+                    param = spec.params[spec.param_names.index(key)]
+                    points[key] = [param.parse(v) for v in texts]
+        if points:
+            gridded.append(spec.name)
+        candidates.extend(experiment.expand_grid(spec.name, values, points))
+    for key, _ in grid_raw:
+        if not any(key in s.param_names for s in specs if s.name != baseline):
+            raise registry.ParameterError(f"--grid {key}: no compared algorithm (other than the "
+                                          f"baseline) has this parameter; valid keys: "
+                                          f"{', '.join(every)}")
+    return candidates, n_clusters, gridded
+
+
+def _protocol(task: str, cv, repeats, runs, seed: int, n_clusters):
+    from ensemblekit.experiment import Protocol
+
+    if task in (registry.CLASSIFICATION, registry.REGRESSION):
+        if runs is not None:
+            who = "classifiers" if task == registry.CLASSIFICATION else "regression algorithms"
+            raise UsageError(f"--runs is for clustering algorithms; {who} use --cv and --repeats")
+        return Protocol("cv", folds=cv if cv is not None else 10,
+                        repeats=repeats if repeats is not None else 10, seed=seed)
+    if cv is not None or repeats is not None:
+        raise UsageError("--cv/--repeats are for classifiers and regression algorithms; "
+                         "clustering algorithms use --runs")
+    return Protocol("runs", repeats=runs if runs is not None else 30, seed=seed,
+                    n_clusters=n_clusters)
+
+
+def _check_plottable(candidates, gridded, n_data: int) -> None:
+    """Refuse, before any work, a plot that could not be drawn."""
+    if gridded:
+        keys = {k for c in candidates for k in c.grid}
+        if len(keys) > 2:
+            raise UsageError("--plot draws heat maps for grids over one or two parameters")
+        return
+    if len(candidates) < 2 or n_data < 2:
+        raise UsageError("--plot draws a critical-difference diagram (3 or more algorithms) or "
+                         "a scatter plot of two, over at least 2 data sets")
+
+
+def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str] = (),
+            cv: int | None = None, repeats: int | None = None, runs: int | None = None,
+            seed: int = 1, params: dict | None = None, target: str | None = None,
+            ignore: Sequence[str] = (), input_format: str | None = None,
+            baseline: str | None = None, grid: Sequence[str] = (),
+            max_instances: int | None = None, n_jobs: int = 1, scheduler: str | None = None,
+            resume=None, alpha: float = 0.05, plot: bool = False, pooled: bool = False,
+            progress: Progress | None = None, notify: Notify | None = None) -> Comparison:
+    """Compare algorithms over data sets under one protocol (``ensemblekit compare``).
+
+    Parameters
+    ----------
+    algorithms : sequence of str
+        Registry names, all of one task.
+    data : sequence of path or Dataset
+        Files or folders (a folder's .arff/.csv/.tsv files, in name order; those
+        whose class does not suit the task are skipped with a note).
+    metrics : sequence of str
+        Default: accuracy (classifiers), nmi and purity (clusterers), correlation
+        and rmse (regression).
+    cv, repeats : int, optional
+        Repeated (stratified for classifiers) k-fold CV, default 10 x 10.
+    runs : int, optional
+        Seeded clustering runs, default 30.
+    seed : int
+        Fixes folds, runs and every estimator seed: same seed, same scores.
+    params : dict, optional
+        Parameters by name, given to every algorithm that has them.
+    baseline : str, optional
+        The algorithm the others are tested against.
+    grid : sequence of str
+        ``key=start:stop:step`` or ``key=v1,v2``; needs ``baseline``.
+    max_instances : int, optional
+        Subsample each data set once (seeded, without replacement).
+    n_jobs, scheduler
+        joblib workers, or a Dask scheduler address; results do not depend on them.
+    resume : path, optional
+        JSON-lines journal of finished units (computed units are not redone).
+    alpha : float
+        Significance level, in (0, 1).
+    plot : bool
+        Refuse, before any work, a comparison whose plot could not be drawn
+        (:func:`plot_comparison` draws it afterwards).
+    pooled : bool
+        Also report each algorithm's out-of-fold predictions pooled over every
+        fold and repeat, Weka's way (``Comparison.pooled``; what ``evaluate``
+        prints). Not with ``resume`` or clusterers.
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    UsageError, ensemblekit.registry.ParameterError, ensemblekit.data.DataError
+    """
+    from ensemblekit import experiment
+    from ensemblekit.experiment.analysis import grid_summary
+    from ensemblekit.metrics import METRICS
+
+    notify = _notifier(notify)
+    progress = progress or _no_progress
+    worker_count(n_jobs)
+    if not 0 < alpha < 1:
+        raise UsageError(f"--alpha must lie strictly between 0 and 1, got {alpha}")
+    # results carry the entries' own names: "j48" is reported as c45
+    named: dict[str, str] = {}  # entry -> the name given for it
+    for name in algorithms:
+        entry = registry.canonical_name(name)
+        if entry in named:
+            same = ("" if named[entry] == name
+                    else f" ({named[entry]} and {name} are the same algorithm)")
+            raise UsageError(f"an algorithm is named twice{same}")
+        named[entry] = name
+    if baseline is not None:
+        baseline = registry.canonical_name(baseline)
+    files = data_files(data)
+    specs = [registry.get(a) for a in algorithms]
+    for spec in specs:
+        _refuse_targets_only(spec, "compare" if len(specs) > 1 else "evaluate")
+    available = []
+    for spec in specs:  # an algorithm whose optional package is missing is left out, with a note
+        missing = spec.missing_requirement()
+        if missing is None:
+            available.append(spec)
+        elif spec.name == baseline or len(specs) == 1:
+            raise UsageError(f"{spec.name} {missing}")
+        else:
+            notify(f"{spec.name} skipped: it {missing}")
+    specs = available
+    names_given = [s.name for s in specs]
+    tasks = {s.task for s in specs}
+    if len(tasks) > 1:
+        raise UsageError("algorithms of different tasks cannot be compared: "
+                         + ", ".join(f"{s.name} ({s.task})" for s in specs))
+    task = tasks.pop()
+    if baseline is not None and baseline not in names_given:
+        raise UsageError(f"--baseline {baseline} is not among the compared algorithms "
+                         f"({', '.join(names_given)})")
+    if grid and baseline is None:
+        raise UsageError("--grid needs --baseline: the algorithm the grid points are measured "
+                         "against")
+    candidates, n_clusters, gridded = _candidates(specs, params or {}, grid, baseline)
+    if plot:
+        _check_plottable(candidates, gridded, len(files))
+    protocol = _protocol(task, cv, repeats, runs, seed, n_clusters)
+    chosen = _metrics_for(task, metrics)
+    runner = experiment.Runner(n_jobs, scheduler)  # holds the Dask client from prestart to run
+    warming = runner.prestart()
+    datasets = _load_fitting(task, files, target, ignore, input_format, notify)
+    if plot and len(datasets) < len(files):
+        _check_plottable(candidates, gridded, len(datasets))
+    if max_instances is not None:
+        datasets = [experiment.subsample(d, max_instances, seed) for d in datasets]
+    names = [d.name for d in datasets]
+    if len(set(names)) != len(names):
+        raise UsageError("two data files have the same name: " + ", ".join(names))
+    work = experiment.plan(datasets, candidates, protocol)
+    for note in work.notes:
+        notify(f"note: {note}")
+    if warming is not None:
+        warming.join()
+    with progress(len(work.units), "units") as advance:
+        result = runner.run(datasets, work, protocol, chosen, resume=resume,
+                            on_unit_done=advance, keep_predictions=pooled)
+    if resume is not None:
+        notify(f"note: {result.computed} of {len(work.units)} units computed now, the rest read "
+               f"from {resume}")
+    summary = experiment.summarize(result.scores)
+    labels = [c.label for c in candidates]
+    failed = {(f.dataset, f.algorithm) for f in result.failures}
+    ok_scores = [s for s in result.scores if (s.dataset, s.algorithm) not in failed]
+    # per-cell marks: against the baseline, else against the first algorithm
+    reference = None if baseline is not None or len(labels) < 2 else labels[0]
+    analyses = {m: experiment.analyse(_defined(ok_scores, m, notify), labels, datasets, m,
+                                      protocol, baseline=baseline, reference=reference,
+                                      alpha=alpha) for m in chosen}
+    grid_rows = {}
+    if gridded:
+        for m in chosen:
+            grid_rows[m] = grid_summary(summary, candidates, baseline, names, m,
+                                        METRICS[m].greater_is_better, failed)
+    return Comparison(task=task, protocol=protocol, metrics=chosen, datasets=names, labels=labels,
+                      candidates=candidates, scores=result.scores, failures=result.failures,
+                      summary=summary, analyses=analyses, baseline=baseline, reference=reference,
+                      grid=grid_rows, alpha=alpha, max_instances=max_instances,
+                      units=len(work.units), computed=result.computed,
+                      pooled=_pooled_reports(task, datasets, result.predictions, failed))
+
+
+def _defined(scores, metric: str, notify: Notify) -> list:
+    """The scores of ``metric`` whose (data set, algorithm) cell is a number in every fold.
+
+    A measure can be undefined in a fold (a ROC area when the fold holds one class, a
+    relative error when every test target equals the training mean); such a cell is
+    left out of the tests over data sets and per-cell marks, as a failed cell is, with
+    a note, rather than stopping the comparison.
+    """
+    import math
+
+    undefined = sorted({(s.dataset, s.algorithm) for s in scores
+                        if s.metric == metric and not math.isfinite(s.value)})
+    for dataset, algorithm in undefined:
+        notify(f"note: {metric} is undefined (NaN or infinite) in some fold of {algorithm} on "
+               f"{dataset}; that cell is left out of the tests")
+    bad = set(undefined)
+    return [s for s in scores if s.metric == metric and (s.dataset, s.algorithm) not in bad]
+
+
+def _pooled_reports(task: str, datasets, predictions, failed) -> dict:
+    """``(dataset, label) -> report`` of the out-of-fold predictions of every fold pooled,
+    each relative error against its own fold's training prior (as Weka's
+    cross-validation sums them)."""
+    import numpy as np
+
+    from ensemblekit import evaluation
+
+    groups: dict[tuple, list] = {}
+    for unit in predictions:
+        groups.setdefault((unit.dataset, unit.algorithm), []).append(unit)
+    by_name = {d.name: d for d in datasets}
+    reports = {}
+    for (name, label), units in groups.items():
+        if (name, label) in failed:
+            continue
+        ds = by_name[name]
+        truth = np.concatenate([ds.y[u.test] for u in units])
+        if task == registry.CLASSIFICATION:
+            proba = np.concatenate([u.proba for u in units])
+            prior = np.concatenate([np.tile(u.prior, (u.test.size, 1)) for u in units])
+            reports[(name, label)] = evaluation.classification_report(
+                truth.astype(np.intp), proba, prior, ds.class_values)
+        else:
+            predicted = np.concatenate([u.predicted for u in units])
+            prior = np.concatenate([np.full(u.test.size, u.prior) for u in units])
+            reports[(name, label)] = evaluation.regression_report(truth.astype(np.float64),
+                                                                  predicted, prior)
+    return reports

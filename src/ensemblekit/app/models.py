@@ -1,0 +1,262 @@
+"""Fit a model, save it, load it back and describe it (``fit``, ``show``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ensemblekit import registry
+from ensemblekit.app.common import (
+    Notify,
+    _default_n_clusters,
+    _load_for,
+    _metadata,
+    _notifier,
+    _refuse_targets_only,
+    _training_rows,
+    resolve_params,
+)
+from ensemblekit.errors import UsageError
+from ensemblekit.results import FittedModel
+
+
+def fit(algorithm: str, data, *, target: str | None = None, params: dict | None = None,
+        seed: int = 1, n_clusters: int | None = None, no_class: bool = False,
+        ignore: Sequence[str] = (), input_format: str | None = None,
+        notify: Notify | None = None) -> FittedModel:
+    """Fit a registered algorithm to a data set (``ensemblekit fit``).
+
+    Parameters
+    ----------
+    algorithm : str
+        Registry name (see ``ensemblekit algorithms``).
+    data : path or Dataset
+    target, ignore, input_format, no_class
+        As :func:`load_data`.
+    params : dict, optional
+        Parameters by name (see :func:`resolve_params`).
+    seed : int
+        Random seed of the estimator.
+    n_clusters : int, optional
+        Clusterers: default the number of classes in the data.
+
+    Returns
+    -------
+    FittedModel
+
+    Raises
+    ------
+    UsageError
+        The data does not suit the algorithm, or the estimator refuses it.
+    """
+    notify = _notifier(notify)
+    spec = registry.get(algorithm)
+    _refuse_targets_only(spec, "fit")
+    ds = _load_for(spec.task, data, target=target, ignore=ignore, input_format=input_format,
+                   no_class=no_class, algo=algorithm, notify=notify)
+    if spec.task == registry.CLUSTERING:
+        n_clusters = _default_n_clusters(ds, n_clusters, params)
+    spec, values = resolve_params(algorithm, params, n_clusters)
+    X, y = _training_rows(ds, spec.task, algorithm, notify)
+    model = registry.make_estimator(algorithm, ds.schema, values, seed)
+    try:
+        model.fit(X, y)
+    except ValueError as exc:
+        raise UsageError(f"{ds.source}: {algorithm} cannot be fitted: {exc}") from None
+    return FittedModel(model, _metadata(algorithm, spec, values, seed, ds, X, y))
+
+
+def save_model(model: FittedModel, path) -> None:
+    """Write a fitted model to ``path`` (atomically; see :mod:`ensemblekit.persistence`)."""
+    from ensemblekit.persistence import save_model as write
+
+    write(path, model.pipeline, model.metadata)
+
+
+def read_model_metadata(path) -> dict:
+    """A model file's metadata, checked to hold what the commands rely on.
+
+    Raises
+    ------
+    ensemblekit.persistence.ModelFileError
+        If a required key is missing or does not fit the registry.
+    """
+    from ensemblekit.data import Schema
+    from ensemblekit.persistence import ModelFileError, read_metadata
+
+    metadata = read_metadata(path)
+    try:
+        spec = registry.get(metadata["algorithm"])
+        if metadata["task"] != spec.task:
+            raise ValueError(f"task {metadata['task']!r} is not {spec.name}'s ({spec.task})")
+        schema = Schema.from_dict(metadata["schema"])
+        if not isinstance(metadata["params"], dict):
+            raise ValueError("params is not a mapping")
+        if spec.task == registry.CLASSIFICATION and (
+                schema.class_attribute is None or schema.class_attribute.kind != "nominal"):
+            raise ValueError("a classifier's schema needs a nominal class")
+        if spec.task == registry.REGRESSION and (
+                schema.class_attribute is None or schema.class_attribute.kind != "numeric"):
+            raise ValueError("a regression model's schema needs a numeric class")
+        _training_prior(metadata, schema)
+    except (KeyError, TypeError, ValueError, registry.UnknownAlgorithmError) as exc:
+        what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise ModelFileError(f"{path}: the model's metadata is damaged ({what})") from None
+    return metadata
+
+
+def load_model(path) -> FittedModel:
+    """Load a model file and check that the estimator is exactly the one its metadata names.
+
+    The file is untrusted input: :func:`ensemblekit.persistence.load_model` allows
+    only exact types and checks their state; here the estimator must be the class
+    of the registry entry the metadata names, read the schema's width, and (for a
+    classifier) have class codes that index the schema's class values.
+
+    Raises
+    ------
+    ensemblekit.persistence.ModelFileError
+    """
+    import numpy as np
+    from sklearn.pipeline import Pipeline
+
+    from ensemblekit.data import Schema
+    from ensemblekit.persistence import ModelFileError
+    from ensemblekit.persistence import load_model as read
+
+    read_model_metadata(path)
+    pipeline, metadata = read(path)
+    spec = registry.get(metadata["algorithm"])
+    steps = pipeline.steps if type(pipeline) is Pipeline else []
+    step = steps[-1][1] if [name for name, _ in steps] == ["prep", "model"] else None
+    if step is None or type(step) is not spec.estimator_class():
+        raise ModelFileError(f"{path}: the stored estimator is not a {spec.name} model")
+    schema = Schema.from_dict(metadata["schema"])
+    first = steps[0][1] if steps[0][1] != "passthrough" else step
+    width = getattr(first, "n_features_in_", None)
+    if width is not None and width != len(schema.features):
+        raise ModelFileError(f"{path}: the model file is damaged: its schema has "
+                             f"{len(schema.features)} attributes but the estimator reads {width}")
+    if spec.task == registry.CLASSIFICATION:
+        codes = np.asarray(getattr(step, "classes_", ()))
+        n_values = len(schema.class_attribute.values)
+        if codes.ndim != 1 or codes.size == 0 or codes.dtype.kind not in "iuf" or np.any(
+                (codes < 0) | (codes >= n_values) | (codes != np.round(codes))):
+            raise ModelFileError(f"{path}: the model file is damaged: its classes do not index "
+                                 f"the {n_values} values of class "
+                                 f"'{schema.class_attribute.name}'")
+    return FittedModel(pipeline, metadata)
+
+
+def _as_model(model) -> FittedModel:
+    return model if isinstance(model, FittedModel) else load_model(model)
+
+
+def _schema_of(model: FittedModel):
+    from ensemblekit.data import Schema
+
+    return Schema.from_dict(model.metadata["schema"])
+
+
+def describe_model(model, top: int = 15) -> dict:
+    """What a fitted model learned, as plain data, for ``show``.
+
+    Parameters
+    ----------
+    model : FittedModel or path
+    top : int
+        Rules (isca) listed at most.
+
+    Returns
+    -------
+    dict
+        ``metadata``; ``kind``, the registry entry's ``model_summary`` ("prototypes",
+        "tree", "network", "bagged-networks", "rule-clusters", "rule-ensemble",
+        "stored-instances" or "none"); ``feature_names`` (the columns the estimator
+        reads), ``attribute_names``, ``class_name``, ``class_values``; ``estimator``,
+        the fitted estimator; and by kind: ``centers`` and training ``sizes``
+        (prototypes), ``nodes`` (network: name, values, parents, CPT shape),
+        ``bag_sizes`` and ``arcs`` (bagged networks: distinct rows per bag, arcs per
+        network), ``sizes``, ``rules`` and ``n_rules`` (rule clusters); ``category_names``
+        (trees: the values of each nominal attribute, None for a numeric one, with which a
+        C4.5 tree prints itself as Weka's J48 does).
+    """
+    import numpy as np
+
+    model = _as_model(model)
+    schema = _schema_of(model)
+    spec = registry.get(model.algorithm)
+    cls = schema.class_attribute
+    est = model.estimator
+    names = registry.model_feature_names(model.algorithm, schema)
+    out = {"metadata": model.metadata, "kind": spec.model_summary, "feature_names": names,
+           "attribute_names": [a.name for a in schema.features],
+           "class_name": cls.name if cls is not None else "class",
+           "class_values": list(cls.values) if cls is not None and cls.kind == "nominal" else [],
+           "estimator": est}
+    if spec.model_summary == "prototypes":
+        centers = est.cluster_centers_
+        labels = getattr(est, "labels_", None)
+        out["centers"] = centers
+        out["sizes"] = (np.bincount(labels, minlength=len(centers)) if labels is not None
+                        else np.zeros(len(centers), dtype=int))
+    elif spec.model_summary == "tree":
+        out["category_names"] = [list(a.values) if a.kind != "numeric" else None
+                                 for a in schema.features]
+    elif spec.model_summary == "network":
+        out["nodes"] = est.network(names, out["class_name"])
+    elif spec.model_summary == "bagged-networks":
+        out["bag_sizes"] = [len(set(map(int, rows))) for rows in est.estimators_samples_]
+        out["arcs"] = [sum(len(p) for p in member.parents_) for member in est.estimators_]
+    elif spec.model_summary == "rule-clusters":
+        out["sizes"] = np.bincount(est.labels_, minlength=est.n_clusters)
+        out["rules"] = est.describe_rules(names, top=top)
+        out["n_rules"] = est.n_rules_
+    return out
+
+
+def network_dot(model) -> str:
+    """A Bayesian-network model as Graphviz DOT (``show --graph``).
+
+    Raises
+    ------
+    UsageError
+        The model is not a Bayesian network.
+    """
+    model = _as_model(model)
+    if registry.get(model.algorithm).model_summary != "network":
+        raise UsageError(f"--graph: a {model.algorithm} model is not a Bayesian network")
+    schema = _schema_of(model)
+    names = registry.model_feature_names(model.algorithm, schema)
+    return model.estimator.to_dot(names, schema.class_attribute.name)
+
+
+def _training_prior(metadata: dict, schema):
+    """What a model's relative errors are measured against, from its metadata: the
+    training class counts (ndarray of shape (n_classes,)) or target mean (float);
+    None when the file does not record them (written before they were recorded).
+
+    Raises
+    ------
+    ValueError
+        A recorded value of the wrong type, sign or length.
+    """
+    import math
+
+    import numpy as np
+
+    train = metadata.get("training_data")
+    if not isinstance(train, dict):
+        return None
+    if "class_counts" in train:
+        counts = train["class_counts"]
+        n_values = len(schema.class_attribute.values) if schema.class_attribute else -1
+        if (not isinstance(counts, list) or len(counts) != n_values
+                or not all(type(c) is int and 0 <= c < 2**53 for c in counts)):
+            raise ValueError(f"training_data.class_counts is not {n_values} counts")
+        return np.asarray(counts, dtype=np.int64)
+    if "target_mean" in train:
+        mean = train["target_mean"]
+        if type(mean) not in (int, float) or not math.isfinite(mean):
+            raise ValueError("training_data.target_mean is not a finite number")
+        return float(mean)
+    return None

@@ -1,0 +1,365 @@
+"""Predict the rows of a data set with a fitted model, chunk by chunk, here or on Dask (``predict``)."""
+
+from __future__ import annotations
+
+from ensemblekit import registry
+from ensemblekit.app.common import _READING, Progress, _no_progress, _notifier, worker_count
+from ensemblekit.app.models import _as_model, _schema_of
+from ensemblekit.errors import UsageError
+from ensemblekit.results import FittedModel, Prediction
+
+#: Rows given to the model at a time by :func:`predict` (one progress step).
+PREDICT_CHUNK = 500
+
+
+def predict(model, data, *, proba: bool = False, input_format: str | None = None,
+            n_jobs: int | None = None, progress: Progress | None = None,
+            chunk_rows: int | None = None, scheduler: str | None = None) -> Prediction:
+    """Predict every row of a data set with a fitted model (``ensemblekit predict``).
+
+    The rows of a file are read, predicted and gathered chunk by chunk (see
+    :func:`predict_chunks`); the result is the same for any chunk size, and
+    equals one prediction call on all the rows in file order.
+
+    Parameters
+    ----------
+    model : FittedModel or path
+        A path is loaded with :func:`load_model`.
+    data : path or Dataset
+        Read against the model's training schema. The class column is not
+        read: its values, known or not, missing, or the column left out, give
+        the same predictions.
+    proba : bool
+        Also give class probabilities over every class value of the schema.
+    n_jobs : int, optional
+        Workers for models that predict rows in parallel (lazy ensembles, knn);
+        the output does not depend on it. Not with ``scheduler``.
+    progress : callable, optional
+        See :data:`Progress`; rows go to the model in chunks of
+        :data:`PREDICT_CHUNK`. The result is the same for any chunk size: a
+        model whose predictions depend on earlier rows (knn's ranges, which
+        each test row widens, as Weka's IBk) gets them across chunks.
+    chunk_rows : int, optional
+        Rows read from a file at a time (default
+        :data:`ensemblekit.streaming.CHUNK_ROWS`).
+    scheduler : str, optional
+        Address of a Dask distributed scheduler (``tcp://host:8786``): the rows
+        are predicted on its workers, :data:`PREDICT_CHUNK` rows per task, each
+        task on one core; the output is identical to a serial run (see
+        :func:`predict_chunks`).
+
+    Returns
+    -------
+    Prediction
+
+    Raises
+    ------
+    UsageError
+        The model cannot label new rows, has no probabilities, or refuses the
+        data; or both ``n_jobs`` and ``scheduler`` are given.
+    ensemblekit.data.DataError
+        The file cannot be read against the model's schema.
+    ensemblekit.experiment.ProtocolError
+        The scheduler cannot be reached, or the ``distributed`` package is missing.
+    """
+    import numpy as np
+
+    parts = list(predict_chunks(model, data, proba=proba, input_format=input_format, n_jobs=n_jobs,
+                                progress=progress, chunk_rows=chunk_rows, scheduler=scheduler))
+    first = parts[0]
+    labels = [v for p in parts for v in p.predictions]
+    probabilities = None if first.probabilities is None else np.concatenate(
+        [p.probabilities for p in parts])
+    return Prediction(first.task, labels, probabilities, first.classes, first.prediction_values)
+
+
+def predict_chunks(model, data, *, proba: bool = False, input_format: str | None = None,
+                   n_jobs: int | None = None, progress: Progress | None = None,
+                   chunk_rows: int | None = None, scheduler: str | None = None):
+    """Predict a data set chunk by chunk: read some rows, predict them, yield, read on.
+
+    Memory does not grow with the number of rows of a file, and the first
+    predictions come as soon as the first chunk is read: ``ensemblekit
+    predict`` writes each chunk before it reads the next.
+
+    With a ``scheduler``, the model is sent to the cluster once and every
+    :data:`PREDICT_CHUNK` rows of a chunk are one task; the tasks of at most a
+    few chunks are under way at a time (the next chunks are read while the
+    workers predict), and each chunk is yielded once all its tasks are back,
+    in file order. A task computes exactly what a serial run computes for
+    those rows, on one core, so the output is identical byte for byte: a
+    model whose predictions depend on the rows before (knn's widening ranges)
+    gets, with each task, what those rows changed.
+
+    Parameters
+    ----------
+    model, data, proba, input_format, n_jobs, progress, chunk_rows, scheduler
+        As in :func:`predict`. A file is read with
+        :func:`ensemblekit.streaming.iter_chunks` (CSV options and notes from
+        the enclosing :func:`reading` block); a Dataset is cut into chunks.
+
+    Yields
+    ------
+    Prediction
+        One per chunk, each for at least one row, in file order; the rows of
+        one chunk follow those of the one before. Concatenated, they are
+        what :func:`predict` returns.
+
+    Raises
+    ------
+    UsageError
+        The model cannot label new rows, has no probabilities, or refuses the
+        data (raised before anything is read), or both ``n_jobs`` and
+        ``scheduler`` are given.
+    ensemblekit.data.DataError
+        The file cannot be read against the model's schema; raised when the
+        chunk that holds the fault is read, after the chunks before it were
+        yielded.
+    ensemblekit.experiment.ProtocolError
+        The scheduler cannot be reached (raised before anything is read).
+    """
+    import numpy as np
+
+    from ensemblekit.class_domain import widen_proba
+    from ensemblekit.data import Dataset
+
+    source = model if not isinstance(model, FittedModel) else model.algorithm
+    if n_jobs is not None and scheduler is not None:
+        raise UsageError("--n-jobs and --scheduler: give one of them (with --scheduler, the "
+                         "cluster's worker threads predict the rows, each on one core)")
+    model = _as_model(model)
+    if n_jobs is not None:
+        workers = worker_count(n_jobs)
+        if "n_jobs" in model.estimator.get_params(deep=False):
+            model.pipeline.set_params(model__n_jobs=workers)
+    metadata, pipeline = model.metadata, model.pipeline
+    task = metadata["task"]
+    schema = _schema_of(model)
+    spec = registry.get(metadata["algorithm"])
+    if not spec.predicts_new_rows:
+        raise UsageError(f"{metadata['algorithm']} models cannot label new rows (the algorithm "
+                         "has no out-of-sample rule); use 'ensemblekit cluster' on the file "
+                         "instead")
+    if proba and task != registry.CLASSIFICATION:
+        raise UsageError(f"{metadata['algorithm']} is a {task} model; it has no class "
+                         "probabilities")
+    classes = schema.class_attribute.values if task == registry.CLASSIFICATION else ()
+    cluster_values = ()
+    if task not in (registry.CLASSIFICATION, registry.REGRESSION):
+        cluster_values = tuple(str(i) for i in range(int(metadata["params"].get("n_clusters", 0))))
+
+    if isinstance(data, Dataset):  # already in memory: one chunk
+        chunks = iter([data])
+    else:  # a generator: nothing is read yet
+        chunks = _read_chunks(data, schema, input_format, chunk_rows)
+    if scheduler is not None:  # connected before anything is read: a failure is reported at once
+        from ensemblekit.experiment.runner import connect
+
+        outputs = _predict_on_cluster(connect(scheduler), pipeline, chunks, proba, progress, source,
+                                      widens=spec.widens_at_predict)
+    else:
+        outputs = _predict_in_order(pipeline, chunks, proba, progress, source,
+                                    widens=spec.widens_at_predict)
+
+    for _chunk, parts in outputs:
+        codes = np.concatenate([c for c, _ in parts])
+        known = [p for _, p in parts]
+        if task == registry.REGRESSION:
+            yield Prediction(task, [float(v) for v in np.asarray(codes, dtype=np.float64).ravel()])
+        elif task != registry.CLASSIFICATION:
+            yield Prediction(task, [str(int(c)) for c in codes], prediction_values=cluster_values)
+        elif not proba:
+            yield Prediction(task, [classes[int(c)] for c in codes], prediction_values=tuple(classes))
+        else:
+            full = widen_proba(np.concatenate(known), pipeline.classes_, len(classes))
+            yield Prediction(task, [classes[int(c)] for c in codes], full, tuple(classes),
+                             tuple(classes))
+
+
+def _predict_rows(pipeline, X, proba: bool):
+    """Predict the rows ``X`` in one call of the model: ``(codes or values, probabilities or None)``.
+
+    With ``proba``, one pass: every classifier here predicts the arg-max of its
+    probabilities (the first on ties).
+    """
+    import numpy as np
+
+    if proba:
+        known = pipeline.predict_proba(X)
+        return np.asarray(pipeline.classes_)[np.argmax(known, axis=1)], known
+    return np.asarray(pipeline.predict(X)), None
+
+
+def _predict_rows_on_one_core(pipeline, X, proba: bool, pin, before=None):
+    """:func:`_predict_rows` in a Dask worker, on one core (``pin``, an
+    :class:`ensemblekit.experiment.runner.OneCore`): the model's own joblib calls
+    stay sequential in the worker. ``before``: the :func:`_extremes` of the rows before
+    ``X``, which the pipeline is widened by first (None: nothing to widen)."""
+    if before is not None:
+        pipeline = _with_final(pipeline, pipeline[-1].widened(before))
+    with pin.pinned():
+        return _predict_rows(pipeline, X, proba)
+
+
+def _advanced(pipeline, X):
+    """The pipeline of a model that widens at predict, as it stands after predicting the rows
+    ``X`` (the same object if nothing changed).
+
+    Every estimator here predicts a row from the fitted model alone, except those whose
+    registry entry declares ``widens_at_predict``: their prediction of a row also depends on
+    the rows before it in the same call (knn's IBk, whose numeric ranges each row widens,
+    ``range_update="cumulative"``, as Weka). Such a final estimator has a ``widened(Xt)``
+    method (``Xt``: the rows after the pipeline's preprocessing) that returns a copy carrying
+    that state over, so rows given in later calls are predicted as one call on all the rows
+    would predict them; this is the pipeline with that copy as its final step. ``widened``
+    may depend on the rows only through each column's smallest and largest known value (see
+    :func:`_extremes`).
+    """
+    if X.shape[0] == 0:
+        return pipeline
+    return _with_final(pipeline, pipeline[-1].widened(pipeline[:-1].transform(X)))
+
+
+def _with_final(pipeline, estimator):
+    """``pipeline`` with ``estimator`` as its final step (a shallow copy; itself if unchanged)."""
+    import copy
+
+    if estimator is pipeline[-1]:
+        return pipeline
+    out = copy.copy(pipeline)
+    out.steps = [*pipeline.steps[:-1], (pipeline.steps[-1][0], estimator)]
+    return out
+
+
+def _extremes(pipeline, X, before=None):
+    """Two rows: the smallest and the largest known value of each column of the prepared rows
+    ``X`` and of the rows ``before`` (the same two rows of earlier rows, or None).
+
+    They widen the final estimator as all those rows would (:func:`_advanced`), so a Dask
+    task gets two rows instead of every row before it. NaN where a column has no known value.
+    """
+    import numpy as np
+
+    if X.shape[0] == 0:
+        return before
+    Xt = np.asarray(pipeline[:-1].transform(X), dtype=np.float64)
+    rows = Xt if before is None else np.vstack([before, Xt])
+    return np.vstack([np.fmin.reduce(rows, axis=0), np.fmax.reduce(rows, axis=0)])
+
+
+def _predict_in_order(pipeline, chunks, proba: bool, progress, source, *, widens: bool):
+    """Predict chunks in this process: yield ``(chunk, parts)`` in order (see :func:`_predict_chunk`),
+    each chunk predicted by the pipeline as the chunks before it left it (:func:`_advanced`, when
+    ``widens``: the model's entry declares ``widens_at_predict``)."""
+    for ds in chunks:
+        parts, pipeline = _predict_chunk(pipeline, ds, proba, progress, source, widens=widens)
+        yield ds, parts
+
+
+def _predict_chunk(pipeline, ds, proba: bool, progress, source, *, widens: bool):
+    """Predict one chunk in this process, :data:`PREDICT_CHUNK` rows at a time: a list of
+    :func:`_predict_rows` results, and the pipeline as those rows left it (:func:`_advanced`,
+    when ``widens``; else the pipeline itself)."""
+    n = ds.X.shape[0]
+    parts = []
+    try:
+        with (progress or _no_progress)(n if n > PREDICT_CHUNK else 0, "rows") as advance:
+            for start in range(0, max(n, 1), PREDICT_CHUNK):
+                X = ds.X[start:start + PREDICT_CHUNK]
+                parts.append(_predict_rows(pipeline, X, proba))
+                if widens:
+                    pipeline = _advanced(pipeline, X)
+                if advance is not None:
+                    advance(X.shape[0])
+    except ValueError as exc:
+        raise UsageError(f"{source}: the model cannot predict {ds.source}: {exc}") from None
+    return parts, pipeline
+
+
+#: Chunks whose tasks may be under way on a Dask cluster at a time, at most (at least two
+#: are, so that the workers predict one while the next is read).
+_CHUNKS_IN_FLIGHT = 4
+
+
+def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source, *, widens: bool):
+    """Predict chunks on the Dask cluster of ``client``: yield ``(chunk, parts)`` in order, as
+    :func:`_predict_chunk` would, and close the client at the end.
+
+    The model is scattered once to every worker; each :data:`PREDICT_CHUNK` rows of a chunk
+    are one task. A model that carries state from row to row (``widens``: its entry declares
+    ``widens_at_predict``; see :func:`_advanced`) gets with each task the :func:`_extremes` of
+    every row before it, computed here, so each task predicts what a serial run predicts.
+    Chunks are read ahead while the workers predict: at least two, and up to
+    :data:`_CHUNKS_IN_FLIGHT` while fewer than two tasks per worker thread are under way. An
+    error reading a chunk is raised once the chunks before it were yielded.
+    """
+    from collections import deque
+
+    from ensemblekit.experiment.runner import OneCore
+
+    pending: deque = deque()  # (chunk, futures), in file order
+    try:
+        threads = max(1, sum(client.nthreads().values()))
+        [model] = client.scatter([pipeline], broadcast=True, hash=False)
+        pin = OneCore()
+        chunks, tasks, failed, done = iter(chunks), 0, None, False
+        before = None  # with widens: the extremes of the rows so far
+        while True:
+            while not done and (len(pending) < 2 or (tasks < 2 * threads
+                                                     and len(pending) < _CHUNKS_IN_FLIGHT)):
+                try:
+                    ds = next(chunks)
+                except StopIteration:
+                    done = True
+                    break
+                except Exception as exc:  # noqa: BLE001 - raised after the chunks before it
+                    failed, done = exc, True
+                    break
+                n, futures = ds.X.shape[0], []
+                for start in range(0, max(n, 1), PREDICT_CHUNK):
+                    X = ds.X[start:start + PREDICT_CHUNK]
+                    futures.append(client.submit(_predict_rows_on_one_core, model, X, proba, pin,
+                                                 before, pure=False))
+                    if widens:
+                        try:
+                            before = _extremes(pipeline, X, before)
+                        except ValueError:  # the task reports it, as a serial run would
+                            widens = False
+                pending.append((ds, futures))
+                tasks += len(futures)
+            if not pending:
+                break
+            ds, futures = pending.popleft()
+            tasks -= len(futures)
+            n, parts = ds.X.shape[0], []
+            with (progress or _no_progress)(n if n > PREDICT_CHUNK else 0, "rows") as advance:
+                for start, future in zip(range(0, max(n, 1), PREDICT_CHUNK), futures):
+                    try:
+                        parts.append(future.result())
+                    except ValueError as exc:
+                        raise UsageError(f"{source}: the model cannot predict {ds.source}: "
+                                         f"{exc}") from None
+                    if advance is not None:
+                        advance(min(n, start + PREDICT_CHUNK) - start)
+            del futures
+            yield ds, parts
+        if failed is not None:
+            raise failed
+    finally:
+        for _, futures in pending:
+            client.cancel(futures)
+        client.close()
+
+
+def _read_chunks(data, schema, input_format: str | None, chunk_rows: int | None):
+    """The chunks of a prediction file, read with the options of the enclosing :func:`reading`."""
+    import sys
+
+    from ensemblekit.streaming import iter_chunks
+
+    if data == "-" and sys.stdin is None:
+        raise UsageError("cannot read '-': standard input is closed")
+    context = _READING.get() or {}
+    return iter_chunks(data, schema, fmt=input_format, read_class=False, chunk_rows=chunk_rows,
+                       notify=_notifier(context.get("notify")), decimal=context.get("decimal"),
+                       missing_values=context.get("missing_values", ()), header=context.get("header"))
