@@ -52,7 +52,7 @@ def input_errors() -> tuple[type[Exception], ...]:
 
     Their messages name the file, line, attribute or parameter at fault.
     """
-    from ensemblekit.data import DataError
+    from ensemblekit.dataset import DataError
     from ensemblekit.experiment.protocol import ProtocolError
     from ensemblekit.persistence import ModelFileError
     from ensemblekit.plots import PlotError
@@ -147,7 +147,8 @@ def load_data(path, *, target: str | None = None, ignore: Sequence[str] = (),
     """
     import sys
 
-    from ensemblekit.data import Dataset, load_dataset
+    from ensemblekit.data import load_dataset
+    from ensemblekit.dataset import Dataset
 
     if isinstance(path, Dataset):
         return path
@@ -184,7 +185,7 @@ def describe_data(data, **load_options) -> dict:
     """
     import numpy as np
 
-    from ensemblekit.data import known_class
+    from ensemblekit.dataset import known_class
 
     ds = load_data(data, allow_string=True, **load_options)
     attrs = []
@@ -233,7 +234,7 @@ def _class_for(task: str, ds, target=None):
 
 def _labelled(ds):
     """Mask of the rows whose class (or target) value is known."""
-    from ensemblekit.data import known_class
+    from ensemblekit.dataset import known_class
 
     return known_class(ds.y)
 
@@ -461,7 +462,7 @@ def read_model_metadata(path) -> dict:
     ensemblekit.persistence.ModelFileError
         If a required key is missing or does not fit the registry.
     """
-    from ensemblekit.data import Schema
+    from ensemblekit.dataset import Schema
     from ensemblekit.persistence import ModelFileError, read_metadata
 
     metadata = read_metadata(path)
@@ -500,7 +501,7 @@ def load_model(path) -> FittedModel:
     import numpy as np
     from sklearn.pipeline import Pipeline
 
-    from ensemblekit.data import Schema
+    from ensemblekit.dataset import Schema
     from ensemblekit.persistence import ModelFileError
     from ensemblekit.persistence import load_model as read
 
@@ -533,7 +534,7 @@ def _as_model(model) -> FittedModel:
 
 
 def _schema_of(model: FittedModel):
-    from ensemblekit.data import Schema
+    from ensemblekit.dataset import Schema
 
     return Schema.from_dict(model.metadata["schema"])
 
@@ -724,7 +725,7 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     import numpy as np
 
     from ensemblekit.class_domain import widen_proba
-    from ensemblekit.data import Dataset
+    from ensemblekit.dataset import Dataset
 
     source = model if not isinstance(model, FittedModel) else model.algorithm
     if n_jobs is not None and scheduler is not None:
@@ -964,7 +965,7 @@ def _read_chunks(data, schema, input_format: str | None, chunk_rows: int | None)
 # --------------------------------------------------------------------------- clustering
 def _split_targets(ds, names):
     """Move the target attributes out of the features: (data set, Y)."""
-    from ensemblekit.data import DataError
+    from ensemblekit.dataset import DataError
 
     try:
         reduced, Y, _ = ds.split_targets(names)
@@ -1319,7 +1320,7 @@ def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: st
     ------
     UsageError
     """
-    from ensemblekit.data import Schema
+    from ensemblekit.dataset import Schema
     from ensemblekit.persistence import data_fingerprint
 
     notify = _notifier(notify)

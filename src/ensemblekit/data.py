@@ -1,38 +1,21 @@
-"""Reading ARFF and CSV data files into numeric arrays with a schema.
+"""Loading a whole ARFF or CSV file into a :class:`~ensemblekit.dataset.Dataset`.
 
-A data file becomes a :class:`Dataset`: a float matrix ``X`` of the features,
-a class vector ``y`` and a :class:`Schema` that records every attribute's name,
-kind (numeric, nominal or string) and, for nominal attributes, the declared
-values whose positions are the integer codes used in ``X`` and ``y``.
-
-Formats
--------
-ARFF
-    Weka's Attribute-Relation File Format (Witten, Frank, Hall & Pal, *Data
-    Mining: Practical Machine Learning Tools and Techniques*, 4th ed., 2016,
-    section 2.4; the format page of the Weka wiki). Tokenising (quoting,
-    escapes, ``?`` for missing, sparse rows) is done by liac-arff. Before
-    that, a fix-up that keeps every line in place accepts what Weka accepts
-    and liac-arff does not: a UTF-8 byte order mark, CRLF or CR line ends,
-    old range suffixes (``integer [1,10]``), and ``@attribute name{a,b}``
-    with no space before the brace.
-CSV
-    Comma separated values (RFC 4180); the delimiter is one of comma, semicolon
-    or TAB, found from the first line. The first row names the columns unless
-    its values fit the columns below (then the columns are att1..attN, as
-    Weka's CSVLoader names them). A column is numeric when every present value
-    is a number; in a ``;``-separated file, numbers written with a decimal
-    comma (``5,1``) count. The empty field, ``?``, ``NA``, ``N/A``, ``n/a``,
-    ``NaN``, ``null``, ``None`` and ``-`` are missing.
-
-Text is UTF-8, or UTF-16/UTF-32 with a byte order mark, or else Latin-1; input
-compressed with gzip (``.arff.gz``, ``.csv.gz``, or on standard input) is
-decompressed up to a size limit. What the reader decides on its own (decimal
-commas, a first row of data, a column that is mostly numbers read as nominal,
-Latin-1) is told to a ``notify`` callback, one line per note naming the file.
+:func:`load_dataset` opens the input (a path, or ``"-"`` for standard input;
+gzip is decompressed), decodes its text, chooses the reader, ARFF or CSV, by
+the file's suffix or else by its first line, and codes the cells either as read
+or against a training schema. The readers are in :mod:`ensemblekit.readers`:
+``text`` (opening, gzip, byte order marks, UTF-8 or Latin-1), ``arff`` and
+``csv``; the data set's types are in :mod:`ensemblekit.dataset`. What the
+reader decides on its own (decimal commas, a first row of data, a column that
+is mostly numbers read as nominal, Latin-1) is told to a ``notify`` callback,
+one line per note naming the file.
 
 Every problem with the input raises :class:`DataError`, whose text is one line
 naming the file, the line number when it is known, and what is wrong.
+
+``Attribute``, ``Schema``, ``Dataset``, ``DataError`` and ``known_class`` (of
+:mod:`ensemblekit.dataset`) and ``write_arff`` (of
+:mod:`ensemblekit.readers.arff`) can be imported from here too.
 
 This module imports only the standard library, numpy and liac-arff, so that
 commands which only read data (``ensemblekit info``) start quickly.
@@ -46,30 +29,52 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
-from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, _names, known_class
-from ensemblekit.readers.arff import _parse_arff, write_arff
-from ensemblekit.readers.csv import _CSV_MISSING, _parse_csv
-from ensemblekit.readers.table import _build, _conform
-from ensemblekit.readers.text import _decode_text, _read_bytes
+from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, known_class, quote_names
+from ensemblekit.readers.arff import parse_arff, write_arff
+from ensemblekit.readers.csv import MISSING_VALUES, parse_csv
+from ensemblekit.readers.table import build_dataset, conform_to_schema
+from ensemblekit.readers.text import decode_text, read_bytes
 
 __all__ = [
     "Attribute",
     "DataError",
     "Dataset",
     "Schema",
+    "input_format",
     "known_class",
     "load_dataset",
+    "starts_like_arff",
     "write_arff",
 ]
 
-# Notes of that kind given per file, at most (then one note counts the rest).
+# Notes on CSV columns read as nominal although most of their values are numbers
+# given per file, at most (then one note counts the rest).
 _MAX_COLUMN_NOTES = 5
 
 
-def _input_format(suffix: str | None, looks_like_arff: Callable[[], bool]
-                  ) -> tuple[str, str | None]:
-    """``(format, fixed delimiter or None)`` of an input: by its file suffix (``.arff``;
-    ``.csv``, ``.tsv``, ``.txt``), else ARFF when ``looks_like_arff()`` says so, else CSV."""
+def input_format(suffix: str | None, looks_like_arff: Callable[[], bool]
+                 ) -> tuple[str, str | None]:
+    """Choose the reader of an input: by its file suffix, else by how its text starts.
+
+    Parameters
+    ----------
+    suffix : str or None
+        The lower-case file suffix without ``.gz`` (as
+        :func:`ensemblekit.readers.text.open_input` gives it); None for
+        standard input.
+    looks_like_arff : callable
+        Called with no argument, only when the suffix does not decide: True
+        when the text looks like ARFF (see :func:`starts_like_arff`).
+
+    Returns
+    -------
+    fmt : {"arff", "csv"}
+        ``"arff"`` for ``.arff``; ``"csv"`` for ``.csv``, ``.tsv`` and
+        ``.txt``; otherwise ``"arff"`` when ``looks_like_arff()`` says so,
+        else ``"csv"``.
+    delimiter : str or None
+        TAB for ``.tsv``; None (to be guessed) otherwise.
+    """
     if suffix == ".arff":
         return "arff", None
     if suffix in (".csv", ".tsv", ".txt"):
@@ -77,7 +82,21 @@ def _input_format(suffix: str | None, looks_like_arff: Callable[[], bool]
     return ("arff" if looks_like_arff() else "csv"), None
 
 
-def _sniff_arff(text: str) -> bool:
+def starts_like_arff(text: str) -> bool:
+    """Tell whether text looks like ARFF: its first line that counts starts with ``@relation``.
+
+    Parameters
+    ----------
+    text : str
+        The text, or its beginning, with ``\\n`` line ends. Blank lines and
+        ``%`` comments are passed over; only the first 200 lines are looked at.
+
+    Returns
+    -------
+    bool
+        True when the first line that is neither blank nor a comment starts
+        with ``@relation`` (in any case).
+    """
     for raw in text.split("\n", 200)[:200]:
         s = raw.strip()
         if s and not s.startswith("%"):
@@ -193,7 +212,7 @@ def load_dataset(
         raise ValueError(f"decimal must be '.', ',' or None, not {decimal!r}")
     if isinstance(missing_values, str):
         missing_values = (missing_values,)
-    missing = _CSV_MISSING | frozenset(str(v).strip() for v in missing_values)
+    missing = MISSING_VALUES | frozenset(str(v).strip() for v in missing_values)
     if notify is None:
         def notify(message: str) -> None:
             warnings.warn(message, UserWarning, stacklevel=3)
@@ -209,39 +228,40 @@ def load_dataset(
         ignore = (ignore,)
     ignore = tuple(ignore)
 
-    content, src, suffix = _read_bytes(source, stdin)
-    text = _decode_text(content, src, notify)
+    content, src, suffix = read_bytes(source, stdin)
+    text = decode_text(content, src, notify)
     if not text.strip():
         raise DataError("the input is empty", src)
 
     delimiter = None
     if fmt is None:
-        fmt, delimiter = _input_format(suffix, lambda: _sniff_arff(text))
+        fmt, delimiter = input_format(suffix, lambda: starts_like_arff(text))
 
     if fmt == "arff":
-        table = _parse_arff(text, src)
+        table = parse_arff(text, src)
     else:
         stem = _stem(src) if suffix is not None else "stdin"
-        table = _parse_csv(text, src, stem, delimiter, decimal=decimal, missing=missing,
-                           header=header, notify=notify)
+        table = parse_csv(text, src, stem, delimiter, decimal=decimal, missing=missing,
+                          header=header, notify=notify)
     name = _stem(src) if suffix is not None else table.relation
 
     if ignore:
         names = [c.name for c in table.columns]
         unknown = [g for g in ignore if g not in names]
         if unknown:
-            what = f"cannot ignore {_names(unknown)}: no such attribute; attributes are: {_names(names, 50)}"
+            what = (f"cannot ignore {quote_names(unknown)}: no such attribute; "
+                    f"attributes are: {quote_names(names, 50)}")
             raise DataError(what, src)
         keep = [k for k, c in enumerate(table.columns) if c.name not in set(ignore)]
         if not keep:
-            raise DataError("no attributes left after ignoring " + _names(ignore), src)
+            raise DataError("no attributes left after ignoring " + quote_names(ignore), src)
         table.columns = [table.columns[k] for k in keep]
         table.cells = table.cells[:, keep]
 
     if schema is not None:
-        ds = _conform(table, src, name, schema)
+        ds = conform_to_schema(table, src, name, schema)
     else:
-        ds = _build(table, src, name, target, no_class, allow_string)
+        ds = build_dataset(table, src, name, target, no_class, allow_string)
         column_notes = [c.note for c in table.columns if c.note is not None]
         for note in column_notes[:_MAX_COLUMN_NOTES]:
             notify(note)

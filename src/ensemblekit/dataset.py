@@ -21,7 +21,7 @@ import numpy as np
 
 from ensemblekit.errors import InputError
 
-__all__ = ["Attribute", "DataError", "Dataset", "Schema", "known_class"]
+__all__ = ["Attribute", "DataError", "Dataset", "Schema", "known_class", "quote_input", "quote_names"]
 
 KINDS = ("numeric", "nominal", "string")
 
@@ -66,6 +66,62 @@ class DataError(InputError):
             where = f"line {line}"
         message = f"{where}: {what}" if where else what
         super().__init__(" ".join(message.split("\n")))
+
+
+def quote_input(text: str, limit: int = _SHOW) -> str:
+    """Quote a piece of input for a one-line :class:`DataError` message.
+
+    Parameters
+    ----------
+    text : str
+        The piece of input (anything else is turned into a string first).
+    limit : int, default=60
+        Most characters kept; a longer text is cut to ``limit - 3`` characters
+        followed by ``"..."``.
+
+    Returns
+    -------
+    str
+        The (cut) text as Python writes a string literal, quotes and escapes
+        included, so that line ends and control characters stay on one line.
+
+    Examples
+    --------
+    >>> quote_input("5,1")
+    "'5,1'"
+    >>> quote_input("abcdefgh", limit=6)
+    "'abc...'"
+    """
+    text = str(text)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return repr(text)
+
+
+def quote_names(names: Iterable[str], limit: int = 20) -> str:
+    """List names for a one-line :class:`DataError` message, each quoted.
+
+    Parameters
+    ----------
+    names : iterable of str
+        The names, in the order to show.
+    limit : int, default=20
+        Most names shown; the rest are counted (``"... (3 more)"``).
+
+    Returns
+    -------
+    str
+        The quoted names joined by ``", "``.
+
+    Examples
+    --------
+    >>> quote_names(["a", "b", "c"], limit=2)
+    "'a', 'b', ... (1 more)"
+    """
+    names = [repr(n) for n in names]
+    if len(names) > limit:
+        names = names[:limit] + [f"... ({len(names) - limit} more)"]
+    return ", ".join(names)
 
 
 @dataclass(frozen=True)
@@ -373,7 +429,7 @@ class Dataset:
                                 "be a feature (read the file without a class to use it)", self.source)
             if name not in position:
                 raise DataError(f"no attribute {name!r} to use as a target; attributes: "
-                                f"{_names(a.name for a in features)}", self.source)
+                                f"{quote_names(a.name for a in features)}", self.source)
         blocks, columns = [], []
         for name in names:
             attribute, raw = features[position[name]], self.X[:, position[name]]
@@ -442,18 +498,3 @@ def known_class(y) -> np.ndarray:
     if y.dtype.kind == "f":
         return ~np.isnan(y)
     raise TypeError(f"a class vector holds integer codes or float targets, not {y.dtype}")
-
-
-def _show(text: str, limit: int = _SHOW) -> str:
-    """Quote a piece of input for a one-line message."""
-    text = str(text)
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
-    return repr(text)
-
-
-def _names(names: Iterable[str], limit: int = 20) -> str:
-    names = [repr(n) for n in names]
-    if len(names) > limit:
-        names = names[:limit] + [f"... ({len(names) - limit} more)"]
-    return ", ".join(names)

@@ -3,18 +3,21 @@
 ``ensemblekit predict`` must not hold a whole file in memory: it reads a chunk
 of rows, conforms it to the model's schema, predicts it and writes its
 predictions before it reads the next. This module is the reading half. It
-reuses the whole-file reader of :mod:`ensemblekit.data` piece by piece, so a
-chunk is read exactly as the same rows would be in a whole file:
+uses the readers of :mod:`ensemblekit.readers` that
+:func:`ensemblekit.data.load_dataset` uses for a whole file, so a chunk is read
+exactly as the same rows would be in a whole file:
 
 * the input is opened as :func:`ensemblekit.data.load_dataset` opens it (gzip
   found by its magic bytes, ``"-"`` for standard input) and decoded the same way
   (byte order marks, UTF-8, Latin-1 when the text is not UTF-8, ``\\r\\n`` and
-  ``\\r`` read as line ends), block by block;
+  ``\\r`` read as line ends), block by block (:mod:`ensemblekit.readers.text`);
 * an ARFF header is read by the same header parser, and each chunk of ``@data``
-  lines is tokenised by liac-arff, dense and sparse rows alike;
+  lines is tokenised by liac-arff, dense and sparse rows alike
+  (:mod:`ensemblekit.readers.arff`);
 * a CSV chunk is split by the same CSV parser, after the delimiter is guessed
-  from the first lines as it is for a whole file;
-* each chunk is conformed to the schema by the same checks, and every error
+  from the first lines as it is for a whole file (:mod:`ensemblekit.readers.csv`);
+* each chunk is conformed to the schema by the same checks
+  (:func:`ensemblekit.readers.table.conform_to_schema`), and every error
   names the line of the file where it is (line numbers count from the top of
   the file, not of the chunk).
 
@@ -31,12 +34,12 @@ import operator
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
-from ensemblekit.data import _conform, _input_format, _sniff_arff
+from ensemblekit.data import input_format, starts_like_arff
 from ensemblekit.dataset import DataError, Dataset, Schema
-from ensemblekit.readers.arff import _RE_KEYWORD, _arff_table, _parse_arff_header
-from ensemblekit.readers.csv import _CSV_MISSING, _csv_table, _guess_delimiter
-from ensemblekit.readers.table import _Table
-from ensemblekit.readers.text import _decoded_blocks, _lines, _open_input
+from ensemblekit.readers.arff import parse_arff_rows, read_arff_header
+from ensemblekit.readers.csv import MISSING_VALUES, guess_delimiter, parse_csv_records
+from ensemblekit.readers.table import Table, conform_to_schema
+from ensemblekit.readers.text import decoded_blocks, iter_lines, open_input
 
 #: Rows per chunk read by :func:`iter_chunks`. Small chunks are the fastest: the
 #: strings and row lists of a chunk of a few thousand rows stay in the processor's
@@ -49,7 +52,7 @@ FIRST_CHUNK_ROWS = 1000
 
 # Allocations between two young-generation collections while chunks are read.
 _GC_THRESHOLD = 10000
-# Lines looked at to tell ARFF from CSV (as data._sniff_arff does) and to guess the delimiter.
+# Lines looked at to tell ARFF from CSV (as data.starts_like_arff does) and to guess the delimiter.
 _SNIFF_LINES = 200
 
 Notify = Callable[[str], None]
@@ -57,19 +60,10 @@ Notify = Callable[[str], None]
 
 # --------------------------------------------------------------------------- chunks
 def _arff_chunks(lines: Iterator[str], src: str, chunk_rows: int
-                 ) -> Iterator[_Table]:
+                 ) -> Iterator[Table]:
+    """Tables of ``chunk_rows`` data rows each (the first of at most :data:`FIRST_CHUNK_ROWS`)."""
     limit = min(chunk_rows, FIRST_CHUNK_ROWS)
-    header: list[str] = []
-    for raw in lines:
-        header.append(raw)
-        s = raw.strip()
-        if s and not s.startswith("%"):
-            m = _RE_KEYWORD.match(s)
-            if m and m.group(1).lower() == "data":
-                break
-    relation, columns, data_index = _parse_arff_header(header, src)
-    n_cols = len(columns)
-    head = ["@relation r", *(f"@attribute a{k} STRING" for k in range(n_cols)), "@data"]
+    header, relation, columns, data_index = read_arff_header(lines, src)
     lineno = data_index + 1
     rows: list[str] = []
     row_lines: list[int] = []
@@ -81,41 +75,42 @@ def _arff_chunks(lines: Iterator[str], src: str, chunk_rows: int
             rows.append(raw)
             row_lines.append(lineno)
             if len(rows) >= limit:
-                yield _arff_table(head, rows, row_lines, relation, columns, src)
+                yield parse_arff_rows(rows, row_lines, relation, columns, src)
                 seen, limit = True, chunk_rows
                 rows, row_lines = [], []
     if rows:
-        yield _arff_table(head, rows, row_lines, relation, columns, src)
+        yield parse_arff_rows(rows, row_lines, relation, columns, src)
     elif not seen:
         raise DataError("no data rows after @data", src, data_index + 1)
 
 
 def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | None,
                 chunk_rows: int, csv_options: dict, notify: Notify | None
-                ) -> Iterator[_Table]:
+                ) -> Iterator[Table]:
     """Tables of ``chunk_rows`` records each (the first of at most :data:`FIRST_CHUNK_ROWS`).
 
     One pass of :mod:`csv` over the lines splits the records (a quoted field may
     hold line ends) and checks the number of fields, with the whole file's
-    message and line; :func:`ensemblekit.data._csv_table` then reads each chunk
-    of records as :func:`ensemblekit.data._parse_csv` reads a whole file. The
+    message and line; :func:`ensemblekit.readers.csv.parse_csv_records` then reads
+    each chunk of records as :func:`ensemblekit.readers.csv.parse_csv` reads a
+    whole file. The
     first chunk decides the header (or its absence), the decimal mark and the
     notes as for a whole file; later chunks get the header record in front (when
     there is a header) and no notes.
     """
     lookahead = list(itertools.islice(lines, 41))
     lines = itertools.chain(lookahead, lines)
-    if delimiter is None:  # guessed from the first lines, as data._parse_csv does
+    if delimiter is None:  # guessed from the first lines, as parse_csv does
         first = next((i for i, t in enumerate(lookahead) if t.strip()), None)
         if first is None:
             raise DataError("the file is empty", src)
         following = [t for t in lookahead[first + 1: first + 40] if t.strip()][:5]
-        delimiter = _guess_delimiter(lookahead[first], following)
+        delimiter = guess_delimiter(lookahead[first], following)
     options = {k: v for k, v in csv_options.items() if k in ("decimal", "missing", "header")}
     spaces = " \r\x0b\x0c" + ("" if delimiter == "\t" else "\t")
 
     def stripped(records: list[list[str]]) -> list[list[str]]:
-        # fields are stripped of white space, as data._parse_csv strips them; a chunk
+        # fields are stripped of white space, as parse_csv strips them; a chunk
         # without any (a machine-written file) skips that pass over every field
         text = "\x00".join(itertools.chain.from_iterable(records))
         if text.isascii() and not any(c in text for c in spaces):
@@ -129,19 +124,19 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
     header_line = 0
     header_used: bool | None = None  # None until the first chunk is read
 
-    def table() -> _Table:
+    def table() -> Table:
         nonlocal header_used
         chunk = stripped(records)
         if header_used is None:
-            out = _csv_table(chunk, list(record_lines), src, relation, delimiter,
+            out = parse_csv_records(chunk, list(record_lines), src, relation, delimiter,
                                    notify=notify, **options)
             header_used = int(out.lines[0]) != record_lines[0]
             return out
         if header_used:
             head = [[f.strip() for f in header_record]]
-            return _csv_table(head + chunk, [header_line, *record_lines], src, relation,
+            return parse_csv_records(head + chunk, [header_line, *record_lines], src, relation,
                                     delimiter, **{**options, "header": True})
-        return _csv_table(chunk, list(record_lines), src, relation, delimiter,
+        return parse_csv_records(chunk, list(record_lines), src, relation, delimiter,
                                 **{**options, "header": False})
 
     # the lines with their line ends back (a quoted field may span lines), in C
@@ -181,8 +176,8 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
 
 # --------------------------------------------------------------------------- public
 def _open_text(source: Any, stdin: BinaryIO | None, notify: Notify | None):
-    stream, src, suffix, name = _open_input(source, stdin)
-    return stream, src, suffix, name, _lines(_decoded_blocks(stream, src, notify))
+    stream, src, suffix, name = open_input(source, stdin)
+    return stream, src, suffix, name, iter_lines(decoded_blocks(stream, src, notify))
 
 
 def iter_chunks(source: Any, schema: Schema, *, fmt: str | None = None, read_class: bool = True,
@@ -237,7 +232,7 @@ def iter_chunks(source: Any, schema: Schema, *, fmt: str | None = None, read_cla
     if isinstance(missing, str):
         missing = (missing,)
     if missing:
-        csv_options["missing"] = _CSV_MISSING | frozenset(str(v).strip() for v in missing)
+        csv_options["missing"] = MISSING_VALUES | frozenset(str(v).strip() for v in missing)
     csv_options = {k: v for k, v in csv_options.items() if v is not None}
 
     stream, src, suffix, name, lines = _open_text(source, stdin, notify)
@@ -256,15 +251,14 @@ def iter_chunks(source: Any, schema: Schema, *, fmt: str | None = None, read_cla
         lines = itertools.chain(sniffed, lines)
         delimiter = None
         if fmt is None:
-            fmt, delimiter = _input_format(suffix,
-                                                 lambda: _sniff_arff("\n".join(sniffed)))
+            fmt, delimiter = input_format(suffix, lambda: starts_like_arff("\n".join(sniffed)))
         if fmt == "arff":
             tables = _arff_chunks(lines, src, chunk_rows)
         else:
             relation = name if suffix is not None else "stdin"
             tables = _csv_stream(lines, src, relation, delimiter, chunk_rows, csv_options, notify)
         for table in tables:
-            ds = _conform(table, src, name if suffix is not None else table.relation, schema,
+            ds = conform_to_schema(table, src, name if suffix is not None else table.relation, schema,
                                 read_class=read_class)
             ds.format = fmt
             yield ds

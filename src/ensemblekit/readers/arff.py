@@ -14,14 +14,16 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TextIO
 
 import arff
 import numpy as np
 
-from ensemblekit.dataset import Attribute, DataError, _show
-from ensemblekit.readers.table import _Column, _Table
+from ensemblekit.dataset import Attribute, DataError, quote_input
+from ensemblekit.readers.table import Column, Table
+
+__all__ = ["parse_arff", "parse_arff_rows", "read_arff_header", "write_arff"]
 
 
 class _Absent:
@@ -35,7 +37,7 @@ _ABSENT = _Absent()
 
 
 # --------------------------------------------------------------------------
-# ARFF
+# Reading ARFF
 # --------------------------------------------------------------------------
 _RE_KEYWORD = re.compile(r"@([A-Za-z]+)(.*)$", re.S)
 _RE_RANGE = re.compile(r"^[\[(][^\])]*[\])]$")
@@ -70,10 +72,10 @@ def _liac_error_text(exc: Exception) -> str:
     return re.sub(r",? ?(at|in)? line -?\d+\.?", "", text).strip(" .:")
 
 
-def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[_Column], int]:
+def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[Column], int]:
     """Scan the header; return (relation, columns, index of the @data line)."""
     relation: str | None = None
-    columns: list[_Column] = []
+    columns: list[Column] = []
     nominal_specs: dict[int, str] = {}  # line index -> '{...}'
     declared: dict[str, int] = {}
     data_index = None
@@ -86,7 +88,8 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[_Column], 
         keyword = m.group(1).lower() if m else ""
         rest = m.group(2).strip() if m else ""
         if relation is None and keyword != "relation":
-            raise DataError(f"expected '@relation' to start the ARFF header, found {_show(s)}", src, lineno)
+            raise DataError(f"expected '@relation' to start the ARFF header, found {quote_input(s)}",
+                            src, lineno)
         if keyword == "relation":
             if relation is not None:
                 raise DataError("a second @relation line (the header must hold exactly one)", src, lineno)
@@ -94,15 +97,15 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[_Column], 
                 raise DataError("@relation has no name", src, lineno)
             split = _split_quoted(rest)
             if split is None:
-                raise DataError(f"unclosed quote in {_show(s)}", src, lineno)
+                raise DataError(f"unclosed quote in {quote_input(s)}", src, lineno)
             relation = split[0] if rest[0] in "'\"" else rest
         elif keyword == "attribute":
             split = _split_quoted(rest) if rest else ("", "")
             if split is None:
-                raise DataError(f"unclosed quote in the attribute name: {_show(s)}", src, lineno)
+                raise DataError(f"unclosed quote in the attribute name: {quote_input(s)}", src, lineno)
             name, spec = split
             if not name:
-                raise DataError(f"@attribute without a name: {_show(s)}", src, lineno)
+                raise DataError(f"@attribute without a name: {quote_input(s)}", src, lineno)
             if name in declared:
                 raise DataError(
                     f"attribute {name!r} is declared twice (first on line {declared[name]})", src, lineno
@@ -112,12 +115,12 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[_Column], 
                 raise DataError(f"attribute {name!r} has no type", src, lineno)
             if spec.startswith("{"):
                 if not spec.endswith("}"):
-                    what = f"attribute {name!r}: the value list {_show(spec)} is not closed with '}}'"
+                    what = f"attribute {name!r}: the value list {quote_input(spec)} is not closed with '}}'"
                     raise DataError(what, src, lineno)
                 if not spec[1:-1].strip():
                     raise DataError(f"attribute {name!r} declares no nominal values", src, lineno)
                 nominal_specs[i] = spec
-                columns.append(_Column(name, "nominal", (), lineno))
+                columns.append(Column(name, "nominal", (), lineno))
                 continue
             tm = _RE_TYPE_WORD.match(spec)
             word = tm.group(1).lower() if tm else ""
@@ -125,13 +128,13 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[_Column], 
             if word in ("numeric", "real", "integer"):
                 # Weka reads, and ignores, an old range suffix: integer [1,10]
                 if tail and not _RE_RANGE.match(tail):
-                    what = f"attribute {name!r}: unexpected {_show(tail)} after the type {word!r}"
+                    what = f"attribute {name!r}: unexpected {quote_input(tail)} after the type {word!r}"
                     raise DataError(what, src, lineno)
-                columns.append(_Column(name, "numeric", (), lineno))
+                columns.append(Column(name, "numeric", (), lineno))
             elif word == "string" and not tail:
-                columns.append(_Column(name, "string", (), lineno))
+                columns.append(Column(name, "string", (), lineno))
             elif word == "date":
-                columns.append(_Column(name, "date", (), lineno))
+                columns.append(Column(name, "date", (), lineno))
             elif word == "relational":
                 raise DataError(
                     f"attribute {name!r} is a relational (multi-instance) attribute, "
@@ -141,21 +144,23 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[_Column], 
                 )
             else:
                 raise DataError(
-                    f"attribute {name!r} has unknown type {_show(spec)} "
+                    f"attribute {name!r} has unknown type {quote_input(spec)} "
                     "(expected numeric, real, integer, string, date or {value, ...})",
                     src,
                     lineno,
                 )
         elif keyword == "data":
             if rest and not rest.startswith("%"):
-                raise DataError(f"unexpected text after @data: {_show(rest)}", src, lineno)
+                raise DataError(f"unexpected text after @data: {quote_input(rest)}", src, lineno)
             data_index = i
             break
         elif keyword == "end":
             raise DataError("'@end' outside a relational attribute", src, lineno)
         else:
             raise DataError(
-                f"unexpected text in the ARFF header: {_show(s)} (expected @attribute or @data)", src, lineno
+                f"unexpected text in the ARFF header: {quote_input(s)} (expected @attribute or @data)",
+                src,
+                lineno,
             )
     if relation is None:
         raise DataError("no '@relation' line: not an ARFF file", src)
@@ -179,7 +184,7 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[_Column], 
             bad = getattr(exc, "line", getattr(decoder, "_current_line", 0)) - 1
             lineno = bad if bad in nominal_specs else None
             if lineno is not None:
-                what = f"cannot read the nominal values {_show(nominal_specs[bad])}"
+                what = f"cannot read the nominal values {quote_input(nominal_specs[bad])}"
             else:
                 what = "cannot read a nominal value list"
             raise DataError(f"{what} ({_liac_error_text(exc)})", src,
@@ -217,21 +222,90 @@ def _decode_rows(doc: list[str], lines: list[str], n_cols: int, sparse: bool, sr
                     f"(indices 0 to {n_cols - 1})"
                 )
             elif isinstance(parsed, list):
-                what = f"expected {n_cols} values (one per attribute), found {len(parsed)}: {_show(row)}"
+                what = (f"expected {n_cols} values (one per attribute), found {len(parsed)}: "
+                        f"{quote_input(row)}")
             else:
-                what = f"wrong number of values (expected {n_cols}): {_show(row)}"
+                what = f"wrong number of values (expected {n_cols}): {quote_input(row)}"
         elif isinstance(exc, arff.BadLayout):
             what = (
-                f"malformed data row {_show(row)} (values must be separated by commas; "
+                f"malformed data row {quote_input(row)} (values must be separated by commas; "
                 "quote values that hold spaces, commas or quotes)"
             )
         else:
             detail = _liac_error_text(exc) if isinstance(exc, arff.ArffException) else str(exc)
-            what = f"cannot read the data row {_show(row)} ({detail})"
+            what = f"cannot read the data row {quote_input(row)} ({detail})"
         raise DataError(what, src, lineno) from None
 
 
-def _parse_arff(text: str, src: str) -> _Table:
+def read_arff_header(lines: Iterator[str], src: str) -> tuple[list[str], str, list[Column], int]:
+    """Read an ARFF header from an iterator of lines, up to and including its ``@data`` line.
+
+    The iterator is left at the line after ``@data``, so that the rows can be
+    read from it next (see :func:`parse_arff_rows`).
+
+    Parameters
+    ----------
+    lines : iterator of str
+        The lines of the file, without their line ends, from the first.
+    src : str
+        The input as shown in messages.
+
+    Returns
+    -------
+    header : list of str
+        The lines read.
+    relation : str
+        The ``@relation`` name.
+    columns : list of Column
+        One per ``@attribute``, with its declared kind and values.
+    data_index : int
+        Index of the ``@data`` line in ``header`` (its line number minus 1).
+
+    Raises
+    ------
+    DataError
+        The header is malformed: no ``@relation`` first, no ``@data``, no
+        attribute, an attribute declared twice or of an unknown or relational
+        type, or a nominal value list that cannot be read; with its line.
+    """
+    header: list[str] = []
+    for raw in lines:
+        header.append(raw)
+        s = raw.strip()
+        if s and not s.startswith("%"):
+            m = _RE_KEYWORD.match(s)
+            if m and m.group(1).lower() == "data":
+                break
+    relation, columns, data_index = _parse_arff_header(header, src)
+    return header, relation, columns, data_index
+
+
+def parse_arff(text: str, src: str) -> Table:
+    """Read the text of a whole ARFF file into a table of cells.
+
+    Parameters
+    ----------
+    text : str
+        The file's text, with ``\\n`` line ends (see
+        :func:`ensemblekit.readers.text.decode_text`).
+    src : str
+        The input as shown in messages.
+
+    Returns
+    -------
+    Table
+        One column per attribute as declared; one row per data line, each
+        cell a ``str`` or None for ``?``. In a sparse row (``{index value,
+        ...}``) a left-out attribute is 0: ``"0"`` for a numeric attribute, the
+        first declared value of a nominal one, missing for a string or date.
+
+    Raises
+    ------
+    DataError
+        A malformed header (see :func:`read_arff_header`), no data rows, or a
+        row that cannot be read (wrong number of values, a sparse index out of
+        range, bad quoting); with its line.
+    """
     lines = text.split("\n")
     relation, columns, data_index = _parse_arff_header(lines, src)
     m = len(columns)
@@ -274,33 +348,69 @@ def _parse_arff(text: str, src: str) -> _Table:
         cells = np.empty((n, m), dtype=object)
         if len(sparse_pos) < n:
             cells[~is_sparse, :] = _decode_rows(head + dense_body, lines, m, False, src)
-        sparse_rows = _decode_rows(head + sparse_body, lines, m, True, src)
-        block = np.empty((len(sparse_rows), m), dtype=object)
-        block[:, :] = _ABSENT
-        for r, row in enumerate(sparse_rows):
-            for k, v in row.items():
-                block[r, k] = v
-        cells[is_sparse, :] = block
-        # An attribute left out of a sparse row has value 0: the number 0, or
-        # the first declared value of a nominal attribute (as in Weka). A left
-        # out string or date value is read as missing.
-        for k, c in enumerate(columns):
-            col = cells[:, k]
-            absent = np.fromiter((v is _ABSENT for v in col), dtype=bool, count=n)
-            if absent.any():
-                fill = "0" if c.kind == "numeric" else (c.values[0] if c.kind == "nominal" else None)
-                col[absent] = fill
-    return _Table(relation, columns, cells, line_numbers, "arff")
+        _put_sparse(cells, is_sparse, _decode_rows(head + sparse_body, lines, m, True, src), columns)
+    return Table(relation, columns, cells, line_numbers, "arff")
+
+
+def _put_sparse(cells: np.ndarray, is_sparse: np.ndarray, sparse_rows: list[dict],
+                columns: list[Column]) -> None:
+    """Write the decoded sparse rows into their places in ``cells`` (``is_sparse`` marks them).
+
+    An attribute left out of a sparse row has value 0: the number 0, or the
+    first declared value of a nominal attribute (as in Weka). A left out
+    string or date value is read as missing.
+    """
+    n, m = cells.shape
+    block = np.empty((len(sparse_rows), m), dtype=object)
+    block[:, :] = _ABSENT
+    for r, row in enumerate(sparse_rows):
+        for k, v in row.items():
+            block[r, k] = v
+    cells[is_sparse, :] = block
+    for k, c in enumerate(columns):
+        col = cells[:, k]
+        absent = np.fromiter((v is _ABSENT for v in col), dtype=bool, count=n)
+        if absent.any():
+            col[absent] = "0" if c.kind == "numeric" else (c.values[0] if c.kind == "nominal" else None)
 
 
 def _shifted(exc: DataError, line: int | None) -> DataError:
     return DataError(exc.what, exc.source, line)
 
 
-def _arff_table(head: list[str], rows: list[str], row_lines: list[int], relation: str,
-                columns: list, src: str) -> _Table:
-    """Cells of a chunk of ``@data`` lines, read as :func:`ensemblekit.data._parse_arff` reads them."""
+def parse_arff_rows(rows: list[str], row_lines: list[int], relation: str, columns: list[Column],
+                    src: str) -> Table:
+    """Read some of an ARFF file's data lines into a table, as :func:`parse_arff` reads them.
+
+    For reading a file in chunks: the header is read once by
+    :func:`read_arff_header`, then each chunk of data lines by this function.
+
+    Parameters
+    ----------
+    rows : list of str
+        Data lines, dense or sparse, none blank or a ``%`` comment; at least one.
+    row_lines : list of int
+        1-based line of each row in the file, for messages.
+    relation : str
+        The ``@relation`` name.
+    columns : list of Column
+        The header's columns.
+    src : str
+        The input as shown in messages.
+
+    Returns
+    -------
+    Table
+        As :func:`parse_arff` returns it, for these rows; ``lines`` is
+        ``row_lines``.
+
+    Raises
+    ------
+    DataError
+        A row that cannot be read, with its line in the file.
+    """
     n, m = len(rows), len(columns)
+    head = ["@relation r", *(f"@attribute a{k} STRING" for k in range(m)), "@data"]
 
     def decode(body: list[str], sparse: bool) -> list:
         doc = head + body
@@ -319,19 +429,9 @@ def _arff_table(head: list[str], rows: list[str], row_lines: list[int], relation
         is_sparse[sparse_pos] = True
         if len(sparse_pos) < n:
             cells[~is_sparse, :] = decode(["" if s else t for t, s in zip(rows, is_sparse)], False)
-        sparse_rows = decode([t if s else "" for t, s in zip(rows, is_sparse)], True)
-        block = np.empty((len(sparse_rows), m), dtype=object)
-        block[:, :] = _ABSENT
-        for r, row in enumerate(sparse_rows):
-            for k, v in row.items():
-                block[r, k] = v
-        cells[is_sparse, :] = block
-        for k, c in enumerate(columns):  # a left-out value is 0 (see data._parse_arff)
-            col = cells[:, k]
-            absent = np.fromiter((v is _ABSENT for v in col), dtype=bool, count=n)
-            if absent.any():
-                col[absent] = "0" if c.kind == "numeric" else (c.values[0] if c.kind == "nominal" else None)
-    return _Table(relation, columns, cells, np.asarray(row_lines, dtype=np.int64), "arff")
+        _put_sparse(cells, is_sparse, decode([t if s else "" for t, s in zip(rows, is_sparse)], True),
+                    columns)
+    return Table(relation, columns, cells, np.asarray(row_lines, dtype=np.int64), "arff")
 
 
 # --------------------------------------------------------------------------

@@ -18,12 +18,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ensemblekit.dataset import DataError, _names, _show
-from ensemblekit.readers.table import _Column, _is_number, _Table, _to_float
+from ensemblekit.dataset import DataError, quote_input, quote_names
+from ensemblekit.readers.table import Column, Table, _is_number, _to_float
 
-# Cell values of a CSV file read as missing: the empty field, Weka's '?', and the
-# tokens spreadsheets, R and pandas write (NA and NaN in any case).
-_CSV_MISSING = frozenset(
+__all__ = ["MISSING_VALUES", "guess_delimiter", "parse_csv", "parse_csv_records"]
+
+#: Cell values of a CSV file read as missing: the empty field, Weka's '?', and the
+#: tokens spreadsheets, R and pandas write (NA and NaN in any case).
+MISSING_VALUES = frozenset(
     {"?", "", "N/A", "n/a", "null", "None", "-"}
     | {a + b for a in "nN" for b in "aA"}
     | {a + b + c for a in "nN" for b in "aA" for c in "nN"}
@@ -34,9 +36,6 @@ _CSV_MISSING = frozenset(
 _MOSTLY_NUMERIC = 0.9
 
 
-# --------------------------------------------------------------------------
-# CSV
-# --------------------------------------------------------------------------
 _DELIMITERS = (",", ";", "\t")
 
 
@@ -50,7 +49,26 @@ def _count_outside_quotes(line: str, ch: str) -> int:
     return count
 
 
-def _guess_delimiter(header: str, following: list[str]) -> str:
+def guess_delimiter(header: str, following: list[str]) -> str:
+    """Guess the delimiter of CSV text from its first line and a few lines after it.
+
+    The delimiter is the one of comma, semicolon and TAB found most often
+    outside double quotes in the first line. On a tie, the one found as often
+    in the most following lines wins; a full tie between comma and semicolon
+    means semicolons with decimal commas.
+
+    Parameters
+    ----------
+    header : str
+        The first line that is not blank.
+    following : list of str
+        A few lines after it that are not blank.
+
+    Returns
+    -------
+    {",", ";", "\\t"}
+        The delimiter; comma when the first line holds none of them.
+    """
     counts = {d: _count_outside_quotes(header, d) for d in _DELIMITERS}
     best = max(counts.values())
     if best == 0:
@@ -64,19 +82,49 @@ def _guess_delimiter(header: str, following: list[str]) -> str:
     return max(tied, key=lambda d: (agree[d], d == ";"))
 
 
-def _parse_csv(text: str, src: str, relation: str, delimiter: str | None, *,
-               decimal: str | None = None, missing: frozenset[str] = _CSV_MISSING,
-               header: bool | None = None, notify: Callable[[str], None] | None = None) -> _Table:
+def parse_csv(text: str, src: str, relation: str, delimiter: str | None, *,
+              decimal: str | None = None, missing: frozenset[str] = MISSING_VALUES,
+              header: bool | None = None, notify: Callable[[str], None] | None = None) -> Table:
     """Split CSV text into named columns of str/None cells (None = missing).
 
-    ``decimal``: ``"."``, ``","`` or None (a ``;``-separated file's columns whose
-    numbers use ``,`` as decimal mark are read so; said in a note). Numbers read
-    with a decimal comma are stored with a point, so that later steps parse them.
-    ``header``: True (the first row names the columns), False (it is data; the
-    columns are named att1..attN as Weka's CSVLoader names them) or None (data
-    when its values fit the columns below; said in a note). ``notify`` receives
-    the notes; the note on a mostly numeric column read as nominal is kept on
-    the column instead (it is said only if the column is kept).
+    Parameters
+    ----------
+    text : str
+        The file's text, with ``\\n`` line ends.
+    src : str
+        The input as shown in messages.
+    relation : str
+        Name for the table (the file stem, or ``"stdin"``).
+    delimiter : str or None
+        The field delimiter; None to guess it (:func:`guess_delimiter`).
+    decimal : {".", ","} or None
+        The decimal mark. None: a ``;``-separated file's columns whose numbers
+        use ``,`` as the decimal mark are read so, said in a note. Numbers read
+        with a decimal comma are stored with a point, so that later steps
+        parse them.
+    missing : frozenset of str, default=MISSING_VALUES
+        Cell values read as missing.
+    header : bool or None
+        True: the first row names the columns. False: it is data, and the
+        columns are named att1..attN as Weka's CSVLoader names them. None:
+        data when its values fit the columns below, said in a note.
+    notify : callable or None
+        Receives the notes (one line each). The note on a mostly numeric
+        column read as nominal is kept on the column instead
+        (:attr:`Column.note`), to be said only if the column is kept.
+
+    Returns
+    -------
+    Table
+        One column per field, kinds not set (None); one row per record.
+
+    Raises
+    ------
+    DataError
+        The text is empty, a record has another number of fields than the
+        first, the quoting is broken, the header has an empty or repeated
+        name or (when guessed) holds only numbers, or there are no data rows;
+        with the line when it is known.
     """
     lines = text.split("\n")
     first = next((i for i, t in enumerate(lines) if t.strip()), None)
@@ -84,7 +132,7 @@ def _parse_csv(text: str, src: str, relation: str, delimiter: str | None, *,
         raise DataError("the file is empty", src)
     if delimiter is None:
         following = [t for t in lines[first + 1 : first + 40] if t.strip()][:5]
-        delimiter = _guess_delimiter(lines[first], following)
+        delimiter = guess_delimiter(lines[first], following)
     say = notify if notify is not None else (lambda message: None)
 
     reader = csv.reader(io.StringIO(text), delimiter=delimiter, skipinitialspace=True)
@@ -114,20 +162,41 @@ def _parse_csv(text: str, src: str, relation: str, delimiter: str | None, *,
             record_lines.append(lineno)
     except csv.Error as exc:
         raise DataError(f"cannot read the CSV text ({exc})", src, reader.line_num or None) from None
-    return _csv_table(records, record_lines, src, relation, delimiter, decimal=decimal,
+    return parse_csv_records(records, record_lines, src, relation, delimiter, decimal=decimal,
                       missing=missing, header=header, notify=say)
 
 
-def _csv_table(records: list[list[str]], record_lines: list[int], src: str, relation: str,
-               delimiter: str, *, decimal: str | None = None,
-               missing: frozenset[str] = _CSV_MISSING, header: bool | None = None,
-               notify: Callable[[str], None] | None = None) -> _Table:
+def parse_csv_records(records: list[list[str]], record_lines: list[int], src: str, relation: str,
+                      delimiter: str, *, decimal: str | None = None,
+                      missing: frozenset[str] = MISSING_VALUES, header: bool | None = None,
+                      notify: Callable[[str], None] | None = None) -> Table:
     """Named columns of str/None cells from CSV records already split into stripped fields.
 
-    ``records`` hold at least one record, all of one length; ``record_lines`` give
-    each record's line in the file. The header rule, decimal mark and notes are
-    those of :func:`_parse_csv` (which splits the text and calls this); the
-    streaming reader calls it with the records of one chunk.
+    :func:`parse_csv` splits the text and calls this; a reader of chunks calls
+    it with the records of one chunk.
+
+    Parameters
+    ----------
+    records : list of list of str
+        At least one record, all of one length, each field stripped of
+        surrounding white space.
+    record_lines : list of int
+        1-based line of each record in the file.
+    src, relation, decimal, missing, header, notify
+        As in :func:`parse_csv`.
+    delimiter : str
+        The delimiter the records were split on (it decides whether decimal
+        commas are looked for, and is named in messages).
+
+    Returns
+    -------
+    Table
+        As :func:`parse_csv` returns it.
+
+    Raises
+    ------
+    DataError
+        As :func:`parse_csv`, for what is decided from the records.
     """
     say = notify if notify is not None else (lambda message: None)
     m = len(records[0])
@@ -147,7 +216,7 @@ def _csv_table(records: list[list[str]], record_lines: list[int], src: str, rela
         shown = {",": "comma", ";": "semicolon", "\t": "TAB"}[delimiter]
         if auto and all(_is_number(h) for h in top):
             raise DataError(
-                f"no header row: the first row holds only numbers ({_show(delimiter.join(top))}); "
+                f"no header row: the first row holds only numbers ({quote_input(delimiter.join(top))}); "
                 f"add a first row of column names ({shown}-separated), or give --no-header",
                 src,
                 header_line,
@@ -174,7 +243,7 @@ def _csv_table(records: list[list[str]], record_lines: list[int], src: str, rela
     else:
         cells = _csv_cells(records, missing)
     lines_arr = np.asarray(record_lines, dtype=np.int64)
-    columns = [_Column(h, None, (), None) for h in names]
+    columns = [Column(h, None, (), None) for h in names]
     comma_columns: list[str] = []
     comma_example: tuple[str, int] | None = None
     for k, c in enumerate(columns):
@@ -196,10 +265,10 @@ def _csv_table(records: list[list[str]], record_lines: list[int], src: str, rela
                                               int(lines_arr[first_bad]))
     if comma_example is not None:
         value, line = comma_example
-        say(f"note: {src}: read ',' as the decimal mark in {_names(comma_columns, 3)} "
-            f"(';'-separated, with numbers such as {_show(value)} on line {line}); "
+        say(f"note: {src}: read ',' as the decimal mark in {quote_names(comma_columns, 3)} "
+            f"(';'-separated, with numbers such as {quote_input(value)} on line {line}); "
             "--decimal . reads them otherwise")
-    return _Table(relation, columns, cells, lines_arr, "csv")
+    return Table(relation, columns, cells, lines_arr, "csv")
 
 
 def _csv_cells(records: list[list[str]], missing: frozenset[str]) -> np.ndarray:
@@ -318,4 +387,4 @@ def _mostly_numeric_note(src: str, name: str, numbers: int, present: int, value:
     else:
         fix = f"if it means missing, add --missing-values {shlex.quote(value)}"
     return (f"note: {src}: column {name!r} is read as nominal, although {numbers} of its {present} "
-            f"values are numbers: line {line} holds {_show(value)}; {fix}")
+            f"values are numbers: line {line} holds {quote_input(value)}; {fix}")

@@ -20,6 +20,8 @@ from typing import Any, BinaryIO
 
 from ensemblekit.dataset import DataError
 
+__all__ = ["decode_text", "decoded_blocks", "iter_lines", "open_input", "read_bytes"]
+
 # Compressed input: gzip is recognised by its first two bytes (RFC 1952, 2.3.1).
 _GZIP_MAGIC = b"\x1f\x8b"
 # Largest decompressed size of a gzip input, so that a small file that inflates
@@ -90,12 +92,37 @@ class _BoundedGunzip(io.RawIOBase):
         return n
 
 
-def _open_input(source: Any, stdin: BinaryIO | None) -> tuple[BinaryIO, str, str | None, str]:
+def open_input(source: Any, stdin: BinaryIO | None) -> tuple[BinaryIO, str, str | None, str]:
     """Open a data source for reading bytes, decompressing gzip (found by its magic bytes).
 
-    Returns (binary stream, source as shown, format suffix or None for stdin,
-    name). For ``x.csv.gz`` the suffix is ``".csv"`` and the name ``"x"``. The
-    caller closes the stream.
+    Parameters
+    ----------
+    source : str, bytes or os.PathLike
+        Path of the file, or ``"-"`` for standard input.
+    stdin : binary stream or None
+        Where ``"-"`` reads from; None for ``sys.stdin.buffer``.
+
+    Returns
+    -------
+    stream : binary stream
+        The bytes of the input, decompressed when they are gzip (at most
+        1024 MiB, or ``ENSEMBLEKIT_MAX_DATA_MB`` MiB, else :class:`DataError`
+        while reading). The caller closes it (not standard input).
+    src : str
+        The source as shown in messages: the path as given, or ``"<stdin>"``.
+    suffix : str or None
+        The lower-case format suffix without ``.gz`` (``".csv"`` for
+        ``x.csv.gz``); None for standard input.
+    name : str
+        The file stem without ``.gz`` (``"x"``); ``"stdin"`` for standard input.
+
+    Raises
+    ------
+    DataError
+        Standard input is closed; the file is missing, a directory, or cannot
+        be read; or ``ENSEMBLEKIT_MAX_DATA_MB`` is not a whole number >= 1.
+    TypeError
+        ``source`` is neither a path nor ``"-"``.
     """
     if isinstance(source, str) and source == "-":
         if stdin is None and sys.stdin is None:  # descriptor 0 was closed when Python started
@@ -132,9 +159,29 @@ def _open_input(source: Any, stdin: BinaryIO | None) -> tuple[BinaryIO, str, str
     return stream, src, suffix, name
 
 
-def _read_bytes(source: Any, stdin: BinaryIO | None) -> tuple[bytes | str, str, str | None]:
-    """Return (content, source as shown, file suffix or None for stdin); gzip is decompressed."""
-    stream, src, suffix, _ = _open_input(source, stdin)
+def read_bytes(source: Any, stdin: BinaryIO | None) -> tuple[bytes | str, str, str | None]:
+    """Read a whole input as :func:`open_input` opens it.
+
+    Parameters
+    ----------
+    source, stdin
+        As in :func:`open_input`.
+
+    Returns
+    -------
+    content : bytes
+        Every byte of the input, gzip decompressed.
+    src : str
+        The source as shown in messages.
+    suffix : str or None
+        The format suffix, as in :func:`open_input`.
+
+    Raises
+    ------
+    DataError
+        As :func:`open_input`, or the input cannot be read to its end.
+    """
+    stream, src, suffix, _ = open_input(source, stdin)
     try:
         content = stream.read()
     except OSError as exc:
@@ -145,13 +192,33 @@ def _read_bytes(source: Any, stdin: BinaryIO | None) -> tuple[bytes | str, str, 
     return content, src, suffix
 
 
-def _decode_text(content: bytes | str, src: str = "<input>",
-                 notify: Callable[[str], None] | None = None) -> str:
-    """Bytes -> text with ``\\n`` line ends.
+def decode_text(content: bytes | str, src: str = "<input>",
+                notify: Callable[[str], None] | None = None) -> str:
+    """Decode the bytes of an input into text with ``\\n`` line ends.
 
     A byte order mark selects UTF-8, UTF-16 or UTF-32 (either byte order);
     without one the text is UTF-8, or, when it is not valid UTF-8, Latin-1
     (every byte sequence decodes), which ``notify`` is told.
+
+    Parameters
+    ----------
+    content : bytes or str
+        The input; a ``str`` only loses a leading byte order mark.
+    src : str, default="<input>"
+        The source as shown in messages.
+    notify : callable or None
+        Receives the note on reading Latin-1 (one line, ``"note: ..."``).
+
+    Returns
+    -------
+    str
+        The text, ``\\r\\n`` and ``\\r`` turned into ``\\n``.
+
+    Raises
+    ------
+    DataError
+        The text starts with a byte order mark but is not valid in its
+        encoding.
     """
     if isinstance(content, str):
         text = content[1:] if content.startswith("\ufeff") else content
@@ -179,11 +246,25 @@ def _decode_text(content: bytes | str, src: str = "<input>",
 
 
 # --------------------------------------------------------------------------- text
-def _decoded_blocks(stream: BinaryIO, src: str, notify: Callable[[str], None] | None) -> Iterator[str]:
-    """Text of the input, block by block, decoded as :func:`ensemblekit.data._decode_text` does.
+def decoded_blocks(stream: BinaryIO, src: str, notify: Callable[[str], None] | None) -> Iterator[str]:
+    """Text of the input, block by block, decoded as :func:`decode_text` decodes it.
 
     Each block ends at a line end (``\\n``, ``\\r\\n`` or ``\\r``, which become
     ``\\n``), except perhaps the last one.
+
+    Parameters
+    ----------
+    stream : binary stream
+        The input, as :func:`open_input` returns it; read to its end.
+    src : str
+        The source as shown in messages.
+    notify : callable or None
+        Receives the note on reading Latin-1.
+
+    Yields
+    ------
+    str
+        The next block of text, from about 1 MiB of input.
 
     Raises
     ------
@@ -268,8 +349,20 @@ def _decoded_blocks(stream: BinaryIO, src: str, notify: Callable[[str], None] | 
             return
 
 
-def _lines(blocks: Iterator[str]) -> Iterator[str]:
-    """The lines of the text without their ``\\n``: the pieces of ``text.split("\\n")``."""
+def iter_lines(blocks: Iterator[str]) -> Iterator[str]:
+    """Split blocks of text into lines, as ``"".join(blocks).split("\\n")`` would.
+
+    Parameters
+    ----------
+    blocks : iterator of str
+        Text in pieces, as :func:`decoded_blocks` yields it.
+
+    Yields
+    ------
+    str
+        Each line without its ``\\n``; the last is what follows the last
+        line end (empty when the text ends with one).
+    """
     partial = ""
     for block in blocks:
         pieces = block.split("\n")
