@@ -19,7 +19,8 @@ import pytest
 
 import support
 from ensemblekit.api import UsageError, data_files
-from ensemblekit.data import DataError, load_dataset
+from ensemblekit.data import load_dataset
+from ensemblekit.dataset import DataError
 
 IRIS = support.data_path("iris.arff")
 

@@ -13,7 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ensemblekit.data import Attribute, DataError, Dataset, Schema, load_dataset, write_arff
+from ensemblekit.data import load_dataset
+from ensemblekit.dataset import Attribute, DataError, Dataset, Schema
+from ensemblekit.readers.arff import write_arff
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 nan = np.nan
@@ -707,3 +709,23 @@ def test_class_as_feature_equals_reading_without_a_class(tmp_path, text, target)
     assert moved.schema == direct.schema and moved.y is None
     np.testing.assert_array_equal(moved.X, direct.X)  # NaN in the same places
     assert direct.class_as_feature() is direct
+
+
+def test_old_import_paths_name_the_same_objects():
+    """data.py still exports the names that moved to dataset.py and readers/ (issue 27)."""
+    import ensemblekit.data as old
+    from ensemblekit import dataset
+    from ensemblekit.readers import arff
+
+    for name in ("Attribute", "DataError", "Dataset", "Schema", "known_class"):
+        assert getattr(old, name) is getattr(dataset, name)
+    assert old.write_arff is arff.write_arff
+    assert set(old.__all__) <= set(dir(old))
+
+
+def test_quote_helpers_keep_messages_on_one_line():
+    from ensemblekit.dataset import quote_input, quote_names
+
+    assert quote_input("a\nb") == "'a\\nb'"
+    assert quote_input("x" * 100) == repr("x" * 57 + "...")
+    assert quote_names(["a", "b", "c"], limit=2) == "'a', 'b', ... (1 more)"

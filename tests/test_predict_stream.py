@@ -14,7 +14,8 @@ import pytest
 
 from ensemblekit import api, streaming
 from ensemblekit.app import predicting
-from ensemblekit.data import DataError, Schema
+from ensemblekit.dataset import DataError, Schema
+from ensemblekit.readers import text as readers_text
 from ensemblekit.report import OUTPUT_FORMATS, format_predictions, prediction_rows
 from support import data_path, run_cli
 
@@ -227,7 +228,7 @@ def test_memory_does_not_grow_with_rows(tmp_path, monkeypatch):
     """The reader holds one chunk: reading 20x the rows takes no more peak Python memory."""
     import tracemalloc
 
-    monkeypatch.setattr(streaming, "_BLOCK", 4096)  # bytes read at a time, far below both files
+    monkeypatch.setattr(readers_text, "_BLOCK", 4096)  # bytes read at a time, far below both files
 
     schema = None
     peaks = []

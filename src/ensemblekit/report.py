@@ -229,7 +229,8 @@ def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
             return "".join(safejson.dumps(r) + "\n" for r in records)
         return safejson.dumps(records, indent=1) + "\n"
     if fmt_name == "arff":
-        from ensemblekit.data import Attribute, write_arff
+        from ensemblekit.dataset import Attribute
+        from ensemblekit.readers.arff import write_arff
 
         if numeric_prediction:
             predicted = Attribute(columns[1], "numeric")

@@ -3,18 +3,21 @@
 ``ensemblekit predict`` must not hold a whole file in memory: it reads a chunk
 of rows, conforms it to the model's schema, predicts it and writes its
 predictions before it reads the next. This module is the reading half. It
-reuses the whole-file reader of :mod:`ensemblekit.data` piece by piece, so a
-chunk is read exactly as the same rows would be in a whole file:
+uses the readers of :mod:`ensemblekit.readers` that
+:func:`ensemblekit.data.load_dataset` uses for a whole file, so a chunk is read
+exactly as the same rows would be in a whole file:
 
 * the input is opened as :func:`ensemblekit.data.load_dataset` opens it (gzip
   found by its magic bytes, ``"-"`` for standard input) and decoded the same way
   (byte order marks, UTF-8, Latin-1 when the text is not UTF-8, ``\\r\\n`` and
-  ``\\r`` read as line ends), block by block;
+  ``\\r`` read as line ends), block by block (:mod:`ensemblekit.readers.text`);
 * an ARFF header is read by the same header parser, and each chunk of ``@data``
-  lines is tokenised by liac-arff, dense and sparse rows alike;
+  lines is tokenised by liac-arff, dense and sparse rows alike
+  (:mod:`ensemblekit.readers.arff`);
 * a CSV chunk is split by the same CSV parser, after the delimiter is guessed
-  from the first lines as it is for a whole file;
-* each chunk is conformed to the schema by the same checks, and every error
+  from the first lines as it is for a whole file (:mod:`ensemblekit.readers.csv`);
+* each chunk is conformed to the schema by the same checks
+  (:func:`ensemblekit.readers.table.conform_to_schema`), and every error
   names the line of the file where it is (line numbers count from the top of
   the file, not of the chunk).
 
@@ -24,7 +27,6 @@ whole-file reader reports, since a chunk is checked before later rows are read.
 
 from __future__ import annotations
 
-import codecs
 import csv
 import gc
 import itertools
@@ -32,10 +34,12 @@ import operator
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
-import numpy as np
-
-from ensemblekit import data as _data
-from ensemblekit.data import DataError, Dataset, Schema
+from ensemblekit.data import input_format, starts_like_arff
+from ensemblekit.dataset import DataError, Dataset, Schema
+from ensemblekit.readers.arff import parse_arff_rows, read_arff_header
+from ensemblekit.readers.csv import MISSING_VALUES, guess_delimiter, parse_csv_records
+from ensemblekit.readers.table import Table, conform_to_schema
+from ensemblekit.readers.text import decoded_blocks, iter_lines, open_input
 
 #: Rows per chunk read by :func:`iter_chunks`. Small chunks are the fastest: the
 #: strings and row lists of a chunk of a few thousand rows stay in the processor's
@@ -48,134 +52,18 @@ FIRST_CHUNK_ROWS = 1000
 
 # Allocations between two young-generation collections while chunks are read.
 _GC_THRESHOLD = 10000
-# Bytes read from the input at a time.
-_BLOCK = 1 << 20
-# Lines looked at to tell ARFF from CSV (as data._sniff_arff does) and to guess the delimiter.
+# Lines looked at to tell ARFF from CSV (as data.starts_like_arff does) and to guess the delimiter.
 _SNIFF_LINES = 200
 
 Notify = Callable[[str], None]
 
 
-# --------------------------------------------------------------------------- text
-def _decoded_blocks(stream: BinaryIO, src: str, notify: Notify | None) -> Iterator[str]:
-    """Text of the input, block by block, decoded as :func:`ensemblekit.data._decode_text` does.
-
-    Each block ends at a line end (``\\n``, ``\\r\\n`` or ``\\r``, which become
-    ``\\n``), except perhaps the last one.
-
-    Raises
-    ------
-    DataError
-        Text that starts with a byte order mark but is not valid in its
-        encoding; or text that is not UTF-8 after earlier lines that were
-        UTF-8 and not ASCII (the whole-file reader reads all of such a file as
-        Latin-1, which a stream cannot do once the earlier lines are used).
-    """
-    head = stream.peek(4)[:4] if hasattr(stream, "peek") else b""
-    codec = shown = None
-    for bom, name, label in _data._BOMS:
-        if head.startswith(bom):
-            codec, shown = name, label
-            break
-    carry = ""  # a final "\r" waits for the next block, which may start with "\n"
-    first = True
-
-    def normalised(text: str, final: bool) -> Iterator[str]:
-        """The block with the byte order mark dropped (first block) and line ends as ``\\n``."""
-        nonlocal carry, first
-        if first and text:
-            text = text[1:] if text.startswith("\ufeff") else text
-            first = False
-        text, carry = carry + text, ""
-        if not final and text.endswith("\r"):
-            text, carry = text[:-1], "\r"
-        if text:
-            yield text.replace("\r\n", "\n").replace("\r", "\n")
-    if codec is not None:
-        decoder = codecs.getincrementaldecoder(codec)()
-        offset = 0
-        while True:
-            raw = stream.read(_BLOCK)
-            try:
-                text = decoder.decode(raw, final=not raw)
-            except UnicodeDecodeError as exc:
-                raise DataError(f"not valid {shown} text although it starts with a {shown} byte "
-                                f"order mark (bad bytes at offset {offset + exc.start})", src) from None
-            offset += len(raw)
-            yield from normalised(text, final=not raw)
-            if not raw:
-                return
-    # No byte order mark: UTF-8, or Latin-1 when the bytes are not UTF-8.
-    encoding = "utf-8"
-    ascii_so_far = True
-    lines_before = 0
-    rest = b""
-    while True:
-        raw = stream.read(_BLOCK)
-        buf = rest + raw
-        if raw:
-            cut = buf.rfind(b"\n") + 1
-            if cut == 0:
-                rest = buf
-                continue
-            buf, rest = buf[:cut], buf[cut:]
-        else:
-            rest = b""
-        if encoding == "utf-8":
-            try:
-                text = buf.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                line = lines_before + buf.count(b"\n", 0, exc.start) + 1
-                if not ascii_so_far:
-                    raise DataError(
-                        f"not UTF-8 (byte 0x{buf[exc.start]:02x} on line {line}) although earlier "
-                        "lines are UTF-8 text that is not ASCII; convert the file to one encoding "
-                        "(for example with iconv)", src) from None
-                encoding = "latin-1"
-                text = buf.decode("latin-1")
-                if notify is not None:
-                    notify(f"note: {src}: not UTF-8 (byte 0x{buf[exc.start]:02x} on line {line}), "
-                           "so it is read as Latin-1")
-            else:
-                ascii_so_far = ascii_so_far and buf.isascii()
-        else:
-            text = buf.decode("latin-1")
-        lines_before += buf.count(b"\n")
-        yield from normalised(text, final=not raw)
-        if not raw:
-            return
-
-
-def _lines(blocks: Iterator[str]) -> Iterator[str]:
-    """The lines of the text without their ``\\n``: the pieces of ``text.split("\\n")``."""
-    partial = ""
-    for block in blocks:
-        pieces = block.split("\n")
-        pieces[0] = partial + pieces[0]
-        partial = pieces.pop()
-        yield from pieces
-    yield partial
-
-
 # --------------------------------------------------------------------------- chunks
-def _shifted(exc: DataError, line: int | None) -> DataError:
-    return DataError(exc.what, exc.source, line)
-
-
 def _arff_chunks(lines: Iterator[str], src: str, chunk_rows: int
-                 ) -> Iterator[_data._Table]:
+                 ) -> Iterator[Table]:
+    """Tables of ``chunk_rows`` data rows each (the first of at most :data:`FIRST_CHUNK_ROWS`)."""
     limit = min(chunk_rows, FIRST_CHUNK_ROWS)
-    header: list[str] = []
-    for raw in lines:
-        header.append(raw)
-        s = raw.strip()
-        if s and not s.startswith("%"):
-            m = _data._RE_KEYWORD.match(s)
-            if m and m.group(1).lower() == "data":
-                break
-    relation, columns, data_index = _data._parse_arff_header(header, src)
-    n_cols = len(columns)
-    head = ["@relation r", *(f"@attribute a{k} STRING" for k in range(n_cols)), "@data"]
+    header, relation, columns, data_index = read_arff_header(lines, src)
     lineno = data_index + 1
     rows: list[str] = []
     row_lines: list[int] = []
@@ -187,78 +75,42 @@ def _arff_chunks(lines: Iterator[str], src: str, chunk_rows: int
             rows.append(raw)
             row_lines.append(lineno)
             if len(rows) >= limit:
-                yield _arff_table(head, rows, row_lines, relation, columns, src)
+                yield parse_arff_rows(rows, row_lines, relation, columns, src)
                 seen, limit = True, chunk_rows
                 rows, row_lines = [], []
     if rows:
-        yield _arff_table(head, rows, row_lines, relation, columns, src)
+        yield parse_arff_rows(rows, row_lines, relation, columns, src)
     elif not seen:
         raise DataError("no data rows after @data", src, data_index + 1)
 
 
-def _arff_table(head: list[str], rows: list[str], row_lines: list[int], relation: str,
-                columns: list, src: str) -> _data._Table:
-    """Cells of a chunk of ``@data`` lines, read as :func:`ensemblekit.data._parse_arff` reads them."""
-    n, m = len(rows), len(columns)
-
-    def decode(body: list[str], sparse: bool) -> list:
-        doc = head + body
-        try:
-            return _data._decode_rows(doc, doc, m, sparse, src)
-        except DataError as exc:
-            k = (exc.line or 0) - len(head) - 1
-            raise _shifted(exc, row_lines[k] if 0 <= k < n else None) from None
-
-    sparse_pos = [i for i, t in enumerate(rows) if t.lstrip()[0] == "{"]
-    cells = np.empty((n, m), dtype=object)
-    if not sparse_pos:
-        cells[:, :] = decode(rows, False)
-    else:
-        is_sparse = np.zeros(n, dtype=bool)
-        is_sparse[sparse_pos] = True
-        if len(sparse_pos) < n:
-            cells[~is_sparse, :] = decode(["" if s else t for t, s in zip(rows, is_sparse)], False)
-        sparse_rows = decode([t if s else "" for t, s in zip(rows, is_sparse)], True)
-        block = np.empty((len(sparse_rows), m), dtype=object)
-        block[:, :] = _data._ABSENT
-        for r, row in enumerate(sparse_rows):
-            for k, v in row.items():
-                block[r, k] = v
-        cells[is_sparse, :] = block
-        for k, c in enumerate(columns):  # a left-out value is 0 (see data._parse_arff)
-            col = cells[:, k]
-            absent = np.fromiter((v is _data._ABSENT for v in col), dtype=bool, count=n)
-            if absent.any():
-                col[absent] = "0" if c.kind == "numeric" else (c.values[0] if c.kind == "nominal" else None)
-    return _data._Table(relation, columns, cells, np.asarray(row_lines, dtype=np.int64), "arff")
-
-
 def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | None,
                 chunk_rows: int, csv_options: dict, notify: Notify | None
-                ) -> Iterator[_data._Table]:
+                ) -> Iterator[Table]:
     """Tables of ``chunk_rows`` records each (the first of at most :data:`FIRST_CHUNK_ROWS`).
 
     One pass of :mod:`csv` over the lines splits the records (a quoted field may
     hold line ends) and checks the number of fields, with the whole file's
-    message and line; :func:`ensemblekit.data._csv_table` then reads each chunk
-    of records as :func:`ensemblekit.data._parse_csv` reads a whole file. The
+    message and line; :func:`ensemblekit.readers.csv.parse_csv_records` then reads
+    each chunk of records as :func:`ensemblekit.readers.csv.parse_csv` reads a
+    whole file. The
     first chunk decides the header (or its absence), the decimal mark and the
     notes as for a whole file; later chunks get the header record in front (when
     there is a header) and no notes.
     """
     lookahead = list(itertools.islice(lines, 41))
     lines = itertools.chain(lookahead, lines)
-    if delimiter is None:  # guessed from the first lines, as data._parse_csv does
+    if delimiter is None:  # guessed from the first lines, as parse_csv does
         first = next((i for i, t in enumerate(lookahead) if t.strip()), None)
         if first is None:
             raise DataError("the file is empty", src)
         following = [t for t in lookahead[first + 1: first + 40] if t.strip()][:5]
-        delimiter = _data._guess_delimiter(lookahead[first], following)
+        delimiter = guess_delimiter(lookahead[first], following)
     options = {k: v for k, v in csv_options.items() if k in ("decimal", "missing", "header")}
     spaces = " \r\x0b\x0c" + ("" if delimiter == "\t" else "\t")
 
     def stripped(records: list[list[str]]) -> list[list[str]]:
-        # fields are stripped of white space, as data._parse_csv strips them; a chunk
+        # fields are stripped of white space, as parse_csv strips them; a chunk
         # without any (a machine-written file) skips that pass over every field
         text = "\x00".join(itertools.chain.from_iterable(records))
         if text.isascii() and not any(c in text for c in spaces):
@@ -272,19 +124,19 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
     header_line = 0
     header_used: bool | None = None  # None until the first chunk is read
 
-    def table() -> _data._Table:
+    def table() -> Table:
         nonlocal header_used
         chunk = stripped(records)
         if header_used is None:
-            out = _data._csv_table(chunk, list(record_lines), src, relation, delimiter,
+            out = parse_csv_records(chunk, list(record_lines), src, relation, delimiter,
                                    notify=notify, **options)
             header_used = int(out.lines[0]) != record_lines[0]
             return out
         if header_used:
             head = [[f.strip() for f in header_record]]
-            return _data._csv_table(head + chunk, [header_line, *record_lines], src, relation,
+            return parse_csv_records(head + chunk, [header_line, *record_lines], src, relation,
                                     delimiter, **{**options, "header": True})
-        return _data._csv_table(chunk, list(record_lines), src, relation, delimiter,
+        return parse_csv_records(chunk, list(record_lines), src, relation, delimiter,
                                 **{**options, "header": False})
 
     # the lines with their line ends back (a quoted field may span lines), in C
@@ -324,8 +176,8 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
 
 # --------------------------------------------------------------------------- public
 def _open_text(source: Any, stdin: BinaryIO | None, notify: Notify | None):
-    stream, src, suffix, name = _data._open_input(source, stdin)
-    return stream, src, suffix, name, _lines(_decoded_blocks(stream, src, notify))
+    stream, src, suffix, name = open_input(source, stdin)
+    return stream, src, suffix, name, iter_lines(decoded_blocks(stream, src, notify))
 
 
 def iter_chunks(source: Any, schema: Schema, *, fmt: str | None = None, read_class: bool = True,
@@ -380,7 +232,7 @@ def iter_chunks(source: Any, schema: Schema, *, fmt: str | None = None, read_cla
     if isinstance(missing, str):
         missing = (missing,)
     if missing:
-        csv_options["missing"] = _data._CSV_MISSING | frozenset(str(v).strip() for v in missing)
+        csv_options["missing"] = MISSING_VALUES | frozenset(str(v).strip() for v in missing)
     csv_options = {k: v for k, v in csv_options.items() if v is not None}
 
     stream, src, suffix, name, lines = _open_text(source, stdin, notify)
@@ -399,15 +251,14 @@ def iter_chunks(source: Any, schema: Schema, *, fmt: str | None = None, read_cla
         lines = itertools.chain(sniffed, lines)
         delimiter = None
         if fmt is None:
-            fmt, delimiter = _data._input_format(suffix,
-                                                 lambda: _data._sniff_arff("\n".join(sniffed)))
+            fmt, delimiter = input_format(suffix, lambda: starts_like_arff("\n".join(sniffed)))
         if fmt == "arff":
             tables = _arff_chunks(lines, src, chunk_rows)
         else:
             relation = name if suffix is not None else "stdin"
             tables = _csv_stream(lines, src, relation, delimiter, chunk_rows, csv_options, notify)
         for table in tables:
-            ds = _data._conform(table, src, name if suffix is not None else table.relation, schema,
+            ds = conform_to_schema(table, src, name if suffix is not None else table.relation, schema,
                                 read_class=read_class)
             ds.format = fmt
             yield ds

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from ensemblekit import experiment
-from ensemblekit.data import known_class, load_dataset
+from ensemblekit.data import load_dataset
+from ensemblekit.dataset import known_class
 from ensemblekit.experiment import analysis, journal, protocol, runner
 from ensemblekit.experiment.analysis import beats, grid_summary
 from ensemblekit.experiment.journal import Journal, run_fingerprint, unit_key

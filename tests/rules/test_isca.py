@@ -10,7 +10,8 @@ from scipy.spatial.distance import pdist, squareform
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ensemblekit import registry
-from ensemblekit.data import DataError, load_dataset
+from ensemblekit.data import load_dataset
+from ensemblekit.dataset import DataError
 from ensemblekit.rules import isca as isca_module
 from ensemblekit.rules.isca import ISCA, project_out, rule_similarity, standardize_columns
 

@@ -22,7 +22,7 @@ from ensemblekit.results import Clustering, FittedModel, KSelection
 
 def _split_targets(ds, names):
     """Move the target attributes out of the features: (data set, Y)."""
-    from ensemblekit.data import DataError
+    from ensemblekit.dataset import DataError
 
     try:
         reduced, Y, _ = ds.split_targets(names)

@@ -104,7 +104,8 @@ def load_data(path, *, target: str | None = None, ignore: Sequence[str] = (),
     """
     import sys
 
-    from ensemblekit.data import Dataset, load_dataset
+    from ensemblekit.data import load_dataset
+    from ensemblekit.dataset import Dataset
 
     if isinstance(path, Dataset):
         return path
@@ -141,7 +142,7 @@ def describe_data(data, **load_options) -> dict:
     """
     import numpy as np
 
-    from ensemblekit.data import known_class
+    from ensemblekit.dataset import known_class
 
     ds = load_data(data, allow_string=True, **load_options)
     attrs = []
@@ -190,7 +191,7 @@ def _class_for(task: str, ds, target=None):
 
 def _labelled(ds):
     """Mask of the rows whose class (or target) value is known."""
-    from ensemblekit.data import known_class
+    from ensemblekit.dataset import known_class
 
     return known_class(ds.y)
 

@@ -99,7 +99,7 @@ def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: st
     ------
     UsageError
     """
-    from ensemblekit.data import Schema
+    from ensemblekit.dataset import Schema
     from ensemblekit.persistence import data_fingerprint
 
     notify = _notifier(notify)

@@ -80,7 +80,7 @@ def read_model_metadata(path) -> dict:
     ensemblekit.persistence.ModelFileError
         If a required key is missing or does not fit the registry.
     """
-    from ensemblekit.data import Schema
+    from ensemblekit.dataset import Schema
     from ensemblekit.persistence import ModelFileError, read_metadata
 
     metadata = read_metadata(path)
@@ -119,7 +119,7 @@ def load_model(path) -> FittedModel:
     import numpy as np
     from sklearn.pipeline import Pipeline
 
-    from ensemblekit.data import Schema
+    from ensemblekit.dataset import Schema
     from ensemblekit.persistence import ModelFileError
     from ensemblekit.persistence import load_model as read
 
@@ -152,7 +152,7 @@ def _as_model(model) -> FittedModel:
 
 
 def _schema_of(model: FittedModel):
-    from ensemblekit.data import Schema
+    from ensemblekit.dataset import Schema
 
     return Schema.from_dict(model.metadata["schema"])
 

@@ -121,7 +121,7 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     import numpy as np
 
     from ensemblekit.class_domain import widen_proba
-    from ensemblekit.data import Dataset
+    from ensemblekit.dataset import Dataset
 
     source = model if not isinstance(model, FittedModel) else model.algorithm
     if n_jobs is not None and scheduler is not None:

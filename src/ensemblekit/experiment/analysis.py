@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ensemblekit.data import known_class
+from ensemblekit.dataset import known_class
 
 if TYPE_CHECKING:
     from ensemblekit.experiment.protocol import Protocol

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ensemblekit import registry
-from ensemblekit.data import known_class
+from ensemblekit.dataset import known_class
 from ensemblekit.errors import InputError
 
 #: Metrics reported when the user does not name any, per task.

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from ensemblekit import registry
-from ensemblekit.data import known_class
+from ensemblekit.dataset import known_class
 from ensemblekit.experiment.journal import Journal, run_fingerprint, unit_key
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit
 

@@ -1,0 +1,535 @@
+"""Weka's ARFF format: reading a file's header and rows into a table, and writing a file.
+
+Weka's Attribute-Relation File Format (Witten, Frank, Hall & Pal, *Data Mining:
+Practical Machine Learning Tools and Techniques*, 4th ed., 2016, section 2.4;
+the format page of the Weka wiki). Tokenising (quoting, escapes, ``?`` for
+missing, sparse rows) is done by liac-arff. The header is read here, line by
+line, so that every error names its line, and so that what Weka accepts and
+liac-arff does not is accepted too: old range suffixes (``integer [1,10]``) and
+``@attribute name{a,b}`` with no space before the brace.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TextIO
+
+import arff
+import numpy as np
+
+from ensemblekit.dataset import Attribute, DataError, quote_input
+from ensemblekit.readers.table import Column, Table
+
+__all__ = ["parse_arff", "parse_arff_rows", "read_arff_header", "write_arff"]
+
+
+class _Absent:
+    """Marks an attribute left out of a sparse ARFF row (it means value 0)."""
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return "<absent>"
+
+
+_ABSENT = _Absent()
+
+
+# --------------------------------------------------------------------------
+# Reading ARFF
+# --------------------------------------------------------------------------
+_RE_KEYWORD = re.compile(r"@([A-Za-z]+)(.*)$", re.S)
+_RE_RANGE = re.compile(r"^[\[(][^\])]*[\])]$")
+_RE_UNQUOTED_NAME = re.compile(r"([^\s{]+)\s*(.*)$", re.S)
+_RE_TYPE_WORD = re.compile(r"([A-Za-z]+)\s*(.*)$", re.S)
+
+
+def _unescape(text: str) -> str:
+    table = {"n": "\n", "t": "\t", "r": "\r"}
+    return re.sub(r"\\(.)", lambda m: table.get(m.group(1), m.group(1)), text)
+
+
+def _split_quoted(rest: str) -> tuple[str, str] | None:
+    """Split ``'name' tail`` / ``name tail``; None if a quote is not closed."""
+    if rest[:1] in ("'", '"'):
+        quote = rest[0]
+        i = 1
+        while i < len(rest):
+            if rest[i] == "\\":
+                i += 2
+                continue
+            if rest[i] == quote:
+                return _unescape(rest[1:i]), rest[i + 1 :].strip()
+            i += 1
+        return None
+    m = _RE_UNQUOTED_NAME.match(rest)
+    return (m.group(1), m.group(2).strip()) if m else ("", "")
+
+
+def _liac_error_text(exc: Exception) -> str:
+    text = str(exc) if isinstance(exc, arff.ArffException) and exc.message else type(exc).__name__
+    return re.sub(r",? ?(at|in)? line -?\d+\.?", "", text).strip(" .:")
+
+
+def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[Column], int]:
+    """Scan the header; return (relation, columns, index of the @data line)."""
+    relation: str | None = None
+    columns: list[Column] = []
+    nominal_specs: dict[int, str] = {}  # line index -> '{...}'
+    declared: dict[str, int] = {}
+    data_index = None
+    for i, raw in enumerate(lines):
+        s = raw.strip()
+        if not s or s.startswith("%"):
+            continue
+        lineno = i + 1
+        m = _RE_KEYWORD.match(s)
+        keyword = m.group(1).lower() if m else ""
+        rest = m.group(2).strip() if m else ""
+        if relation is None and keyword != "relation":
+            raise DataError(f"expected '@relation' to start the ARFF header, found {quote_input(s)}",
+                            src, lineno)
+        if keyword == "relation":
+            if relation is not None:
+                raise DataError("a second @relation line (the header must hold exactly one)", src, lineno)
+            if not rest:
+                raise DataError("@relation has no name", src, lineno)
+            split = _split_quoted(rest)
+            if split is None:
+                raise DataError(f"unclosed quote in {quote_input(s)}", src, lineno)
+            relation = split[0] if rest[0] in "'\"" else rest
+        elif keyword == "attribute":
+            split = _split_quoted(rest) if rest else ("", "")
+            if split is None:
+                raise DataError(f"unclosed quote in the attribute name: {quote_input(s)}", src, lineno)
+            name, spec = split
+            if not name:
+                raise DataError(f"@attribute without a name: {quote_input(s)}", src, lineno)
+            if name in declared:
+                raise DataError(
+                    f"attribute {name!r} is declared twice (first on line {declared[name]})", src, lineno
+                )
+            declared[name] = lineno
+            if not spec:
+                raise DataError(f"attribute {name!r} has no type", src, lineno)
+            if spec.startswith("{"):
+                if not spec.endswith("}"):
+                    what = f"attribute {name!r}: the value list {quote_input(spec)} is not closed with '}}'"
+                    raise DataError(what, src, lineno)
+                if not spec[1:-1].strip():
+                    raise DataError(f"attribute {name!r} declares no nominal values", src, lineno)
+                nominal_specs[i] = spec
+                columns.append(Column(name, "nominal", (), lineno))
+                continue
+            tm = _RE_TYPE_WORD.match(spec)
+            word = tm.group(1).lower() if tm else ""
+            tail = tm.group(2).strip() if tm else spec
+            if word in ("numeric", "real", "integer"):
+                # Weka reads, and ignores, an old range suffix: integer [1,10]
+                if tail and not _RE_RANGE.match(tail):
+                    what = f"attribute {name!r}: unexpected {quote_input(tail)} after the type {word!r}"
+                    raise DataError(what, src, lineno)
+                columns.append(Column(name, "numeric", (), lineno))
+            elif word == "string" and not tail:
+                columns.append(Column(name, "string", (), lineno))
+            elif word == "date":
+                columns.append(Column(name, "date", (), lineno))
+            elif word == "relational":
+                raise DataError(
+                    f"attribute {name!r} is a relational (multi-instance) attribute, "
+                    "which ensemblekit does not read",
+                    src,
+                    lineno,
+                )
+            else:
+                raise DataError(
+                    f"attribute {name!r} has unknown type {quote_input(spec)} "
+                    "(expected numeric, real, integer, string, date or {value, ...})",
+                    src,
+                    lineno,
+                )
+        elif keyword == "data":
+            if rest and not rest.startswith("%"):
+                raise DataError(f"unexpected text after @data: {quote_input(rest)}", src, lineno)
+            data_index = i
+            break
+        elif keyword == "end":
+            raise DataError("'@end' outside a relational attribute", src, lineno)
+        else:
+            raise DataError(
+                f"unexpected text in the ARFF header: {quote_input(s)} (expected @attribute or @data)",
+                src,
+                lineno,
+            )
+    if relation is None:
+        raise DataError("no '@relation' line: not an ARFF file", src)
+    if data_index is None:
+        raise DataError("no '@data' line after the attribute declarations", src)
+    if not columns:
+        raise DataError("no @attribute declarations before @data", src, data_index + 1)
+
+    if nominal_specs:
+        # liac-arff reads the value lists (quotes, escapes); each list keeps its
+        # own line so its errors point at the right place.
+        doc = [""] * (max(nominal_specs) + 2)
+        doc[0] = "@relation r"  # the real @relation line precedes every @attribute
+        for k, (i, spec) in enumerate(nominal_specs.items()):
+            doc[i] = f"@attribute a{k} {spec}"
+        doc[-1] = "@data"
+        decoder = arff.ArffDecoder()
+        try:
+            parsed = decoder.decode(doc)["attributes"]
+        except Exception as exc:  # liac-arff raises several types
+            bad = getattr(exc, "line", getattr(decoder, "_current_line", 0)) - 1
+            lineno = bad if bad in nominal_specs else None
+            if lineno is not None:
+                what = f"cannot read the nominal values {quote_input(nominal_specs[bad])}"
+            else:
+                what = "cannot read a nominal value list"
+            raise DataError(f"{what} ({_liac_error_text(exc)})", src,
+                            None if lineno is None else lineno + 1) from None
+        by_line = {c.line: c for c in columns}
+        for (i, _), (_, values) in zip(nominal_specs.items(), parsed):
+            col = by_line[i + 1]
+            values = tuple(values)
+            if len(set(values)) != len(values):
+                seen: set[str] = set()
+                twice = next(v for v in values if v in seen or seen.add(v))
+                raise DataError(f"attribute {col.name!r} declares the value {twice!r} twice", src, i + 1)
+            col.values = values
+    return relation, columns, data_index
+
+
+def _decode_rows(doc: list[str], lines: list[str], n_cols: int, sparse: bool, src: str) -> list:
+    """Run liac-arff over a header of string attributes + data lines."""
+    decoder = arff.ArffDecoder()
+    try:
+        return decoder.decode(doc, return_type=arff.LOD if sparse else arff.DENSE)["data"]
+    except Exception as exc:  # liac-arff raises ArffException and ValueError
+        lineno = getattr(exc, "line", -1)
+        if not isinstance(lineno, int) or lineno < 1:
+            lineno = getattr(decoder, "_current_line", 0) or None
+        row = lines[lineno - 1].strip() if lineno and lineno <= len(lines) else ""
+        if isinstance(exc, arff.BadDataFormat):
+            try:
+                parsed = arff._parse_values(row)
+            except Exception:
+                parsed = None
+            if isinstance(parsed, dict) and parsed:
+                what = (
+                    f"sparse index {max(parsed)} is out of range: the file declares {n_cols} attributes "
+                    f"(indices 0 to {n_cols - 1})"
+                )
+            elif isinstance(parsed, list):
+                what = (f"expected {n_cols} values (one per attribute), found {len(parsed)}: "
+                        f"{quote_input(row)}")
+            else:
+                what = f"wrong number of values (expected {n_cols}): {quote_input(row)}"
+        elif isinstance(exc, arff.BadLayout):
+            what = (
+                f"malformed data row {quote_input(row)} (values must be separated by commas; "
+                "quote values that hold spaces, commas or quotes)"
+            )
+        else:
+            detail = _liac_error_text(exc) if isinstance(exc, arff.ArffException) else str(exc)
+            what = f"cannot read the data row {quote_input(row)} ({detail})"
+        raise DataError(what, src, lineno) from None
+
+
+def read_arff_header(lines: Iterator[str], src: str) -> tuple[list[str], str, list[Column], int]:
+    """Read an ARFF header from an iterator of lines, up to and including its ``@data`` line.
+
+    The iterator is left at the line after ``@data``, so that the rows can be
+    read from it next (see :func:`parse_arff_rows`).
+
+    Parameters
+    ----------
+    lines : iterator of str
+        The lines of the file, without their line ends, from the first.
+    src : str
+        The input as shown in messages.
+
+    Returns
+    -------
+    header : list of str
+        The lines read.
+    relation : str
+        The ``@relation`` name.
+    columns : list of Column
+        One per ``@attribute``, with its declared kind and values.
+    data_index : int
+        Index of the ``@data`` line in ``header`` (its line number minus 1).
+
+    Raises
+    ------
+    DataError
+        The header is malformed: no ``@relation`` first, no ``@data``, no
+        attribute, an attribute declared twice or of an unknown or relational
+        type, or a nominal value list that cannot be read; with its line.
+    """
+    header: list[str] = []
+    for raw in lines:
+        header.append(raw)
+        s = raw.strip()
+        if s and not s.startswith("%"):
+            m = _RE_KEYWORD.match(s)
+            if m and m.group(1).lower() == "data":
+                break
+    relation, columns, data_index = _parse_arff_header(header, src)
+    return header, relation, columns, data_index
+
+
+def parse_arff(text: str, src: str) -> Table:
+    """Read the text of a whole ARFF file into a table of cells.
+
+    Parameters
+    ----------
+    text : str
+        The file's text, with ``\\n`` line ends (see
+        :func:`ensemblekit.readers.text.decode_text`).
+    src : str
+        The input as shown in messages.
+
+    Returns
+    -------
+    Table
+        One column per attribute as declared; one row per data line, each
+        cell a ``str`` or None for ``?``. In a sparse row (``{index value,
+        ...}``) a left-out attribute is 0: ``"0"`` for a numeric attribute, the
+        first declared value of a nominal one, missing for a string or date.
+
+    Raises
+    ------
+    DataError
+        A malformed header (see :func:`read_arff_header`), no data rows, or a
+        row that cannot be read (wrong number of values, a sparse index out of
+        range, bad quoting); with its line.
+    """
+    lines = text.split("\n")
+    relation, columns, data_index = _parse_arff_header(lines, src)
+    m = len(columns)
+
+    # Header of string attributes at the original line positions, so that
+    # liac-arff only tokenises and every line number stays right.
+    head = [""] * (data_index + 1)
+    head[0] = "@relation r"
+    for k, c in enumerate(columns):
+        head[c.line - 1] = f"@attribute a{k} STRING"
+    head[data_index] = "@data"
+
+    data_idx: list[int] = []
+    sparse_pos: list[int] = []
+    for i in range(data_index + 1, len(lines)):
+        s = lines[i].strip()
+        if s and s[0] != "%":
+            if s[0] == "{":
+                sparse_pos.append(len(data_idx))
+            data_idx.append(i)
+    n = len(data_idx)
+    if n == 0:
+        raise DataError("no data rows after @data", src, data_index + 1)
+    line_numbers = np.asarray(data_idx, dtype=np.int64) + 1
+
+    body = lines[data_index + 1 :]
+    if not sparse_pos:
+        rows = _decode_rows(head + body, lines, m, False, src)
+        if len(rows) != n:  # pragma: no cover - would be a bug in the line scan
+            raise DataError(f"internal error: {len(rows)} rows read but {n} data lines found", src)
+        cells = np.empty((n, m), dtype=object)
+        cells[:, :] = rows
+    else:
+        sparse_lines = {data_idx[p] for p in sparse_pos}
+        offset = data_index + 1
+        dense_body = ["" if (offset + j) in sparse_lines else t for j, t in enumerate(body)]
+        sparse_body = [t if (offset + j) in sparse_lines else "" for j, t in enumerate(body)]
+        is_sparse = np.zeros(n, dtype=bool)
+        is_sparse[sparse_pos] = True
+        cells = np.empty((n, m), dtype=object)
+        if len(sparse_pos) < n:
+            cells[~is_sparse, :] = _decode_rows(head + dense_body, lines, m, False, src)
+        _put_sparse(cells, is_sparse, _decode_rows(head + sparse_body, lines, m, True, src), columns)
+    return Table(relation, columns, cells, line_numbers, "arff")
+
+
+def _put_sparse(cells: np.ndarray, is_sparse: np.ndarray, sparse_rows: list[dict],
+                columns: list[Column]) -> None:
+    """Write the decoded sparse rows into their places in ``cells`` (``is_sparse`` marks them).
+
+    An attribute left out of a sparse row has value 0: the number 0, or the
+    first declared value of a nominal attribute (as in Weka). A left out
+    string or date value is read as missing.
+    """
+    n, m = cells.shape
+    block = np.empty((len(sparse_rows), m), dtype=object)
+    block[:, :] = _ABSENT
+    for r, row in enumerate(sparse_rows):
+        for k, v in row.items():
+            block[r, k] = v
+    cells[is_sparse, :] = block
+    for k, c in enumerate(columns):
+        col = cells[:, k]
+        absent = np.fromiter((v is _ABSENT for v in col), dtype=bool, count=n)
+        if absent.any():
+            col[absent] = "0" if c.kind == "numeric" else (c.values[0] if c.kind == "nominal" else None)
+
+
+def _shifted(exc: DataError, line: int | None) -> DataError:
+    return DataError(exc.what, exc.source, line)
+
+
+def parse_arff_rows(rows: list[str], row_lines: list[int], relation: str, columns: list[Column],
+                    src: str) -> Table:
+    """Read some of an ARFF file's data lines into a table, as :func:`parse_arff` reads them.
+
+    For reading a file in chunks: the header is read once by
+    :func:`read_arff_header`, then each chunk of data lines by this function.
+
+    Parameters
+    ----------
+    rows : list of str
+        Data lines, dense or sparse, none blank or a ``%`` comment; at least one.
+    row_lines : list of int
+        1-based line of each row in the file, for messages.
+    relation : str
+        The ``@relation`` name.
+    columns : list of Column
+        The header's columns.
+    src : str
+        The input as shown in messages.
+
+    Returns
+    -------
+    Table
+        As :func:`parse_arff` returns it, for these rows; ``lines`` is
+        ``row_lines``.
+
+    Raises
+    ------
+    DataError
+        A row that cannot be read, with its line in the file.
+    """
+    n, m = len(rows), len(columns)
+    head = ["@relation r", *(f"@attribute a{k} STRING" for k in range(m)), "@data"]
+
+    def decode(body: list[str], sparse: bool) -> list:
+        doc = head + body
+        try:
+            return _decode_rows(doc, doc, m, sparse, src)
+        except DataError as exc:
+            k = (exc.line or 0) - len(head) - 1
+            raise _shifted(exc, row_lines[k] if 0 <= k < n else None) from None
+
+    sparse_pos = [i for i, t in enumerate(rows) if t.lstrip()[0] == "{"]
+    cells = np.empty((n, m), dtype=object)
+    if not sparse_pos:
+        cells[:, :] = decode(rows, False)
+    else:
+        is_sparse = np.zeros(n, dtype=bool)
+        is_sparse[sparse_pos] = True
+        if len(sparse_pos) < n:
+            cells[~is_sparse, :] = decode(["" if s else t for t, s in zip(rows, is_sparse)], False)
+        _put_sparse(cells, is_sparse, decode([t if s else "" for t, s in zip(rows, is_sparse)], True),
+                    columns)
+    return Table(relation, columns, cells, np.asarray(row_lines, dtype=np.int64), "arff")
+
+
+# --------------------------------------------------------------------------
+# Writing ARFF
+# --------------------------------------------------------------------------
+_RE_NEEDS_QUOTES = re.compile(r"[\s,'\"%{}\\]|^\?$|^$")
+_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _quote_value(value: str) -> str:
+    """ARFF token for a nominal/string value (liac-arff reads it back unchanged)."""
+    if not _RE_NEEDS_QUOTES.search(value):
+        return value
+    out = []
+    for ch in value:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 32:
+            out.append(f"\\{ord(ch):03o}")
+        else:
+            out.append(ch)
+    return "'" + "".join(out) + "'"
+
+
+def _quote_name(name: str) -> str:
+    """ARFF token for a relation or attribute name (read back by stripping quotes)."""
+    if name and not re.search(r"[\s,'\"%{}]", name):
+        return name
+    if "\n" in name or "\r" in name or ("'" in name and '"' in name) or name.endswith(("'", '"')):
+        raise ValueError(f"name {name!r} cannot be written to ARFF")
+    return f'"{name}"' if "'" in name else f"'{name}'"
+
+
+def write_arff(stream: TextIO, relation: str, attributes: Sequence[Attribute],
+               rows: Iterable[Sequence]) -> None:
+    """Write rows as an ARFF file that :func:`load_dataset` reads back unchanged.
+
+    Parameters
+    ----------
+    stream : text stream
+        Where to write (opened by the caller; not closed).
+    relation : str
+        ``@relation`` name.
+    attributes : sequence of Attribute
+        Column declarations. Numeric attributes are written as ``numeric``,
+        nominal ones with their values in order, string ones as ``string``.
+    rows : iterable of sequences
+        One value per attribute: a str for nominal/string attributes (a nominal
+        value must be declared), an int or float for numeric ones; None (or a
+        float NaN) for missing. Floats are written in Python's shortest
+        round-trip form, so reading back gives the same float64.
+
+    Raises
+    ------
+    ValueError
+        A row of the wrong length, an undeclared nominal value, a non-number
+        for a numeric attribute, a non-string for a nominal one, or a name
+        that cannot be quoted.
+    """
+    attributes = tuple(attributes)
+    if not attributes:
+        raise ValueError("write_arff needs at least one attribute")
+    stream.write(f"@relation {_quote_name(relation)}\n\n")
+    lookups: list[frozenset[str] | None] = []
+    for a in attributes:
+        if a.kind == "numeric":
+            decl = "numeric"
+            lookups.append(None)
+        elif a.kind == "nominal":
+            if not a.values:
+                raise ValueError(f"nominal attribute {a.name!r} has no values")
+            decl = "{" + ",".join(_quote_value(v) for v in a.values) + "}"
+            lookups.append(frozenset(a.values))
+        else:
+            decl = "string"
+            lookups.append(None)
+        stream.write(f"@attribute {_quote_name(a.name)} {decl}\n")
+    stream.write("\n@data\n")
+    m = len(attributes)
+    for r, row in enumerate(rows):
+        if len(row) != m:
+            raise ValueError(f"row {r}: {len(row)} values for {m} attributes")
+        tokens = []
+        for a, allowed, v in zip(attributes, lookups, row):
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                tokens.append("?")
+            elif a.kind == "numeric":
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+                    raise ValueError(f"row {r}: {v!r} is not a number for numeric attribute {a.name!r}")
+                if isinstance(v, numbers.Integral):
+                    tokens.append(str(int(v)))
+                else:
+                    f = float(v)
+                    tokens.append("?" if math.isnan(f) else repr(f))
+            else:
+                if not isinstance(v, str):
+                    raise ValueError(f"row {r}: {v!r} is not a string for attribute {a.name!r}")
+                if allowed is not None and v not in allowed:
+                    raise ValueError(f"row {r}: {v!r} is not a declared value of attribute {a.name!r}")
+                tokens.append(_quote_value(v))
+        stream.write(",".join(tokens) + "\n")
