@@ -132,6 +132,24 @@ def write_stdout(text: str) -> None:
         quiet_exit_on_closed_pipe()
 
 
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` all at once (see :func:`ensemblekit.atomic.write_atomic`).
+
+    A regular file is replaced atomically, a symbolic link's target is written
+    and the link kept, a device or named pipe is written in place.
+
+    Raises
+    ------
+    OSError
+        If the destination is a folder or a socket, its folder is missing or
+        not writable, or the write fails (``ENOSPC`` on a full device); no
+        temporary file is left behind and an existing file is left as it was.
+    """
+    from ensemblekit.atomic import write_atomic
+
+    write_atomic(path, text.encode("utf-8"))
+
+
 def check_destination(path: Path | None, option: str) -> None:
     """Refuse, before any work, an output path that cannot be written.
 
@@ -151,7 +169,6 @@ def check_destination(path: Path | None, option: str) -> None:
 
 def write_file(path: Path, text: str) -> None:
     from ensemblekit.atomic import write_error_message
-    from ensemblekit.report import write_text_atomic
 
     try:
         write_text_atomic(path, text)
