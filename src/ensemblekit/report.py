@@ -1,15 +1,17 @@
-"""Everything the user reads: rich tables for people, CSV/TSV/JSON/ARFF for machines.
+"""What people read: rich tables, the verdicts under them, and model descriptions.
 
-Functions here turn results into text or :mod:`rich` renderables; they do not
-compute scores. Writing files goes through :func:`write_text_atomic`, so a failed
-command never leaves a half-written output file.
+Functions here turn result objects (:mod:`ensemblekit.results`) into
+:mod:`rich` renderables or lines of text for a terminal; they do not compute
+scores, and they write nothing. Names and values from data and model files go
+through :func:`printable` (or :func:`safe_text`), so a file cannot drive the
+terminal. Output for programs (CSV, JSON, ARFF) is :mod:`ensemblekit.writers`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ensemblekit.results import _alpha_of, verdict_lines
+from ensemblekit.results import verdict_lines
 
 
 def fmt(x: float, digits: int = 4) -> str:
@@ -193,7 +195,7 @@ def marks_legend(an, reference: str | None, protocol_kind: str) -> str | None:
         return None
     test = ("corrected resampled t-test over folds (Nadeau & Bengio)" if protocol_kind == "cv"
             else "Wilcoxon signed-rank test over runs")
-    how = f"{test}, alpha {_alpha_of(an):g}"
+    how = f"{test}, alpha {getattr(an, 'alpha', 0.05):g}"
     if not any(an.marks.values()):
         return f"per data set, no algorithm differs significantly from {reference} ({how})"
     return (f"▲/▼: significantly better/worse than {reference} on that data set ({how}, "
@@ -300,7 +302,8 @@ ALGORITHMS_FOOTER = "ensemblekit algorithms NAME lists an algorithm's parameters
 
 
 def algorithms_table(summary: list[dict]):
-    """Rich table for :func:`algorithms_summary`, with :data:`ALGORITHMS_FOOTER` as its caption."""
+    """Rich table for :func:`ensemblekit.results.algorithms_summary`, with
+    :data:`ALGORITHMS_FOOTER` as its caption."""
     from rich.table import Table
     from rich.text import Text
 
@@ -326,7 +329,8 @@ def algorithm_params_table(entry: dict):
     Parameters
     ----------
     entry : dict
-        One entry of :func:`algorithms_summary` (see :func:`algorithm_summary`).
+        One entry of :func:`ensemblekit.results.algorithms_summary` (see
+        :func:`ensemblekit.results.algorithm_summary`).
 
     Returns
     -------

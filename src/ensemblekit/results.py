@@ -1,14 +1,18 @@
-"""Plain result objects returned by :mod:`ensemblekit.api`.
+"""Result objects of the commands, and their plain-data form (the JSON documents, the records).
 
-Each result holds what a command computed, as numbers and names, and knows how
-to give it as plain data: ``to_dict()`` is the document the command line prints
-with ``--format json``, and ``to_records()`` (where a result has rows) is a list of
-flat dictionaries, ready for ``pandas.DataFrame`` or a CSV writer. Rendering for
-people (tables, verdict sentences) is :mod:`ensemblekit.report`'s job; the JSON
-documents that hold sentences (a comparison's verdicts) ask it for them.
+Each result holds what a command computed, as numbers and names, and builds its
+own plain data: ``to_dict()`` is the document the command line prints with
+``--format json``, and ``to_records()`` (where a result has rows) is a list of
+flat dictionaries, ready for ``pandas.DataFrame`` or a CSV writer. The plain data
+of the other outputs is here too: the rows of a prediction
+(:func:`prediction_rows`), the long-format scores (:func:`score_records`), the
+registry listing (:func:`algorithm_summary`), and the verdict sentences of a
+comparison (:func:`verdict_lines`), which its JSON document holds and which
+:mod:`ensemblekit.report` prints under its tables.
 
-Nothing here imports numpy at module level, so the command line can name these
-types without loading it.
+Turning plain data into text (CSV, JSON, ARFF) is :mod:`ensemblekit.writers`'s
+job; rich tables for people are :mod:`ensemblekit.report`'s. Nothing here
+imports numpy, so the command line can name these types without loading it.
 """
 
 from __future__ import annotations
@@ -369,27 +373,77 @@ class Comparison:
                 "max_instances": self.max_instances}
 
     def to_dict(self) -> dict:
-        """The document ``compare --format json`` prints: cells, ranks, tests, verdicts."""
-        return comparison_document(self)
+        """The comparison as plain data, the document ``compare --format json`` prints.
+
+        Returns
+        -------
+        dict
+            ``protocol``, ``baseline``, ``marks_against``, ``metrics`` (per metric:
+            rows of cells with mean, sd, n and mark, average ranks, the tests over
+            data sets and the verdict sentences) and ``failures``; a cell with a
+            failed unit is None; ``grid`` (per metric, the grid summary rows) when
+            the comparison had a grid; ``pooled`` (the report of each algorithm's
+            pooled out-of-fold predictions) for ``evaluate``.
+        """
+        failed = self.failed
+        baseline = self.baseline
+        out = {"protocol": self.protocol_dict(), "baseline": baseline,
+               "marks_against": baseline or self.reference, "metrics": {},
+               "failures": [{"dataset": f.dataset, "algorithm": f.algorithm, "repeat": f.repeat,
+                             "fold": f.fold, "error": f.error} for f in self.failures]}
+        for metric, an in self.analyses.items():
+            rows = []
+            for d in self.datasets:
+                cells = {}
+                for a in self.labels:
+                    if (d, a, metric) in self.summary and (d, a) not in failed:
+                        mean, sd, n = self.summary[(d, a, metric)]
+                        cells[a] = {"mean": mean, "sd": sd, "n": n,
+                                    "mark": an.marks.get((d, a), "")}
+                    else:
+                        cells[a] = None
+                rows.append({"dataset": d, "scores": cells})
+            entry: dict = {"rows": rows}
+            if an.ranks is not None:
+                entry["average_rank"] = dict(zip(self.labels, (float(r) for r in an.ranks)))
+            entry.update(_tests_document(an, baseline))
+            entry["verdict"] = verdict_lines(an, baseline)
+            out["metrics"][metric] = entry
+        if self.grid:
+            out["grid"] = self.grid
+        if self.pooled:
+            out["pooled"] = [{"dataset": d, "algorithm": a, "report": r.to_dict()}
+                             for (d, a), r in self.pooled.items()]
+        return out
 
     def to_records(self) -> list[dict]:
         """Every score (and failure) in long format, the rows of ``--output``."""
         return score_records(self.scores, self.failures)
 
 
+# --------------------------------------------------------------------------- rows and records
 def prediction_rows(predictions: Sequence[str], proba=None, classes: Sequence[str] = (), *,
-                    start: int = 1):
+                    start: int = 1) -> list[list]:
     """Rows ``[row, prediction, p_1, ...]`` with row numbers from ``start`` (1-based).
 
     Parameters
     ----------
     predictions : sequence of str or of float, length n
         Class labels or cluster ids (str), or a regression model's predicted
-        values (float, see ``numeric_prediction`` of :func:`format_predictions`).
+        values (float, see ``numeric_prediction`` of
+        :func:`ensemblekit.writers.format_predictions`).
     proba : array of shape (n, len(classes)) or None
+        Class probabilities, one row per prediction.
     classes : sequence of str
+        Names of the probability columns (unused here; the caller names them).
     start : int, default=1
         Number of the first row (a later chunk of a file starts after the rows before it).
+
+    Returns
+    -------
+    list of list
+        One row per prediction: its number, the prediction, then its
+        probabilities as Python floats (none without ``proba``).
     """
     rows = []
     for i, label in enumerate(predictions, start=start):
@@ -400,26 +454,37 @@ def prediction_rows(predictions: Sequence[str], proba=None, classes: Sequence[st
     return rows
 
 
+#: Keys of a long-format score record, in column order (the header of ``--output``).
 SCORE_COLUMNS = ("dataset", "algorithm", "params", "repeat", "fold", "metric", "value", "seconds",
                  "error")
-
-
-def _score_rows(scores, failures) -> list[list]:
-    rows = [[s.dataset, s.algorithm, s.params, s.repeat, s.fold, s.metric, s.value,
-             round(s.seconds, 4), ""] for s in scores]
-    rows += [[f.dataset, f.algorithm, f.params, f.repeat, f.fold, "-", None, None, f.error]
-             for f in failures]
-    return rows
 
 
 def score_records(scores, failures) -> list[dict]:
     """Scores and failures as long-format records (the rows of ``--output``).
 
-    Keys are :data:`SCORE_COLUMNS`; a failure has metric ``-``, no value and its error.
+    Parameters
+    ----------
+    scores : sequence of ensemblekit.experiment.Score
+        One record each: its value and its time in seconds (rounded to 4 decimals).
+    failures : sequence of ensemblekit.experiment.Failure
+        One record each, after the scores: metric ``-``, no value, no time,
+        and the error text.
+
+    Returns
+    -------
+    list of dict
+        Keys :data:`SCORE_COLUMNS`, in that order; ``error`` is ``""`` for a score.
     """
-    return [dict(zip(SCORE_COLUMNS, r)) for r in _score_rows(scores, failures)]
+    records = [dict(zip(SCORE_COLUMNS, (s.dataset, s.algorithm, s.params, s.repeat, s.fold,
+                                        s.metric, s.value, round(s.seconds, 4), "")))
+               for s in scores]
+    records += [dict(zip(SCORE_COLUMNS, (f.dataset, f.algorithm, f.params, f.repeat, f.fold,
+                                         "-", None, None, f.error)))
+                for f in failures]
+    return records
 
 
+# --------------------------------------------------------------------------- verdict sentences
 def format_pvalue(p: float) -> str:
     """A p-value as text: 4 significant digits, ``< 1e-16`` below that (never ``0``).
 
@@ -555,62 +620,12 @@ def verdict_lines(an, baseline: str | None = None, max_pairs: int = 45) -> list[
 
 
 def _alpha_of(an) -> float:
+    """The analysis's significance level (0.05 for a stand-in without one)."""
     return getattr(an, "alpha", 0.05)
 
 
-def comparison_document(result) -> dict:
-    """A comparison as plain data (what ``--format json`` prints): cells, ranks, tests, failures.
-
-    Parameters
-    ----------
-    result : ensemblekit.results.Comparison
-
-    Returns
-    -------
-    dict
-        ``protocol``, ``baseline``, ``marks_against``, ``metrics`` (per metric: rows of
-        cells with mean, sd, n and mark, average ranks, the tests over data sets and
-        the verdict sentences) and ``failures``; a cell with a failed unit is None;
-        ``grid`` (per metric, the grid summary rows) when the comparison had a grid;
-        ``pooled`` (the report of each algorithm's pooled out-of-fold predictions)
-        for ``evaluate``.
-    """
-    summary, analyses, datasets, labels = (result.summary, result.analyses, result.datasets,
-                                           result.labels)
-    protocol, failures, baseline = result.protocol_dict(), result.failures, result.baseline
-    reference, grid = result.reference, result.grid or None
-    failed = {(f.dataset, f.algorithm) for f in failures}
-    out = {"protocol": protocol, "baseline": baseline, "marks_against": baseline or reference,
-           "metrics": {},
-           "failures": [{"dataset": f.dataset, "algorithm": f.algorithm, "repeat": f.repeat,
-                         "fold": f.fold, "error": f.error} for f in failures]}
-    for metric, an in analyses.items():
-        rows = []
-        for d in datasets:
-            cells = {}
-            for a in labels:
-                if (d, a, metric) in summary and (d, a) not in failed:
-                    mean, sd, n = summary[(d, a, metric)]
-                    cells[a] = {"mean": mean, "sd": sd, "n": n, "mark": an.marks.get((d, a), "")}
-                else:
-                    cells[a] = None
-            rows.append({"dataset": d, "scores": cells})
-        entry: dict = {"rows": rows}
-        if an.ranks is not None:
-            entry["average_rank"] = dict(zip(labels, (float(r) for r in an.ranks)))
-        entry.update(_tests_json(an, baseline))
-        entry["verdict"] = verdict_lines(an, baseline)
-        out["metrics"][metric] = entry
-    if grid is not None:
-        out["grid"] = grid
-    if result.pooled:
-        out["pooled"] = [{"dataset": d, "algorithm": a, "report": r.to_dict()}
-                         for (d, a), r in result.pooled.items()]
-    return out
-
-
-def _tests_json(an, baseline) -> dict:
-    """The tests over data sets as JSON fields: the same facts :func:`verdict_lines` states."""
+def _tests_document(an, baseline) -> dict:
+    """The tests over data sets as plain data: the same facts :func:`verdict_lines` states."""
     alpha = _alpha_of(an)
     out: dict = {}
     if len(an.labels) < 2:
@@ -664,6 +679,7 @@ def _tests_json(an, baseline) -> dict:
     return out
 
 
+# --------------------------------------------------------------------------- registry listing
 def algorithm_summary(spec) -> dict:
     """JSON-able description of one registry entry and its settable parameters.
 

@@ -1,4 +1,13 @@
-"""Machine formats: prediction rows, score CSV, similarity CSV and JSON documents as text."""
+"""Machine formats: prediction rows, score CSV, similarity CSV and JSON documents as text.
+
+Each function here turns plain data (the rows and records of
+:mod:`ensemblekit.results`) into the exact text a program reads back: CSV, TSV,
+JSON, JSON lines or ARFF. The text is the same on every run and platform for the
+same input, byte for byte; numbers are written so that they read back as the
+same float64 (``repr``), or with a fixed number of decimals where the format
+says so. Nothing here writes a file or a stream; the command line sends the
+text where it goes (:mod:`ensemblekit.cli_io`).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +17,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ensemblekit import safejson
-from ensemblekit.results import SCORE_COLUMNS, _score_rows, prediction_rows, score_records
+from ensemblekit.results import SCORE_COLUMNS, prediction_rows, score_records
 
+#: The formats ``predict --format`` writes.
 OUTPUT_FORMATS = ("csv", "tsv", "json", "jsonl", "arff")
 
 
@@ -80,7 +90,7 @@ def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
     Parameters
     ----------
     rows : list of list
-        From :func:`prediction_rows`.
+        From :func:`ensemblekit.results.prediction_rows`.
     columns : sequence of str
         Column names: ``row``, ``prediction`` and one per class probability.
     fmt_name : {"csv", "tsv", "json", "jsonl", "arff"}
@@ -99,6 +109,11 @@ def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
     str
         The whole output, newline-terminated. Probabilities are printed with 6
         decimals so the output is identical across runs and platforms.
+
+    Raises
+    ------
+    ValueError
+        If ``fmt_name`` is not one of :data:`OUTPUT_FORMATS`.
     """
     import math
 
@@ -163,19 +178,26 @@ def scores_text(scores, failures, fmt_name: str) -> str:
     -------
     str
         Values are printed with ``repr`` (exact round trip); ``seconds`` is the
-        only column that differs between two runs with the same seed.
+        only column that differs between two runs with the same seed. The
+        columns are :data:`ensemblekit.results.SCORE_COLUMNS`.
+
+    Raises
+    ------
+    ValueError
+        If ``fmt_name`` is neither ``"csv"`` nor ``"json"``.
     """
-    rows = _score_rows(scores, failures)
+    records = score_records(scores, failures)
     if fmt_name == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(SCORE_COLUMNS)
-        for r in rows:
-            writer.writerow([*r[:6], "" if r[6] is None else repr(float(r[6])),
-                             "" if r[7] is None else r[7], r[8]])
+        for r in records:
+            writer.writerow([*(r[c] for c in SCORE_COLUMNS[:6]),
+                             "" if r["value"] is None else repr(float(r["value"])),
+                             "" if r["seconds"] is None else r["seconds"], r["error"]])
         return buf.getvalue()
     if fmt_name == "json":
-        return safejson.dumps(score_records(scores, failures), indent=1) + "\n"
+        return safejson.dumps(records, indent=1) + "\n"
     raise ValueError(f"unknown scores format {fmt_name!r}; expected csv or json")
 
 
@@ -185,6 +207,12 @@ def similarity_csv(S) -> str:
     Parameters
     ----------
     S : ndarray of shape (n, n)
+        Similarities between the rows, in row order.
+
+    Returns
+    -------
+    str
+        ``n + 1`` newline-terminated lines; rows and columns are numbered from 1.
     """
     return "".join(similarity_csv_parts([(0, S)]))
 
