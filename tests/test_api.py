@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 import ensemblekit
 from ensemblekit import api
 from ensemblekit.cli import app
-from ensemblekit.results import Clustering, Comparison, FittedModel, ModelEvaluation, to_json
+from ensemblekit.results import Clustering, Comparison, FittedModel, ModelEvaluation
+from ensemblekit.writers import to_json
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"

@@ -341,7 +341,8 @@ def test_model_with_a_nominal_class_schema_is_refused_as_damaged(tmp_path):
 
 
 def test_numeric_predictions_round_trip_and_missing_values_in_every_format():
-    from ensemblekit.report import format_predictions, prediction_rows
+    from ensemblekit.results import prediction_rows
+    from ensemblekit.writers import format_predictions
 
     values = [0.1, -2.5e-300, 1e22, 24.0, float("nan"), float("inf")]
     rows = prediction_rows(values)

@@ -152,7 +152,7 @@ def test_closed_stderr_alone_changes_nothing_but_the_messages():
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
 def test_closed_descriptors_get_dev_null_so_no_file_takes_their_number():
     code = ("import os, sys\n"
-            "from ensemblekit._streams import guard_standard_streams\n"
+            "from ensemblekit.cli_io import guard_standard_streams\n"
             "guard_standard_streams()\n"
             "fd = os.open(os.devnull, os.O_RDONLY)\n"  # the next file opened: not 0, 1 or 2
             "sys.stderr.write(' '.join(os.readlink(f'/proc/self/fd/{n}') for n in (0, 1)))\n"

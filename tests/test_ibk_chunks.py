@@ -21,7 +21,7 @@ from ensemblekit import api, streaming
 from ensemblekit.app import predicting
 from ensemblekit.classifiers.ibk import IBk
 from ensemblekit.data import load_dataset
-from ensemblekit.report import format_prediction_stream
+from ensemblekit.writers import format_prediction_stream
 from support import data_path, run_cli
 from weka_tools import needs_weka, run_weka
 

@@ -12,8 +12,8 @@ from tests.support import run_cli
 
 from ensemblekit import safejson
 from ensemblekit.clustering.kmeans import KMeans, fit_scaling
-from ensemblekit.report import MAX_SCHEMA_ROWS, scores_text
-from ensemblekit.results import to_json
+from ensemblekit.report import MAX_SCHEMA_ROWS
+from ensemblekit.writers import scores_text, to_json
 
 
 def strict_loads(text: str):

@@ -11,7 +11,7 @@ import pytest
 import support
 from ensemblekit import api
 from ensemblekit.app import models, predicting
-from ensemblekit.report import OUTPUT_FORMATS, format_prediction_stream
+from ensemblekit.writers import OUTPUT_FORMATS, format_prediction_stream
 
 LETTER = support.data_path("letter-300.arff")
 #: The task prefix of predict on a cluster (its function's name, without the leading "_").

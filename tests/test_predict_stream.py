@@ -16,7 +16,8 @@ from ensemblekit import api, streaming
 from ensemblekit.app import predicting
 from ensemblekit.dataset import DataError, Schema
 from ensemblekit.readers import text as readers_text
-from ensemblekit.report import OUTPUT_FORMATS, format_predictions, prediction_rows
+from ensemblekit.results import prediction_rows
+from ensemblekit.writers import OUTPUT_FORMATS, format_predictions
 from support import data_path, run_cli
 
 FORMATS = OUTPUT_FORMATS
@@ -98,8 +99,8 @@ def test_format_prediction_stream_joins_to_format_predictions():
     """Pieces of any chunking join to the whole text, for every format (also one-row chunks)."""
     import numpy as np
 
-    from ensemblekit.report import format_prediction_stream
     from ensemblekit.results import Prediction
+    from ensemblekit.writers import format_prediction_stream
 
     classes = ("a", "b, c")  # a value the CSV writer quotes
     labels = ["a", "b, c", "a", "a", "b, c"]

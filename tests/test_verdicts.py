@@ -15,8 +15,8 @@ import pytest
 
 from ensemblekit import experiment, stats
 from ensemblekit.experiment import Protocol, Score
-from ensemblekit.report import format_pvalue, verdict_lines
-from ensemblekit.results import Comparison, to_json
+from ensemblekit.results import Comparison, format_pvalue, verdict_lines
+from ensemblekit.writers import to_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from support import run_cli as run

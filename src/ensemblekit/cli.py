@@ -19,17 +19,17 @@ from pathlib import Path
 import typer
 
 from ensemblekit import __version__, api, registry
-from ensemblekit._streams import check_destination as _check_destination
-from ensemblekit._streams import emit as _emit
-from ensemblekit._streams import err as _err
-from ensemblekit._streams import guard_standard_streams as _guard_standard_streams
-from ensemblekit._streams import note as _note
-from ensemblekit._streams import require_stdout as _require_stdout
-from ensemblekit._streams import stdout_console as _stdout_console
-from ensemblekit._streams import stdout_to_devnull as _stdout_to_devnull
-from ensemblekit._streams import write_file as _write_file
-from ensemblekit._streams import write_stdout as _write_stdout
 from ensemblekit.api import UsageError
+from ensemblekit.cli_io import check_destination as _check_destination
+from ensemblekit.cli_io import emit as _emit
+from ensemblekit.cli_io import err as _err
+from ensemblekit.cli_io import guard_standard_streams as _guard_standard_streams
+from ensemblekit.cli_io import note as _note
+from ensemblekit.cli_io import require_stdout as _require_stdout
+from ensemblekit.cli_io import stdout_console as _stdout_console
+from ensemblekit.cli_io import stdout_to_devnull as _stdout_to_devnull
+from ensemblekit.cli_io import write_file as _write_file
+from ensemblekit.cli_io import write_stdout as _write_stdout
 
 app = typer.Typer(
     name="ensemblekit",
@@ -184,13 +184,9 @@ def algorithms(
 ):
     """List every algorithm with its task, parameters, defaults and preprocessing,
     or one algorithm's parameters in full (NAME)."""
-    from ensemblekit.report import (
-        algorithm_params_table,
-        algorithm_summary,
-        algorithms_summary,
-        algorithms_table,
-    )
-    from ensemblekit.results import to_json
+    from ensemblekit.report import algorithm_params_table, algorithms_table
+    from ensemblekit.results import algorithm_summary, algorithms_summary
+    from ensemblekit.writers import to_json
 
     with _user_errors():
         _require_stdout()
@@ -220,7 +216,7 @@ def info(
 ):
     """Print a file's schema: attributes, types, classes and their counts, missing values."""
     from ensemblekit.report import schema_tables
-    from ensemblekit.results import to_json
+    from ensemblekit.writers import to_json
 
     with _user_errors(), _reading(decimal, missing_values, header):
         _require_stdout()
@@ -285,8 +281,8 @@ def predict(
     The file is read, predicted and written in chunks of rows, so memory does not grow with its
     size and the first rows come out at once. The class column, if any, is not read.
     """
-    from ensemblekit._streams import emit_parts
-    from ensemblekit.report import OUTPUT_FORMATS, format_prediction_stream
+    from ensemblekit.cli_io import emit_parts
+    from ensemblekit.writers import OUTPUT_FORMATS, format_prediction_stream
 
     with _user_errors(), _reading(decimal, missing_values, header):
         if output is None:
@@ -332,8 +328,9 @@ def cluster(
 ):
     """Cluster a file; print the prototypes, the internal validity indices and, when it has a
     class, the external ones (NMI, purity, ARI, Rand, Jaccard, FM, Wallace)."""
-    from ensemblekit import report
-    from ensemblekit.results import to_json
+    from ensemblekit import report, writers
+    from ensemblekit.results import prediction_rows
+    from ensemblekit.writers import to_json
 
     with _user_errors(), _reading(decimal, missing_values, header):
         _require_stdout()
@@ -365,9 +362,9 @@ def cluster(
         else:
             result = api.cluster(algo, data, k=k_single, **common)
         if similarity_out is not None:
-            from ensemblekit._streams import emit_parts
+            from ensemblekit.cli_io import emit_parts
 
-            emit_parts(report.similarity_csv_parts(result.model.estimator.similarity_blocks()),
+            emit_parts(writers.similarity_csv_parts(result.model.estimator.similarity_blocks()),
                        similarity_out)
         if k_range is not None:
             if format_ == "json":
@@ -381,7 +378,7 @@ def cluster(
             _note(f"note: {algo} partitioned with "
                   f"{report.PARTITIONER_TEXT.get(result.partitioner, result.partitioner)}")
         if labels_out is not None:
-            _write_file(labels_out, report.format_predictions(report.prediction_rows(
+            _write_file(labels_out, writers.format_predictions(prediction_rows(
                 [str(int(v)) for v in result.labels]), ["row", "cluster"], "csv"))
         if save is not None:
             api.save_model(result.model, save)
@@ -416,8 +413,8 @@ def _parse_k_option(text: str | None):
 def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot, resume,
                     evaluate: bool = False, **options) -> None:
     """Shared body of 'compare' and 'evaluate ALGO': call the API, write files, render."""
-    from ensemblekit import report
-    from ensemblekit.results import to_json
+    from ensemblekit import report, writers
+    from ensemblekit.writers import to_json
 
     _check_format(format_, ("json", "table"), "--format")
     api.worker_count(options["n_jobs"])
@@ -438,8 +435,8 @@ def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot,
         for written in api.plot_comparison(result, plot):
             _note(f"wrote {written}")
     if output is not None:
-        _emit(report.scores_text(result.scores, result.failures,
-                                 output.suffix.lower().lstrip(".")), output)
+        _emit(writers.scores_text(result.scores, result.failures,
+                                  output.suffix.lower().lstrip(".")), output)
     if format_ == "json":
         _write_stdout(to_json(result.to_dict()))
     elif result.pooled:
@@ -488,7 +485,7 @@ def evaluate(
     seeded runs) or one saved model (test set), with Weka's measures, per-class table and
     confusion matrix."""
     from ensemblekit import report
-    from ensemblekit.results import to_json
+    from ensemblekit.writers import to_json
 
     with _user_errors(), _reading(decimal, missing_values, header):
         _require_stdout()
@@ -583,7 +580,7 @@ def show(
 ):
     """Print what a saved model learned, with its metadata."""
     from ensemblekit.report import model_description
-    from ensemblekit.results import to_json
+    from ensemblekit.writers import to_json
 
     with _user_errors():
         _require_stdout()

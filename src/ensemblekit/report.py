@@ -1,38 +1,17 @@
-"""Everything the user reads: rich tables for people, CSV/TSV/JSON/ARFF for machines.
+"""What people read: rich tables, the verdicts under them, and model descriptions.
 
-Functions here turn results into text or :mod:`rich` renderables; they do not
-compute scores. Writing files goes through :func:`write_text_atomic`, so a failed
-command never leaves a half-written output file.
+Functions here turn result objects (:mod:`ensemblekit.results`) into
+:mod:`rich` renderables or lines of text for a terminal; they do not compute
+scores, and they write nothing. Names and values from data and model files go
+through :func:`printable` (or :func:`safe_text`), so a file cannot drive the
+terminal. Output for programs (CSV, JSON, ARFF) is :mod:`ensemblekit.writers`'s.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-from ensemblekit import safejson
-
-OUTPUT_FORMATS = ("csv", "tsv", "json", "jsonl", "arff")
-
-
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` all at once (see :func:`ensemblekit.atomic.write_atomic`).
-
-    A regular file is replaced atomically, a symbolic link's target is written
-    and the link kept, a device or named pipe is written in place.
-
-    Raises
-    ------
-    OSError
-        If the destination is a folder or a socket, its folder is missing or
-        not writable, or the write fails (``ENOSPC`` on a full device); no
-        temporary file is left behind and an existing file is left as it was.
-    """
-    from ensemblekit.atomic import write_atomic
-
-    write_atomic(path, text.encode("utf-8"))
+from ensemblekit.results import verdict_lines
 
 
 def fmt(x: float, digits: int = 4) -> str:
@@ -105,196 +84,6 @@ def safe_text(value: object, style: str = ""):
     from rich.text import Text
 
     return Text(printable(value), style=style)
-
-
-# --------------------------------------------------------------------------- predictions
-def prediction_rows(predictions: Sequence[str], proba=None, classes: Sequence[str] = (), *,
-                    start: int = 1):
-    """Rows ``[row, prediction, p_1, ...]`` with row numbers from ``start`` (1-based).
-
-    Parameters
-    ----------
-    predictions : sequence of str or of float, length n
-        Class labels or cluster ids (str), or a regression model's predicted
-        values (float, see ``numeric_prediction`` of :func:`format_predictions`).
-    proba : array of shape (n, len(classes)) or None
-    classes : sequence of str
-    start : int, default=1
-        Number of the first row (a later chunk of a file starts after the rows before it).
-    """
-    rows = []
-    for i, label in enumerate(predictions, start=start):
-        row = [i, label]
-        if proba is not None:
-            row.extend(float(p) for p in proba[i - start])
-        rows.append(row)
-    return rows
-
-
-def format_prediction_stream(chunks, fmt_name: str):
-    """Render chunks of predictions piece by piece, as :func:`format_predictions` renders them whole.
-
-    Parameters
-    ----------
-    chunks : iterable of ensemblekit.results.Prediction
-        Consecutive chunks of one prediction (see
-        :func:`ensemblekit.api.predict_chunks`), each with at least one row.
-    fmt_name : {"csv", "tsv", "json", "jsonl", "arff"}
-
-    Yields
-    ------
-    str
-        One piece per chunk (the first with the header, or the opening ``[``
-        of JSON), then, for JSON, the closing ``]``. Joined, the pieces are
-        byte for byte the text :func:`format_predictions` gives for all the
-        rows at once; rows are numbered across chunks.
-    """
-    start = 1
-    head = None
-    for p in chunks:
-        rows = prediction_rows(p.predictions, p.probabilities, p.classes, start=start)
-        start += len(rows)
-        options = {"prediction_values": p.prediction_values,
-                   "numeric_prediction": p.task == "regression"}
-        text = format_predictions(rows, p.columns, fmt_name, **options)
-        if fmt_name == "json":  # "[\n" + items + "\n]\n": the items go out, joined by ",\n"
-            yield ("[\n" if head is None else ",\n") + text[2:-3]
-            head = ""
-        elif head is None:
-            head = format_predictions([], p.columns, fmt_name, **options)
-            yield text
-        else:
-            yield text[len(head):]
-    if fmt_name == "json" and head is not None:
-        yield "\n]\n"
-
-
-def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
-                       prediction_values: Sequence[str] = (), numeric_prediction: bool = False) -> str:
-    """Render prediction rows as CSV, TSV, JSON (array), JSON lines or ARFF.
-
-    Parameters
-    ----------
-    rows : list of list
-        From :func:`prediction_rows`.
-    columns : sequence of str
-        Column names: ``row``, ``prediction`` and one per class probability.
-    fmt_name : {"csv", "tsv", "json", "jsonl", "arff"}
-    prediction_values : sequence of str
-        Declared values of the prediction column (ARFF nominal header).
-    numeric_prediction : bool, default=False
-        The prediction column holds numbers (a regression model's predicted
-        values): each is written in Python's shortest round-trip form
-        (``repr(float(v))``, also what JSON gets), so the output is the same
-        on every run and reads back as the same float64, and the ARFF header
-        declares the column ``numeric``. A non-finite value is written as
-        missing (an empty field, JSON ``null``, ARFF ``?``).
-
-    Returns
-    -------
-    str
-        The whole output, newline-terminated. Probabilities are printed with 6
-        decimals so the output is identical across runs and platforms.
-    """
-    import math
-
-    def cell(v):
-        return f"{v:.6f}" if isinstance(v, float) else v
-
-    def value(v):  # a numeric prediction as a float, or None when missing
-        v = float(v)
-        return v if math.isfinite(v) else None
-
-    if fmt_name in ("csv", "tsv"):
-        def text_row(row):
-            if not numeric_prediction:
-                return [cell(v) for v in row]
-            v = value(row[1])
-            return [row[0], "" if v is None else repr(v), *(cell(p) for p in row[2:])]
-
-        buf = io.StringIO()
-        writer = csv.writer(buf, delimiter="," if fmt_name == "csv" else "\t", lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows(text_row(row) for row in rows)
-        return buf.getvalue()
-    if fmt_name in ("json", "jsonl"):
-        records = [
-            {c: (round(v, 6) if isinstance(v, float) else v) for c, v in zip(columns, row)}
-            for row in rows
-        ]
-        if numeric_prediction:
-            for record, row in zip(records, rows):
-                record[columns[1]] = value(row[1])  # json writes floats with repr
-        if fmt_name == "jsonl":
-            return "".join(safejson.dumps(r) + "\n" for r in records)
-        return safejson.dumps(records, indent=1) + "\n"
-    if fmt_name == "arff":
-        from ensemblekit.dataset import Attribute
-        from ensemblekit.readers.arff import write_arff
-
-        if numeric_prediction:
-            predicted = Attribute(columns[1], "numeric")
-        else:
-            predicted = Attribute(columns[1], "nominal", tuple(prediction_values))
-        attrs = [Attribute(columns[0], "numeric"), predicted]
-        attrs += [Attribute(c, "numeric") for c in columns[2:]]
-        buf = io.StringIO()
-        write_arff(buf, "predictions", attrs,
-                   ([row[0], value(row[1]) if numeric_prediction else row[1],
-                     *(round(p, 6) for p in row[2:])] for row in rows))
-        return buf.getvalue()
-    raise ValueError(f"unknown output format {fmt_name!r}; expected one of {', '.join(OUTPUT_FORMATS)}")
-
-
-# --------------------------------------------------------------------------- scores
-SCORE_COLUMNS = ("dataset", "algorithm", "params", "repeat", "fold", "metric", "value", "seconds",
-                 "error")
-
-
-def _score_rows(scores, failures) -> list[list]:
-    rows = [[s.dataset, s.algorithm, s.params, s.repeat, s.fold, s.metric, s.value,
-             round(s.seconds, 4), ""] for s in scores]
-    rows += [[f.dataset, f.algorithm, f.params, f.repeat, f.fold, "-", None, None, f.error]
-             for f in failures]
-    return rows
-
-
-def score_records(scores, failures) -> list[dict]:
-    """Scores and failures as long-format records (the rows of ``--output``).
-
-    Keys are :data:`SCORE_COLUMNS`; a failure has metric ``-``, no value and its error.
-    """
-    return [dict(zip(SCORE_COLUMNS, r)) for r in _score_rows(scores, failures)]
-
-
-def scores_text(scores, failures, fmt_name: str) -> str:
-    """Per-unit scores in long format (one row per data set, algorithm, repeat, fold, metric).
-
-    Parameters
-    ----------
-    scores : sequence of ensemblekit.experiment.Score
-    failures : sequence of ensemblekit.experiment.Failure
-        Written as rows with metric ``-``, no value, and the error text.
-    fmt_name : {"csv", "json"}
-
-    Returns
-    -------
-    str
-        Values are printed with ``repr`` (exact round trip); ``seconds`` is the
-        only column that differs between two runs with the same seed.
-    """
-    rows = _score_rows(scores, failures)
-    if fmt_name == "csv":
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(SCORE_COLUMNS)
-        for r in rows:
-            writer.writerow([*r[:6], "" if r[6] is None else repr(float(r[6])),
-                             "" if r[7] is None else r[7], r[8]])
-        return buf.getvalue()
-    if fmt_name == "json":
-        return safejson.dumps(score_records(scores, failures), indent=1) + "\n"
-    raise ValueError(f"unknown scores format {fmt_name!r}; expected csv or json")
 
 
 def comparison_tables(summary, analyses: dict, datasets: Sequence[str], labels: Sequence[str],
@@ -397,140 +186,6 @@ def comparison_renderables(result) -> list:
                                   result.protocol.kind))
 
 
-def format_pvalue(p: float) -> str:
-    """A p-value as text: 4 significant digits, ``< 1e-16`` below that (never ``0``).
-
-    Parameters
-    ----------
-    p : float
-        In [0, 1]; finite.
-
-    Returns
-    -------
-    str
-        e.g. ``"0.0625"``, ``"3.2e-07"``, ``"< 1e-16"``. p-values that small come
-        from approximations far in their tails (or underflow), so more digits
-        would claim a precision they do not have.
-    """
-    if p < 1e-16:
-        return "< 1e-16"
-    return f"{p:.4g}"
-
-
-def _p(p: float) -> str:
-    """``p = x`` or ``p < 1e-16``."""
-    text = format_pvalue(p)
-    return f"p {text}" if text.startswith("<") else f"p = {text}"
-
-
-def _pair_detail(v, an) -> str:
-    alpha = _alpha_of(an)
-    cmp = "<" if v.significant else ">="
-    if v.test == "nemenyi":
-        return (f"Nemenyi: rank difference {v.rank_difference:.2f} "
-                f"{'>=' if v.significant else '<'} CD {an.cd:.2f}")
-    if v.test == "wilcoxon-holm":
-        return (f"Wilcoxon {_p(v.raw_pvalue)}, Holm-adjusted {_p(v.pvalue)} "
-                f"{cmp} {alpha:g}")
-    return f"Wilcoxon {_p(v.pvalue)} {cmp} {alpha:g}"
-
-
-def _pair_verdict_line(v, an) -> str:
-    if v.significant:
-        return f"{v.better} is significantly better than {v.worse} ({_pair_detail(v, an)})"
-    return f"{v.better} vs {v.worse}: not significantly different ({_pair_detail(v, an)})"
-
-
-def _friedman_line(f) -> str:
-    head = f"Friedman chi2 = {f.chi2:.3f} ("
-    if f.f_defined:
-        return (f"{head}{_p(f.chi2_pvalue)}); Iman-Davenport F = {f.iman_davenport:.3f} "
-                f"({_p(f.f_pvalue)}); N = {f.n_datasets} data sets, k = {f.n_algorithms}")
-    return (f"{head}{_p(f.chi2_pvalue)} from chi2, exact {_p(f.pvalue)}); Iman-Davenport F "
-            f"undefined: every data set ranks the algorithms alike (chi2 = N(k-1) = "
-            f"{f.n_datasets * (f.n_algorithms - 1)}, F divides by zero); N = {f.n_datasets} "
-            f"data sets, k = {f.n_algorithms}")
-
-
-def verdict_lines(an, baseline: str | None = None, max_pairs: int = 45) -> list[str]:
-    """The tests over data sets and their verdicts in words, one finding per line.
-
-    Parameters
-    ----------
-    an : ensemblekit.experiment.MetricAnalysis
-    baseline : str, optional
-        Only named in the lines; the procedure is fixed by ``an``.
-    max_pairs : int
-        Pairwise Nemenyi verdicts are listed one per line up to this many pairs,
-        counted in one line beyond.
-
-    Returns
-    -------
-    list of str
-        Two algorithms: the Wilcoxon signed-rank and sign tests in one line,
-        then one verdict line (Wilcoxon decides). Three or more: the Friedman
-        line (Iman-Davenport F, or "undefined" with the exact p-value), then
-        either that Friedman does not reject (no post-hoc test) or the post-hoc
-        verdicts. When the deciding test cannot reach alpha with this many data
-        sets, one line says so instead of any verdict. At most one verdict line
-        names a given pair (see :func:`ensemblekit.experiment.analyse`).
-    """
-    lines: list[str] = []
-    alpha = _alpha_of(an)
-    n, k = len(an.datasets), len(an.labels)
-    if k < 2:
-        return lines
-    if n < 2:
-        lines.append(f"statistics across data sets need at least 2 complete data sets (have {n})")
-        return lines
-    if an.wilcoxon is not None:
-        a, b = an.pair
-        w, sg = an.wilcoxon, an.sign
-        used = "" if w.n_used == n else f", one of {w.n_zero} zero differences left out"
-        lines.append(f"{a} vs {b} over N = {n} data sets: Wilcoxon signed-rank T = "
-                     f"{w.statistic:g} (R+ = {w.r_plus:g} for {a}, R- = {w.r_minus:g}{used}; "
-                     f"{w.method}), {_p(w.pvalue)}; sign test: {a} better on {sg.wins}, worse on "
-                     f"{sg.losses}, tied on {sg.ties}, {_p(sg.pvalue)}")
-        if an.unreachable == "wilcoxon":
-            lines.append(f"with N = {n} data sets no test of 2 algorithms can reach p < {alpha:g} "
-                         f"(smallest possible p = {format_pvalue(an.min_pvalue)})")
-        lines.extend(_pair_verdict_line(v, an) for v in an.verdicts)
-        return lines
-    f = an.friedman
-    if f is None:
-        return lines
-    lines.append(_friedman_line(f))
-    if an.unreachable == "friedman":
-        lines.append(f"with N = {n} data sets the Friedman test of {k} algorithms cannot reach "
-                     f"p < {alpha:g} (smallest possible p = {format_pvalue(an.min_pvalue)}); no "
-                     "post-hoc test is made")
-        return lines
-    source = "Iman-Davenport" if f.pvalue_source != "exact" else "exact Friedman"
-    if not an.omnibus_rejects:
-        lines.append(f"no significant differences among the algorithms ({source} "
-                     f"{_p(f.pvalue)} >= {alpha:g}); no post-hoc test is made")
-        return lines
-    lines.append(f"the algorithms differ ({source} {_p(f.pvalue)} < {alpha:g}); post-hoc: "
-                 + (f"each against {baseline} by the Wilcoxon signed-rank test, Holm-adjusted"
-                    if an.posthoc == "wilcoxon-holm"
-                    else f"Nemenyi, CD = {an.cd:.3f}"))
-    if an.unreachable == "wilcoxon-holm":
-        lines.append(f"with N = {n} data sets no Wilcoxon-Holm comparison with {baseline} can "
-                     f"reach p < {alpha:g} (smallest possible Holm-adjusted p = "
-                     f"{format_pvalue(an.posthoc_limit)})")
-        return lines
-    if an.unreachable == "nemenyi":
-        lines.append(f"with N = {n} data sets no two of {k} algorithms can differ by the Nemenyi "
-                     f"CD {an.cd:.2f} (largest possible rank difference {an.posthoc_limit:.2f})")
-        return lines
-    if an.posthoc == "nemenyi" and len(an.verdicts) > max_pairs:
-        n_sig = sum(1 for v in an.verdicts if v.significant)
-        lines.append(f"{n_sig} of {len(an.verdicts)} pairs differ by at least the CD (Nemenyi)")
-        return lines
-    lines.extend(_pair_verdict_line(v, an) for v in an.verdicts)
-    return lines
-
-
 def marks_legend(an, reference: str | None, protocol_kind: str) -> str | None:
     """One line on the per-data-set tests: what ▲/▼ mean, or that no cell differs.
 
@@ -540,121 +195,11 @@ def marks_legend(an, reference: str | None, protocol_kind: str) -> str | None:
         return None
     test = ("corrected resampled t-test over folds (Nadeau & Bengio)" if protocol_kind == "cv"
             else "Wilcoxon signed-rank test over runs")
-    how = f"{test}, alpha {_alpha_of(an):g}"
+    how = f"{test}, alpha {getattr(an, 'alpha', 0.05):g}"
     if not any(an.marks.values()):
         return f"per data set, no algorithm differs significantly from {reference} ({how})"
     return (f"▲/▼: significantly better/worse than {reference} on that data set ({how}, "
             "not corrected for the number of cells)")
-
-
-def _alpha_of(an) -> float:
-    return getattr(an, "alpha", 0.05)
-
-
-def comparison_document(result) -> dict:
-    """A comparison as plain data (what ``--format json`` prints): cells, ranks, tests, failures.
-
-    Parameters
-    ----------
-    result : ensemblekit.results.Comparison
-
-    Returns
-    -------
-    dict
-        ``protocol``, ``baseline``, ``marks_against``, ``metrics`` (per metric: rows of
-        cells with mean, sd, n and mark, average ranks, the tests over data sets and
-        the verdict sentences) and ``failures``; a cell with a failed unit is None;
-        ``grid`` (per metric, the grid summary rows) when the comparison had a grid;
-        ``pooled`` (the report of each algorithm's pooled out-of-fold predictions)
-        for ``evaluate``.
-    """
-    summary, analyses, datasets, labels = (result.summary, result.analyses, result.datasets,
-                                           result.labels)
-    protocol, failures, baseline = result.protocol_dict(), result.failures, result.baseline
-    reference, grid = result.reference, result.grid or None
-    failed = {(f.dataset, f.algorithm) for f in failures}
-    out = {"protocol": protocol, "baseline": baseline, "marks_against": baseline or reference,
-           "metrics": {},
-           "failures": [{"dataset": f.dataset, "algorithm": f.algorithm, "repeat": f.repeat,
-                         "fold": f.fold, "error": f.error} for f in failures]}
-    for metric, an in analyses.items():
-        rows = []
-        for d in datasets:
-            cells = {}
-            for a in labels:
-                if (d, a, metric) in summary and (d, a) not in failed:
-                    mean, sd, n = summary[(d, a, metric)]
-                    cells[a] = {"mean": mean, "sd": sd, "n": n, "mark": an.marks.get((d, a), "")}
-                else:
-                    cells[a] = None
-            rows.append({"dataset": d, "scores": cells})
-        entry: dict = {"rows": rows}
-        if an.ranks is not None:
-            entry["average_rank"] = dict(zip(labels, (float(r) for r in an.ranks)))
-        entry.update(_tests_json(an, baseline))
-        entry["verdict"] = verdict_lines(an, baseline)
-        out["metrics"][metric] = entry
-    if grid is not None:
-        out["grid"] = grid
-    if result.pooled:
-        out["pooled"] = [{"dataset": d, "algorithm": a, "report": r.to_dict()}
-                         for (d, a), r in result.pooled.items()]
-    return out
-
-
-def _tests_json(an, baseline) -> dict:
-    """The tests over data sets as JSON fields: the same facts :func:`verdict_lines` states."""
-    alpha = _alpha_of(an)
-    out: dict = {}
-    if len(an.labels) < 2:
-        return out
-    out["datasets_in_tests"] = list(an.datasets)
-    if len(an.datasets) < 2:
-        out["tests_skipped"] = "statistics across data sets need at least 2 complete data sets"
-        return out
-    out["smallest_possible_pvalue"] = an.min_pvalue
-    out["can_reach_alpha"] = an.unreachable is None
-    out["unreachable"] = an.unreachable
-    if an.wilcoxon is not None:
-        a, b = an.pair
-        w, sg = an.wilcoxon, an.sign
-        out["wilcoxon"] = {"algorithm": a, "against": b, "statistic": w.statistic,
-                           "r_plus": w.r_plus, "r_minus": w.r_minus, "pvalue": w.pvalue,
-                           "method": w.method, "n_datasets_used": w.n_used,
-                           "zero_differences": w.n_zero,
-                           "significant": bool(an.unreachable is None and w.pvalue < alpha)}
-        out["sign_test"] = {"algorithm": a, "against": b, "wins": sg.wins, "losses": sg.losses,
-                            "ties": sg.ties, "n_datasets_used": sg.n_used, "pvalue": sg.pvalue}
-    elif an.friedman is not None:
-        f = an.friedman
-        out["friedman"] = {
-            "chi2": f.chi2, "chi2_pvalue": f.chi2_pvalue,
-            "iman_davenport": safejson.plain(f.iman_davenport),
-            "f_pvalue": safejson.plain(f.f_pvalue),
-            "iman_davenport_undefined": None if f.f_defined else
-            "every data set ranks the algorithms alike: chi2 = N(k-1), so F divides by zero",
-            "pvalue": f.pvalue, "pvalue_from": f.pvalue_source,
-            "n_datasets": f.n_datasets, "n_algorithms": f.n_algorithms}
-        out["friedman_significant"] = bool(an.omnibus_rejects)
-        out["nemenyi_cd"] = an.cd
-        out["posthoc"] = an.posthoc if an.omnibus_rejects else None
-        if an.unreachable in ("wilcoxon-holm", "nemenyi"):
-            out["posthoc_limit"] = an.posthoc_limit
-        if baseline is None:
-            # a pair counts only when Friedman rejects first (Demšar's procedure)
-            decided = {(v.better, v.worse): v.significant for v in an.verdicts}
-            out["pairs"] = [{"better": a, "worse": b, "rank_difference": g, "exceeds_cd": s,
-                             "significant": bool(decided.get((a, b), False))}
-                            for a, b, g, s in an.pairwise]
-        if an.versus_baseline:
-            out["versus_baseline"] = [
-                {"algorithm": an.labels[r.index], "statistic": r.statistic, "pvalue": r.pvalue,
-                 "holm_pvalue": r.adjusted_pvalue, "significant": r.significant, "better": r.better}
-                for r in an.versus_baseline]
-    out["verdicts"] = [{"better": v.better, "worse": v.worse, "significant": v.significant,
-                        "test": v.test, "pvalue": v.pvalue, "rank_difference": v.rank_difference}
-                       for v in an.verdicts]
-    return out
 
 
 def grid_table(rows: list[dict], baseline: str, metric_label: str, protocol_text: str):
@@ -752,48 +297,13 @@ def schema_tables(summary: dict, max_rows: int = MAX_SCHEMA_ROWS):
 
 
 # --------------------------------------------------------------------------- algorithms, models
-def algorithm_summary(spec) -> dict:
-    """JSON-able description of one registry entry and its settable parameters.
-
-    Parameters
-    ----------
-    spec : ensemblekit.registry.AlgorithmSpec
-        The entry; reading its parameters imports its estimator class.
-
-    Returns
-    -------
-    dict
-        ``name``, ``aliases`` (other names of the entry), ``task``,
-        ``description``, ``preprocessing`` and ``parameters``:
-        one dict per ``--set`` parameter, in display order, with ``name``,
-        ``type`` (e.g. ``"int or float"``), ``default``, ``values`` (the allowed
-        values in words, as ``--set`` error messages give them) and ``help``.
-    """
-    return {
-        "name": spec.name,
-        "aliases": list(spec.aliases),
-        "task": spec.task,
-        "description": spec.description,
-        "parameters": [
-            {"name": p.name, "type": p.describe_type(), "default": p.default,
-             "values": p.describe_range(), "help": p.help}
-            for p in spec.params
-        ],
-        "preprocessing": spec.preprocessing,
-    }
-
-
-def algorithms_summary(specs: Iterable) -> list[dict]:
-    """JSON-able registry listing: :func:`algorithm_summary` of each entry, in order."""
-    return [algorithm_summary(s) for s in specs]
-
-
 #: Under the overview table: where each algorithm's parameter help is.
 ALGORITHMS_FOOTER = "ensemblekit algorithms NAME lists an algorithm's parameters: type, default, range, help"
 
 
 def algorithms_table(summary: list[dict]):
-    """Rich table for :func:`algorithms_summary`, with :data:`ALGORITHMS_FOOTER` as its caption."""
+    """Rich table for :func:`ensemblekit.results.algorithms_summary`, with
+    :data:`ALGORITHMS_FOOTER` as its caption."""
     from rich.table import Table
     from rich.text import Text
 
@@ -819,7 +329,8 @@ def algorithm_params_table(entry: dict):
     Parameters
     ----------
     entry : dict
-        One entry of :func:`algorithms_summary` (see :func:`algorithm_summary`).
+        One entry of :func:`ensemblekit.results.algorithms_summary` (see
+        :func:`ensemblekit.results.algorithm_summary`).
 
     Returns
     -------
@@ -1261,39 +772,6 @@ PARTITIONER_TEXT = {
     "spectral": "spectral clustering (scikit-learn; pymetis not used)",
     "kahypar": "KaHyPar (kahypar)",
 }
-
-
-def similarity_csv(S) -> str:
-    """A similarity matrix as CSV: header ``row,1..n``, then ``i,S_i1,...,S_in`` (repr floats).
-
-    Parameters
-    ----------
-    S : ndarray of shape (n, n)
-    """
-    return "".join(similarity_csv_parts([(0, S)]))
-
-
-def similarity_csv_parts(blocks):
-    """:func:`similarity_csv` piece by piece, from blocks of rows: the same text, joined.
-
-    Parameters
-    ----------
-    blocks : iterable of (int, ndarray of shape (rows, n))
-        ``(start, S[start:start + rows])`` in row order, as
-        :meth:`ensemblekit.rules.isca.ISCA.similarity_blocks` yields them.
-
-    Yields
-    ------
-    str
-        The header line, then the lines of one block at a time.
-    """
-    header = False
-    for start, block in blocks:
-        if not header:
-            yield "row," + ",".join(str(j) for j in range(1, block.shape[1] + 1)) + "\n"
-            header = True
-        yield "".join(f"{start + i + 1}," + ",".join(map(repr, row)) + "\n"
-                      for i, row in enumerate(block.tolist()))
 
 
 def clustering_renderables(result) -> list:

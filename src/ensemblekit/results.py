@@ -1,44 +1,27 @@
-"""Plain result objects returned by :mod:`ensemblekit.api`.
+"""Result objects of the commands, and their plain-data form (the JSON documents, the records).
 
-Each result holds what a command computed, as numbers and names, and knows how
-to give it as plain data: ``to_dict()`` is the document the command line prints
-with ``--format json``, and ``to_records()`` (where a result has rows) is a list of
-flat dictionaries, ready for ``pandas.DataFrame`` or a CSV writer. Rendering for
-people (tables, verdict sentences) is :mod:`ensemblekit.report`'s job; the JSON
-documents that hold sentences (a comparison's verdicts) ask it for them.
+Each result holds what a command computed, as numbers and names, and builds its
+own plain data: ``to_dict()`` is the document the command line prints with
+``--format json``, and ``to_records()`` (where a result has rows) is a list of
+flat dictionaries, ready for ``pandas.DataFrame`` or a CSV writer. The plain data
+of the other outputs is here too: the rows of a prediction
+(:func:`prediction_rows`), the long-format scores (:func:`score_records`), the
+registry listing (:func:`algorithm_summary`), and the verdict sentences of a
+comparison (:func:`verdict_lines`), which its JSON document holds and which
+:mod:`ensemblekit.report` prints under its tables.
 
-Nothing here imports numpy at module level, so the command line can name these
-types without loading it.
+Turning plain data into text (CSV, JSON, ARFF) is :mod:`ensemblekit.writers`'s
+job; rich tables for people are :mod:`ensemblekit.report`'s. Nothing here
+imports numpy, so the command line can name these types without loading it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ensemblekit import safejson
-
-
-def to_json(document: Any, *, sort_keys: bool = False) -> str:
-    """``document`` as the command line prints it: indented JSON, then a newline.
-
-    Every ``--format json`` document goes through here. NaN and infinities are
-    written as ``null`` (bare ``NaN`` is not JSON), numpy scalars and arrays as
-    Python numbers and lists (:func:`ensemblekit.safejson.plain`).
-
-    Parameters
-    ----------
-    document : object
-        Plain data (dicts, lists, numbers, strings), as ``to_dict()`` gives.
-    sort_keys : bool, default False
-        Write each object's keys in sorted order.
-
-    Raises
-    ------
-    TypeError
-        If the document holds an object JSON cannot represent.
-    """
-    return safejson.dumps(document, indent=1, sort_keys=sort_keys) + "\n"
 
 
 @dataclass
@@ -106,8 +89,6 @@ class Prediction:
 
     def to_records(self) -> list[dict]:
         """One dictionary per row: ``row`` (from 1), ``prediction`` and the probabilities."""
-        from ensemblekit.report import prediction_rows
-
         return [dict(zip(self.columns, row))
                 for row in prediction_rows(self.predictions, self.probabilities, self.classes)]
 
@@ -392,13 +373,344 @@ class Comparison:
                 "max_instances": self.max_instances}
 
     def to_dict(self) -> dict:
-        """The document ``compare --format json`` prints: cells, ranks, tests, verdicts."""
-        from ensemblekit.report import comparison_document
+        """The comparison as plain data, the document ``compare --format json`` prints.
 
-        return comparison_document(self)
+        Returns
+        -------
+        dict
+            ``protocol``, ``baseline``, ``marks_against``, ``metrics`` (per metric:
+            rows of cells with mean, sd, n and mark, average ranks, the tests over
+            data sets and the verdict sentences) and ``failures``; a cell with a
+            failed unit is None; ``grid`` (per metric, the grid summary rows) when
+            the comparison had a grid; ``pooled`` (the report of each algorithm's
+            pooled out-of-fold predictions) for ``evaluate``.
+        """
+        failed = self.failed
+        baseline = self.baseline
+        out = {"protocol": self.protocol_dict(), "baseline": baseline,
+               "marks_against": baseline or self.reference, "metrics": {},
+               "failures": [{"dataset": f.dataset, "algorithm": f.algorithm, "repeat": f.repeat,
+                             "fold": f.fold, "error": f.error} for f in self.failures]}
+        for metric, an in self.analyses.items():
+            rows = []
+            for d in self.datasets:
+                cells = {}
+                for a in self.labels:
+                    if (d, a, metric) in self.summary and (d, a) not in failed:
+                        mean, sd, n = self.summary[(d, a, metric)]
+                        cells[a] = {"mean": mean, "sd": sd, "n": n,
+                                    "mark": an.marks.get((d, a), "")}
+                    else:
+                        cells[a] = None
+                rows.append({"dataset": d, "scores": cells})
+            entry: dict = {"rows": rows}
+            if an.ranks is not None:
+                entry["average_rank"] = dict(zip(self.labels, (float(r) for r in an.ranks)))
+            entry.update(_tests_document(an, baseline))
+            entry["verdict"] = verdict_lines(an, baseline)
+            out["metrics"][metric] = entry
+        if self.grid:
+            out["grid"] = self.grid
+        if self.pooled:
+            out["pooled"] = [{"dataset": d, "algorithm": a, "report": r.to_dict()}
+                             for (d, a), r in self.pooled.items()]
+        return out
 
     def to_records(self) -> list[dict]:
         """Every score (and failure) in long format, the rows of ``--output``."""
-        from ensemblekit.report import score_records
-
         return score_records(self.scores, self.failures)
+
+
+# --------------------------------------------------------------------------- rows and records
+def prediction_rows(predictions: Sequence[str], proba=None, classes: Sequence[str] = (), *,
+                    start: int = 1) -> list[list]:
+    """Rows ``[row, prediction, p_1, ...]`` with row numbers from ``start`` (1-based).
+
+    Parameters
+    ----------
+    predictions : sequence of str or of float, length n
+        Class labels or cluster ids (str), or a regression model's predicted
+        values (float, see ``numeric_prediction`` of
+        :func:`ensemblekit.writers.format_predictions`).
+    proba : array of shape (n, len(classes)) or None
+        Class probabilities, one row per prediction.
+    classes : sequence of str
+        Names of the probability columns (unused here; the caller names them).
+    start : int, default=1
+        Number of the first row (a later chunk of a file starts after the rows before it).
+
+    Returns
+    -------
+    list of list
+        One row per prediction: its number, the prediction, then its
+        probabilities as Python floats (none without ``proba``).
+    """
+    rows = []
+    for i, label in enumerate(predictions, start=start):
+        row = [i, label]
+        if proba is not None:
+            row.extend(float(p) for p in proba[i - start])
+        rows.append(row)
+    return rows
+
+
+#: Keys of a long-format score record, in column order (the header of ``--output``).
+SCORE_COLUMNS = ("dataset", "algorithm", "params", "repeat", "fold", "metric", "value", "seconds",
+                 "error")
+
+
+def score_records(scores, failures) -> list[dict]:
+    """Scores and failures as long-format records (the rows of ``--output``).
+
+    Parameters
+    ----------
+    scores : sequence of ensemblekit.experiment.Score
+        One record each: its value and its time in seconds (rounded to 4 decimals).
+    failures : sequence of ensemblekit.experiment.Failure
+        One record each, after the scores: metric ``-``, no value, no time,
+        and the error text.
+
+    Returns
+    -------
+    list of dict
+        Keys :data:`SCORE_COLUMNS`, in that order; ``error`` is ``""`` for a score.
+    """
+    records = [dict(zip(SCORE_COLUMNS, (s.dataset, s.algorithm, s.params, s.repeat, s.fold,
+                                        s.metric, s.value, round(s.seconds, 4), "")))
+               for s in scores]
+    records += [dict(zip(SCORE_COLUMNS, (f.dataset, f.algorithm, f.params, f.repeat, f.fold,
+                                         "-", None, None, f.error)))
+                for f in failures]
+    return records
+
+
+# --------------------------------------------------------------------------- verdict sentences
+def format_pvalue(p: float) -> str:
+    """A p-value as text: 4 significant digits, ``< 1e-16`` below that (never ``0``).
+
+    Parameters
+    ----------
+    p : float
+        In [0, 1]; finite.
+
+    Returns
+    -------
+    str
+        e.g. ``"0.0625"``, ``"3.2e-07"``, ``"< 1e-16"``. p-values that small come
+        from approximations far in their tails (or underflow), so more digits
+        would claim a precision they do not have.
+    """
+    if p < 1e-16:
+        return "< 1e-16"
+    return f"{p:.4g}"
+
+
+def _p(p: float) -> str:
+    """``p = x`` or ``p < 1e-16``."""
+    text = format_pvalue(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def _pair_detail(v, an) -> str:
+    alpha = _alpha_of(an)
+    cmp = "<" if v.significant else ">="
+    if v.test == "nemenyi":
+        return (f"Nemenyi: rank difference {v.rank_difference:.2f} "
+                f"{'>=' if v.significant else '<'} CD {an.cd:.2f}")
+    if v.test == "wilcoxon-holm":
+        return (f"Wilcoxon {_p(v.raw_pvalue)}, Holm-adjusted {_p(v.pvalue)} "
+                f"{cmp} {alpha:g}")
+    return f"Wilcoxon {_p(v.pvalue)} {cmp} {alpha:g}"
+
+
+def _pair_verdict_line(v, an) -> str:
+    if v.significant:
+        return f"{v.better} is significantly better than {v.worse} ({_pair_detail(v, an)})"
+    return f"{v.better} vs {v.worse}: not significantly different ({_pair_detail(v, an)})"
+
+
+def _friedman_line(f) -> str:
+    head = f"Friedman chi2 = {f.chi2:.3f} ("
+    if f.f_defined:
+        return (f"{head}{_p(f.chi2_pvalue)}); Iman-Davenport F = {f.iman_davenport:.3f} "
+                f"({_p(f.f_pvalue)}); N = {f.n_datasets} data sets, k = {f.n_algorithms}")
+    return (f"{head}{_p(f.chi2_pvalue)} from chi2, exact {_p(f.pvalue)}); Iman-Davenport F "
+            f"undefined: every data set ranks the algorithms alike (chi2 = N(k-1) = "
+            f"{f.n_datasets * (f.n_algorithms - 1)}, F divides by zero); N = {f.n_datasets} "
+            f"data sets, k = {f.n_algorithms}")
+
+
+def verdict_lines(an, baseline: str | None = None, max_pairs: int = 45) -> list[str]:
+    """The tests over data sets and their verdicts in words, one finding per line.
+
+    Parameters
+    ----------
+    an : ensemblekit.experiment.MetricAnalysis
+    baseline : str, optional
+        Only named in the lines; the procedure is fixed by ``an``.
+    max_pairs : int
+        Pairwise Nemenyi verdicts are listed one per line up to this many pairs,
+        counted in one line beyond.
+
+    Returns
+    -------
+    list of str
+        Two algorithms: the Wilcoxon signed-rank and sign tests in one line,
+        then one verdict line (Wilcoxon decides). Three or more: the Friedman
+        line (Iman-Davenport F, or "undefined" with the exact p-value), then
+        either that Friedman does not reject (no post-hoc test) or the post-hoc
+        verdicts. When the deciding test cannot reach alpha with this many data
+        sets, one line says so instead of any verdict. At most one verdict line
+        names a given pair (see :func:`ensemblekit.experiment.analyse`).
+    """
+    lines: list[str] = []
+    alpha = _alpha_of(an)
+    n, k = len(an.datasets), len(an.labels)
+    if k < 2:
+        return lines
+    if n < 2:
+        lines.append(f"statistics across data sets need at least 2 complete data sets (have {n})")
+        return lines
+    if an.wilcoxon is not None:
+        a, b = an.pair
+        w, sg = an.wilcoxon, an.sign
+        used = "" if w.n_used == n else f", one of {w.n_zero} zero differences left out"
+        lines.append(f"{a} vs {b} over N = {n} data sets: Wilcoxon signed-rank T = "
+                     f"{w.statistic:g} (R+ = {w.r_plus:g} for {a}, R- = {w.r_minus:g}{used}; "
+                     f"{w.method}), {_p(w.pvalue)}; sign test: {a} better on {sg.wins}, worse on "
+                     f"{sg.losses}, tied on {sg.ties}, {_p(sg.pvalue)}")
+        if an.unreachable == "wilcoxon":
+            lines.append(f"with N = {n} data sets no test of 2 algorithms can reach p < {alpha:g} "
+                         f"(smallest possible p = {format_pvalue(an.min_pvalue)})")
+        lines.extend(_pair_verdict_line(v, an) for v in an.verdicts)
+        return lines
+    f = an.friedman
+    if f is None:
+        return lines
+    lines.append(_friedman_line(f))
+    if an.unreachable == "friedman":
+        lines.append(f"with N = {n} data sets the Friedman test of {k} algorithms cannot reach "
+                     f"p < {alpha:g} (smallest possible p = {format_pvalue(an.min_pvalue)}); no "
+                     "post-hoc test is made")
+        return lines
+    source = "Iman-Davenport" if f.pvalue_source != "exact" else "exact Friedman"
+    if not an.omnibus_rejects:
+        lines.append(f"no significant differences among the algorithms ({source} "
+                     f"{_p(f.pvalue)} >= {alpha:g}); no post-hoc test is made")
+        return lines
+    lines.append(f"the algorithms differ ({source} {_p(f.pvalue)} < {alpha:g}); post-hoc: "
+                 + (f"each against {baseline} by the Wilcoxon signed-rank test, Holm-adjusted"
+                    if an.posthoc == "wilcoxon-holm"
+                    else f"Nemenyi, CD = {an.cd:.3f}"))
+    if an.unreachable == "wilcoxon-holm":
+        lines.append(f"with N = {n} data sets no Wilcoxon-Holm comparison with {baseline} can "
+                     f"reach p < {alpha:g} (smallest possible Holm-adjusted p = "
+                     f"{format_pvalue(an.posthoc_limit)})")
+        return lines
+    if an.unreachable == "nemenyi":
+        lines.append(f"with N = {n} data sets no two of {k} algorithms can differ by the Nemenyi "
+                     f"CD {an.cd:.2f} (largest possible rank difference {an.posthoc_limit:.2f})")
+        return lines
+    if an.posthoc == "nemenyi" and len(an.verdicts) > max_pairs:
+        n_sig = sum(1 for v in an.verdicts if v.significant)
+        lines.append(f"{n_sig} of {len(an.verdicts)} pairs differ by at least the CD (Nemenyi)")
+        return lines
+    lines.extend(_pair_verdict_line(v, an) for v in an.verdicts)
+    return lines
+
+
+def _alpha_of(an) -> float:
+    """The analysis's significance level (0.05 for a stand-in without one)."""
+    return getattr(an, "alpha", 0.05)
+
+
+def _tests_document(an, baseline) -> dict:
+    """The tests over data sets as plain data: the same facts :func:`verdict_lines` states."""
+    alpha = _alpha_of(an)
+    out: dict = {}
+    if len(an.labels) < 2:
+        return out
+    out["datasets_in_tests"] = list(an.datasets)
+    if len(an.datasets) < 2:
+        out["tests_skipped"] = "statistics across data sets need at least 2 complete data sets"
+        return out
+    out["smallest_possible_pvalue"] = an.min_pvalue
+    out["can_reach_alpha"] = an.unreachable is None
+    out["unreachable"] = an.unreachable
+    if an.wilcoxon is not None:
+        a, b = an.pair
+        w, sg = an.wilcoxon, an.sign
+        out["wilcoxon"] = {"algorithm": a, "against": b, "statistic": w.statistic,
+                           "r_plus": w.r_plus, "r_minus": w.r_minus, "pvalue": w.pvalue,
+                           "method": w.method, "n_datasets_used": w.n_used,
+                           "zero_differences": w.n_zero,
+                           "significant": bool(an.unreachable is None and w.pvalue < alpha)}
+        out["sign_test"] = {"algorithm": a, "against": b, "wins": sg.wins, "losses": sg.losses,
+                            "ties": sg.ties, "n_datasets_used": sg.n_used, "pvalue": sg.pvalue}
+    elif an.friedman is not None:
+        f = an.friedman
+        out["friedman"] = {
+            "chi2": f.chi2, "chi2_pvalue": f.chi2_pvalue,
+            "iman_davenport": safejson.plain(f.iman_davenport),
+            "f_pvalue": safejson.plain(f.f_pvalue),
+            "iman_davenport_undefined": None if f.f_defined else
+            "every data set ranks the algorithms alike: chi2 = N(k-1), so F divides by zero",
+            "pvalue": f.pvalue, "pvalue_from": f.pvalue_source,
+            "n_datasets": f.n_datasets, "n_algorithms": f.n_algorithms}
+        out["friedman_significant"] = bool(an.omnibus_rejects)
+        out["nemenyi_cd"] = an.cd
+        out["posthoc"] = an.posthoc if an.omnibus_rejects else None
+        if an.unreachable in ("wilcoxon-holm", "nemenyi"):
+            out["posthoc_limit"] = an.posthoc_limit
+        if baseline is None:
+            # a pair counts only when Friedman rejects first (Demšar's procedure)
+            decided = {(v.better, v.worse): v.significant for v in an.verdicts}
+            out["pairs"] = [{"better": a, "worse": b, "rank_difference": g, "exceeds_cd": s,
+                             "significant": bool(decided.get((a, b), False))}
+                            for a, b, g, s in an.pairwise]
+        if an.versus_baseline:
+            out["versus_baseline"] = [
+                {"algorithm": an.labels[r.index], "statistic": r.statistic, "pvalue": r.pvalue,
+                 "holm_pvalue": r.adjusted_pvalue, "significant": r.significant, "better": r.better}
+                for r in an.versus_baseline]
+    out["verdicts"] = [{"better": v.better, "worse": v.worse, "significant": v.significant,
+                        "test": v.test, "pvalue": v.pvalue, "rank_difference": v.rank_difference}
+                       for v in an.verdicts]
+    return out
+
+
+# --------------------------------------------------------------------------- registry listing
+def algorithm_summary(spec) -> dict:
+    """JSON-able description of one registry entry and its settable parameters.
+
+    Parameters
+    ----------
+    spec : ensemblekit.registry.AlgorithmSpec
+        The entry; reading its parameters imports its estimator class.
+
+    Returns
+    -------
+    dict
+        ``name``, ``aliases`` (other names of the entry), ``task``,
+        ``description``, ``preprocessing`` and ``parameters``:
+        one dict per ``--set`` parameter, in display order, with ``name``,
+        ``type`` (e.g. ``"int or float"``), ``default``, ``values`` (the allowed
+        values in words, as ``--set`` error messages give them) and ``help``.
+    """
+    return {
+        "name": spec.name,
+        "aliases": list(spec.aliases),
+        "task": spec.task,
+        "description": spec.description,
+        "parameters": [
+            {"name": p.name, "type": p.describe_type(), "default": p.default,
+             "values": p.describe_range(), "help": p.help}
+            for p in spec.params
+        ],
+        "preprocessing": spec.preprocessing,
+    }
+
+
+def algorithms_summary(specs: Iterable) -> list[dict]:
+    """JSON-able registry listing: :func:`algorithm_summary` of each entry, in order."""
+    return [algorithm_summary(s) for s in specs]

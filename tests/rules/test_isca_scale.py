@@ -13,7 +13,7 @@ from scipy.cluster.hierarchy import linkage
 from scipy.spatial.distance import pdist, squareform
 from sklearn.linear_model import LassoLarsIC
 
-from ensemblekit import api, report, trust
+from ensemblekit import api, trust, writers
 from ensemblekit.data import load_dataset
 from ensemblekit.rules import isca as isca_module
 from ensemblekit.rules._agreement import RuleAgreement, integer_weights, pack_rules
@@ -166,9 +166,9 @@ def test_similarity_out_is_written_in_blocks_with_the_same_bytes(tmp_path):
                  str(path))
     assert result.exit_code == 0, result.output
     est = api.cluster("isca", IRIS, k=3, params={"n_stages": 5}, seed=1).model.estimator
-    dense = report.similarity_csv(est.similarity_)
+    dense = writers.similarity_csv(est.similarity_)
     assert path.read_text() == dense
-    assert "".join(report.similarity_csv_parts(est.similarity_blocks(7))) == dense
+    assert "".join(writers.similarity_csv_parts(est.similarity_blocks(7))) == dense
     lines = dense.splitlines()
     assert len(lines) == 151 and lines[0].split(",")[:3] == ["row", "1", "2"]
     assert lines[150].startswith("150,")

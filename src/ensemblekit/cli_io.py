@@ -1,10 +1,11 @@
-"""Standard streams and output files of the command line.
+"""The CLI's stdout/stderr/output-file destinations: closed streams, pipes, atomic files.
 
 Everything the ``ensemblekit`` command needs to write safely: one-line messages
 on stderr with control characters escaped, standard output that may be closed or
 piped into ``head``, rich consoles for tables, and output files written
 atomically after checking, before any work, that they can be. Only the command
-line uses this module.
+line uses this module; what the text says is :mod:`ensemblekit.report`'s (for
+people) or :mod:`ensemblekit.writers`'s (for programs).
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ def guard_standard_streams() -> None:
 
 
 def fd_is_open(fd: int) -> bool:
+    """Whether file descriptor ``fd`` is open in this process."""
     try:
         os.fstat(fd)
     except OSError:
@@ -150,11 +152,22 @@ def check_destination(path: Path | None, option: str) -> None:
 
 
 def write_file(path: Path, text: str) -> None:
-    from ensemblekit.atomic import write_error_message
-    from ensemblekit.report import write_text_atomic
+    """Write ``text`` (UTF-8) to ``path`` all at once (see :func:`ensemblekit.atomic.write_atomic`).
+
+    A regular file is replaced atomically, a symbolic link's target is written
+    and the link kept, a device or named pipe is written in place.
+
+    Raises
+    ------
+    UsageError
+        If the destination is a folder or a socket, its folder is missing or
+        not writable, or the write fails (no space left on the device); no
+        temporary file is left behind and an existing file is left as it was.
+    """
+    from ensemblekit.atomic import write_atomic, write_error_message
 
     try:
-        write_text_atomic(path, text)
+        write_atomic(path, text.encode("utf-8"))
     except OSError as exc:  # a full disk reads "no space left on device writing PATH"
         raise UsageError(write_error_message(path, exc)) from None
 

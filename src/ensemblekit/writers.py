@@ -1,0 +1,241 @@
+"""Machine formats: prediction rows, score CSV, similarity CSV and JSON documents as text.
+
+Each function here turns plain data (the rows and records of
+:mod:`ensemblekit.results`) into the exact text a program reads back: CSV, TSV,
+JSON, JSON lines or ARFF. The text is the same on every run and platform for the
+same input, byte for byte; numbers are written so that they read back as the
+same float64 (``repr``), or with a fixed number of decimals where the format
+says so. Nothing here writes a file or a stream; the command line sends the
+text where it goes (:mod:`ensemblekit.cli_io`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from typing import Any
+
+from ensemblekit import safejson
+from ensemblekit.results import SCORE_COLUMNS, prediction_rows, score_records
+
+#: The formats ``predict --format`` writes.
+OUTPUT_FORMATS = ("csv", "tsv", "json", "jsonl", "arff")
+
+
+def to_json(document: Any, *, sort_keys: bool = False) -> str:
+    """``document`` as the command line prints it: indented JSON, then a newline.
+
+    Every ``--format json`` document goes through here. NaN and infinities are
+    written as ``null`` (bare ``NaN`` is not JSON), numpy scalars and arrays as
+    Python numbers and lists (:func:`ensemblekit.safejson.plain`).
+
+    Parameters
+    ----------
+    document : object
+        Plain data (dicts, lists, numbers, strings), as ``to_dict()`` gives.
+    sort_keys : bool, default False
+        Write each object's keys in sorted order.
+
+    Raises
+    ------
+    TypeError
+        If the document holds an object JSON cannot represent.
+    """
+    return safejson.dumps(document, indent=1, sort_keys=sort_keys) + "\n"
+
+
+def format_prediction_stream(chunks, fmt_name: str):
+    """Render chunks of predictions piece by piece, as :func:`format_predictions` renders them whole.
+
+    Parameters
+    ----------
+    chunks : iterable of ensemblekit.results.Prediction
+        Consecutive chunks of one prediction (see
+        :func:`ensemblekit.api.predict_chunks`), each with at least one row.
+    fmt_name : {"csv", "tsv", "json", "jsonl", "arff"}
+
+    Yields
+    ------
+    str
+        One piece per chunk (the first with the header, or the opening ``[``
+        of JSON), then, for JSON, the closing ``]``. Joined, the pieces are
+        byte for byte the text :func:`format_predictions` gives for all the
+        rows at once; rows are numbered across chunks.
+    """
+    start = 1
+    head = None
+    for p in chunks:
+        rows = prediction_rows(p.predictions, p.probabilities, p.classes, start=start)
+        start += len(rows)
+        options = {"prediction_values": p.prediction_values,
+                   "numeric_prediction": p.task == "regression"}
+        text = format_predictions(rows, p.columns, fmt_name, **options)
+        if fmt_name == "json":  # "[\n" + items + "\n]\n": the items go out, joined by ",\n"
+            yield ("[\n" if head is None else ",\n") + text[2:-3]
+            head = ""
+        elif head is None:
+            head = format_predictions([], p.columns, fmt_name, **options)
+            yield text
+        else:
+            yield text[len(head):]
+    if fmt_name == "json" and head is not None:
+        yield "\n]\n"
+
+
+def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
+                       prediction_values: Sequence[str] = (), numeric_prediction: bool = False) -> str:
+    """Render prediction rows as CSV, TSV, JSON (array), JSON lines or ARFF.
+
+    Parameters
+    ----------
+    rows : list of list
+        From :func:`ensemblekit.results.prediction_rows`.
+    columns : sequence of str
+        Column names: ``row``, ``prediction`` and one per class probability.
+    fmt_name : {"csv", "tsv", "json", "jsonl", "arff"}
+    prediction_values : sequence of str
+        Declared values of the prediction column (ARFF nominal header).
+    numeric_prediction : bool, default=False
+        The prediction column holds numbers (a regression model's predicted
+        values): each is written in Python's shortest round-trip form
+        (``repr(float(v))``, also what JSON gets), so the output is the same
+        on every run and reads back as the same float64, and the ARFF header
+        declares the column ``numeric``. A non-finite value is written as
+        missing (an empty field, JSON ``null``, ARFF ``?``).
+
+    Returns
+    -------
+    str
+        The whole output, newline-terminated. Probabilities are printed with 6
+        decimals so the output is identical across runs and platforms.
+
+    Raises
+    ------
+    ValueError
+        If ``fmt_name`` is not one of :data:`OUTPUT_FORMATS`.
+    """
+    import math
+
+    def cell(v):
+        return f"{v:.6f}" if isinstance(v, float) else v
+
+    def value(v):  # a numeric prediction as a float, or None when missing
+        v = float(v)
+        return v if math.isfinite(v) else None
+
+    if fmt_name in ("csv", "tsv"):
+        def text_row(row):
+            if not numeric_prediction:
+                return [cell(v) for v in row]
+            v = value(row[1])
+            return [row[0], "" if v is None else repr(v), *(cell(p) for p in row[2:])]
+
+        buf = io.StringIO()
+        writer = csv.writer(buf, delimiter="," if fmt_name == "csv" else "\t", lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(text_row(row) for row in rows)
+        return buf.getvalue()
+    if fmt_name in ("json", "jsonl"):
+        records = [
+            {c: (round(v, 6) if isinstance(v, float) else v) for c, v in zip(columns, row)}
+            for row in rows
+        ]
+        if numeric_prediction:
+            for record, row in zip(records, rows):
+                record[columns[1]] = value(row[1])  # json writes floats with repr
+        if fmt_name == "jsonl":
+            return "".join(safejson.dumps(r) + "\n" for r in records)
+        return safejson.dumps(records, indent=1) + "\n"
+    if fmt_name == "arff":
+        from ensemblekit.dataset import Attribute
+        from ensemblekit.readers.arff import write_arff
+
+        if numeric_prediction:
+            predicted = Attribute(columns[1], "numeric")
+        else:
+            predicted = Attribute(columns[1], "nominal", tuple(prediction_values))
+        attrs = [Attribute(columns[0], "numeric"), predicted]
+        attrs += [Attribute(c, "numeric") for c in columns[2:]]
+        buf = io.StringIO()
+        write_arff(buf, "predictions", attrs,
+                   ([row[0], value(row[1]) if numeric_prediction else row[1],
+                     *(round(p, 6) for p in row[2:])] for row in rows))
+        return buf.getvalue()
+    raise ValueError(f"unknown output format {fmt_name!r}; expected one of {', '.join(OUTPUT_FORMATS)}")
+
+
+def scores_text(scores, failures, fmt_name: str) -> str:
+    """Per-unit scores in long format (one row per data set, algorithm, repeat, fold, metric).
+
+    Parameters
+    ----------
+    scores : sequence of ensemblekit.experiment.Score
+    failures : sequence of ensemblekit.experiment.Failure
+        Written as rows with metric ``-``, no value, and the error text.
+    fmt_name : {"csv", "json"}
+
+    Returns
+    -------
+    str
+        Values are printed with ``repr`` (exact round trip); ``seconds`` is the
+        only column that differs between two runs with the same seed. The
+        columns are :data:`ensemblekit.results.SCORE_COLUMNS`.
+
+    Raises
+    ------
+    ValueError
+        If ``fmt_name`` is neither ``"csv"`` nor ``"json"``.
+    """
+    records = score_records(scores, failures)
+    if fmt_name == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(SCORE_COLUMNS)
+        for r in records:
+            writer.writerow([*(r[c] for c in SCORE_COLUMNS[:6]),
+                             "" if r["value"] is None else repr(float(r["value"])),
+                             "" if r["seconds"] is None else r["seconds"], r["error"]])
+        return buf.getvalue()
+    if fmt_name == "json":
+        return safejson.dumps(records, indent=1) + "\n"
+    raise ValueError(f"unknown scores format {fmt_name!r}; expected csv or json")
+
+
+def similarity_csv(S) -> str:
+    """A similarity matrix as CSV: header ``row,1..n``, then ``i,S_i1,...,S_in`` (repr floats).
+
+    Parameters
+    ----------
+    S : ndarray of shape (n, n)
+        Similarities between the rows, in row order.
+
+    Returns
+    -------
+    str
+        ``n + 1`` newline-terminated lines; rows and columns are numbered from 1.
+    """
+    return "".join(similarity_csv_parts([(0, S)]))
+
+
+def similarity_csv_parts(blocks):
+    """:func:`similarity_csv` piece by piece, from blocks of rows: the same text, joined.
+
+    Parameters
+    ----------
+    blocks : iterable of (int, ndarray of shape (rows, n))
+        ``(start, S[start:start + rows])`` in row order, as
+        :meth:`ensemblekit.rules.isca.ISCA.similarity_blocks` yields them.
+
+    Yields
+    ------
+    str
+        The header line, then the lines of one block at a time.
+    """
+    header = False
+    for start, block in blocks:
+        if not header:
+            yield "row," + ",".join(str(j) for j in range(1, block.shape[1] + 1)) + "\n"
+            header = True
+        yield "".join(f"{start + i + 1}," + ",".join(map(repr, row)) + "\n"
+                      for i, row in enumerate(block.tolist()))
