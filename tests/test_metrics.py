@@ -8,19 +8,10 @@ import numpy as np
 import pytest
 from sklearn import metrics as skm
 
-from ensemblekit.metrics import (
-    EXTERNAL_INDICES,
-    METRICS,
-    Metric,
-    accuracy,
-    adjusted_rand,
-    correlation,
-    mae,
-    nmi,
-    purity,
-    r2,
-    rmse,
-)
+from ensemblekit.metrics import EXTERNAL_INDICES, METRICS, Metric
+from ensemblekit.scores.classification import label_accuracy as accuracy
+from ensemblekit.scores.clustering import adjusted_rand, nmi, purity
+from ensemblekit.scores.regression import correlation, mae, r2, rmse
 
 CLUSTER_FUNCS = [nmi, purity, adjusted_rand]
 

@@ -1262,8 +1262,9 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
     """
     import numpy as np
 
-    from ensemblekit import evaluation
     from ensemblekit.metrics import METRICS
+    from ensemblekit.scores.classification import classification_report
+    from ensemblekit.scores.regression import regression_report
 
     keep = _labelled(ds)
     if not keep.any():
@@ -1276,11 +1277,11 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
         proba = registry.class_probabilities(pipeline, ds.X, len(class_names))[keep]
         predicted = np.argmax(proba, axis=1)
         truth = np.asarray(truth, dtype=np.intp)
-        report = evaluation.classification_report(truth, proba, prior, class_names)
+        report = classification_report(truth, proba, prior, class_names)
     elif task == registry.REGRESSION:
         truth = np.asarray(truth, dtype=np.float64)
         predicted = np.asarray(pipeline.predict(ds.X), dtype=np.float64).ravel()[keep]
-        report = evaluation.regression_report(truth, predicted, prior)
+        report = regression_report(truth, predicted, prior)
     else:
         predicted = np.asarray(pipeline.predict(ds.X))[keep]
     # internal indices judge the clustering in the space the estimator clustered (the
@@ -1813,7 +1814,8 @@ def _pooled_reports(task: str, datasets, predictions, failed) -> dict:
     cross-validation sums them)."""
     import numpy as np
 
-    from ensemblekit import evaluation
+    from ensemblekit.scores.classification import classification_report
+    from ensemblekit.scores.regression import regression_report
 
     groups: dict[tuple, list] = {}
     for unit in predictions:
@@ -1828,13 +1830,12 @@ def _pooled_reports(task: str, datasets, predictions, failed) -> dict:
         if task == registry.CLASSIFICATION:
             proba = np.concatenate([u.proba for u in units])
             prior = np.concatenate([np.tile(u.prior, (u.test.size, 1)) for u in units])
-            reports[(name, label)] = evaluation.classification_report(
+            reports[(name, label)] = classification_report(
                 truth.astype(np.intp), proba, prior, ds.class_values)
         else:
             predicted = np.concatenate([u.predicted for u in units])
             prior = np.concatenate([np.full(u.test.size, u.prior) for u in units])
-            reports[(name, label)] = evaluation.regression_report(truth.astype(np.float64),
-                                                                  predicted, prior)
+            reports[(name, label)] = regression_report(truth.astype(np.float64), predicted, prior)
     return reports
 
 

@@ -41,16 +41,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# the regression measures Weka prints are the ones compare uses (same definitions)
-from ensemblekit.metrics import _check_values, correlation, mae, rmse
 from ensemblekit.safejson import plain as _plain  # JSON-ready: NaN and inf as None
+from ensemblekit.scores._common import _check_labels
 
 #: An undefined figure (Weka prints ``?``).
 _NAN = float("nan")
 
 __all__ = [
     "ClassificationEvaluation",
-    "RegressionEvaluation",
     "predicted_class",
     "confusion_matrix",
     "class_priors",
@@ -74,12 +72,7 @@ __all__ = [
     "weighted_roc_area",
     "weighted_prc_area",
     "classification_report",
-    "correlation",
-    "mae",
-    "rmse",
-    "relative_absolute_error_regression",
-    "root_relative_squared_error_regression",
-    "regression_report",
+    "label_accuracy",
 ]
 
 _SUM_TOL = 1e-3  # rows of ``proba`` must sum to 1 within this
@@ -814,90 +807,30 @@ def classification_report(y_true, proba, prior_counts, class_names=None) -> Clas
     )  # fmt: skip
 
 
-# ----------------------------------------------------------------------------- regression
+# ----------------------------------------------------------------------------- labels
 
 
-def _train_mean(train_mean, n):
-    m = np.asarray(train_mean, dtype=float)
-    if m.ndim == 0:
-        m = np.full(n, float(m))
-    if m.shape != (n,) or not np.all(np.isfinite(m)):
-        raise ValueError(f"train_mean must be a finite number or an array of shape ({n},)")
-    return m
-
-
-def relative_absolute_error_regression(y_true, y_pred, train_mean) -> float:
-    """Weka's relative absolute error for a numeric class, in percent.
-
-    ``100 * sum |y_pred - y_true| / sum |train_mean - y_true|``: the error relative to
-    always predicting the mean target of the training set. In the ``-t/-T`` path Weka's
-    prior is the mean of the training file's (non-missing) targets
-    (``Evaluation.setPriors``/``updatePriors``: ``m_ClassPriors[0] / m_ClassPriorsSum``);
-    test targets are not included.
+def label_accuracy(y_true, y_pred):
+    """Fraction of instances whose predicted class equals the true class.
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,)
-    train_mean : float or array-like of shape (n,)
-        The training mean, or one per test instance (cross-validation folds).
+    y_true : array-like of shape (n_samples,)
+        True class labels (e.g. integer codes of a nominal class).
+    y_pred : array-like of shape (n_samples,)
+        Predicted class labels, in the same coding as ``y_true``.
 
     Returns
     -------
-    float (percent); ``inf`` or NaN when every target equals the training mean.
+    float
+        ``(1/n) * sum_i [y_true[i] == y_pred[i]]``, in [0, 1]; 1 is best.
+        Same value as :func:`sklearn.metrics.accuracy_score`.
+
+    Raises
+    ------
+    ValueError
+        If an input is not 1-D, the lengths differ, the inputs are empty, or
+        a float input contains NaN.
     """
-    y, f = _check_values(y_true, y_pred, ("y_true", "y_pred"))
-    m = _train_mean(train_mean, y.shape[0])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(100.0 * np.sum(np.abs(f - y)) / np.sum(np.abs(m - y)))
-
-
-def root_relative_squared_error_regression(y_true, y_pred, train_mean) -> float:
-    """Weka's root relative squared error for a numeric class, in percent.
-
-    ``100 * sqrt(sum (y_pred - y_true)**2 / sum (train_mean - y_true)**2)``; parameters
-    as :func:`relative_absolute_error_regression`.
-    """
-    y, f = _check_values(y_true, y_pred, ("y_true", "y_pred"))
-    m = _train_mean(train_mean, y.shape[0])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(100.0 * np.sqrt(np.sum((f - y) ** 2) / np.sum((m - y) ** 2)))
-
-
-@dataclass(frozen=True)
-class RegressionEvaluation:
-    """Weka's test-set figures for a numeric class.
-
-    Attributes
-    ----------
-    n : int
-    correlation, mae, rmse : float
-    rae, rrse : float
-        Percent, relative to predicting the training mean.
-    """
-
-    n: int
-    correlation: float
-    mae: float
-    rmse: float
-    rae: float
-    rrse: float
-
-    def to_dict(self) -> dict:
-        """Plain Python types for JSON (``None`` for NaN or infinity)."""
-        return {"n": self.n, "correlation": _plain(self.correlation), "mae": _plain(self.mae),
-                "rmse": _plain(self.rmse), "rae": _plain(self.rae), "rrse": _plain(self.rrse)}
-
-
-def regression_report(y_true, y_pred, train_mean) -> RegressionEvaluation:
-    """Correlation, MAE, RMSE, RAE and RRSE as Weka prints them for a numeric class.
-
-    Parameters and errors as :func:`relative_absolute_error_regression`; a
-    ``train_mean`` of None (unknown) makes RAE and RRSE NaN.
-    """
-    y, f = _check_values(y_true, y_pred, ("y_true", "y_pred"))
-    return RegressionEvaluation(
-        n=int(y.shape[0]), correlation=correlation(y, f), mae=mae(y, f), rmse=rmse(y, f),
-        rae=_NAN if train_mean is None else relative_absolute_error_regression(y, f, train_mean),
-        rrse=(_NAN if train_mean is None
-              else root_relative_squared_error_regression(y, f, train_mean)),
-    )
+    y_true, y_pred = _check_labels(y_true, y_pred, ("y_true", "y_pred"))
+    return float(np.mean(y_true == y_pred))
