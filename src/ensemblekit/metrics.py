@@ -1,16 +1,49 @@
-"""The registry of metric names: what each score judges, its direction and what it needs.
+"""Metric names: what each score judges, its direction, what it needs, and the one scorer.
 
-The score functions themselves live in :mod:`ensemblekit.scores`.
+Each name (``--metric nmi``) maps to a :class:`Metric`: the pure function of
+:mod:`ensemblekit.scores` that computes it, the task(s) it judges, whether
+greater is better, and what it needs besides the predictions: the classes, the
+class probabilities, the training set's class counts or mean (the relative
+errors), or the clustered data (the internal indices). :func:`metric_spec` reads
+one entry; :data:`DEFAULT_METRICS` and :data:`REPORT_METRICS` say what
+``compare`` and ``evaluate`` give when no metric is named.
+
+:func:`score_model` is the one place that turns "these metrics" into the inputs
+they need from a fitted model (probabilities, the clustered space) and computes
+them; the experiment runner, ``evaluate`` and ``cluster`` all call it.
+
+scikit-learn is imported inside the functions that use it, so importing this
+module stays cheap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 
-from ensemblekit.scores.classification import label_accuracy
+from ensemblekit.errors import InputError
+from ensemblekit.scores.classification import (
+    balanced_accuracy,
+    brier_score,
+    f_measure,
+    from_labels,
+    kappa,
+    label_accuracy,
+    log_loss,
+    mcc,
+    precision,
+    recall,
+    relative_absolute_error,
+    root_relative_squared_error,
+    weighted_prc_area,
+    weighted_roc_area,
+    weka_mae,
+    weka_rmse,
+)
 from ensemblekit.scores.clustering import (
     adjusted_rand,
     calinski_harabasz,
@@ -26,17 +59,39 @@ from ensemblekit.scores.clustering import (
     wallace_01,
     wallace_10,
 )
-from ensemblekit.scores.regression import correlation, mae, r2, rmse
+from ensemblekit.scores.regression import (
+    correlation,
+    mae,
+    r2,
+    relative_absolute_error_regression,
+    rmse,
+    root_relative_squared_error_regression,
+)
 
 __all__ = [
     "Metric",
     "METRICS",
     "Outcome",
+    "DEFAULT_METRICS",
     "REPORT_METRICS",
     "EXTERNAL_INDICES",
     "INTERNAL_INDICES",
+    "UnknownMetricError",
+    "metric_spec",
+    "default_metrics",
+    "Scored",
+    "model_predictions",
+    "score_model",
     "clustering_indices",
+    "best_k",
 ]
+
+_C, _R, _K = "classification", "regression", "clustering"
+_BOTH = (_C, _R)
+
+
+class UnknownMetricError(InputError):
+    """A metric name that is not in :data:`METRICS`; the message lists the known ones."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +110,7 @@ class Outcome:
     prior : ndarray of shape (n_classes,), float or None
         What the relative errors are measured against: the training set's
         class counts (classification; Weka smooths them itself, see
-        :mod:`ensemblekit.evaluation`) or the training targets' mean
+        :mod:`ensemblekit.scores.classification`) or the training targets' mean
         (regression). None when unknown (a model file that does not record it).
     """
 
@@ -184,138 +239,91 @@ class Metric:
         return self.label or self.name
 
 
-def _evaluation(name: str) -> Callable[..., float]:
-    """``ensemblekit.evaluation.<name>`` as a float score, imported when first called
-    (importing this module stays cheap)."""
-
-    def call(*args, **kwargs) -> float:
-        from ensemblekit.scores import classification, regression
-
-        module = regression if name.endswith("_regression") else classification
-        return float(getattr(module, name)(*args, **kwargs))
-
-    call.__name__ = name
-    return call
-
-
-def _either(classification: str, regression: Callable, relative: bool = False
+def _either(classification: Callable, regression: Callable, relative: bool = False
             ) -> Callable[[Outcome], float]:
     """Weka's error measure under one name: of the class probabilities for a
-    classification (``evaluation.<classification>(truth, proba[, prior counts])``), of
-    the values for a regression (``regression(truth, predicted[, training mean])``)."""
-    of_probabilities = _evaluation(classification)
+    classification (``classification(truth, proba[, prior counts])``), of the values
+    for a regression (``regression(truth, predicted[, training mean])``)."""
 
     def score(outcome: Outcome) -> float:
         prior = (outcome.prior,) if relative else ()
         if outcome.proba is not None:
-            return of_probabilities(outcome.truth, outcome.proba, *prior)
-        return regression(outcome.truth, outcome.predicted, *prior)
+            return float(classification(outcome.truth, outcome.proba, *prior))
+        return float(regression(outcome.truth, outcome.predicted, *prior))
 
-    score.__name__ = f"{classification}_or_{regression.__name__}"
+    score.__name__ = f"{classification.__name__}_or_{regression.__name__}"
     return score
 
 
-def _of_probabilities(name: str) -> Callable[[Outcome], float]:
-    """A classification score of ``evaluation.<name>(truth, proba)``."""
-    func = _evaluation(name)
+def _of_probabilities(func: Callable) -> Callable[[Outcome], float]:
+    """A classification score of ``func(truth, proba)``."""
 
     def score(outcome: Outcome) -> float:
         if outcome.proba is None:
-            raise ValueError(f"{name} needs class probabilities")
-        return func(outcome.truth, outcome.proba)
+            raise ValueError(f"{func.__name__} needs class probabilities")
+        return float(func(outcome.truth, outcome.proba))
 
-    score.__name__ = name
+    score.__name__ = func.__name__
     return score
 
 
-def _labels(name: str, average: str | None = None) -> Callable:
-    """A score of :mod:`ensemblekit.evaluation` computed from predicted labels alone.
-
-    Those functions read the predicted class as the first arg-max of a distribution;
-    a predicted label is the distribution that puts all its mass on it. Classes
-    neither true nor predicted do not enter these scores, so the number of columns
-    need only cover the codes seen.
-
-    With ``average="weighted"`` the per-class figures are averaged with the classes'
-    test counts as weights, an undefined figure (a class never predicted has no
-    precision; Weka prints ``?`` and no weighted average) counting as 0, as
-    scikit-learn's ``zero_division=0``: a fold's score must be a number to be ranked.
-    """
-
-    func = _evaluation(name)
-
-    def score(y_true, y_pred) -> float:
-        y_true = np.asarray(y_true, dtype=np.intp)
-        y_pred = np.asarray(y_pred, dtype=np.intp)
-        if y_true.ndim != 1 or y_pred.shape != y_true.shape or y_true.size == 0:
-            raise ValueError(f"y_true and y_pred must be 1-D of one non-zero length, got "
-                             f"shapes {y_true.shape} and {y_pred.shape}")
-        n_classes = int(max(y_true.max(), y_pred.max())) + 1
-        proba = np.zeros((y_pred.size, n_classes))
-        proba[np.arange(y_pred.size), y_pred] = 1.0
-        if average != "weighted":
-            return func(y_true, proba) if average is None else func(y_true, proba, average)
-        from ensemblekit.scores import classification
-
-        per_class = np.nan_to_num(getattr(classification, name)(y_true, proba, None), nan=0.0)
-        support = np.bincount(y_true, minlength=n_classes)
-        return float(per_class @ support / y_true.size)
-
-    score.__name__ = name
-    return score
-
-
-_C, _R = "classification", "regression"
-_BOTH = (_C, _R)
+def _of_labels(figure: Callable, average: str | None = None) -> Callable[..., float]:
+    """``figure`` of predicted class codes (see :func:`ensemblekit.scores.classification.from_labels`)."""
+    return partial(from_labels, figure, average=average)
 
 
 METRICS: dict[str, Metric] = {
     "accuracy": Metric("accuracy", label_accuracy, _C, True, "Accuracy"),
-    "balanced-accuracy": Metric("balanced-accuracy", _labels("balanced_accuracy"), _C, True,
+    "balanced-accuracy": Metric("balanced-accuracy", _of_labels(balanced_accuracy), _C, True,
                                 "Balanced accuracy"),
-    "kappa": Metric("kappa", _labels("kappa"), _C, True, "Kappa"),
-    "mcc": Metric("mcc", _labels("mcc", "weighted"), _C, True, "MCC"),
-    "precision-macro": Metric("precision-macro", _labels("precision", "macro"), _C, True,
+    "kappa": Metric("kappa", _of_labels(kappa), _C, True, "Kappa"),
+    "mcc": Metric("mcc", _of_labels(mcc, "weighted"), _C, True, "MCC"),
+    "precision-macro": Metric("precision-macro", _of_labels(precision, "macro"), _C, True,
                               "Precision (macro)"),
-    "recall-macro": Metric("recall-macro", _labels("recall", "macro"), _C, True, "Recall (macro)"),
-    "f1-macro": Metric("f1-macro", _labels("f_measure", "macro"), _C, True, "F1 (macro)"),
-    "precision-weighted": Metric("precision-weighted", _labels("precision", "weighted"), _C, True,
+    "recall-macro": Metric("recall-macro", _of_labels(recall, "macro"), _C, True, "Recall (macro)"),
+    "f1-macro": Metric("f1-macro", _of_labels(f_measure, "macro"), _C, True, "F1 (macro)"),
+    "precision-weighted": Metric("precision-weighted", _of_labels(precision, "weighted"), _C, True,
                                  "Precision (weighted)"),
-    "recall-weighted": Metric("recall-weighted", _labels("recall", "weighted"), _C, True,
+    "recall-weighted": Metric("recall-weighted", _of_labels(recall, "weighted"), _C, True,
                               "Recall (weighted)"),
-    "f1-weighted": Metric("f1-weighted", _labels("f_measure", "weighted"), _C, True, "F1 (weighted)"),
-    "auc": Metric("auc", _of_probabilities("weighted_roc_area"), _C, True, "ROC area", inputs="outcome"),
-    "prc": Metric("prc", _of_probabilities("weighted_prc_area"), _C, True, "PRC area", inputs="outcome"),
-    "log-loss": Metric("log-loss", _of_probabilities("log_loss"), _C, False, "Log-loss", inputs="outcome"),
-    "brier": Metric("brier", _of_probabilities("brier_score"), _C, False, "Brier", inputs="outcome"),
-    "nmi": Metric("nmi", nmi, "clustering", True, "NMI"),
-    "purity": Metric("purity", purity, "clustering", True, "Purity"),
-    "ari": Metric("ari", adjusted_rand, "clustering", True, "ARI"),
-    "rand": Metric("rand", rand, "clustering", True, "Rand"),
-    "jaccard": Metric("jaccard", jaccard, "clustering", True, "Jaccard"),
-    "fm": Metric("fm", fowlkes_mallows, "clustering", True, "FM"),
-    "w10": Metric("w10", wallace_10, "clustering", True, "W10"),
-    "w01": Metric("w01", wallace_01, "clustering", True, "W01"),
-    "silhouette": Metric("silhouette", silhouette, "clustering", True, "Silhouette", internal=True),
-    "dunn": Metric("dunn", dunn, "clustering", True, "Dunn", internal=True),
-    "connectivity": Metric("connectivity", connectivity, "clustering", False, "Connectivity",
-                           internal=True),
-    "davies-bouldin": Metric("davies-bouldin", davies_bouldin, "clustering", False, "Davies-Bouldin",
+    "f1-weighted": Metric("f1-weighted", _of_labels(f_measure, "weighted"), _C, True, "F1 (weighted)"),
+    "auc": Metric("auc", _of_probabilities(weighted_roc_area), _C, True, "ROC area", inputs="outcome"),
+    "prc": Metric("prc", _of_probabilities(weighted_prc_area), _C, True, "PRC area", inputs="outcome"),
+    "log-loss": Metric("log-loss", _of_probabilities(log_loss), _C, False, "Log-loss", inputs="outcome"),
+    "brier": Metric("brier", _of_probabilities(brier_score), _C, False, "Brier", inputs="outcome"),
+    "nmi": Metric("nmi", nmi, _K, True, "NMI"),
+    "purity": Metric("purity", purity, _K, True, "Purity"),
+    "ari": Metric("ari", adjusted_rand, _K, True, "ARI"),
+    "rand": Metric("rand", rand, _K, True, "Rand"),
+    "jaccard": Metric("jaccard", jaccard, _K, True, "Jaccard"),
+    "fm": Metric("fm", fowlkes_mallows, _K, True, "FM"),
+    "w10": Metric("w10", wallace_10, _K, True, "W10"),
+    "w01": Metric("w01", wallace_01, _K, True, "W01"),
+    "silhouette": Metric("silhouette", silhouette, _K, True, "Silhouette", internal=True),
+    "dunn": Metric("dunn", dunn, _K, True, "Dunn", internal=True),
+    "connectivity": Metric("connectivity", connectivity, _K, False, "Connectivity", internal=True),
+    "davies-bouldin": Metric("davies-bouldin", davies_bouldin, _K, False, "Davies-Bouldin",
                              internal=True),
-    "calinski-harabasz": Metric("calinski-harabasz", calinski_harabasz, "clustering", True,
+    "calinski-harabasz": Metric("calinski-harabasz", calinski_harabasz, _K, True,
                                 "Calinski-Harabasz", internal=True),
     "correlation": Metric("correlation", correlation, _R, True, "Correlation"),
-    "mae": Metric("mae", _either("weka_mae", mae), _BOTH, False, "MAE", inputs="outcome"),
-    "rmse": Metric("rmse", _either("weka_rmse", rmse), _BOTH, False, "RMSE", inputs="outcome"),
-    "rae": Metric("rae", _either("relative_absolute_error",
-                                 _evaluation("relative_absolute_error_regression"), True),
+    "mae": Metric("mae", _either(weka_mae, mae), _BOTH, False, "MAE", inputs="outcome"),
+    "rmse": Metric("rmse", _either(weka_rmse, rmse), _BOTH, False, "RMSE", inputs="outcome"),
+    "rae": Metric("rae", _either(relative_absolute_error, relative_absolute_error_regression, True),
                   _BOTH, False, "RAE %", inputs="outcome", needs_prior=True),
-    "rrse": Metric("rrse", _either("root_relative_squared_error",
-                                   _evaluation("root_relative_squared_error_regression"), True),
+    "rrse": Metric("rrse", _either(root_relative_squared_error, root_relative_squared_error_regression,
+                                   True),
                    _BOTH, False, "RRSE %", inputs="outcome", needs_prior=True),
     "r2": Metric("r2", r2, _R, True, "R²"),
 }
 """Metric name -> :class:`Metric`, in the order reports list them."""
+
+#: Metrics reported when the user does not name any, per task.
+DEFAULT_METRICS = {
+    _C: ("accuracy",),
+    _K: ("nmi", "purity"),
+    _R: ("correlation", "rmse"),
+}
 
 #: The measures ``evaluate`` reports for a classifier or a regression algorithm, in
 #: report order: Weka's summary (accuracy, kappa, the four error measures of
@@ -328,10 +336,212 @@ REPORT_METRICS = {
 }
 
 #: Names of the external clustering indices (they compare with the classes), in report order.
-EXTERNAL_INDICES = tuple(m.name for m in METRICS.values() if m.task == "clustering" and not m.internal)
+EXTERNAL_INDICES = tuple(m.name for m in METRICS.values() if m.task == _K and not m.internal)
 
 #: Names of the internal clustering indices (they need the data), in report order.
 INTERNAL_INDICES = tuple(m.name for m in METRICS.values() if m.internal)
+
+
+def metric_spec(name: str) -> Metric:
+    """The registry entry of a metric name.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`METRICS`, e.g. ``"nmi"``.
+
+    Returns
+    -------
+    Metric
+
+    Raises
+    ------
+    UnknownMetricError
+        If ``name`` is not a known metric; the message lists the known names.
+    """
+    try:
+        return METRICS[name]
+    except (KeyError, TypeError):
+        raise UnknownMetricError(f"unknown metric {name!r}; known: {', '.join(sorted(METRICS))}"
+                                 ) from None
+
+
+def default_metrics(task: str, *, report: bool = False) -> tuple[str, ...]:
+    """The metrics given for ``task`` when the user names none.
+
+    Parameters
+    ----------
+    task : {"classification", "clustering", "regression"}
+    report : bool, default=False
+        False: what ``compare`` ranks (:data:`DEFAULT_METRICS`). True: what
+        ``evaluate`` reports (:data:`REPORT_METRICS`; classification and
+        regression only).
+
+    Returns
+    -------
+    tuple of str
+
+    Raises
+    ------
+    InputError
+        If the task has no such list.
+    """
+    table = REPORT_METRICS if report else DEFAULT_METRICS
+    if task not in table:
+        raise InputError(f"no default {'report ' if report else ''}metrics for the task {task!r}")
+    return table[task]
+
+
+class Scored(NamedTuple):
+    """What :func:`score_model` computed.
+
+    Attributes
+    ----------
+    values : dict of str to float
+        ``{metric name: value}``, in the order the metrics were asked for.
+    predicted : ndarray of shape (n_samples,)
+        The predictions of every row of ``X`` (given or computed).
+    proba : ndarray of shape (n_samples, n_classes) or None
+        The class probabilities of every row (given or computed), or None.
+    """
+
+    values: dict[str, float]
+    predicted: np.ndarray
+    proba: np.ndarray | None
+
+
+def model_predictions(model, X, *, task: str, n_classes: int | None = None, proba: bool = False):
+    """What a fitted model predicts for the rows ``X``, in the form the scores take.
+
+    Every row is predicted in one call, in order: a model whose predictions depend
+    on the rows before (knn's ranges, which each test row widens) sees them all.
+
+    Parameters
+    ----------
+    model : fitted estimator or pipeline
+        With ``predict``; a classifier asked for probabilities also with
+        ``predict_proba`` and ``classes_`` (see
+        :func:`ensemblekit.registry.class_probabilities`).
+    X : array-like of shape (n_samples, n_features)
+    task : {"classification", "regression", "clustering"}
+    n_classes : int, optional
+        Number of declared classes; required for probabilities.
+    proba : bool, default=False
+        For a classification: predict the probabilities of every declared class,
+        and the class as their first arg-max (as Weka's evaluation does).
+
+    Returns
+    -------
+    predicted : ndarray of shape (n_samples,)
+        Class codes (as ``predict`` gives them, or the arg-max of ``proba``),
+        float64 values of a regression, or cluster ids.
+    proba : ndarray of shape (n_samples, n_classes) or None
+        None unless asked for.
+
+    Raises
+    ------
+    ValueError
+        Probabilities asked for without ``n_classes``, or from the model.
+    """
+    if task == _C and proba:
+        if n_classes is None:
+            raise ValueError("class probabilities need the number of declared classes")
+        from ensemblekit import registry
+
+        probabilities = registry.class_probabilities(model, X, n_classes)
+        return np.argmax(probabilities, axis=1), probabilities
+    if task == _R:
+        return np.asarray(model.predict(X), dtype=np.float64).ravel(), None
+    return model.predict(X), None
+
+
+def score_model(metrics: Sequence[str], model=None, X=None, *, task: str | None = None,
+                n_classes: int | None = None, truth=None, known=None, predicted=None, proba=None,
+                prior=None, with_proba: bool = False) -> Scored:
+    """Score a fitted model (or its predictions) on the rows ``X`` for ``metrics``.
+
+    What each metric needs is read from its :class:`Metric` entry, here only:
+
+    * the predictions, made by ``model`` for every row of ``X`` unless given (with
+      the class probabilities when a metric needs them or ``with_proba`` asks);
+    * the classes or targets (``truth``) of the rows ``known`` selects, for every
+      score that compares with them;
+    * the class probabilities and the training ``prior`` for the scores of
+      probabilities and the relative errors;
+    * for an internal clustering index, every row of ``X`` in the space the model
+      clustered: ``model[:-1]`` (the pipeline's preprocessing) applied to ``X``, or
+      ``X`` itself when no model is given.
+
+    Parameters
+    ----------
+    metrics : sequence of str
+        Keys of :data:`METRICS`.
+    model : fitted pipeline, optional
+        Preprocessing steps and the estimator last. Needed to predict, and for
+        the internal indices' space.
+    X : array-like of shape (n_samples, n_features), optional
+        The rows judged.
+    task : {"classification", "regression", "clustering"}, optional
+        What the model predicts; read only when it predicts.
+    n_classes : int, optional
+        Number of declared classes (a classifier that predicts probabilities).
+    truth : array-like of shape (n_known,), optional
+        Classes or targets of the rows ``known`` selects.
+    known : array-like of bool, shape (n_samples,), optional
+        The rows whose truth is known; None for every row. Scores that compare
+        with ``truth`` read those rows; internal indices read every row.
+    predicted : array-like of shape (n_samples,), optional
+        Predictions (or cluster ids) of every row, when already known.
+    proba : array-like of shape (n_samples, n_classes), optional
+        Class probabilities of every row, when already known.
+    prior : ndarray of shape (n_classes,) or (n_known, n_classes), float or array, optional
+        The training class counts, or the training targets' mean (see
+        :class:`Outcome`); None when unknown.
+    with_proba : bool, default=False
+        Predict class probabilities even when no metric needs them (the caller
+        keeps them).
+
+    Returns
+    -------
+    Scored
+        ``(values, predicted, proba)``.
+
+    Raises
+    ------
+    UnknownMetricError
+        An unknown metric name.
+    ValueError
+        Neither predictions nor a model and ``X``; an input a metric needs is
+        missing; or from the scores themselves.
+    """
+    specs = [metric_spec(name) for name in metrics]
+    if predicted is None:
+        if model is None or X is None:
+            raise ValueError("score_model needs the predictions, or a fitted model and the rows X")
+        wants_proba = with_proba or any(spec.needs_proba for spec in specs)
+        predicted, computed = model_predictions(model, X, task=task, n_classes=n_classes,
+                                                proba=wants_proba)
+        proba = computed if computed is not None else proba
+    space = None
+    if any(spec.internal for spec in specs):
+        if X is None:
+            raise ValueError("an internal index needs the rows X")
+        # internal indices judge the rows in the space the estimator clustered: the
+        # pipeline's preprocessing (one-hot, imputation) applied, the estimator's own
+        # scaling not
+        space = (np.asarray(model[:-1].transform(X), dtype=np.float64) if model is not None
+                 else X)
+    scored, scored_proba = predicted, proba
+    if known is not None:
+        scored = np.asarray(predicted)[known]
+        scored_proba = None if proba is None else np.asarray(proba)[known]
+    values = {}
+    for spec in specs:
+        if spec.internal:
+            values[spec.name] = spec.score(predicted, X=space)
+        else:
+            values[spec.name] = spec.score(scored, truth=truth, proba=scored_proba, prior=prior)
+    return Scored(values, predicted, proba)
 
 
 def clustering_indices(labels, *, truth=None, X=None, names=None) -> dict[str, float]:
@@ -362,16 +572,10 @@ def clustering_indices(labels, *, truth=None, X=None, names=None) -> dict[str, f
         an internal index.
     """
     wanted = EXTERNAL_INDICES + INTERNAL_INDICES if names is None else tuple(names)
-    out: dict[str, float] = {}
-    for name in EXTERNAL_INDICES + INTERNAL_INDICES:
-        if name not in wanted:
-            continue
-        metric = METRICS[name]
-        if metric.internal and X is not None:
-            out[name] = metric.score(labels, X=X)
-        elif not metric.internal and truth is not None:
-            out[name] = metric.score(labels, truth=truth)
-    return out
+    given = {True: X is not None, False: truth is not None}  # internal index -> its input given
+    chosen = [name for name in EXTERNAL_INDICES + INTERNAL_INDICES
+              if name in wanted and given[metric_spec(name).internal]]
+    return score_model(chosen, X=X, truth=truth, predicted=labels).values
 
 
 def best_k(ks, values, name):
@@ -393,7 +597,7 @@ def best_k(ks, values, name):
 
     Raises
     ------
-    KeyError
+    UnknownMetricError
         If ``name`` is not a known metric.
     ValueError
         If ``ks`` and ``values`` differ in length.
@@ -404,6 +608,6 @@ def best_k(ks, values, name):
     finite = ~np.isnan(values)
     if not finite.any():
         return None
-    sign = 1.0 if METRICS[name].greater_is_better else -1.0
+    sign = 1.0 if metric_spec(name).greater_is_better else -1.0
     scored = np.where(finite, sign * values, -np.inf)
     return int(ks[int(np.argmax(scored))])

@@ -1,12 +1,14 @@
-"""Weka's evaluation figures, computed from predictions.
+"""Weka's evaluation figures for a nominal class, computed from predictions.
 
 This module reproduces what Weka 3.9.7 prints for ``-t TRAIN -T TEST`` (class
 ``weka.classifiers.evaluation.Evaluation``) from the test labels, the predicted
 class distributions and the training set's class counts, plus the common
 scikit-learn figures Weka does not print (balanced accuracy, log-loss, Brier
-score, macro averages). It is pure numpy: no files, no printing.
+score, macro averages). It is pure numpy: no files, no printing. Weka's figures
+for a numeric class are in :mod:`ensemblekit.scores.regression`.
 
-Conventions (all functions):
+Conventions (all functions but the two of predicted labels at the end,
+:func:`label_accuracy` and :func:`from_labels`):
 
 * ``y_true`` holds integer class codes ``0 .. C-1`` (shape ``(n,)``), where ``C``
   is the number of *declared* classes; a class may be absent from the test set or
@@ -73,6 +75,7 @@ __all__ = [
     "weighted_prc_area",
     "classification_report",
     "label_accuracy",
+    "from_labels",
 ]
 
 _SUM_TOL = 1e-3  # rows of ``proba`` must sum to 1 within this
@@ -834,3 +837,51 @@ def label_accuracy(y_true, y_pred):
     """
     y_true, y_pred = _check_labels(y_true, y_pred, ("y_true", "y_pred"))
     return float(np.mean(y_true == y_pred))
+
+
+def from_labels(figure, y_true, y_pred, average: str | None = None) -> float:
+    """A figure of this module computed from predicted class codes alone.
+
+    The figures here read the predicted class as the first arg-max of a
+    distribution; a predicted code stands for the distribution that puts all its
+    mass on it. Classes neither true nor predicted do not enter these figures, so
+    the distributions need only cover the codes seen.
+
+    Parameters
+    ----------
+    figure : callable
+        A figure of ``(y_true, proba)``, or of ``(y_true, proba, average)`` when
+        ``average`` is given: :func:`balanced_accuracy`, :func:`kappa`,
+        :func:`precision`, :func:`recall`, :func:`f_measure` or :func:`mcc`.
+    y_true, y_pred : array-like of int, shape (n,)
+        True and predicted class codes (non-negative integers), ``n >= 1``.
+    average : {None, "macro", "weighted"}, default=None
+        None: ``figure(y_true, proba)``. ``"macro"``: ``figure(y_true, proba,
+        "macro")``. ``"weighted"``: the per-class figures (``figure(y_true, proba,
+        None)``) averaged with the classes' test counts as weights, an undefined
+        figure (a class never predicted has no precision; Weka prints ``?`` and
+        no weighted average) counting as 0, as scikit-learn's
+        ``zero_division=0``: a fold's score must be a number to be ranked.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If the inputs are not 1-D of one non-zero length, or from ``figure``.
+    """
+    y_true = np.asarray(y_true, dtype=np.intp)
+    y_pred = np.asarray(y_pred, dtype=np.intp)
+    if y_true.ndim != 1 or y_pred.shape != y_true.shape or y_true.size == 0:
+        raise ValueError(f"y_true and y_pred must be 1-D of one non-zero length, got "
+                         f"shapes {y_true.shape} and {y_pred.shape}")
+    n_classes = int(max(y_true.max(), y_pred.max())) + 1
+    proba = np.zeros((y_pred.size, n_classes))
+    proba[np.arange(y_pred.size), y_pred] = 1.0
+    if average != "weighted":
+        return float(figure(y_true, proba) if average is None else figure(y_true, proba, average))
+    per_class = np.nan_to_num(figure(y_true, proba, None), nan=0.0)
+    support = np.bincount(y_true, minlength=n_classes)
+    return float(per_class @ support / y_true.size)

@@ -28,6 +28,7 @@ __all__ = [
     "regression_report",
 ]
 
+
 def correlation(y_true, y_pred):
     """Pearson correlation between the true and the predicted target values.
 
@@ -176,7 +177,7 @@ def r2(y_true, y_pred):
     return 1.0 - residual / total
 
 
-# ----------------------------------------------------------------------------- regression
+# ------------------------------------------------------------- Weka's relative errors and report
 
 
 def _train_mean(train_mean, n):
