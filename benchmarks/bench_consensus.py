@@ -189,7 +189,7 @@ def measure(python, body, method, path, k, seed, limit_gb, timeout):
 
 
 def nmi(y, labels):
-    from ensemblekit.metrics import nmi as _nmi
+    from ensemblekit.scores.clustering import nmi as _nmi
 
     return _nmi(y, labels)
 

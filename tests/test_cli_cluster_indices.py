@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ensemblekit import metrics as M
+from ensemblekit.scores import clustering as S
 from support import run_cli as run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,7 +58,7 @@ def test_without_a_class_only_internal_indices_are_printed(tmp_path):
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
     assert out["external"] == {} and out["internal"]["dunn"] == pytest.approx(
-        M.dunn(np.array([[0, 0], [0, 1], [1, 0], [9, 9], [9, 8], [8, 9]]), [0, 0, 0, 1, 1, 1]))
+        S.dunn(np.array([[0, 0], [0, 1], [1, 0], [9, 9], [9, 8], [8, 9]]), [0, 0, 0, 1, 1, 1]))
 
 
 def test_k_range_prints_each_internal_index_and_marks_the_best_k():

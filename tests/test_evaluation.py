@@ -1,4 +1,4 @@
-"""ensemblekit.evaluation: hand-computed cases, scikit-learn agreement, bad input.
+"""Weka's figures in ensemblekit.scores: hand-computed cases, scikit-learn agreement, bad input.
 
 The agreement with Weka itself is in test_evaluation_weka.py.
 """
@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from sklearn import metrics as skm
 
-from ensemblekit import evaluation as ev
+from ensemblekit.scores import classification as ev
+from ensemblekit.scores import regression as reg
 
 # ---------------------------------------------------------------------------- case A
 # 3 classes, 4 instances; first arg-max predictions 0, 1, 2, 0 (the last one wrong).
@@ -263,28 +264,28 @@ F_R = np.array([1.5, 2.0, 2.5, 5.0])
 
 def test_regression_by_hand():
     # errors .5, 0, .5, 1 -> MAE 2/4; squared .25, 0, .25, 1 -> RMSE sqrt(1.5/4)
-    assert ev.mae(Y_R, F_R) == pytest.approx(0.5)
-    assert ev.rmse(Y_R, F_R) == pytest.approx(math.sqrt(0.375))
+    assert reg.mae(Y_R, F_R) == pytest.approx(0.5)
+    assert reg.rmse(Y_R, F_R) == pytest.approx(math.sqrt(0.375))
     # prior errors |2 - y| = 1, 0, 1, 2 (sum 4); squared 1, 0, 1, 4 (sum 6)
-    assert ev.relative_absolute_error_regression(Y_R, F_R, 2.0) == pytest.approx(100 * 2 / 4)
-    assert ev.root_relative_squared_error_regression(Y_R, F_R, 2.0) == pytest.approx(
+    assert reg.relative_absolute_error_regression(Y_R, F_R, 2.0) == pytest.approx(100 * 2 / 4)
+    assert reg.root_relative_squared_error_regression(Y_R, F_R, 2.0) == pytest.approx(
         100 * math.sqrt(1.5 / 6))
     # centred: dy = -1.5, -.5, .5, 1.5; df = -1.25, -.75, -.25, 2.25
     # sum dy*df = 5.5, sum dy^2 = 5, sum df^2 = 7.25
-    assert ev.correlation(Y_R, F_R) == pytest.approx(5.5 / math.sqrt(5 * 7.25))
-    assert ev.correlation(Y_R, F_R) == pytest.approx(np.corrcoef(Y_R, F_R)[0, 1])
-    r = ev.regression_report(Y_R, F_R, 2.0)
+    assert reg.correlation(Y_R, F_R) == pytest.approx(5.5 / math.sqrt(5 * 7.25))
+    assert reg.correlation(Y_R, F_R) == pytest.approx(np.corrcoef(Y_R, F_R)[0, 1])
+    r = reg.regression_report(Y_R, F_R, 2.0)
     assert (r.n, r.rae, r.rrse) == (4, pytest.approx(50.0), pytest.approx(50.0))
     assert json.loads(json.dumps(r.to_dict(), allow_nan=False))["mae"] == pytest.approx(0.5)
 
 
 def test_regression_per_instance_training_mean():
     # means 1 and 3 for the two halves: prior errors 0, 1, 0, 1 -> RAE 100 * 2 / 2
-    assert ev.relative_absolute_error_regression(Y_R, F_R, [1, 1, 3, 3]) == pytest.approx(100.0)
+    assert reg.relative_absolute_error_regression(Y_R, F_R, [1, 1, 3, 3]) == pytest.approx(100.0)
 
 
 def test_correlation_of_constant_prediction_is_zero_as_weka():
-    assert ev.correlation(Y_R, [2.0, 2.0, 2.0, 2.0]) == 0.0
+    assert reg.correlation(Y_R, [2.0, 2.0, 2.0, 2.0]) == 0.0
 
 
 # ---------------------------------------------------------------------------- bad input
@@ -326,7 +327,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="square"):
         ev.per_class_scores([[1, 2, 3]])
     with pytest.raises(ValueError, match="train_mean must be"):
-        ev.relative_absolute_error_regression([1.0, 2.0], [1.0, 2.0], [1.0])
+        reg.relative_absolute_error_regression([1.0, 2.0], [1.0, 2.0], [1.0])
 
 
 @pytest.mark.parametrize(("y", "f", "message"), [
@@ -337,4 +338,4 @@ def test_bad_arguments():
 ])  # fmt: skip
 def test_bad_regression_input(y, f, message):
     with pytest.raises(ValueError, match=message):
-        ev.regression_report(y, f, 1.0)
+        reg.regression_report(y, f, 1.0)

@@ -1,4 +1,4 @@
-"""ensemblekit.evaluation against Weka 3.9.7's own report, on Weka's own predictions.
+"""ensemblekit.scores against Weka 3.9.7's own report, on Weka's own predictions.
 
 For each case Weka runs twice on the same train/test files (tests/data/weka_eval, halves
 of UCI files): once printing its evaluation report (``-t TRAIN -T TEST``), once printing
@@ -17,7 +17,8 @@ import arff
 import numpy as np
 import pytest
 
-from ensemblekit import evaluation as ev
+from ensemblekit.scores import classification as ev
+from ensemblekit.scores import regression as reg
 from weka_report import parse_weka_predictions, parse_weka_report
 from weka_tools import k2_options, needs_weka, run_weka
 
@@ -108,7 +109,7 @@ def test_regression_report_matches_weka(classifier, options, name):
     weka, preds = _weka(classifier, options, name, CSV_OUT_NUMERIC)
     _, _, train_targets = _train_classes(DATA / f"{name}-train.arff")
     train_mean = float(np.mean([v for v in train_targets if v is not None]))
-    ours = ev.regression_report(preds["actual"], preds["predicted"], train_mean)
+    ours = reg.regression_report(preds["actual"], preds["predicted"], train_mean)
     s = weka["summary"]
     assert ours.n == s["n"]
     for key in ("correlation", "mae", "rmse", "rae", "rrse"):

@@ -8,19 +8,10 @@ import numpy as np
 import pytest
 from sklearn import metrics as skm
 
-from ensemblekit.metrics import (
-    EXTERNAL_INDICES,
-    METRICS,
-    Metric,
-    accuracy,
-    adjusted_rand,
-    correlation,
-    mae,
-    nmi,
-    purity,
-    r2,
-    rmse,
-)
+from ensemblekit.metrics import EXTERNAL_INDICES, METRICS, Metric
+from ensemblekit.scores.classification import label_accuracy as accuracy
+from ensemblekit.scores.clustering import adjusted_rand, nmi, purity
+from ensemblekit.scores.regression import correlation, mae, r2, rmse
 
 CLUSTER_FUNCS = [nmi, purity, adjusted_rand]
 
@@ -275,3 +266,91 @@ def test_regression_metrics_are_registered():
                                                                                      [1.0, 2.0, 4.0]))
     # the external clustering indices are still the clustering ones only
     assert EXTERNAL_INDICES == ("nmi", "purity", "ari", "rand", "jaccard", "fm", "w10", "w01")
+
+
+# --------------------------------------------------------------------------- accessors and the scorer
+def test_metric_spec_and_default_metrics():
+    from ensemblekit.errors import InputError
+    from ensemblekit.metrics import UnknownMetricError, default_metrics, metric_spec
+
+    assert metric_spec("nmi") is METRICS["nmi"]
+    with pytest.raises(UnknownMetricError, match=r"unknown metric 'nope'; known: accuracy, ari, auc"):
+        metric_spec("nope")
+    assert issubclass(UnknownMetricError, InputError)
+    assert default_metrics("classification") == ("accuracy",)
+    assert default_metrics("clustering") == ("nmi", "purity")
+    assert default_metrics("regression", report=True) == ("correlation", "mae", "rmse", "rae", "rrse")
+    with pytest.raises(InputError, match="clustering"):
+        default_metrics("clustering", report=True)
+
+
+def test_registry_functions_are_the_pure_scores_themselves():
+    from ensemblekit.scores import classification, clustering, regression
+
+    homes = {classification.__name__, clustering.__name__, regression.__name__}
+    for name in ("accuracy", "nmi", "ari", "dunn", "silhouette", "correlation", "r2"):
+        assert METRICS[name].func.__module__ in homes
+    # the adapters hold the function objects, not names to look up
+    assert METRICS["kappa"].func.args == (classification.kappa,)
+    assert METRICS["mcc"].func.keywords == {"average": "weighted"}
+
+
+def _classifier_pipeline():
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=500)).fit(X[::2], y[::2]), X, y
+
+
+def test_score_model_predicts_what_the_metrics_need():
+    from ensemblekit import registry
+    from ensemblekit.metrics import score_model
+
+    model, X, y = _classifier_pipeline()
+    test, truth = X[1::2], y[1::2]
+    prior = np.bincount(y[::2], minlength=3)
+    proba = registry.class_probabilities(model, test, 3)
+    predicted = np.argmax(proba, axis=1)
+    names = ["accuracy", "auc", "rae"]
+    values, got_predicted, got_proba = score_model(names, model, test, task="classification",
+                                                   n_classes=3, truth=truth, prior=prior)
+    np.testing.assert_array_equal(got_predicted, predicted)
+    np.testing.assert_array_equal(got_proba, proba)
+    assert values == {m: METRICS[m].score(predicted, truth=truth, proba=proba, prior=prior) for m in names}
+    # labels alone: no probabilities unless asked for
+    scored = score_model(["accuracy"], model, test, task="classification", n_classes=3, truth=truth)
+    assert scored.proba is None and scored.values["accuracy"] == accuracy(truth, model.predict(test))
+    kept = score_model(["accuracy"], model, test, task="classification", n_classes=3, truth=truth,
+                       with_proba=True)
+    np.testing.assert_array_equal(kept.proba, proba)
+    # given predictions are scored as they are
+    given = score_model(names, truth=truth, predicted=predicted, proba=proba, prior=prior)
+    assert given.values == values
+    with pytest.raises(ValueError, match="predictions, or a fitted model"):
+        score_model(names, truth=truth)
+    with pytest.raises(ValueError, match="number of declared classes"):
+        score_model(["auc"], model, test, task="classification", truth=truth)
+
+
+def test_score_model_of_a_clustering_reads_known_rows_and_the_clustered_space():
+    from sklearn.cluster import KMeans
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from ensemblekit.metrics import score_model
+    from ensemblekit.scores import clustering as S
+
+    _, X, y = _classifier_pipeline()
+    model = make_pipeline(StandardScaler(), KMeans(3, n_init=3, random_state=0))
+    labels = model.fit_predict(X)
+    known = np.arange(X.shape[0]) % 5 != 0
+    values = score_model(["nmi", "silhouette"], model, X, truth=y[known], known=known,
+                         predicted=labels).values
+    assert values["nmi"] == S.nmi(y[known], labels[known])
+    assert values["silhouette"] == S.silhouette(model[:-1].transform(X), labels)
+    assert values["silhouette"] != S.silhouette(X, labels)
+    with pytest.raises(ValueError, match="compares with the classes"):
+        score_model(["nmi"], predicted=labels)

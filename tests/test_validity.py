@@ -9,6 +9,7 @@ from scipy.spatial.distance import cdist
 from sklearn import metrics as skm
 
 from ensemblekit import metrics as M
+from ensemblekit.scores import clustering as S
 
 # ---------------------------------------------------------------------------
 # external indices: hand-computed pair counts
@@ -23,26 +24,26 @@ PRED6 = [0, 0, 0, 0, 0, 1]
 
 
 def test_pair_counts_by_hand():
-    assert M.pair_counts(TRUE6, PRED6) == (4, 6, 10, 15)
+    assert S.pair_counts(TRUE6, PRED6) == (4, 6, 10, 15)
 
 
 def test_external_indices_by_hand():
-    assert M.rand(TRUE6, PRED6) == pytest.approx(7 / 15, abs=1e-15)
-    assert M.jaccard(TRUE6, PRED6) == pytest.approx(4 / 12, abs=1e-15)
-    assert M.fowlkes_mallows(TRUE6, PRED6) == pytest.approx(4 / np.sqrt(60), abs=1e-15)
+    assert S.rand(TRUE6, PRED6) == pytest.approx(7 / 15, abs=1e-15)
+    assert S.jaccard(TRUE6, PRED6) == pytest.approx(4 / 12, abs=1e-15)
+    assert S.fowlkes_mallows(TRUE6, PRED6) == pytest.approx(4 / np.sqrt(60), abs=1e-15)
     # W10 over the pairs the clustering joins, W01 over those the classes join
-    assert M.wallace_10(TRUE6, PRED6) == pytest.approx(0.4, abs=1e-15)
-    assert M.wallace_01(TRUE6, PRED6) == pytest.approx(4 / 6, abs=1e-15)
-    assert M.wallace_10(PRED6, TRUE6) == M.wallace_01(TRUE6, PRED6)
+    assert S.wallace_10(TRUE6, PRED6) == pytest.approx(0.4, abs=1e-15)
+    assert S.wallace_01(TRUE6, PRED6) == pytest.approx(4 / 6, abs=1e-15)
+    assert S.wallace_10(PRED6, TRUE6) == S.wallace_01(TRUE6, PRED6)
 
 
 def test_external_indices_when_no_pair_is_together():
     singletons = [0, 1, 2, 3]
-    assert M.pair_counts(singletons, [0, 0, 1, 1]) == (0, 0, 2, 6)
-    for f in (M.jaccard, M.fowlkes_mallows, M.wallace_10, M.wallace_01):
+    assert S.pair_counts(singletons, [0, 0, 1, 1]) == (0, 0, 2, 6)
+    for f in (S.jaccard, S.fowlkes_mallows, S.wallace_10, S.wallace_01):
         assert f(singletons, [0, 0, 1, 1]) == 0.0
-    assert M.rand(singletons, [0, 0, 1, 1]) == pytest.approx(4 / 6)
-    assert M.rand([7], [3]) == 1.0  # no pair at all
+    assert S.rand(singletons, [0, 0, 1, 1]) == pytest.approx(4 / 6)
+    assert S.rand([7], [3]) == 1.0  # no pair at all
 
 
 def brute_force_pairs(a, b):
@@ -62,32 +63,32 @@ def test_pair_counts_match_a_pair_loop_and_scikit_learn(seed):
     rng = np.random.RandomState(seed)
     a = rng.randint(0, 4, 120)
     b = np.array(["x", "y", "z"])[rng.randint(0, 3, 120)]  # strings work too
-    counts = M.pair_counts(a, b)
+    counts = S.pair_counts(a, b)
     assert counts == brute_force_pairs(list(a), list(b))
     n11, ta, tb, _ = counts
     # scikit-learn counts ordered pairs: [[n00, n01], [n10, n11]] x 2 (rows: labels_true)
     C = skm.cluster.pair_confusion_matrix(a, b)
     assert C[1, 1] == 2 * n11 and C[1, 0] == 2 * (ta - n11) and C[0, 1] == 2 * (tb - n11)
-    assert M.rand(a, b) == pytest.approx(skm.rand_score(a, b), abs=1e-14)
-    assert M.adjusted_rand(a, b) == pytest.approx(skm.adjusted_rand_score(a, b), abs=1e-14)
-    assert M.fowlkes_mallows(a, b) == pytest.approx(skm.fowlkes_mallows_score(a, b), abs=1e-14)
-    assert M.jaccard(a, b) == pytest.approx(n11 / (ta + tb - n11), abs=1e-15)
+    assert S.rand(a, b) == pytest.approx(skm.rand_score(a, b), abs=1e-14)
+    assert S.adjusted_rand(a, b) == pytest.approx(skm.adjusted_rand_score(a, b), abs=1e-14)
+    assert S.fowlkes_mallows(a, b) == pytest.approx(skm.fowlkes_mallows_score(a, b), abs=1e-14)
+    assert S.jaccard(a, b) == pytest.approx(n11 / (ta + tb - n11), abs=1e-15)
 
 
 def test_external_indices_on_iris_like_labels_agree_with_scikit_learn():
     truth = np.repeat([0, 1, 2], 50)
     pred = truth.copy()
     pred[[3, 60, 61, 120, 140]] = [1, 2, 2, 1, 0]
-    assert M.rand(truth, pred) == pytest.approx(skm.rand_score(truth, pred), abs=1e-14)
-    assert M.fowlkes_mallows(truth, pred) == pytest.approx(skm.fowlkes_mallows_score(truth, pred),
+    assert S.rand(truth, pred) == pytest.approx(skm.rand_score(truth, pred), abs=1e-14)
+    assert S.fowlkes_mallows(truth, pred) == pytest.approx(skm.fowlkes_mallows_score(truth, pred),
                                                            abs=1e-14)
     # identical partitions up to renaming score 1
-    for f in (M.rand, M.jaccard, M.fowlkes_mallows, M.wallace_10, M.wallace_01):
+    for f in (S.rand, S.jaccard, S.fowlkes_mallows, S.wallace_10, S.wallace_01):
         assert f(truth, 2 - truth) == 1.0
 
 
-@pytest.mark.parametrize("f", [M.rand, M.jaccard, M.fowlkes_mallows, M.wallace_10, M.wallace_01,
-                               M.pair_counts])
+@pytest.mark.parametrize("f", [S.rand, S.jaccard, S.fowlkes_mallows, S.wallace_10, S.wallace_01,
+                               S.pair_counts])
 def test_external_indices_refuse_bad_input(f):
     with pytest.raises(ValueError, match="different lengths"):
         f([0, 1], [0, 1, 1])
@@ -125,9 +126,9 @@ def connectivity_reference(X, labels, L=10):
 def test_dunn_by_hand():
     # clusters {0, 1} and {5, 7}: closest pair 1-5 = 4, widest cluster 7 - 5 = 2
     X = np.array([[0.0], [1.0], [5.0], [7.0]])
-    assert M.dunn(X, [0, 0, 1, 1]) == 2.0
-    assert M.dunn(X, ["a", "a", "b", "c"]) == pytest.approx(2.0 / 1.0)  # {0,1}, {5}, {7}
-    assert M.dunn(X, [0, 1, 2, 3]) == np.inf  # every diameter 0, as clValid
+    assert S.dunn(X, [0, 0, 1, 1]) == 2.0
+    assert S.dunn(X, ["a", "a", "b", "c"]) == pytest.approx(2.0 / 1.0)  # {0,1}, {5}, {7}
+    assert S.dunn(X, [0, 1, 2, 3]) == np.inf  # every diameter 0, as clValid
 
 
 def test_connectivity_by_hand():
@@ -135,8 +136,8 @@ def test_connectivity_by_hand():
     # 0: neighbours 1 (same), 3 (other, 1/2); 1: 0 (same), 3 (1/2)
     # 3: 1 (other, 1), 0 (other, 1/2); 10: 3 (same), 1 (1/2)        -> 3.0
     X = np.array([[0.0], [1.0], [3.0], [10.0]])
-    assert M.connectivity(X, [0, 0, 1, 1], n_neighbors=2) == 3.0
-    assert M.connectivity(X, [0, 0, 0, 0], n_neighbors=2) == 0.0
+    assert S.connectivity(X, [0, 0, 1, 1], n_neighbors=2) == 3.0
+    assert S.connectivity(X, [0, 0, 0, 0], n_neighbors=2) == 0.0
 
 
 def test_connectivity_ties_follow_clvalid():
@@ -145,7 +146,7 @@ def test_connectivity_ties_follow_clvalid():
     # entry is row 0, so row 1 is its own neighbour (same cluster, 0). Row 2's
     # neighbour is row 0 (other, 1).
     X = np.array([[0.0], [0.0], [5.0]])
-    assert M.connectivity(X, [0, 1, 1], n_neighbors=1) == 2.0
+    assert S.connectivity(X, [0, 1, 1], n_neighbors=1) == 2.0
     assert connectivity_reference(X, [0, 1, 1], L=1) == 2.0
 
 
@@ -158,18 +159,18 @@ def test_dunn_and_connectivity_equal_the_pairwise_reference(seed, monkeypatch):
     labels = rng.randint(0, 4, X.shape[0])
     expected_dunn = dunn_reference(X, labels)
     expected_conn = connectivity_reference(X, labels)
-    assert M.dunn(X, labels) == pytest.approx(expected_dunn, rel=1e-12)
-    assert M.connectivity(X, labels) == pytest.approx(expected_conn, rel=1e-12)
+    assert S.dunn(X, labels) == pytest.approx(expected_dunn, rel=1e-12)
+    assert S.connectivity(X, labels) == pytest.approx(expected_conn, rel=1e-12)
     # small blocks of rows give the same numbers
-    monkeypatch.setattr(M, "_BLOCK_BYTES", 8 * X.shape[0] * 7)
-    assert M.dunn(X, labels) == pytest.approx(expected_dunn, rel=1e-12)
-    assert M.connectivity(X, labels) == pytest.approx(expected_conn, rel=1e-12)
+    monkeypatch.setattr(S, "_BLOCK_BYTES", 8 * X.shape[0] * 7)
+    assert S.dunn(X, labels) == pytest.approx(expected_dunn, rel=1e-12)
+    assert S.connectivity(X, labels) == pytest.approx(expected_conn, rel=1e-12)
 
 
 def test_connectivity_with_fewer_rows_than_neighbours():
     X = np.array([[0.0], [1.0], [2.0]])
     # L = 10 is cut to n - 1 = 2
-    assert M.connectivity(X, [0, 0, 1]) == connectivity_reference(X, [0, 0, 1], L=2)
+    assert S.connectivity(X, [0, 0, 1]) == connectivity_reference(X, [0, 0, 1], L=2)
 
 
 def test_silhouette_davies_bouldin_calinski_harabasz_agree_with_scikit_learn():
@@ -177,15 +178,15 @@ def test_silhouette_davies_bouldin_calinski_harabasz_agree_with_scikit_learn():
     X = rng.normal(size=(90, 4)) + np.repeat(np.eye(4)[:3] * 4, 30, axis=0)
     labels = np.repeat(["a", "b", "c"], 30)
     labels[[0, 31]] = ["c", "a"]
-    assert M.silhouette(X, labels) == pytest.approx(skm.silhouette_score(X, labels), abs=1e-14)
-    assert M.davies_bouldin(X, labels) == pytest.approx(skm.davies_bouldin_score(X, labels),
+    assert S.silhouette(X, labels) == pytest.approx(skm.silhouette_score(X, labels), abs=1e-14)
+    assert S.davies_bouldin(X, labels) == pytest.approx(skm.davies_bouldin_score(X, labels),
                                                         abs=1e-14)
-    assert M.calinski_harabasz(X, labels) == pytest.approx(
+    assert S.calinski_harabasz(X, labels) == pytest.approx(
         skm.calinski_harabasz_score(X, labels), rel=1e-14)
 
 
-@pytest.mark.parametrize("f", [M.silhouette, M.dunn, M.connectivity, M.davies_bouldin,
-                               M.calinski_harabasz])
+@pytest.mark.parametrize("f", [S.silhouette, S.dunn, S.connectivity, S.davies_bouldin,
+                               S.calinski_harabasz])
 def test_internal_indices_refuse_bad_input(f):
     X = np.arange(8.0).reshape(4, 2)
     with pytest.raises(ValueError, match="2-D"):
@@ -200,8 +201,8 @@ def test_internal_indices_refuse_bad_input(f):
 
 @pytest.mark.parametrize("f, message", [
     # Dunn checks it itself; the others pass scikit-learn's check on
-    (M.silhouette, "Number of labels is 1"), (M.dunn, "needs at least 2 clusters, got 1"),
-    (M.davies_bouldin, "Number of labels is 1"), (M.calinski_harabasz, "Number of labels is 1")])
+    (S.silhouette, "Number of labels is 1"), (S.dunn, "needs at least 2 clusters, got 1"),
+    (S.davies_bouldin, "Number of labels is 1"), (S.calinski_harabasz, "Number of labels is 1")])
 def test_internal_indices_need_two_clusters(f, message):
     with pytest.raises(ValueError, match=message):
         f(np.arange(8.0).reshape(4, 2), [0, 0, 0, 0])
@@ -209,7 +210,7 @@ def test_internal_indices_need_two_clusters(f, message):
 
 def test_connectivity_refuses_a_bad_neighbour_count():
     with pytest.raises(ValueError, match="n_neighbors"):
-        M.connectivity(np.zeros((3, 1)), [0, 0, 1], n_neighbors=0)
+        S.connectivity(np.zeros((3, 1)), [0, 0, 1], n_neighbors=0)
 
 
 # ---------------------------------------------------------------------------
@@ -264,8 +265,8 @@ def test_pair_counts_of_large_labelings_use_the_table_only():
     rng = np.random.RandomState(0)
     a = rng.randint(0, 10, 200_000)
     b = (a + (rng.rand(200_000) < 0.1)) % 10
-    _, ta, tb, total = M.pair_counts(a, b)
+    _, ta, tb, total = S.pair_counts(a, b)
     assert total == comb(200_000, 2)
     assert ta == sum(comb(int(c), 2) for c in np.bincount(a))
     assert tb == sum(comb(int(c), 2) for c in np.bincount(b))
-    assert M.fowlkes_mallows(a, b) == pytest.approx(skm.fowlkes_mallows_score(a, b), abs=1e-12)
+    assert S.fowlkes_mallows(a, b) == pytest.approx(skm.fowlkes_mallows_score(a, b), abs=1e-12)

@@ -436,7 +436,7 @@ def summary_rows(report) -> list[tuple[str, str]]:
 
     Parameters
     ----------
-    report : ensemblekit.evaluation.ClassificationEvaluation or RegressionEvaluation
+    report : ensemblekit.scores.classification.ClassificationEvaluation or RegressionEvaluation
     """
     if not hasattr(report, "confusion"):
         return [("Correlation coefficient", fmt(report.correlation)),
@@ -470,7 +470,7 @@ def report_renderables(report, title: str) -> list:
 
     Parameters
     ----------
-    report : ensemblekit.evaluation.ClassificationEvaluation or RegressionEvaluation
+    report : ensemblekit.scores.classification.ClassificationEvaluation or RegressionEvaluation
     title : str
         Heading of the summary.
     """

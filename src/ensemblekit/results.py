@@ -118,7 +118,7 @@ class ModelEvaluation:
     protocol : str
         How the model was trained and tested, in words.
     report : ClassificationEvaluation or RegressionEvaluation or None
-        Weka's report of the test (see :mod:`ensemblekit.evaluation`); None for
+        Weka's report of the test (see :mod:`ensemblekit.scores.classification`); None for
         a clusterer.
     class_names : tuple of str
         The class values, in code order (classification).
@@ -321,7 +321,7 @@ class Comparison:
     pooled : dict
         ``evaluate ALGO DATA`` by cross-validation: ``(dataset, label) -> report``
         of the out-of-fold predictions of every repeat pooled (see
-        :mod:`ensemblekit.evaluation`); empty for ``compare``.
+        :mod:`ensemblekit.scores.classification`); empty for ``compare``.
     """
 
     task: str

@@ -20,6 +20,7 @@ from ensemblekit.clustering.baselines import (
     RandomForestClustering,
     diana,
 )
+from ensemblekit.scores import clustering as S
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 TABLE2 = ("silhouette", "dunn", "connectivity", "rand", "fm", "w01", "w10", "jaccard")
@@ -151,7 +152,7 @@ def test_rf_cluster_separates_blobs_and_predicts_by_shared_leaves():
     # (with only 2 attributes, axis-parallel splits separate blobs poorly)
     X, y = make_blobs(n_samples=90, centers=3, n_features=4, cluster_std=0.6, random_state=1)
     model = RandomForestClustering(n_clusters=3, n_estimators=60, random_state=0).fit(X)
-    assert M.adjusted_rand(y, model.labels_) > 0.9
+    assert S.adjusted_rand(y, model.labels_) > 0.9
     # a medoid shares every leaf with itself: predicted into its own cluster
     assert_array_equal(model.predict(X[model.medoid_indices_]), model.labels_[model.medoid_indices_])
     assert model.medoid_leaves_.shape == (3, 60)

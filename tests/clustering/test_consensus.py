@@ -31,7 +31,7 @@ from ensemblekit.clustering.inner_kmeans import (
     _n_subset_features,
 )
 from ensemblekit.clustering.kmeans import KMeans
-from ensemblekit.metrics import nmi
+from ensemblekit.scores.clustering import nmi
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 

@@ -11,6 +11,7 @@ from numpy.testing import assert_array_equal
 from ensemblekit import metrics as M
 from ensemblekit import registry
 from ensemblekit.data import load_dataset
+from ensemblekit.scores import clustering as S
 from support import run_cli as run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,7 +113,7 @@ def test_targets_are_taken_out_of_the_features_and_given_as_y(tmp_path):
     assert read_similarity(path).tobytes() == model.similarity_.tobytes()
     # the internal indices judge the attributes that were clustered: the two sepal ones
     assert out["internal"]["silhouette"] == pytest.approx(
-        M.silhouette(ds.X[:, :2], model.labels_), rel=1e-9)
+        S.silhouette(ds.X[:, :2], model.labels_), rel=1e-9)
     # every rule tests a sepal attribute only
     assert all(set(rule.features) <= {0, 1} for rule in model.rules_.rules)
     heading = run("cluster", "ss-isca", IRIS, "--targets", "petalwidth", "-s", "n_stages=4")

@@ -339,7 +339,8 @@ def _pooled_reports(task: str, datasets, predictions, failed) -> dict:
     cross-validation sums them)."""
     import numpy as np
 
-    from ensemblekit import evaluation
+    from ensemblekit.scores.classification import classification_report
+    from ensemblekit.scores.regression import regression_report
 
     groups: dict[tuple, list] = {}
     for unit in predictions:
@@ -354,11 +355,11 @@ def _pooled_reports(task: str, datasets, predictions, failed) -> dict:
         if task == registry.CLASSIFICATION:
             proba = np.concatenate([u.proba for u in units])
             prior = np.concatenate([np.tile(u.prior, (u.test.size, 1)) for u in units])
-            reports[(name, label)] = evaluation.classification_report(
+            reports[(name, label)] = classification_report(
                 truth.astype(np.intp), proba, prior, ds.class_values)
         else:
             predicted = np.concatenate([u.predicted for u in units])
             prior = np.concatenate([np.full(u.test.size, u.prior) for u in units])
-            reports[(name, label)] = evaluation.regression_report(truth.astype(np.float64),
+            reports[(name, label)] = regression_report(truth.astype(np.float64),
                                                                   predicted, prior)
     return reports

@@ -35,15 +35,16 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
     """Score a fitted pipeline on the labelled rows of ``ds``: ``(scores, report, rows)``.
 
     A classifier is judged by its class probabilities (the predicted class is their first
-    arg-max, as Weka's); ``report`` is an :class:`ensemblekit.evaluation` report, or None
+    arg-max, as Weka's); ``report`` is an :mod:`ensemblekit.scores` report, or None
     for a clusterer. As in Weka's evaluation, every row is predicted, in file order, and
     the rows with a known class are scored: a model whose predictions depend on the rows
     before (knn's ranges, which each test row widens) sees the unlabelled rows too.
     """
     import numpy as np
 
-    from ensemblekit import evaluation
     from ensemblekit.metrics import METRICS
+    from ensemblekit.scores.classification import classification_report
+    from ensemblekit.scores.regression import regression_report
 
     keep = _labelled(ds)
     if not keep.any():
@@ -56,11 +57,11 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
         proba = registry.class_probabilities(pipeline, ds.X, len(class_names))[keep]
         predicted = np.argmax(proba, axis=1)
         truth = np.asarray(truth, dtype=np.intp)
-        report = evaluation.classification_report(truth, proba, prior, class_names)
+        report = classification_report(truth, proba, prior, class_names)
     elif task == registry.REGRESSION:
         truth = np.asarray(truth, dtype=np.float64)
         predicted = np.asarray(pipeline.predict(ds.X), dtype=np.float64).ravel()[keep]
-        report = evaluation.regression_report(truth, predicted, prior)
+        report = regression_report(truth, predicted, prior)
     else:
         predicted = np.asarray(pipeline.predict(ds.X))[keep]
     # internal indices judge the clustering in the space the estimator clustered (the

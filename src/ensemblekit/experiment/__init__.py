@@ -17,7 +17,7 @@ A comparison goes through four steps, one module each:
 
 Nothing here prints; the journal is the only file written; progress is
 reported through a callback. The names below are re-exported from those
-modules.
+modules (and :data:`DEFAULT_METRICS` from :mod:`ensemblekit.metrics`).
 """
 
 from ensemblekit.experiment.analysis import (
@@ -29,7 +29,6 @@ from ensemblekit.experiment.analysis import (
     summarize,
 )
 from ensemblekit.experiment.protocol import (
-    DEFAULT_METRICS,
     Candidate,
     Plan,
     Protocol,
@@ -51,6 +50,7 @@ from ensemblekit.experiment.runner import (
     run,
     worker_count,
 )
+from ensemblekit.metrics import DEFAULT_METRICS
 
 __all__ = [
     "DEFAULT_METRICS",

@@ -31,13 +31,6 @@ from ensemblekit import registry
 from ensemblekit.dataset import known_class
 from ensemblekit.errors import InputError
 
-#: Metrics reported when the user does not name any, per task.
-DEFAULT_METRICS = {
-    registry.CLASSIFICATION: ("accuracy",),
-    registry.CLUSTERING: ("nmi", "purity"),
-    registry.REGRESSION: ("correlation", "rmse"),
-}
-
 
 class ProtocolError(InputError):
     """The protocol cannot run on this data (e.g. no class for external indices)."""

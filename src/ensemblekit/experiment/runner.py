@@ -808,9 +808,10 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
     A test unit's predictions are ``(test rows, predicted, proba, prior)`` when
     ``keep`` is true. A score of class probabilities (or a relative error) gets
     the probabilities of every declared class and the training fold's class
-    counts (the training fold's mean for a regression).
+    counts (the training fold's mean for a regression); an internal index of a
+    clustering run judges every row (see :func:`ensemblekit.metrics.score_model`).
     """
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.metrics import score_model
 
     params = dict(cand.params)
     spec = registry.get(cand.algorithm)
@@ -825,30 +826,17 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
         train = np.flatnonzero(known & ~in_test)  # ascending, as the splitter gives it
         model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
         model.fit(ds.X[train], y[train])
-        truth, proba, prior = y[test], None, None
         if regression:
-            predicted = np.asarray(model.predict(ds.X[test]), dtype=np.float64).ravel()
-            prior = float(np.mean(y[train]))
-        elif keep or any(METRICS[m].needs_proba for m in metrics):
-            n_classes = len(ds.schema.class_attribute.values)
-            proba = registry.class_probabilities(model, ds.X[test], n_classes)
-            predicted = np.argmax(proba, axis=1)  # what every classifier here predicts
-            prior = np.bincount(y[train], minlength=n_classes)
+            n_classes, prior = None, float(np.mean(y[train]))
         else:
-            predicted = model.predict(ds.X[test])
-        values = {m: METRICS[m].score(predicted, truth=truth, proba=proba, prior=prior)
-                  for m in metrics}
+            n_classes = len(ds.schema.class_attribute.values)
+            prior = np.bincount(y[train], minlength=n_classes)
+        values, predicted, proba = score_model(metrics, model, ds.X[test], task=spec.task,
+                                               n_classes=n_classes, truth=y[test], prior=prior,
+                                               with_proba=keep)
         return values, ((test, predicted, proba, prior) if keep else None)
     if "n_clusters" in spec.param_names:
         params["n_clusters"] = n_clusters or len(np.unique(y[known]))
     model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
     labels = np.asarray(model.fit_predict(ds.X))
-    truth, predicted = y[known], labels[known]
-    space = None
-    if any(METRICS[m].internal for m in metrics):
-        # internal indices judge all rows (the class is not needed), in the space
-        # the estimator clustered: the pipeline's preprocessing (one-hot,
-        # imputation) applied, the estimator's own scaling not
-        space = np.asarray(model[:-1].transform(ds.X), dtype=np.float64)
-    return {m: (METRICS[m].score(labels, X=space) if METRICS[m].internal
-                else METRICS[m].score(predicted, truth=truth)) for m in metrics}, None
+    return score_model(metrics, model, ds.X, truth=y[known], known=known, predicted=labels).values, None

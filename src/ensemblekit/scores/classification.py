@@ -1,12 +1,14 @@
-"""Weka's evaluation figures, computed from predictions.
+"""Weka's evaluation figures for a nominal class, computed from predictions.
 
 This module reproduces what Weka 3.9.7 prints for ``-t TRAIN -T TEST`` (class
 ``weka.classifiers.evaluation.Evaluation``) from the test labels, the predicted
 class distributions and the training set's class counts, plus the common
 scikit-learn figures Weka does not print (balanced accuracy, log-loss, Brier
-score, macro averages). It is pure numpy: no files, no printing.
+score, macro averages). It is pure numpy: no files, no printing. Weka's figures
+for a numeric class are in :mod:`ensemblekit.scores.regression`.
 
-Conventions (all functions):
+Conventions (all functions but the two of predicted labels at the end,
+:func:`label_accuracy` and :func:`from_labels`):
 
 * ``y_true`` holds integer class codes ``0 .. C-1`` (shape ``(n,)``), where ``C``
   is the number of *declared* classes; a class may be absent from the test set or
@@ -41,16 +43,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# the regression measures Weka prints are the ones compare uses (same definitions)
-from ensemblekit.metrics import _check_values, correlation, mae, rmse
 from ensemblekit.safejson import plain as _plain  # JSON-ready: NaN and inf as None
+from ensemblekit.scores._common import _check_labels
 
 #: An undefined figure (Weka prints ``?``).
 _NAN = float("nan")
 
 __all__ = [
     "ClassificationEvaluation",
-    "RegressionEvaluation",
     "predicted_class",
     "confusion_matrix",
     "class_priors",
@@ -74,12 +74,8 @@ __all__ = [
     "weighted_roc_area",
     "weighted_prc_area",
     "classification_report",
-    "correlation",
-    "mae",
-    "rmse",
-    "relative_absolute_error_regression",
-    "root_relative_squared_error_regression",
-    "regression_report",
+    "label_accuracy",
+    "from_labels",
 ]
 
 _SUM_TOL = 1e-3  # rows of ``proba`` must sum to 1 within this
@@ -814,90 +810,78 @@ def classification_report(y_true, proba, prior_counts, class_names=None) -> Clas
     )  # fmt: skip
 
 
-# ----------------------------------------------------------------------------- regression
+# ----------------------------------------------------------------------------- labels
 
 
-def _train_mean(train_mean, n):
-    m = np.asarray(train_mean, dtype=float)
-    if m.ndim == 0:
-        m = np.full(n, float(m))
-    if m.shape != (n,) or not np.all(np.isfinite(m)):
-        raise ValueError(f"train_mean must be a finite number or an array of shape ({n},)")
-    return m
-
-
-def relative_absolute_error_regression(y_true, y_pred, train_mean) -> float:
-    """Weka's relative absolute error for a numeric class, in percent.
-
-    ``100 * sum |y_pred - y_true| / sum |train_mean - y_true|``: the error relative to
-    always predicting the mean target of the training set. In the ``-t/-T`` path Weka's
-    prior is the mean of the training file's (non-missing) targets
-    (``Evaluation.setPriors``/``updatePriors``: ``m_ClassPriors[0] / m_ClassPriorsSum``);
-    test targets are not included.
+def label_accuracy(y_true, y_pred):
+    """Fraction of instances whose predicted class equals the true class.
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,)
-    train_mean : float or array-like of shape (n,)
-        The training mean, or one per test instance (cross-validation folds).
+    y_true : array-like of shape (n_samples,)
+        True class labels (e.g. integer codes of a nominal class).
+    y_pred : array-like of shape (n_samples,)
+        Predicted class labels, in the same coding as ``y_true``.
 
     Returns
     -------
-    float (percent); ``inf`` or NaN when every target equals the training mean.
+    float
+        ``(1/n) * sum_i [y_true[i] == y_pred[i]]``, in [0, 1]; 1 is best.
+        Same value as :func:`sklearn.metrics.accuracy_score`.
+
+    Raises
+    ------
+    ValueError
+        If an input is not 1-D, the lengths differ, the inputs are empty, or
+        a float input contains NaN.
     """
-    y, f = _check_values(y_true, y_pred, ("y_true", "y_pred"))
-    m = _train_mean(train_mean, y.shape[0])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(100.0 * np.sum(np.abs(f - y)) / np.sum(np.abs(m - y)))
+    y_true, y_pred = _check_labels(y_true, y_pred, ("y_true", "y_pred"))
+    return float(np.mean(y_true == y_pred))
 
 
-def root_relative_squared_error_regression(y_true, y_pred, train_mean) -> float:
-    """Weka's root relative squared error for a numeric class, in percent.
+def from_labels(figure, y_true, y_pred, average: str | None = None) -> float:
+    """A figure of this module computed from predicted class codes alone.
 
-    ``100 * sqrt(sum (y_pred - y_true)**2 / sum (train_mean - y_true)**2)``; parameters
-    as :func:`relative_absolute_error_regression`.
-    """
-    y, f = _check_values(y_true, y_pred, ("y_true", "y_pred"))
-    m = _train_mean(train_mean, y.shape[0])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(100.0 * np.sqrt(np.sum((f - y) ** 2) / np.sum((m - y) ** 2)))
+    The figures here read the predicted class as the first arg-max of a
+    distribution; a predicted code stands for the distribution that puts all its
+    mass on it. Classes neither true nor predicted do not enter these figures, so
+    the distributions need only cover the codes seen.
 
-
-@dataclass(frozen=True)
-class RegressionEvaluation:
-    """Weka's test-set figures for a numeric class.
-
-    Attributes
+    Parameters
     ----------
-    n : int
-    correlation, mae, rmse : float
-    rae, rrse : float
-        Percent, relative to predicting the training mean.
+    figure : callable
+        A figure of ``(y_true, proba)``, or of ``(y_true, proba, average)`` when
+        ``average`` is given: :func:`balanced_accuracy`, :func:`kappa`,
+        :func:`precision`, :func:`recall`, :func:`f_measure` or :func:`mcc`.
+    y_true, y_pred : array-like of int, shape (n,)
+        True and predicted class codes (non-negative integers), ``n >= 1``.
+    average : {None, "macro", "weighted"}, default=None
+        None: ``figure(y_true, proba)``. ``"macro"``: ``figure(y_true, proba,
+        "macro")``. ``"weighted"``: the per-class figures (``figure(y_true, proba,
+        None)``) averaged with the classes' test counts as weights, an undefined
+        figure (a class never predicted has no precision; Weka prints ``?`` and
+        no weighted average) counting as 0, as scikit-learn's
+        ``zero_division=0``: a fold's score must be a number to be ranked.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If the inputs are not 1-D of one non-zero length, or from ``figure``.
     """
-
-    n: int
-    correlation: float
-    mae: float
-    rmse: float
-    rae: float
-    rrse: float
-
-    def to_dict(self) -> dict:
-        """Plain Python types for JSON (``None`` for NaN or infinity)."""
-        return {"n": self.n, "correlation": _plain(self.correlation), "mae": _plain(self.mae),
-                "rmse": _plain(self.rmse), "rae": _plain(self.rae), "rrse": _plain(self.rrse)}
-
-
-def regression_report(y_true, y_pred, train_mean) -> RegressionEvaluation:
-    """Correlation, MAE, RMSE, RAE and RRSE as Weka prints them for a numeric class.
-
-    Parameters and errors as :func:`relative_absolute_error_regression`; a
-    ``train_mean`` of None (unknown) makes RAE and RRSE NaN.
-    """
-    y, f = _check_values(y_true, y_pred, ("y_true", "y_pred"))
-    return RegressionEvaluation(
-        n=int(y.shape[0]), correlation=correlation(y, f), mae=mae(y, f), rmse=rmse(y, f),
-        rae=_NAN if train_mean is None else relative_absolute_error_regression(y, f, train_mean),
-        rrse=(_NAN if train_mean is None
-              else root_relative_squared_error_regression(y, f, train_mean)),
-    )
+    y_true = np.asarray(y_true, dtype=np.intp)
+    y_pred = np.asarray(y_pred, dtype=np.intp)
+    if y_true.ndim != 1 or y_pred.shape != y_true.shape or y_true.size == 0:
+        raise ValueError(f"y_true and y_pred must be 1-D of one non-zero length, got "
+                         f"shapes {y_true.shape} and {y_pred.shape}")
+    n_classes = int(max(y_true.max(), y_pred.max())) + 1
+    proba = np.zeros((y_pred.size, n_classes))
+    proba[np.arange(y_pred.size), y_pred] = 1.0
+    if average != "weighted":
+        return float(figure(y_true, proba) if average is None else figure(y_true, proba, average))
+    per_class = np.nan_to_num(figure(y_true, proba, None), nan=0.0)
+    support = np.bincount(y_true, minlength=n_classes)
+    return float(per_class @ support / y_true.size)

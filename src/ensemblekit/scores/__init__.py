@@ -1,0 +1,1 @@
+"""Pure score functions: arrays of labels, values or data in, numbers out."""
