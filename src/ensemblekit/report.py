@@ -122,11 +122,11 @@ def comparison_tables(summary, analyses: dict, datasets: Sequence[str], labels: 
     from rich.table import Table
     from rich.text import Text
 
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.metrics import metric_spec
 
     out = []
     for metric, an in analyses.items():
-        info = METRICS[metric]
+        info = metric_spec(metric)
         out.append(Text(f"{info.label} (mean ± sd), {protocol_text}", style="bold"))
         table = Table()
         table.add_column("data set")
@@ -175,12 +175,12 @@ def comparison_renderables(result) -> list:
     ----------
     result : ensemblekit.results.Comparison
     """
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.metrics import metric_spec
 
     heading = protocol_text(result.protocol, result.task)
     if result.grid:
         return [r for m in result.metrics
-                for r in grid_table(result.grid[m], result.baseline, METRICS[m].label, heading)]
+                for r in grid_table(result.grid[m], result.baseline, metric_spec(m).label, heading)]
     return list(comparison_tables(result.summary, result.analyses, result.datasets, result.labels,
                                   heading, result.failed, result.baseline, result.reference,
                                   result.protocol.kind))
@@ -394,13 +394,13 @@ def metrics_table(values: dict[str, float], title: str):
     from rich.console import Group
     from rich.table import Table
 
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.metrics import METRICS, metric_spec
 
     table = Table()
     table.add_column("metric")
     table.add_column("value", justify="right")
     for name, v in values.items():
-        label = METRICS[name].label if name in METRICS else name
+        label = metric_spec(name).label if name in METRICS else name
         table.add_row(safe_text(label), fmt(v))
     return Group(safe_text(title, style="bold"), table)
 
@@ -554,7 +554,7 @@ def cross_validation_renderables(result) -> list:
     """
     from rich.table import Table
 
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.metrics import metric_spec
 
     out = []
     heading = protocol_text(result.protocol, result.task)
@@ -568,7 +568,7 @@ def cross_validation_renderables(result) -> list:
             for m in result.metrics:
                 cell = result.summary.get((dataset, label, m))
                 if cell is not None and (dataset, label) not in result.failed:
-                    table.add_row(METRICS[m].display_name, fmt(cell[0]), fmt(cell[1]))
+                    table.add_row(metric_spec(m).display_name, fmt(cell[0]), fmt(cell[1]))
             out.append(table)
             report = result.pooled.get((dataset, label))
             if report is not None and hasattr(report, "confusion"):
@@ -838,14 +838,14 @@ def validity_table(values: dict[str, float], title: str):
     from rich.console import Group
     from rich.table import Table
 
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.metrics import metric_spec
 
     table = Table()
     table.add_column("index")
     table.add_column("value", justify="right")
     table.add_column("better")
     for name, v in values.items():
-        info = METRICS[name]
+        info = metric_spec(name)
         table.add_row(info.display_name, fmt(v), "higher" if info.greater_is_better else "lower")
     return Group(safe_text(title, style="bold"), table)
 
@@ -878,13 +878,13 @@ def k_selection_table(ks: Sequence[int], values: dict[str, Sequence[float]], bes
     from rich.table import Table
     from rich.text import Text
 
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.metrics import metric_spec
 
     table = Table()
     table.add_column("k", justify="right")
     for name in values:
-        arrow = "↑" if METRICS[name].greater_is_better else "↓"
-        table.add_column(f"{METRICS[name].display_name} {arrow}", justify="right")
+        arrow = "↑" if metric_spec(name).greater_is_better else "↓"
+        table.add_column(f"{metric_spec(name).display_name} {arrow}", justify="right")
     for row, k in enumerate(ks):
         cells = []
         for name, column in values.items():
@@ -892,7 +892,7 @@ def k_selection_table(ks: Sequence[int], values: dict[str, Sequence[float]], bes
             text = "-" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt(v)
             cells.append(f"[bold]{text} *[/bold]" if best.get(name) == k else text)
         table.add_row(str(k), *cells)
-    summary = "; ".join(f"{METRICS[n].display_name}: k = {best[n] if best[n] is not None else '-'}"
+    summary = "; ".join(f"{metric_spec(n).display_name}: k = {best[n] if best[n] is not None else '-'}"
                         for n in values)
     return [safe_text(title, style="bold"), table,
             Text(f"best k per index (* above; ↑ higher is better, ↓ lower): {summary}")]

@@ -88,13 +88,10 @@ def _fit_clusterer(algorithm: str, ds, params: dict, seed: int, fit_params: dict
 
 def _internal_indices(model, ds, labels, notify: Notify) -> dict:
     """Internal indices on the attributes the estimator clustered; {} with a note if impossible."""
-    import numpy as np
+    from ensemblekit.metrics import INTERNAL_INDICES, score_model
 
-    from ensemblekit.metrics import INTERNAL_INDICES, clustering_indices
-
-    space = np.asarray(model[:-1].transform(ds.X), dtype=np.float64)
     try:
-        return clustering_indices(labels, X=space, names=INTERNAL_INDICES)
+        return score_model(INTERNAL_INDICES, model, ds.X, predicted=labels).values
     except ValueError as exc:
         notify(f"note: internal indices not computed: {exc}")
         return {}
@@ -154,7 +151,7 @@ def cluster(algorithm: str, data, *, k: int | None = None, target: str | None = 
     ------
     UsageError
     """
-    from ensemblekit.metrics import EXTERNAL_INDICES, clustering_indices
+    from ensemblekit.metrics import EXTERNAL_INDICES, score_model
     from ensemblekit.preprocessing import feature_names
 
     notify = _notifier(notify)
@@ -173,7 +170,7 @@ def cluster(algorithm: str, data, *, k: int | None = None, target: str | None = 
     has_class = ds.y is not None and ds.schema.class_attribute.kind == "nominal"
     if has_class:
         keep = _labelled(ds)
-        external = clustering_indices(labels[keep], truth=ds.y[keep], names=EXTERNAL_INDICES)
+        external = score_model(EXTERNAL_INDICES, truth=ds.y[keep], predicted=labels[keep]).values
     internal = _internal_indices(pipeline, ds, labels, notify)
     ensemble = getattr(estimator, "members_", None)
     metadata = _metadata(algorithm, spec, values, seed, ds, ds.X, None,

@@ -373,16 +373,17 @@ def worker_count(n_jobs: int) -> int:
 
 
 def _metrics_for(task: str, metrics: Sequence[str]) -> list[str]:
-    from ensemblekit.experiment import DEFAULT_METRICS
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.metrics import METRICS, UnknownMetricError, default_metrics, metric_spec
 
-    chosen = list(metrics) or list(DEFAULT_METRICS[task])
+    chosen = list(metrics) or list(default_metrics(task))
     for m in chosen:
-        if m not in METRICS:
-            raise UsageError(f"unknown metric {m!r}; known: {', '.join(sorted(METRICS))}")
-        if not METRICS[m].applies_to(task):
+        try:
+            spec = metric_spec(m)
+        except UnknownMetricError as exc:
+            raise UsageError(str(exc)) from None
+        if not spec.applies_to(task):
             valid = ", ".join(name for name, info in METRICS.items() if info.applies_to(task))
-            raise UsageError(f"metric {m!r} is for {' and '.join(METRICS[m].tasks)}, not {task}; "
+            raise UsageError(f"metric {m!r} is for {' and '.join(spec.tasks)}, not {task}; "
                              "valid metrics "
                              f"for {task}: {valid}")
     return chosen

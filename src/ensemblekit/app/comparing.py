@@ -222,7 +222,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     """
     from ensemblekit import experiment
     from ensemblekit.experiment.analysis import grid_summary
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.metrics import metric_spec
 
     notify = _notifier(notify)
     progress = progress or _no_progress
@@ -305,7 +305,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     if gridded:
         for m in chosen:
             grid_rows[m] = grid_summary(summary, candidates, baseline, names, m,
-                                        METRICS[m].greater_is_better, failed)
+                                        metric_spec(m).greater_is_better, failed)
     return Comparison(task=task, protocol=protocol, metrics=chosen, datasets=names, labels=labels,
                       candidates=candidates, scores=result.scores, failures=result.failures,
                       summary=summary, analyses=analyses, baseline=baseline, reference=reference,

@@ -24,25 +24,27 @@ from ensemblekit.results import FittedModel, ModelEvaluation
 def _report_metrics(task: str, metrics: Sequence[str], prior) -> list[str]:
     """The measures a report gives: those asked for, or every one the task has (the
     relative errors only when the training prior is known)."""
-    from ensemblekit.metrics import REPORT_METRICS
+    from ensemblekit.metrics import default_metrics
 
     if metrics:
         return _metrics_for(task, metrics)
-    return [m for m in REPORT_METRICS[task] if prior is not None or m not in ("rae", "rrse")]
+    return [m for m in default_metrics(task, report=True)
+            if prior is not None or m not in ("rae", "rrse")]
 
 
 def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_names):
     """Score a fitted pipeline on the labelled rows of ``ds``: ``(scores, report, rows)``.
 
     A classifier is judged by its class probabilities (the predicted class is their first
-    arg-max, as Weka's); ``report`` is an :mod:`ensemblekit.scores` report, or None
-    for a clusterer. As in Weka's evaluation, every row is predicted, in file order, and
-    the rows with a known class are scored: a model whose predictions depend on the rows
-    before (knn's ranges, which each test row widens) sees the unlabelled rows too.
+    arg-max, as Weka's); ``report`` is Weka's report of :mod:`ensemblekit.scores.classification`
+    or :mod:`ensemblekit.scores.regression`, or None for a clusterer. As in Weka's
+    evaluation, every row is predicted, in file order, and the rows with a known class are
+    scored: a model whose predictions depend on the rows before (knn's ranges, which each
+    test row widens) sees the unlabelled rows too.
     """
     import numpy as np
 
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.metrics import model_predictions, score_model
     from ensemblekit.scores.classification import classification_report
     from ensemblekit.scores.regression import regression_report
 
@@ -50,26 +52,23 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
     if not keep.any():
         raise UsageError(f"{ds.source}: every instance has a missing class value "
                          f"('{ds.schema.class_attribute.name}'); there is nothing to score against")
-    X = ds.X[keep]
+    classifier = task == registry.CLASSIFICATION
+    predicted, proba = model_predictions(pipeline, ds.X, task=task, proba=classifier,
+                                         n_classes=len(class_names) if classifier else None)
+    predicted = np.asarray(predicted)[keep]
+    proba = None if proba is None else proba[keep]
     truth = ds.y[keep]
-    proba = report = None
-    if task == registry.CLASSIFICATION:
-        proba = registry.class_probabilities(pipeline, ds.X, len(class_names))[keep]
-        predicted = np.argmax(proba, axis=1)
+    report = None
+    if classifier:
         truth = np.asarray(truth, dtype=np.intp)
         report = classification_report(truth, proba, prior, class_names)
     elif task == registry.REGRESSION:
         truth = np.asarray(truth, dtype=np.float64)
-        predicted = np.asarray(pipeline.predict(ds.X), dtype=np.float64).ravel()[keep]
         report = regression_report(truth, predicted, prior)
-    else:
-        predicted = np.asarray(pipeline.predict(ds.X))[keep]
-    # internal indices judge the clustering in the space the estimator clustered (the
+    # internal indices judge the labelled rows in the space the estimator clustered (the
     # pipeline's preprocessing applied), as compare does
-    space = (np.asarray(pipeline[:-1].transform(X), dtype=np.float64)
-             if any(METRICS[m].internal for m in metrics) else None)
-    scores = {m: METRICS[m].score(predicted, truth=truth, X=space, proba=proba, prior=prior)
-              for m in metrics}
+    scores = score_model(metrics, pipeline, ds.X[keep], truth=truth, predicted=predicted,
+                         proba=proba, prior=prior).values
     return scores, report, int(keep.sum())
 
 
@@ -272,7 +271,7 @@ def evaluate(algorithm_or_model, data, *, test=None, split_percentage: float | N
                               **options)
     task = registry.get(algorithm_or_model).task
     if not options.get("metrics") and task != registry.CLUSTERING:
-        from ensemblekit.metrics import REPORT_METRICS
+        from ensemblekit.metrics import default_metrics
 
-        options["metrics"] = REPORT_METRICS[task]
+        options["metrics"] = default_metrics(task, report=True)
     return compare([algorithm_or_model], [data], pooled=task != registry.CLUSTERING, **options)

@@ -38,10 +38,10 @@ def plot_paths(path, metrics: Sequence[str] = (), algorithms: Sequence[str] = ()
     """
     chosen = list(dict.fromkeys(metrics))
     if not chosen:
-        from ensemblekit.experiment import DEFAULT_METRICS
+        from ensemblekit.metrics import default_metrics
 
         known = [registry.get(a) for a in algorithms if registry.is_registered(a)]
-        chosen = list(DEFAULT_METRICS[known[0].task]) if known else []
+        chosen = list(default_metrics(known[0].task)) if known else []
     given = Path(path)
     return [given.with_name(f"{given.stem}-{metric}{given.suffix}") for metric in chosen]
 
@@ -86,7 +86,7 @@ def _metric_figure(result: Comparison, metric: str, fmt: str) -> bytes:
     import numpy as np
 
     from ensemblekit import plots
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.metrics import metric_spec
 
     if result.grid:
         panels = []
@@ -109,7 +109,7 @@ def _metric_figure(result: Comparison, metric: str, fmt: str) -> bytes:
                                "y_name": keys[0] if ys else None, "y_values": ys,
                                "values": values, "baseline": None if base is None else base[0],
                                "metric": metric,
-                               "greater_is_better": METRICS[metric].greater_is_better})
+                               "greater_is_better": metric_spec(metric).greater_is_better})
         return plots.render_sensitivity_heatmaps(
             panels, fmt, title=f"{metric} over the grid (baseline {result.baseline})")
     an = result.analyses[metric]
@@ -123,8 +123,8 @@ def _metric_figure(result: Comparison, metric: str, fmt: str) -> bytes:
         a, b = result.labels
         return plots.render_pairwise_scatter(
             a, b, [table[d][a] for d in done], [table[d][b] for d in done], done, fmt,
-            title=f"{METRICS[metric].display_name}: mean over folds per data set",
-            greater_is_better=METRICS[metric].greater_is_better)
+            title=f"{metric_spec(metric).display_name}: mean over folds per data set",
+            greater_is_better=metric_spec(metric).greater_is_better)
     if an.cd is None:
         raise UsageError(f"--plot needs at least 3 algorithms and 2 complete data sets for a "
                          f"critical-difference diagram (of {metric})")

@@ -229,9 +229,9 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
     are labelled as such in the report.
     """
     from ensemblekit import stats
-    from ensemblekit.metrics import METRICS
+    from ensemblekit.metrics import metric_spec
 
-    better_high = METRICS[metric].greater_is_better
+    better_high = metric_spec(metric).greater_is_better
     per_cell: dict[tuple[str, str], list[tuple[int, int, float]]] = {}
     for s in scores:
         if s.metric == metric:
