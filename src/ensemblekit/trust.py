@@ -626,7 +626,7 @@ def _n_jobs(ctx: _Context, obj, label: str = "n_jobs") -> None:
     value = _get(ctx, obj, "n_jobs", label)
     if value is None:
         return
-    from ensemblekit.experiment import worker_count
+    from ensemblekit._workers import worker_count
 
     try:
         worker_count(value, name=label)

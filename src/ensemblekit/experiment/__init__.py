@@ -17,9 +17,10 @@ A comparison goes through four steps, one module each:
 
 Nothing here prints; the journal is the only file written; progress is
 reported through a callback. The names below are re-exported from those
-modules.
+modules, and :func:`worker_count` from :mod:`ensemblekit._workers`.
 """
 
+from ensemblekit._workers import MAX_WORKERS_PER_CORE, worker_count
 from ensemblekit.experiment.analysis import (
     MetricAnalysis,
     PairVerdict,
@@ -42,14 +43,12 @@ from ensemblekit.experiment.protocol import (
     subsample,
 )
 from ensemblekit.experiment.runner import (
-    MAX_WORKERS_PER_CORE,
     Failure,
     Runner,
     RunResult,
     Score,
     UnitPredictions,
     run,
-    worker_count,
 )
 
 __all__ = [
