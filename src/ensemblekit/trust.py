@@ -197,6 +197,77 @@ def full_name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+# --------------------------------------------------------------------------- declared checks
+STATE_CHECK = "_check_fitted_state"
+"""Name of the class attribute holding a class's own state check (a staticmethod)."""
+
+STATE_PARTS = "_state_parts"
+"""Name of the class attribute listing the other ensemblekit classes its state may hold."""
+
+
+def _declared(cls: type, name: str):
+    """The attribute ``name`` as the class or its nearest base defines it (never an instance's)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return vars(klass)[name]
+    return None
+
+
+def declared_check(cls: type) -> Checker | None:
+    """The state check a class declares, looked up on the class and its bases only.
+
+    An estimator states what a fit leaves in its attributes next to its own
+    code, as a staticmethod ``_check_fitted_state(obj, ctx)`` in the class
+    body (usually ``staticmethod(fitted_only(check))``). It is found in the
+    ``__dict__`` of the class or of its nearest base that defines it, never
+    through an instance, whose attributes come from the model file and could
+    shadow it.
+
+    Parameters
+    ----------
+    cls : type
+        The exact class of a rebuilt object.
+
+    Returns
+    -------
+    callable or None
+        The check (a :data:`Checker`), or None when no class in ``cls.__mro__``
+        declares one.
+
+    Raises
+    ------
+    TypeError
+        If the declared attribute is not a callable (a mistake in the class, not in a file).
+    """
+    check = _declared(cls, STATE_CHECK)
+    if isinstance(check, staticmethod):
+        check = check.__func__
+    if check is not None and not callable(check):
+        raise TypeError(f"{full_name(cls)}.{STATE_CHECK} is not a function")
+    return check
+
+
+def declared_parts(cls: type) -> tuple[type, ...]:
+    """The ensemblekit classes a class says its fitted state may hold (``_state_parts``).
+
+    Found like :func:`declared_check`, on the class and its bases. Only classes
+    that are neither an estimator of the registry nor a scikit-learn part
+    checked here need to be listed (a nested helper object such as a rule or a
+    distance), but listing those is harmless.
+
+    Parameters
+    ----------
+    cls : type
+        An estimator class (or a part class, whose own parts count too).
+
+    Returns
+    -------
+    tuple of type
+        Empty when the class declares nothing.
+    """
+    return tuple(_declared(cls, STATE_PARTS) or ())
+
+
 def is_fitted(est) -> bool:
     """scikit-learn's rule: an estimator is fitted when it holds an attribute ending in ``_``.
 
@@ -738,7 +809,6 @@ def _checks() -> dict[str, tuple]:
         "sklearn.mixture._gaussian_mixture.GaussianMixture": (
             "ObjectNode", fitted_only(_check_gaussian_mixture)),
         "scipy.sparse._csc.csc_matrix": ("SparseMatrixNode", _check_sparse),
-        **_OWN_CHECKS,
     }
 
 
@@ -1726,26 +1796,39 @@ _CACHE: dict[str, tuple[str, Checker]] = {}
 def _registry() -> dict[str, tuple[str, Checker]]:
     if not _CACHE:
         _CACHE.update(_checks())
-    return {**_registered_estimators(), **_CACHE}
+    table = dict(_CACHE)
+    for cls in _own_classes():
+        name = full_name(cls)
+        check = declared_check(cls) or _OWN_CHECKS.get(name, (None, None))[1]
+        if check is not None:
+            table[name] = ("ObjectNode", check)
+        elif name not in table:
+            table[name] = ("ObjectNode", fitted_only(check_plain_state))
+    return table
 
 
-def _registered_estimators() -> dict[str, tuple[str, Checker]]:
-    """The estimator class of every registry entry, allowed as an exact type.
+def _own_classes() -> list[type]:
+    """The estimator class of every registry entry, and the classes their state holds.
 
     A registry entry is code that ships with the package (or that a program
     registers in its own process), never something a model file can add, so the
-    class it names is as trusted as our own. A class with no check of its own in
-    :func:`_checks` gets :func:`check_plain_state`; the classes ensemblekit ships
-    all have their own (``tests/test_trust.py`` asserts it).
+    class it names is as trusted as our own; so are the classes it lists in
+    ``_state_parts`` (:func:`declared_parts`), and theirs in turn. Each is
+    allowed as an exact type with the check it declares (:func:`declared_check`),
+    or, when it declares none, the scikit-learn check of its class, else
+    :func:`check_plain_state`. The classes ensemblekit ships all declare their own
+    (``tests/test_extension.py`` asserts it).
     """
     from ensemblekit import registry
 
-    out: dict[str, tuple[str, Checker]] = {}
-    for spec in registry.ALGORITHMS.values():
-        cls = spec.estimator_class()
-        out[f"{cls.__module__}.{cls.__qualname__}"] = ("ObjectNode",
-                                                       fitted_only(check_plain_state))
-    return out
+    found: dict[str, type] = {}
+    stack = [spec.estimator_class() for spec in registry.ALGORITHMS.values()]
+    while stack:
+        cls = stack.pop()
+        if full_name(cls) not in found:
+            found[full_name(cls)] = cls
+            stack.extend(declared_parts(cls))
+    return list(found.values())
 
 
 def __getattr__(name):  # ALLOWED_TYPES is built on first use: it imports scikit-learn
@@ -1833,7 +1916,7 @@ def check_model(model) -> None:
             entry[1](obj, ctx)
         if not hasattr(obj, "__dict__"):
             continue
-        params = set(obj._get_param_names()) if hasattr(type(obj), "_get_param_names") else set()
+        params = set(type(obj)._get_param_names()) if hasattr(type(obj), "_get_param_names") else set()
         params -= set(entry[2] if len(entry) > 2 else ())
         stack.extend((v, f"{where}.{k}", template or k in params) for k, v in vars(obj).items())
 

@@ -186,6 +186,9 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
     ['a', 'b']
     """
 
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (_DeclaredClassBagging,)
+
     _parameter_constraints = {
         "n_estimators": Constraint("int", "number of bagged networks", low=1, high=MAX_MEMBERS),
         "max_samples": Constraint("float", "bag size as a fraction of the training set", low=0,

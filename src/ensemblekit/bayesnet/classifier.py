@@ -202,6 +202,9 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
     ['a', 'b']
     """
 
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (MDLDiscretizer,)
+
     _parameter_constraints = K2_CONSTRAINTS
 
     def __init__(

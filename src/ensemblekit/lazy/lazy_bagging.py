@@ -495,6 +495,9 @@ class LazyBaggingClassifier(_LazyEnsemble):
     [0, 1]
     """
 
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (WeightedDistance,)
+
     _parameter_constraints = {
         **_LazyEnsemble._parameter_constraints,
         "voting": Constraint("choice", "majority vote or mean tree probabilities",

@@ -317,6 +317,9 @@ class LazyStackingClassifier(_LazyEnsemble):
     [0, 1]
     """
 
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (WeightedDistance, _NaiveBayesTables)
+
     _parameter_constraints = {
         **_LazyEnsemble._parameter_constraints,
         "n_estimators": Constraint("int", "bags and members per test instance (L)", low=1,

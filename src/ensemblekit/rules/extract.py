@@ -66,6 +66,9 @@ class Rule:
         From the root down.
     """
 
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (Condition,)
+
     tree: int
     node: int
     conditions: tuple[Condition, ...]
@@ -201,6 +204,9 @@ class RuleSet:
     n_candidates : int
         Rules before duplicates, complements and constant rules were dropped.
     """
+
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (Rule, Condition)
 
     rules: list
     nodes: list

@@ -595,6 +595,9 @@ class ISCA(ClusterMixin, BaseEstimator):
     True
     """
 
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (RuleSet,)
+
     _parameter_constraints = {
         "n_clusters": Constraint("int", "number of clusters k (cluster -k sets it)", low=1),
         "n_stages": Constraint("int", "stages M: random targets, each explained by its own rules",

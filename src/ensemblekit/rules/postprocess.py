@@ -51,7 +51,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ..constraints import Constraint, validate_params
-from .extract import extract_rules
+from .extract import RuleSet, extract_rules
 from .isle import ISLE_CONSTRAINTS, generate_isle, tree_outputs
 
 __all__ = ["BASES", "METHODS", "RuleEnsembleRegressor"]
@@ -172,6 +172,9 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
     >>> model.predict(X[:2]).shape
     (2,)
     """
+
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (RuleSet,)
 
     _parameter_constraints = {
         "method": Constraint("choice", "post-processing of the ISLE trees or rules",
