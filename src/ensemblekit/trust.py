@@ -829,229 +829,6 @@ def _scaling(ctx: CheckContext, est, d: int) -> None:
         ctx.fail("scaling_factor_ holds a factor that is not positive")
 
 
-# ---- instance-based
-def _check_ibk(est, ctx: CheckContext) -> None:
-    """``IBk`` (``knn``): stored rows, their class indices and ranges, as ``fit`` leaves them.
-
-    ``X_train_`` holds ``n_samples_fit_`` rows of the model's columns (NaN for missing,
-    nominal columns as codes of their declared values), ``y_train_`` an index into
-    ``classes_`` per row, and ``feature_min_`` / ``feature_max_`` are the ranges of
-    the known values of each column (``inf`` / ``-inf`` for a column with none), which
-    the distance divides by; the parameters ``predict`` reads are among their choices.
-    """
-    from ensemblekit.classifiers.ibk import RANGE_UPDATES, WEIGHTS
-
-    d = feature_count(ctx, est)
-    classes = class_labels(ctx, est)
-    declared_codes(ctx, est, classes)
-    count_attr(ctx, est, "n_neighbors")
-    ctx.choice(est, "weights", WEIGHTS)
-    ctx.choice(est, "range_update", RANGE_UPDATES)
-    n = count_attr(ctx, est, "n_samples_fit_")
-    rows = float_array(ctx, ctx.attr(est, "X_train_"), "X_train_", nan=True, shape=(n, d))
-    int_array(ctx, ctx.attr(est, "y_train_"), "y_train_", high=classes.size, shape=(n,))
-    nominal = index_set(ctx, ctx.attr(est, "nominal_features_"), "nominal_features_", d)
-    cats = int_array(ctx, ctx.attr(est, "n_categories_"), "n_categories_", low=1, high=COUNT_MAX,
-                     shape=nominal.shape)
-    coded = np.nan_to_num(rows[:, nominal], nan=0.0)  # NaN: a missing value
-    if np.any((coded < 0) | (coded >= cats) | (coded != np.floor(coded))):
-        ctx.fail("X_train_ holds a nominal value that is not one of its column's codes")
-    known = ~np.isnan(rows)
-    for name, want in (("feature_min_", np.where(known, rows, np.inf).min(axis=0)),
-                       ("feature_max_", np.where(known, rows, -np.inf).max(axis=0))):
-        got = checked_array(ctx, ctx.attr(est, name), name, kinds="f", shape=(d,))
-        if not np.array_equal(got, want):
-            ctx.fail(f"{name} is not the range of the known values of X_train_")
-
-
-# ---- decision trees
-def _check_cart(est, ctx: CheckContext) -> None:
-    """``CartEntropyTree``: the scikit-learn tree it wraps reads the same columns and classes.
-
-    With declared classes (``n_classes``) ``classes_`` are the codes ``0 .. n - 1``
-    and the tree's classes are those of them that have training rows
-    (``predict_proba`` spreads the tree's columns to those codes).
-    """
-    from sklearn.tree import DecisionTreeClassifier
-
-    d = feature_count(ctx, est)
-    classes = class_labels(ctx, est)
-    tree = ctx.instance(ctx.attr(est, "tree_"), "tree_", (DecisionTreeClassifier,))
-    fitted_member(ctx, tree, "tree_", d)
-    inner = class_labels(ctx, tree, "tree_.classes_",
-                         value=nested_attr(ctx, tree, "classes_", "tree_.classes_"))
-    if not declared_codes(ctx, est, classes):
-        if inner.dtype.kind != classes.dtype.kind or not np.array_equal(inner, classes):
-            ctx.fail("classes_ are not the tree's classes")
-    class_codes(ctx, inner, "tree_.classes_", classes.size)
-
-
-def _check_c45(est, ctx: CheckContext) -> None:
-    """``C45Tree``: flat node arrays that form one tree over the model's columns and classes.
-
-    The compiled prediction walk indexes these arrays without bounds checks, so: node 0 is
-    the root; the children of node ``i`` are ``child_start_[i] .. + n_children_[i] - 1``,
-    all after ``i`` and inside the arrays, and every node but the root has exactly one
-    parent (no cycle, no sharing); a leaf has ``feature_ == -1``, no children and no
-    threshold; a numeric test has two children and a finite threshold, a nominal test one
-    child per declared value of its column; class weights are finite and >= 0, one column
-    per class.
-    """
-    d = feature_count(ctx, est)
-    classes = class_labels(ctx, est)
-    declared_codes(ctx, est, classes)
-    k = classes.size
-    real_attr(ctx, est, "confidence_factor", low=0)
-    count_attr(ctx, est, "min_samples_leaf")
-    for name in ("unpruned", "subtree_raising", "collapse_tree"):
-        flag_value(ctx, ctx.attr(est, name), name)
-    nominal = index_set(ctx, ctx.attr(est, "nominal_features_"), "nominal_features_", d)
-    cats = int_array(ctx, ctx.attr(est, "n_categories_"), "n_categories_", low=1, high=COUNT_MAX,
-                     shape=nominal.shape)
-    feature = int_array(ctx, ctx.attr(est, "feature_"), "feature_", low=-1, high=d, ndim=1)
-    n = feature.size
-    if n == 0:
-        ctx.fail("feature_ is empty (a tree has at least its root)")
-    for name in ("feature_", "child_start_", "n_children_"):
-        if ctx.attr(est, name).dtype != np.int64:
-            ctx.fail(f"{name} is not an int64 array")
-    threshold = float_array(ctx, ctx.attr(est, "threshold_"), "threshold_", nan=True, shape=(n,))
-    if threshold.dtype != np.float64:
-        ctx.fail("threshold_ is not a float64 array")
-    start = int_array(ctx, ctx.attr(est, "child_start_"), "child_start_", low=-1, high=n,
-                      shape=(n,))
-    count = int_array(ctx, ctx.attr(est, "n_children_"), "n_children_", high=n, shape=(n,))
-    for name in ("value_", "bag_value_"):
-        arr = float_array(ctx, ctx.attr(est, name), name, low=0, shape=(n, k))
-        if arr.dtype != np.float64:
-            ctx.fail(f"{name} is not a float64 array")
-    empty = checked_array(ctx, ctx.attr(est, "is_empty_"), "is_empty_", kinds="b", shape=(n,))
-    del empty
-    leaf = feature < 0
-    if np.any(leaf != (count == 0)) or np.any(leaf != (start < 0)):
-        ctx.fail("a node is a leaf by one array and a split by another")
-    if np.any(leaf & ~np.isnan(threshold)):
-        ctx.fail("a leaf holds a threshold")
-    width = np.zeros(d, dtype=np.int64)
-    width[:] = 2
-    width[nominal] = cats
-    is_nominal = np.zeros(d, dtype=bool)
-    is_nominal[nominal] = True
-    split = np.flatnonzero(~leaf)
-    f = feature[split]
-    if np.any(count[split] != width[f]):
-        ctx.fail("a split does not have one child per branch of its test")
-    numeric_split = split[~is_nominal[f]]
-    if np.any(~np.isfinite(threshold[numeric_split])) or np.any(
-            ~np.isnan(threshold[split[is_nominal[f]]])):
-        ctx.fail("a numeric test has no finite threshold, or a nominal test has one")
-    if np.any(start[split] <= split) or np.any(start[split] + count[split] > n):
-        ctx.fail("a node's children are not after it inside the node arrays")
-    parents = np.zeros(n + 1, dtype=np.int64)
-    np.add.at(parents, start[split], 1)
-    np.add.at(parents, start[split] + count[split], -1)
-    parents = np.cumsum(parents)[:n]
-    if parents[0] != 0 or np.any(parents[1:] != 1):
-        ctx.fail("the nodes do not form one tree (a node with no parent or with several)")
-
-
-def _tree_layout(ctx: CheckContext, est, d: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """The coded columns of a tree ensemble; returns ``(nominal, n_categories, width)``.
-
-    ``nominal_features_`` and ``numeric_features_`` split the ``d`` columns,
-    ``modes_`` are codes of their columns, and ``width`` is the number of
-    columns the ``cart-entropy`` trees read (numeric, then one per category).
-    """
-    nominal = index_set(ctx, ctx.attr(est, "nominal_features_"), "nominal_features_", d)
-    categories = int_array(ctx, ctx.attr(est, "n_categories_"), "n_categories_", low=1,
-                           shape=nominal.shape)
-    numeric = checked_array(ctx, ctx.attr(est, "numeric_features_"), "numeric_features_", kinds="iu", ndim=1)
-    if numeric.tolist() != np.setdiff1d(np.arange(d), nominal).tolist():
-        ctx.fail("numeric_features_ is not the list of the columns that are not nominal")
-    modes = int_array(ctx, ctx.attr(est, "modes_"), "modes_", shape=nominal.shape)
-    if np.any(modes >= categories):
-        ctx.fail("modes_ holds a code outside its column's categories")
-    return nominal, categories, numeric.size + sum(int(r) for r in categories)
-
-
-def _tree_choice(ctx: CheckContext, est) -> str:
-    """The base tree (``tree``) of bagging or a lazy ensemble, one of ``TREES``."""
-    from ensemblekit.classifiers.bagging import TREES
-
-    if "tree" not in vars(est):
-        ctx.fail("holds no tree choice: the model was written by ensemblekit 0.1, before "
-                 "bagging and the lazy ensembles grew c45 trees; fit it again")
-    return ctx.choice(est, "tree", TREES)
-
-
-def _check_c45_members(ctx: CheckContext, trees, name: str, d: int, n_classes: int,
-                       nominal: np.ndarray, categories: np.ndarray) -> None:
-    """Unpruned C4.5 members: fitted on the owner's ``d`` columns, nominal columns and classes.
-
-    Each member's own state is checked by the C4.5 tree's check; here that it
-    reads the columns and gives the probability columns its owner expects.
-    """
-    for i, tree in enumerate(trees):
-        label = f"{name}[{i}]"
-        fitted_member(ctx, tree, label, d)
-        codes = checked_array(ctx, nested_attr(ctx, tree, "classes_", f"{label}.classes_"),
-                              f"{label}.classes_", kinds="iu", ndim=1)
-        if codes.tolist() != list(range(n_classes)):
-            ctx.fail(f"{label} does not give one probability per class of the model")
-        for attr, want in (("nominal_features_", nominal), ("n_categories_", categories)):
-            got = checked_array(ctx, nested_attr(ctx, tree, attr, f"{label}.{attr}"), f"{label}.{attr}",
-                                kinds="iu")
-            if got.tolist() != want.tolist():
-                ctx.fail(f"{label}.{attr} is not the model's {attr}")
-        if nested_attr(ctx, tree, "unpruned", f"{label}.unpruned") is not True:
-            ctx.fail(f"{label} is not an unpruned tree")
-
-
-def _check_bagged_trees(est, ctx: CheckContext) -> None:
-    """``BaggedTreeClassifier``: trees over all columns, each with every class (codes 0 .. C-1).
-
-    ``predict_proba`` adds the trees' probability rows, so each tree must give one
-    column per class of ``classes_`` (a ``c45`` tree: per declared class). The
-    ``cart-entropy`` trees read the one-hot matrix of the coded columns.
-    """
-    from sklearn.tree import DecisionTreeClassifier
-
-    d = feature_count(ctx, est)
-    classes = class_labels(ctx, est)
-    n_classes = classes.size
-    declared = declared_codes(ctx, est, classes)
-    ctx.choice(est, "voting", ("soft", "hard"))
-    kind = _tree_choice(ctx, est)
-    nominal, categories, width = _tree_layout(ctx, est, d)
-    counts = float_array(ctx, ctx.attr(est, "bag_counts_"), "bag_counts_", ndim=2, low=0)
-    if kind == "c45":
-        from ensemblekit.classifiers.c45 import C45Tree
-
-        trees = instance_list(ctx, ctx.attr(est, "estimators_"), "estimators_", (C45Tree,),
-                              nonempty=True)
-        _check_c45_members(ctx, trees, "estimators_", d, n_classes, nominal, categories)
-        if counts.shape[0] != len(trees):
-            ctx.fail("bag_counts_ does not hold one bag per tree")
-        return
-    trees = instance_list(ctx, ctx.attr(est, "estimators_"), "estimators_", (DecisionTreeClassifier,),
-                          nonempty=True)
-    first = None
-    for i, tree in enumerate(trees):
-        name = f"estimators_[{i}]"
-        fitted_member(ctx, tree, name, width)
-        codes = class_codes(ctx, nested_attr(ctx, tree, "classes_", f"{name}.classes_"),
-                            f"{name}.classes_", n_classes)
-        # every class, or (declared classes) every class that has training rows
-        if codes.size != n_classes and not declared:
-            ctx.fail(f"{name} does not know every class")
-        if first is None:
-            first = codes
-        elif not np.array_equal(codes, first):
-            ctx.fail(f"{name} knows other classes than estimators_[0]")
-    if counts.shape[0] != len(trees):
-        ctx.fail("bag_counts_ does not hold one bag per tree")
-
-
 # ---- clustering
 def _check_prototypes(est, ctx: CheckContext, *, exact: bool = True, length: int | None = None):
     """Prototype clusterers (``predict``: nearest row of ``scaled_centers_`` after scaling).
@@ -1238,6 +1015,7 @@ def _check_lazy(est, ctx: CheckContext) -> tuple[int, int, int]:
     columns then one indicator per category, skipping scikit-learn's input checks
     when ``X_tree_`` holds no NaN.
     """
+    from ensemblekit.classifiers.bagging import fitted_tree_choice, fitted_tree_layout
     from ensemblekit.lazy.distance import WeightedDistance
 
     d = feature_count(ctx, est)
@@ -1252,8 +1030,8 @@ def _check_lazy(est, ctx: CheckContext) -> tuple[int, int, int]:
     n = y.size
     if n < 1 or np.any(np.bincount(y.astype(np.int64), minlength=n_classes) == 0):
         ctx.fail("y_codes_ does not hold every class of present_classes_")
-    kind = _tree_choice(ctx, est)
-    nominal, categories, width = _tree_layout(ctx, est, d)
+    kind = fitted_tree_choice(ctx, est)
+    nominal, categories, width = fitted_tree_layout(ctx, est, d)
     if kind == "c45":
         # the trees are grown on it as the training rows: codes in range, C-ordered float64
         tree_rows = float_array(ctx, ctx.attr(est, "X_tree_"), "X_tree_", nan=True, shape=(n, d))
@@ -1591,10 +1369,6 @@ def _check_isca(est, ctx: CheckContext) -> None:
 
 _OWN_CHECKS: dict[str, tuple[str, Checker]] = {
     f"ensemblekit.{name}": ("ObjectNode", check) for name, check in (
-        ("classifiers.cart.CartEntropyTree", fitted_only(_check_cart)),
-        ("classifiers.ibk.IBk", fitted_only(_check_ibk)),
-        ("classifiers.c45.C45Tree", fitted_only(_check_c45)),
-        ("classifiers.bagging.BaggedTreeClassifier", fitted_only(_check_bagged_trees)),
         ("clustering.kmeans.KMeans", fitted_only(_check_kmeans)),
         ("clustering.inner_kmeans.InnerEnsembleKMeans", fitted_only(_check_kmeans)),
         ("clustering.consensus.CSPA",
