@@ -112,25 +112,38 @@ def test_compare_and_evaluate_by_cross_validation():
 
 def test_a_registered_class_is_allowed_in_model_files_only_while_registered(tmp_path,
                                                                             monkeypatch):
-    from ensemblekit import trust
+    from ensemblekit import model_types
 
     name = f"{__name__}.PriorClassifier"
-    assert name in trust.ALLOWED_TYPES
+    assert name in model_types.ALLOWED_TYPES
     model = api.fit("prior", VOTE)
     path = tmp_path / "prior.ekm"
     api.save_model(model, path)
     monkeypatch.delitem(registry.ALGORITHMS, "prior")
-    assert name not in trust.ALLOWED_TYPES
+    assert name not in model_types.ALLOWED_TYPES
     refused = run("show", path)
     assert refused.exit_code == 2
 
 
-def test_shipped_estimators_have_their_own_state_checks():
+def test_an_estimator_without_a_check_of_its_own_gets_the_plain_one():
+    from ensemblekit import model_types, trust
+
+    assert trust.declared_check(PriorClassifier) is None
+    pipeline = api.fit("prior", VOTE).pipeline
+    model_types.check_model(pipeline)  # n_features_in_ and classes_ are checked
+    pipeline.named_steps["model"].classes_ = np.array([])
+    with pytest.raises(trust.DamagedModelError, match="classes_ is empty"):
+        model_types.check_model(pipeline)
+
+
+def test_shipped_estimators_declare_their_own_state_checks():
+    # each states its fitted state beside its fit: a check its class declares, and so do
+    # the helper classes it lists as parts of that state
     from ensemblekit import trust
 
     for spec in registry.ALGORITHMS.values():
         if spec.name == "prior":
             continue
         cls = spec.estimator_class()
-        name = f"{cls.__module__}.{cls.__qualname__}"
-        assert trust.declared_check(cls) is not None or name in trust._OWN_CHECKS, spec.name
+        for part in (cls, *trust.declared_parts(cls)):
+            assert trust.declared_check(part) is not None, (spec.name, part)

@@ -1,35 +1,26 @@
-"""What a model file may hold, and the checks a rebuilt model passes before it is used.
+"""The generic checker of a rebuilt model's state: the checking toolkit and scikit-learn's parts.
 
-A model file is untrusted input. :mod:`ensemblekit.persistence` reads it in
-two steps, and this module states the rules of both:
+A model file is untrusted input. After skops has rebuilt its objects and
+before any of them runs, :func:`ensemblekit.model_types.check_model` visits
+every object and runs the check stated for its exact class. Compiled code in
+scikit-learn (``Tree.apply``, the k-d tree's queries) and in ensemblekit (the
+C4.5 walk) indexes its arrays without bounds checks, so a child index of
+``10**8`` or a cycle in a tree would crash or hang the process; the checks
+make sure such arrays are what a fit would produce (indices in range, children
+after their parent, shapes that agree with each other) and that every
+attribute an estimator reads at predict time has the type and shape it needs.
 
-1. **Before anything is built**, every object the skops payload describes is
-   named by its module, class and skops loader. :func:`refused_nodes` accepts
-   only the exact triples in :data:`ALLOWED_TYPES` (the classes our fitted
-   estimators store, each with its loader) and :data:`PLAIN_NODES` (Python
-   containers and primitives, numpy arrays, scalars and dtypes, and type
-   references to a few number and text types). A package is never trusted as
-   a whole: a class that merely lives in scikit-learn, scipy or numpy is
-   refused unless it is listed here.
+This module holds what every check shares, and knows no estimator of ours:
 
-2. **After the objects are built, before any of them runs**,
-   :func:`check_model` visits every object reachable from the model and runs
-   the check declared for its exact type. Compiled code in scikit-learn
-   (``Tree.apply``, the k-d tree's queries) indexes its arrays without bounds
-   checks, so a child index of ``10**8`` or a cycle in a tree would crash or
-   hang the process; the checks make sure such arrays are what a fit would
-   produce (indices in range, children after their parent, shapes that agree
-   with each other) and that every attribute the estimator reads at predict
-   time has the type and shape it needs.
-
-Every class in :data:`ALLOWED_TYPES` has been read for what rebuilding it
-runs: skops creates it with ``cls.__new__`` and hands its attributes to
-``__setstate__`` (scikit-learn's ``BaseEstimator.__setstate__`` only stores
-them), or, for the tree and the distance metric, calls the class itself with
-numbers and arrays. None of them calls a function, imports a module or
-evaluates text taken from the file. ``tests/test_trust.py`` checks both
-properties: that every type our fitted models store is listed, and that no
-listed type defines a rebuild hook outside that reviewed set.
+* :class:`CheckContext` and the value checks (:func:`int_array`,
+  :func:`float_array`, :func:`count_attr`, :func:`class_labels`, ...), which
+  test a value's type, dtype, shape and range before anything uses it, so a
+  check raises nothing but :class:`DamagedModelError` whatever the file holds;
+* how a class states its own check and the helper classes its state holds
+  (:func:`declared_check`, :func:`declared_parts`): each ensemblekit estimator
+  declares them beside the ``fit`` that writes the state;
+* the checks of the scikit-learn classes our estimators store
+  (:func:`sklearn_part_checks`).
 
 A check that fails raises :class:`DamagedModelError` naming the object and
 what is wrong; :mod:`ensemblekit.persistence` turns it into
@@ -46,21 +37,22 @@ from ensemblekit._workers import worker_count
 from ensemblekit.errors import InputError
 
 __all__ = [
-    "ALLOWED_TYPES",
     "COUNT_MAX",
-    "PLAIN_NODES",
+    "STATE_CHECK",
+    "STATE_PARTS",
     "CheckContext",
     "Checker",
     "DamagedModelError",
     "check_bagging",
-    "check_model",
     "check_plain_state",
     "checked_array",
     "class_codes",
     "class_labels",
     "cluster_labels",
     "count_attr",
+    "declared_check",
     "declared_codes",
+    "declared_parts",
     "feature_count",
     "fitted_member",
     "fitted_only",
@@ -74,31 +66,12 @@ __all__ = [
     "n_jobs_attr",
     "nested_attr",
     "real_attr",
-    "refused_nodes",
+    "sklearn_part_checks",
 ]
 
 
 class DamagedModelError(InputError):
     """A rebuilt model's state is not what a fit produces (one line saying what is wrong)."""
-
-
-# --------------------------------------------------------------------------- allowed nodes
-#: (module, class, skops loader) of the plain values a payload may describe.
-PLAIN_NODES = frozenset(
-    {
-        ("builtins", "dict", "DictNode"),
-        ("builtins", "list", "ListNode"),
-        ("builtins", "tuple", "TupleNode"),
-        ("builtins", "slice", "SliceNode"),
-        *(("builtins", name, "JsonNode") for name in ("str", "int", "float", "bool", "NoneType")),
-        *(("builtins", name, "TypeNode") for name in ("str", "int", "float", "bool")),
-        ("numpy", "ndarray", "NdArrayNode"),
-        ("numpy", "dtype", "DTypeNode"),
-        *(("numpy", name, loader)
-          for name in ("float64", "float32", "int64", "int32", "intp", "uint8", "bool_", "bool")
-          for loader in ("NdArrayNode", "TypeNode")),
-    }
-)
 
 
 Checker = Callable[[object, "CheckContext"], None]
@@ -782,10 +755,18 @@ def _check_sparse(matrix, ctx: CheckContext) -> None:
         ctx.fail(f"sparse matrix: {exc}")
 
 
-def _checks() -> dict[str, tuple]:
-    """Exact class name -> (skops loader, check[, parameters holding fitted objects]).
+def sklearn_part_checks() -> dict[str, tuple]:
+    """The scikit-learn (and scipy) classes our estimators store, with their checks.
 
-    Built on first use (it imports scikit-learn).
+    Imports scikit-learn, so :mod:`ensemblekit.model_types` calls it on first use.
+
+    Returns
+    -------
+    dict
+        Exact class name (``"sklearn.tree._tree.Tree"``) -> ``(skops loader,
+        check)``, or ``(skops loader, check, parameters holding fitted
+        objects)`` for a class whose constructor parameters hold fitted
+        estimators rather than templates (a Pipeline's ``steps``).
     """
     return {
         "sklearn.pipeline.Pipeline": ("ObjectNode", _check_pipeline, ("steps",)),
@@ -810,145 +791,3 @@ def _checks() -> dict[str, tuple]:
             "ObjectNode", fitted_only(_check_gaussian_mixture)),
         "scipy.sparse._csc.csc_matrix": ("SparseMatrixNode", _check_sparse),
     }
-
-
-# --------------------------------------------------------------------------- ensemblekit checks
-_OWN_CHECKS: dict[str, tuple[str, Checker]] = {
-    f"ensemblekit.{name}": ("ObjectNode", check) for name, check in (
-    )
-}
-
-
-# --------------------------------------------------------------------------- public API
-_CACHE: dict[str, tuple[str, Checker]] = {}
-
-
-def _registry() -> dict[str, tuple[str, Checker]]:
-    if not _CACHE:
-        _CACHE.update(_checks())
-    table = dict(_CACHE)
-    for cls in _own_classes():
-        name = full_name(cls)
-        check = declared_check(cls) or _OWN_CHECKS.get(name, (None, None))[1]
-        if check is not None:
-            table[name] = ("ObjectNode", check)
-        elif name not in table:
-            table[name] = ("ObjectNode", fitted_only(check_plain_state))
-    return table
-
-
-def _own_classes() -> list[type]:
-    """The estimator class of every registry entry, and the classes their state holds.
-
-    A registry entry is code that ships with the package (or that a program
-    registers in its own process), never something a model file can add, so the
-    class it names is as trusted as our own; so are the classes it lists in
-    ``_state_parts`` (:func:`declared_parts`), and theirs in turn. Each is
-    allowed as an exact type with the check it declares (:func:`declared_check`),
-    or, when it declares none, the scikit-learn check of its class, else
-    :func:`check_plain_state`. The classes ensemblekit ships all declare their own
-    (``tests/test_extension.py`` asserts it).
-    """
-    from ensemblekit import registry
-
-    found: dict[str, type] = {}
-    stack = [spec.estimator_class() for spec in registry.ALGORITHMS.values()]
-    while stack:
-        cls = stack.pop()
-        if full_name(cls) not in found:
-            found[full_name(cls)] = cls
-            stack.extend(declared_parts(cls))
-    return list(found.values())
-
-
-def __getattr__(name):  # ALLOWED_TYPES is built on first use: it imports scikit-learn
-    if name == "ALLOWED_TYPES":
-        return frozenset(_registry())
-    raise AttributeError(name)
-
-
-def refused_nodes(nodes) -> list[str]:
-    """The object descriptions of a payload that are not allowed, as readable names.
-
-    Parameters
-    ----------
-    nodes : iterable of (str, str, str)
-        ``(module, class, loader)`` of every object a skops payload describes.
-
-    Returns
-    -------
-    list of str
-        ``"module.Class"`` (with the loader when only the loader is wrong) for
-        every triple that is neither in :data:`PLAIN_NODES` nor an allowed
-        class with its loader; empty when everything is allowed.
-    """
-    allowed = _registry()
-    refused = []
-    for module, cls, loader in sorted(set(nodes)):
-        if (module, cls, loader) in PLAIN_NODES:
-            continue
-        entry = allowed.get(f"{module}.{cls}")
-        if entry is None:
-            refused.append(f"{module}.{cls}")
-        elif entry[0] != loader:
-            refused.append(f"{module}.{cls} (as {loader})")
-    return refused
-
-
-def check_model(model) -> None:
-    """Check every object reachable from a rebuilt model before it is used.
-
-    Walks attributes (``__dict__``), lists, tuples and dicts from ``model``;
-    every object of a class in :data:`ALLOWED_TYPES` gets its declared check,
-    once. Plain values (numbers, text, arrays) are checked by the check of the
-    object that holds them.
-
-    An estimator reached through one of its owner's constructor parameters
-    (``BaggingClassifier(estimator=...)``, a ColumnTransformer's
-    ``transformers``) is a template: scikit-learn and ensemblekit only ever
-    ``clone`` it, which keeps its parameters and drops any fitted state, so
-    its state is not checked (its type is, like every object's). The
-    exception is a parameter that holds fitted objects, which an entry
-    declares (a Pipeline's ``steps``).
-
-    Parameters
-    ----------
-    model : object
-        What :func:`skops.io.loads` returned.
-
-    Raises
-    ------
-    DamagedModelError
-        If an object's state is not one a fit produces, or an object of a
-        class outside the allowed list is found (it cannot be, since the
-        payload was screened by :func:`refused_nodes`, but the walk does not
-        rely on that).
-    """
-    ctx = CheckContext()
-    allowed = _registry()
-    stack = [(model, "model", False)]
-    while stack:
-        obj, where, template = stack.pop()
-        if obj is None or isinstance(obj, _PLAIN_VALUES) or (id(obj), template) in ctx.seen:
-            continue
-        ctx.seen.add((id(obj), template))
-        ctx.path = [where]
-        if isinstance(obj, (list, tuple)):
-            stack.extend((v, f"{where}[{i}]", template) for i, v in enumerate(obj))
-            continue
-        if isinstance(obj, dict):
-            stack.extend((v, f"{where}[{k!r}]", template) for k, v in obj.items())
-            continue
-        entry = allowed.get(full_name(type(obj)))
-        if entry is None:
-            ctx.fail(f"holds a {full_name(type(obj))}, which a model file may not hold")
-        if not template:
-            entry[1](obj, ctx)
-        if not hasattr(obj, "__dict__"):
-            continue
-        params = set(type(obj)._get_param_names()) if hasattr(type(obj), "_get_param_names") else set()
-        params -= set(entry[2] if len(entry) > 2 else ())
-        stack.extend((v, f"{where}.{k}", template or k in params) for k, v in vars(obj).items())
-
-
-_PLAIN_VALUES = (str, bytes, int, float, bool, slice, np.ndarray, np.generic, np.dtype, type)
