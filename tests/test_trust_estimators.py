@@ -189,6 +189,18 @@ def test_an_unfitted_estimator_is_a_template_but_a_partly_fitted_one_is_refused(
         model_types.check_model(half)
 
 
+def test_the_check_comes_from_the_class_whatever_the_file_sets_on_the_instance():
+    # a model file chooses instance attributes: one named like the class's declared check
+    # (or scikit-learn's parameter lookup) must neither replace nor break the class's own
+    est = _estimator("k2")
+    est.parents_[3] = (0, 99)
+    vars(est)["_check_fitted_state"] = "no check"
+    vars(est)["_get_param_names"] = ["parents_"]
+    assert trust.declared_check(type(est)) is type(est).__dict__["_check_fitted_state"].__func__
+    with pytest.raises(trust.DamagedModelError, match=re.escape("parents_[3]")):
+        model_types.check_model(est)
+
+
 # --------------------------------------------------------------------------- corruptions refused
 def _bad_code(X):
     """``X`` with code 99 in its first nominal column (labor's cost-of-living-adjustment)."""

@@ -381,7 +381,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
            [nan,  1.]])
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_mdl_discretizer))
 
     def __init__(self, method="mdl", n_bins=10, nominal_features=None):

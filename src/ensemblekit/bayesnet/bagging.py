@@ -85,7 +85,7 @@ class _DeclaredClassBagging(BaggingClassifier):
     is scikit-learn's class unchanged.
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(check_bagging))
 
     def _validate_y(self, y):
@@ -106,11 +106,6 @@ def _check_bagged_k2(est, ctx: CheckContext) -> None:
     class (model files written before declared classes) or the subclass that
     keeps declared class codes.
     """
-    from sklearn.ensemble import BaggingClassifier
-
-    from ensemblekit.bayesnet.bagging import _DeclaredClassBagging
-    from ensemblekit.bayesnet.classifier import K2Classifier
-
     d = feature_count(ctx, est)
     classes = class_labels(ctx, est)
     declared_codes(ctx, est, classes)
@@ -269,7 +264,7 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
 
     #: ensemblekit classes besides the registry's estimators that the state may hold.
     _state_parts = (_DeclaredClassBagging,)
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_bagged_k2))
 
     _parameter_constraints = {

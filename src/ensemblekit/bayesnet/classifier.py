@@ -121,8 +121,6 @@ def _check_k2(est, ctx: CheckContext) -> None:
     with ``cardinalities_[j - 1]`` values, the discretizer's numbers of bins; the
     training modes that fill missing values are codes of their feature.
     """
-    from ensemblekit.discretize import MDLDiscretizer
-
     d = feature_count(ctx, est)
     classes = class_labels(ctx, est)
     declared_codes(ctx, est, classes)
@@ -242,7 +240,7 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
 
     #: ensemblekit classes besides the registry's estimators that the state may hold.
     _state_parts = (MDLDiscretizer,)
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_k2))
 
     _parameter_constraints = K2_CONSTRAINTS

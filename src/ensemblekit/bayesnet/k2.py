@@ -233,8 +233,6 @@ def _check_network(ctx: CheckContext, parents, cpts, sizes: list[int]) -> None:
             ctx.fail(f"cpts_[{v}] holds a probability outside (0, 1]")
         if table.size and np.any(np.abs(table.sum(axis=1) - 1.0) > 1e-6):
             ctx.fail(f"a row of cpts_[{v}] does not sum to one")
-    from ensemblekit.bayesnet.k2 import _check_parents
-
     try:  # the same validation a fit applies to given parent sets: also no directed cycle
         _check_parents(parents, n_nodes)
     except ValueError as exc:

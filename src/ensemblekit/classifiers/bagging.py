@@ -301,8 +301,6 @@ def fitted_tree_layout(ctx: CheckContext, est, d: int) -> tuple[np.ndarray, np.n
 
 def fitted_tree_choice(ctx: CheckContext, est) -> str:
     """The base tree (``tree``) of bagging or a lazy ensemble, one of ``TREES``."""
-    from ensemblekit.classifiers.bagging import TREES
-
     if "tree" not in vars(est):
         ctx.fail("holds no tree choice: the model was written by ensemblekit 0.1, before "
                  "bagging and the lazy ensembles grew c45 trees; fit it again")
@@ -339,8 +337,6 @@ def _check_bagged_trees(est, ctx: CheckContext) -> None:
     column per class of ``classes_`` (a ``c45`` tree: per declared class). The
     ``cart-entropy`` trees read the one-hot matrix of the coded columns.
     """
-    from sklearn.tree import DecisionTreeClassifier
-
     d = feature_count(ctx, est)
     classes = class_labels(ctx, est)
     n_classes = classes.size
@@ -350,7 +346,7 @@ def _check_bagged_trees(est, ctx: CheckContext) -> None:
     nominal, categories, width = fitted_tree_layout(ctx, est, d)
     counts = float_array(ctx, ctx.attr(est, "bag_counts_"), "bag_counts_", ndim=2, low=0)
     if kind == "c45":
-        from ensemblekit.classifiers.c45 import C45Tree
+        from .c45 import C45Tree
 
         trees = instance_list(ctx, ctx.attr(est, "estimators_"), "estimators_", (C45Tree,),
                               nonempty=True)
@@ -456,7 +452,7 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
     [0, 1]
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_bagged_trees))
 
     _parameter_constraints = {

@@ -661,7 +661,7 @@ class C45Tree(ClassifierMixin, BaseEstimator):
     x0 > 3: 1 (3.0)
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_c45))
 
     _parameter_constraints = {

@@ -37,8 +37,6 @@ def _check_cart(est, ctx: CheckContext) -> None:
     and the tree's classes are those of them that have training rows
     (``predict_proba`` spreads the tree's columns to those codes).
     """
-    from sklearn.tree import DecisionTreeClassifier
-
     d = feature_count(ctx, est)
     classes = class_labels(ctx, est)
     tree = ctx.instance(ctx.attr(est, "tree_"), "tree_", (DecisionTreeClassifier,))
@@ -133,7 +131,7 @@ class CartEntropyTree(ClassifierMixin, BaseEstimator):
     [0, 1]
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_cart))
 
     _parameter_constraints = {

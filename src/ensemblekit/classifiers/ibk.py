@@ -83,8 +83,6 @@ def _check_ibk(est, ctx: CheckContext) -> None:
     the known values of each column (``inf`` / ``-inf`` for a column with none), which
     the distance divides by; the parameters ``predict`` reads are among their choices.
     """
-    from ensemblekit.classifiers.ibk import RANGE_UPDATES, WEIGHTS
-
     d = feature_count(ctx, est)
     classes = class_labels(ctx, est)
     declared_codes(ctx, est, classes)
@@ -183,7 +181,7 @@ class IBk(ClassifierMixin, BaseEstimator):
     [[0.2, 0.8]]
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_ibk))
 
     _parameter_constraints = {

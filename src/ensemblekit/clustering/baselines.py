@@ -159,7 +159,7 @@ class PAM(_BasePrototypeClustering):
     [1, 3]
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_pam))
 
     _parameter_constraints = {
@@ -378,7 +378,7 @@ class DIANA(ClusterMixin, BaseEstimator):
     [0, 0, 1, 1, 2]
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_diana))
 
     _parameter_constraints = {
@@ -420,8 +420,6 @@ class DIANA(ClusterMixin, BaseEstimator):
 def _check_gaussian_mixture_bic(est, ctx: CheckContext) -> None:
     """``GaussianMixtureBIC``: the chosen mixture has ``n_components_`` means of the input width."""
     from sklearn.mixture import GaussianMixture
-
-    from ensemblekit.clustering.baselines import COVARIANCE_TYPES
 
     d = feature_count(ctx, est)
     mixture = ctx.instance(ctx.attr(est, "mixture_"), "mixture_", (GaussianMixture,))
@@ -511,7 +509,7 @@ class GaussianMixtureBIC(ClusterMixin, BaseEstimator):
     G. Schwarz, "Estimating the dimension of a model", Ann. Stat. 6(2), 1978 (BIC).
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_gaussian_mixture_bic))
 
     def __init__(self, n_clusters=3, *, covariance_type="auto", select_k=False, n_init=1,
@@ -698,7 +696,7 @@ class RandomForestClustering(ClusterMixin, BaseEstimator):
     Stat. 15(1):118-138, 2006.
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_rf_clustering))
 
     _parameter_constraints = {

@@ -1038,7 +1038,7 @@ class CSPA(_GraphConsensus):
     [0, 0, 1, 1]
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(
         lambda e, c: _check_consensus(e, c, ("metis", "spectral"))))
 
@@ -1083,7 +1083,7 @@ class HGPA(_ConsensusClustering):
     Strehl & Ghosh, *Cluster Ensembles*, JMLR 3:583-617, 2002, Sect. 3.3.
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(lambda e, c: _check_consensus(e, c, ("kahypar",))))
 
     def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5, bootstrap_features=False,
@@ -1143,7 +1143,7 @@ class MCLA(_GraphConsensus):
     Strehl & Ghosh, *Cluster Ensembles*, JMLR 3:583-617, 2002, Sect. 3.4.
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(
         lambda e, c: _check_consensus(e, c, ("metis", "spectral"))))
 
@@ -1189,7 +1189,7 @@ class CoAssociationHAC(_ConsensusClustering):
     Ensembles*, ECML PKDD 2013, Sect. 3.2 ("HAC" consensus).
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(lambda e, c: _check_consensus(e, c, linkage=True)))
 
     def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5, bootstrap_features=False,

@@ -640,7 +640,7 @@ class KMeans(_BasePrototypeClustering):
     [0.5, 10.5]
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_kmeans))
 
     _parameter_constraints = PROTOTYPE_CONSTRAINTS

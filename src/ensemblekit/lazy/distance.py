@@ -408,7 +408,7 @@ class WeightedDistance:
     [[1, 0]]
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(_check_weighted_distance)
 
     def __init__(self, weights="gain-ratio", nominal_features=None, n_categories=None):

@@ -54,6 +54,8 @@ from ..classifiers.bagging import (
     check_tree_choice,
     fit_weighted_c45,
     fit_weighted_tree,
+    fitted_tree_choice,
+    fitted_tree_layout,
     nominal_modes,
     onehot_tree_matrix,
 )
@@ -164,9 +166,6 @@ def _check_lazy(est, ctx: CheckContext) -> tuple[int, int, int]:
     columns then one indicator per category, skipping scikit-learn's input checks
     when ``X_tree_`` holds no NaN.
     """
-    from ensemblekit.classifiers.bagging import fitted_tree_choice, fitted_tree_layout
-    from ensemblekit.lazy.distance import WeightedDistance
-
     d = feature_count(ctx, est)
     classes = class_labels(ctx, est)
     declared = declared_codes(ctx, est, classes)
@@ -595,7 +594,7 @@ class LazyBaggingClassifier(_LazyEnsemble):
 
     #: ensemblekit classes besides the registry's estimators that the state may hold.
     _state_parts = (WeightedDistance,)
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_lazy_bagging))
 
     _parameter_constraints = {

@@ -151,7 +151,7 @@ class _NaiveBayesTables:
     query, with the sufficient statistics computed as count-weighted sums.
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(_check_naive_bayes_tables)
 
     def __init__(self, X, y_codes, n_classes, nominal, n_categories, numeric):
@@ -275,9 +275,6 @@ def _check_lazy_stacking(est, ctx: CheckContext) -> None:
     training rows by ``knn_distance_`` (over the same rows), a naive-Bayes member
     reads the tables ``_nb`` built from the same rows, columns and classes.
     """
-    from ensemblekit.lazy.distance import WeightedDistance
-    from ensemblekit.lazy.lazy_stacking import LEARNER_TYPES, _NaiveBayesTables
-
     d, n, n_classes = _check_lazy(est, ctx)
     ctx.choice(est, "combiner", ("vote", "stacking"))
     count_attr(ctx, est, "knn_neighbors", 1)
@@ -410,7 +407,7 @@ class LazyStackingClassifier(_LazyEnsemble):
 
     #: ensemblekit classes besides the registry's estimators that the state may hold.
     _state_parts = (WeightedDistance, _NaiveBayesTables)
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_lazy_stacking))
 
     _parameter_constraints = {

@@ -68,7 +68,7 @@ class Condition:
         The tree's split value.
     """
 
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(_check_condition)
 
     feature: int
@@ -78,8 +78,6 @@ class Condition:
 
 def _check_rule(rule, ctx: CheckContext) -> None:
     """``Rule``: a non-root node of one tree and the conditions on its path."""
-    from ensemblekit.rules.extract import Condition
-
     ctx.integer(rule, "tree", 0, COUNT_MAX)
     ctx.integer(rule, "node", 1, COUNT_MAX)
     conditions = ctx.attr(rule, "conditions")
@@ -105,7 +103,7 @@ class Rule:
 
     #: ensemblekit classes besides the registry's estimators that the state may hold.
     _state_parts = (Condition,)
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(_check_rule)
 
     tree: int
@@ -235,8 +233,6 @@ def _check_rule_set(rules, ctx: CheckContext) -> None:
     from sklearn.tree import DecisionTreeRegressor
     from sklearn.tree._tree import Tree
 
-    from ensemblekit.rules.extract import Condition, Rule
-
     trees = instance_list(ctx, ctx.attr(rules, "_trees"), "_trees", (DecisionTreeRegressor,))
     node_counts, widths = [], []
     for j, tree in enumerate(trees):
@@ -276,8 +272,6 @@ def _rules_of(ctx: CheckContext, rules, d: int, name: str = "rules_") -> int:
     """An owner's ``RuleSet``: trees over its ``d`` columns; returns the number of rules."""
     from sklearn.tree import DecisionTreeRegressor
 
-    from ensemblekit.rules.extract import RuleSet
-
     ctx.instance(rules, name, (RuleSet,))
     trees = instance_list(ctx, nested_attr(ctx, rules, "_trees", f"{name}._trees"), f"{name}._trees",
                           (DecisionTreeRegressor,))
@@ -310,7 +304,7 @@ class RuleSet:
 
     #: ensemblekit classes besides the registry's estimators that the state may hold.
     _state_parts = (Rule, Condition)
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(_check_rule_set)
 
     rules: list

@@ -437,8 +437,6 @@ def _check_linkage(ctx: CheckContext, value, n: int) -> None:
 
 def _check_isca(est, ctx: CheckContext) -> None:
     """``ISCA``: the rules, the packed rule matrix of the training rows, its tree and labels."""
-    from ensemblekit.rules.isca import LINKAGES, SIMILARITIES
-
     d = feature_count(ctx, est)
     k = count_attr(ctx, est, "n_clusters")
     stages = count_attr(ctx, est, "n_stages")
@@ -659,7 +657,7 @@ class ISCA(ClusterMixin, BaseEstimator):
 
     #: ensemblekit classes besides the registry's estimators that the state may hold.
     _state_parts = (RuleSet,)
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_isca))
 
     _parameter_constraints = {

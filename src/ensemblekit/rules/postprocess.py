@@ -93,8 +93,6 @@ def _check_rule_ensemble(est, ctx: CheckContext) -> None:
     from scipy.sparse import csc_matrix
     from sklearn.tree import DecisionTreeRegressor
 
-    from ensemblekit.rules.postprocess import BASES, METHODS
-
     d = feature_count(ctx, est)
     method = ctx.choice(est, "method", METHODS)
     basis = ctx.choice(est, "basis", BASES)
@@ -253,7 +251,7 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
 
     #: ensemblekit classes besides the registry's estimators that the state may hold.
     _state_parts = (RuleSet,)
-    #: The check a loaded model's copy of this state passes before use (ensemblekit.trust).
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
     _check_fitted_state = staticmethod(fitted_only(_check_rule_ensemble))
 
     _parameter_constraints = {
