@@ -4,7 +4,9 @@ A toy classifier, defined here and registered with a single ``AlgorithmSpec``, g
 through ``fit``, ``predict``, ``evaluate``, ``compare`` and ``show`` with no other file
 edited: its parameters come from its own ``_parameter_constraints``, model files
 allow its class because the registry names it, and ``show`` describes it by the
-entry's ``model_summary``.
+entry's ``model_summary``. Without a state check of its own, a loaded model of it gets
+the plain one; a subclass that declares one, as README's Development section says, is
+checked by it.
 
 The toy predicts the training class frequencies, smoothed by a pseudo-count, for
 every row, so each figure below can be checked by hand on vote (267 democrat,
@@ -23,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ensemblekit import api, registry
 from ensemblekit.constraints import Constraint, validate_params
+from ensemblekit.trust import class_labels, fitted_only, float_array
 from support import run_cli as run
 
 VOTE = str(Path(__file__).resolve().parents[1] / "sample_data" / "vote.arff")
@@ -147,3 +150,34 @@ def test_shipped_estimators_declare_their_own_state_checks():
         cls = spec.estimator_class()
         for part in (cls, *trust.declared_parts(cls)):
             assert trust.declared_check(part) is not None, (spec.name, part)
+
+
+def _check_prior(est, ctx):
+    """What PriorClassifier's fit leaves: one probability per class."""
+    classes = class_labels(ctx, est)
+    float_array(ctx, ctx.attr(est, "prior_"), "prior_", low=0, high=1, shape=classes.shape)
+
+
+class CheckedPrior(PriorClassifier):
+    """The toy with its state check declared as README's Development section says."""
+
+    _check_fitted_state = staticmethod(fitted_only(_check_prior))
+
+
+def test_a_state_check_declared_as_readme_says_guards_the_model(monkeypatch):
+    from ensemblekit import model_types, trust
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    steps = readme[readme.index("**Adding an algorithm**"):readme.index("**Tests.**")]
+    assert "one estimator module and one registry entry" in steps
+    assert "_check_fitted_state = staticmethod(fitted_only(check))" in steps
+    monkeypatch.setitem(registry.ALGORITHMS, "checked-prior", registry.AlgorithmSpec(
+        name="checked-prior", task=registry.CLASSIFICATION, description="tests only",
+        estimator=f"{__name__}:CheckedPrior", exposed=("smoothing",),
+        preprocessing="nominal: one-hot; missing: training mean (numeric) / mode (nominal)"))
+    assert model_types.type_checks()[f"{__name__}.CheckedPrior"][1] is trust.declared_check(CheckedPrior)
+    pipeline = api.fit("checked-prior", VOTE).pipeline
+    model_types.check_model(pipeline)
+    pipeline.named_steps["model"].prior_ = np.array([0.5, 0.5, 0.5])
+    with pytest.raises(trust.DamagedModelError, match=r"prior_ has shape \(3,\), expected \(2\)"):
+        model_types.check_model(pipeline)
