@@ -34,7 +34,7 @@ def ridge(monkeypatch):
         estimator="sklearn.linear_model:Ridge",
         params=(registry.Param("alpha", "float", 1.0, "penalty", low=0.0),),
         preprocessing="nominal: one-hot; missing: training mean (numeric) / mode (nominal)"))
-    # a registered estimator's class is allowed in model files (trust._registered_estimators)
+    # a registered estimator's class is allowed in model files (model_types.type_checks)
 
 
 def _housing_by_hand(path=HOUSING):

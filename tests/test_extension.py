@@ -4,7 +4,9 @@ A toy classifier, defined here and registered with a single ``AlgorithmSpec``, g
 through ``fit``, ``predict``, ``evaluate``, ``compare`` and ``show`` with no other file
 edited: its parameters come from its own ``_parameter_constraints``, model files
 allow its class because the registry names it, and ``show`` describes it by the
-entry's ``model_summary``.
+entry's ``model_summary``. Without a state check of its own, a loaded model of it gets
+the plain one; a subclass that declares one, as README's Development section says, is
+checked by it.
 
 The toy predicts the training class frequencies, smoothed by a pseudo-count, for
 every row, so each figure below can be checked by hand on vote (267 democrat,
@@ -23,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ensemblekit import api, registry
 from ensemblekit.constraints import Constraint, validate_params
+from ensemblekit.trust import class_labels, fitted_only, float_array
 from support import run_cli as run
 
 VOTE = str(Path(__file__).resolve().parents[1] / "sample_data" / "vote.arff")
@@ -112,25 +115,69 @@ def test_compare_and_evaluate_by_cross_validation():
 
 def test_a_registered_class_is_allowed_in_model_files_only_while_registered(tmp_path,
                                                                             monkeypatch):
-    from ensemblekit import trust
+    from ensemblekit import model_types
 
     name = f"{__name__}.PriorClassifier"
-    assert name in trust.ALLOWED_TYPES
+    assert name in model_types.ALLOWED_TYPES
     model = api.fit("prior", VOTE)
     path = tmp_path / "prior.ekm"
     api.save_model(model, path)
     monkeypatch.delitem(registry.ALGORITHMS, "prior")
-    assert name not in trust.ALLOWED_TYPES
+    assert name not in model_types.ALLOWED_TYPES
     refused = run("show", path)
     assert refused.exit_code == 2
 
 
-def test_shipped_estimators_have_their_own_state_checks():
+def test_an_estimator_without_a_check_of_its_own_gets_the_plain_one():
+    from ensemblekit import model_types, trust
+
+    assert trust.declared_check(PriorClassifier) is None
+    pipeline = api.fit("prior", VOTE).pipeline
+    model_types.check_model(pipeline)  # n_features_in_ and classes_ are checked
+    pipeline.named_steps["model"].classes_ = np.array([])
+    with pytest.raises(trust.DamagedModelError, match="classes_ is empty"):
+        model_types.check_model(pipeline)
+
+
+def test_shipped_estimators_declare_their_own_state_checks():
+    # each states its fitted state beside its fit: a check its class declares, and so do
+    # the helper classes it lists as parts of that state
     from ensemblekit import trust
 
-    own = trust._checks()
     for spec in registry.ALGORITHMS.values():
         if spec.name == "prior":
             continue
         cls = spec.estimator_class()
-        assert f"{cls.__module__}.{cls.__qualname__}" in own, spec.name
+        for part in (cls, *trust.declared_parts(cls)):
+            assert trust.declared_check(part) is not None, (spec.name, part)
+
+
+def _check_prior(est, ctx):
+    """What PriorClassifier's fit leaves: one probability per class."""
+    classes = class_labels(ctx, est)
+    float_array(ctx, ctx.attr(est, "prior_"), "prior_", low=0, high=1, shape=classes.shape)
+
+
+class CheckedPrior(PriorClassifier):
+    """The toy with its state check declared as README's Development section says."""
+
+    _check_fitted_state = staticmethod(fitted_only(_check_prior))
+
+
+def test_a_state_check_declared_as_readme_says_guards_the_model(monkeypatch):
+    from ensemblekit import model_types, trust
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    steps = readme[readme.index("**Adding an algorithm**"):readme.index("**Tests.**")]
+    assert "one estimator module and one registry entry" in steps
+    assert "_check_fitted_state = staticmethod(fitted_only(check))" in steps
+    monkeypatch.setitem(registry.ALGORITHMS, "checked-prior", registry.AlgorithmSpec(
+        name="checked-prior", task=registry.CLASSIFICATION, description="tests only",
+        estimator=f"{__name__}:CheckedPrior", exposed=("smoothing",),
+        preprocessing="nominal: one-hot; missing: training mean (numeric) / mode (nominal)"))
+    assert model_types.type_checks()[f"{__name__}.CheckedPrior"][1] is trust.declared_check(CheckedPrior)
+    pipeline = api.fit("checked-prior", VOTE).pipeline
+    model_types.check_model(pipeline)
+    pipeline.named_steps["model"].prior_ = np.array([0.5, 0.5, 0.5])
+    with pytest.raises(trust.DamagedModelError, match=r"prior_ has shape \(3,\), expected \(2\)"):
+        model_types.check_model(pipeline)

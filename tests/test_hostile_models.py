@@ -133,11 +133,11 @@ def test_the_scipy_payload_is_a_real_exploit(models, tmp_path):
 def test_bad_tree_arrays_would_reach_compiled_code(models, tmp_path, field, value):
     # Without the check the loaded tree holds the crafted index: predict
     # would read far outside its arrays (the crash itself is not run here).
-    import ensemblekit.trust as trust
+    import ensemblekit.model_types as model_types
 
     path = H.tree_arrays(models["cart-entropy"], tmp_path / "bad.ekm", field, value)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(trust, "check_model", lambda model: None)
+        mp.setattr(model_types, "check_model", lambda model: None)
         model, _ = load_model(path)
     nodes = model.named_steps["model"].tree_.tree_.__getstate__()["nodes"]
     assert nodes[field][0] == value

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ensemblekit import registry, trust
+from ensemblekit import model_types, registry, trust
 from ensemblekit.persistence import _nodes, _skops_io
 from support import data_path, registry_dataset
 
@@ -60,12 +60,12 @@ def test_every_type_a_fitted_model_stores_is_allowed_and_its_state_passes(name, 
     payload = sio.dumps(model)
     with zipfile.ZipFile(io.BytesIO(payload)) as z:
         schema = json.loads(z.read("schema.json"))
-    assert trust.refused_nodes(_nodes(schema)) == []
+    assert model_types.refused_nodes(_nodes(schema)) == []
     # what skops itself calls untrusted is inside the list (or a plain node)
-    plain = {f"{m}.{c}" for m, c, _ in trust.PLAIN_NODES}
-    assert set(sio.get_untrusted_types(data=payload)) <= trust.ALLOWED_TYPES | plain
-    trust.check_model(model)
-    trust.check_model(sio.loads(payload, trusted=sio.get_untrusted_types(data=payload)))
+    plain = {f"{m}.{c}" for m, c, _ in model_types.PLAIN_NODES}
+    assert set(sio.get_untrusted_types(data=payload)) <= model_types.ALLOWED_TYPES | plain
+    model_types.check_model(model)
+    model_types.check_model(sio.loads(payload, trusted=sio.get_untrusted_types(data=payload)))
 
 
 def _class(full_name):
@@ -89,7 +89,7 @@ def _reviewed_rebuild_hooks():
             DistanceMetric64.__setstate__}
 
 
-@pytest.mark.parametrize("full_name", sorted(trust.ALLOWED_TYPES))
+@pytest.mark.parametrize("full_name", sorted(model_types.ALLOWED_TYPES))
 def test_no_allowed_type_runs_code_when_rebuilt(full_name):
     import scipy.stats
     from sklearn.compose import TransformedTargetRegressor
@@ -114,10 +114,10 @@ def test_no_callable_can_be_described():
     # list, so no object can be handed a callable from the file (a metric=,
     # func= or score_func= parameter); the only type references are number
     # and text types, which compute nothing when called on arrays.
-    loaders = {loader for _, _, loader in trust.PLAIN_NODES}
-    loaders |= {loader for loader, *_ in (trust._registry()[name] for name in trust.ALLOWED_TYPES)}
+    loaders = {loader for _, _, loader in model_types.PLAIN_NODES}
+    loaders |= {loader for loader, *_ in model_types.type_checks().values()}
     assert loaders.isdisjoint({"FunctionNode", "MethodNode", "PartialNode", "ReduceNode", "OperatorFuncNode"})
-    types = {(m, c) for m, c, loader in trust.PLAIN_NODES if loader == "TypeNode"}
+    types = {(m, c) for m, c, loader in model_types.PLAIN_NODES if loader == "TypeNode"}
     assert all(m in ("builtins", "numpy") and (c in ("str", "int", "float", "bool") or m == "numpy")
                for m, c in types)
 
@@ -137,13 +137,13 @@ def test_no_callable_can_be_described():
     ("sklearn.pipeline", "Pipeline", "ReduceNode"),
 ])
 def test_anything_else_is_refused(node):
-    assert trust.refused_nodes([node]) != []
+    assert model_types.refused_nodes([node]) != []
 
 
 def test_template_estimators_are_not_checked_but_fitted_ones_are():
     model = _fitted("bagging", {})
-    trust.check_model(model)
+    model_types.check_model(model)
     tree = model.named_steps["model"].estimators_[0]
     tree.n_features_in_ = 10**6  # a fitted member that disagrees with its tree
     with pytest.raises(trust.DamagedModelError, match=r"estimators_\[0\]"):
-        trust.check_model(model)
+        model_types.check_model(model)

@@ -1,6 +1,6 @@
 """Checks of our own estimators' rebuilt state (issue 16, "Validate what was loaded before using it").
 
-Every fitted model passes :func:`ensemblekit.trust.check_model`, before and after a
+Every fitted model passes :func:`ensemblekit.model_types.check_model`, before and after a
 save/load round trip; a targeted corruption of what ``predict``, ``show`` or
 ``labels_for`` reads is refused with :class:`~ensemblekit.trust.DamagedModelError`
 naming the attribute; and for a few corruptions, the same model without the check
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from ensemblekit import registry, trust
+from ensemblekit import model_types, registry, trust
 from ensemblekit.persistence import ModelFileError, load_model, save_model
 from support import data_path, registry_dataset
 
@@ -151,23 +151,23 @@ def _reachable_classes(model) -> set:
 
 # --------------------------------------------------------------------------- fitted models pass
 def test_allowed_types_name_every_class_of_our_estimators():
-    allowed = trust.ALLOWED_TYPES
+    allowed = model_types.ALLOWED_TYPES
     missing = [name for name in OWN_CLASSES if name not in allowed]
     assert missing == []
     # rebuilt by skops as plain objects (ObjectNode), and by no other loader
     nodes = [(*name.rsplit(".", 1), "ObjectNode") for name in OWN_CLASSES]
-    assert trust.refused_nodes(nodes) == []
-    assert trust.refused_nodes([(*OWN_CLASSES[0].rsplit(".", 1), "ReduceNode")]) != []
+    assert model_types.refused_nodes(nodes) == []
+    assert model_types.refused_nodes([(*OWN_CLASSES[0].rsplit(".", 1), "ReduceNode")]) != []
 
 
 @pytest.mark.parametrize("name, settings", CASES, ids=_IDS)
 def test_a_fitted_model_passes_before_and_after_a_round_trip(name, settings, tmp_path):
     model = _fitted(name, settings)
-    trust.check_model(model)
+    model_types.check_model(model)
     path = tmp_path / "model.ekm"
     save_model(path, model, {"algorithm": name})  # runs check_model on the fitted model too
     loaded, _ = load_model(path)  # refuses a model whose rebuilt state fails a check
-    trust.check_model(loaded)
+    model_types.check_model(loaded)
     assert np.array_equal(np.asarray(loaded.predict(_rows(name)[:5]) if hasattr(loaded, "predict")
                                      else loaded.named_steps["model"].labels_),
                           np.asarray(model.predict(_rows(name)[:5]) if hasattr(model, "predict")
@@ -182,11 +182,23 @@ def test_the_cases_reach_every_class_of_our_estimators():
 def test_an_unfitted_estimator_is_a_template_but_a_partly_fitted_one_is_refused():
     from ensemblekit.bayesnet.classifier import K2Classifier
 
-    trust.check_model(K2Classifier(max_parents=3))  # e.g. BaggingClassifier.estimator_
+    model_types.check_model(K2Classifier(max_parents=3))  # e.g. BaggingClassifier.estimator_
     half = K2Classifier()
     half.n_features_in_ = 3
     with pytest.raises(trust.DamagedModelError, match="classes_"):
-        trust.check_model(half)
+        model_types.check_model(half)
+
+
+def test_the_check_comes_from_the_class_whatever_the_file_sets_on_the_instance():
+    # a model file chooses instance attributes: one named like the class's declared check
+    # (or scikit-learn's parameter lookup) must neither replace nor break the class's own
+    est = _estimator("k2")
+    est.parents_[3] = (0, 99)
+    vars(est)["_check_fitted_state"] = "no check"
+    vars(est)["_get_param_names"] = ["parents_"]
+    assert trust.declared_check(type(est)) is type(est).__dict__["_check_fitted_state"].__func__
+    with pytest.raises(trust.DamagedModelError, match=re.escape("parents_[3]")):
+        model_types.check_model(est)
 
 
 # --------------------------------------------------------------------------- corruptions refused
@@ -341,16 +353,16 @@ def test_a_corruption_of_what_the_model_reads_is_refused_naming_it(name, setting
     model = copy.deepcopy(_fitted(name, settings))
     corrupt(model.named_steps["model"])
     with pytest.raises(trust.DamagedModelError, match=re.escape(attribute)):
-        trust.check_model(model)
+        model_types.check_model(model)
 
 
 def test_a_corrupted_condition_is_refused_even_outside_a_rule_set():
     from ensemblekit.rules.extract import Condition, Rule
 
     with pytest.raises(trust.DamagedModelError, match="greater"):
-        trust.check_model(Condition(1, "yes", 0.5))
+        model_types.check_model(Condition(1, "yes", 0.5))
     with pytest.raises(trust.DamagedModelError, match="conditions"):
-        trust.check_model(Rule(0, 1, [Condition(1, True, 0.5)]))
+        model_types.check_model(Rule(0, 1, [Condition(1, True, 0.5)]))
 
 
 # --------------------------------------------------------------------------- without the checks
@@ -360,7 +372,7 @@ def test_without_the_check_a_bad_parent_index_breaks_the_network_drawing():
     with pytest.raises(IndexError):
         est.to_dot()
     with pytest.raises(trust.DamagedModelError, match=re.escape("parents_[3]")):
-        trust.check_model(est)
+        model_types.check_model(est)
 
 
 def test_without_the_check_an_extra_centre_makes_kmeans_predict_a_cluster_that_is_not_there():
@@ -371,7 +383,7 @@ def test_without_the_check_an_extra_centre_makes_kmeans_predict_a_cluster_that_i
     est.scaled_centers_ = np.vstack([est.scaled_centers_, row])  # a 4th centre on the first row
     assert model.predict(X).tolist() == [3]  # cluster 3 of a 3-cluster model
     with pytest.raises(trust.DamagedModelError, match="scaled_centers_"):
-        trust.check_model(model)
+        model_types.check_model(model)
 
 
 def test_without_the_check_a_forward_merge_breaks_isca_labels_for():
@@ -381,7 +393,7 @@ def test_without_the_check_a_forward_merge_breaks_isca_labels_for():
     with pytest.raises(IndexError):
         est.labels_for(2)
     with pytest.raises(trust.DamagedModelError, match="linkage_matrix_"):
-        trust.check_model(est)
+        model_types.check_model(est)
 
 
 def test_without_the_check_a_bad_node_id_breaks_the_rule_matrix():
@@ -391,7 +403,7 @@ def test_without_the_check_a_bad_node_id_breaks_the_rule_matrix():
     with pytest.raises(IndexError):
         model.predict(_rows("rule-lasso")[:5])
     with pytest.raises(trust.DamagedModelError, match=re.escape("nodes[0]")):
-        trust.check_model(model)
+        model_types.check_model(model)
 
 
 # --------------------------------------------------------------------------- end to end
@@ -406,7 +418,7 @@ def test_a_damaged_model_file_is_refused_by_load_model_and_predict(tmp_path, mon
     model.named_steps["model"].cpts_[2] = model.named_steps["model"].cpts_[2][:1].copy()
     bad = tmp_path / "bad.ekm"
     with monkeypatch.context() as patch:  # write what save_model would refuse
-        patch.setattr(trust, "check_model", lambda model: None)
+        patch.setattr(model_types, "check_model", lambda model: None)
         save_model(bad, model, {k: v for k, v in metadata.items()
                                 if k not in ("format_version", "ensemblekit_version", "payload",
                                              "digest")})
@@ -430,12 +442,12 @@ def test_a_crafted_huge_n_classes_is_refused_without_allocating_it():
         "import copy, resource, sys\n"
         "sys.path.insert(0, 'tests')\n"
         "from test_trust_estimators import _fitted\n"
-        "from ensemblekit import trust\n"
+        "from ensemblekit import model_types\n"
         "model = copy.deepcopy(_fitted('k2'))\n"
         "model[-1].n_classes = 2**31 - 1\n"
         "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, resource.RLIM_INFINITY))\n"
         "try:\n"
-        "    trust.check_model(model)\n"
+        "    model_types.check_model(model)\n"
         "except Exception as exc:\n"
         "    print(type(exc).__name__, exc)\n"
     )

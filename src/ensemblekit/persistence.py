@@ -30,9 +30,9 @@ decompressed beyond a size that was checked first:
    payload bytes, so editing either is noticed.
 4. Each member of the payload must have exactly the recorded size and be
    referenced by ``schema.json``; every object the schema describes must be
-   one of the exact types of :mod:`ensemblekit.trust`.
+   one of the exact types of :mod:`ensemblekit.model_types`.
 5. Only then does skops build the objects, from an uncompressed copy of the
-   payload whose sizes are known; :func:`ensemblekit.trust.check_model` then
+   payload whose sizes are known; :func:`ensemblekit.model_types.check_model` then
    checks their state (tree indices, shapes) before anything runs.
 
 The digest is a check against damage and accidental editing, not proof of who
@@ -159,7 +159,7 @@ def save_model(path, estimator, metadata) -> None:
         or FIFO is written in place). On any error ``path`` is left as it was.
     estimator : object
         A fitted estimator whose every object is of a type
-        :mod:`ensemblekit.trust` allows.
+        :mod:`ensemblekit.model_types` allows.
     metadata : mapping
         JSON-serialisable information to keep next to the model, e.g.
         ``{"algorithm": "c45", "params": {...}, "schema": schema.to_dict(),
@@ -173,7 +173,7 @@ def save_model(path, estimator, metadata) -> None:
     ModelFileError
         If the file cannot be written (the OS error is in the message); if
         the estimator holds a type that :func:`load_model` refuses, or its
-        state fails the checks of :func:`ensemblekit.trust.check_model`, or
+        state fails the checks of :func:`ensemblekit.model_types.check_model`, or
         it is larger than :func:`max_model_bytes` -- so a model that could
         not be loaded back is never written.
     ValueError
@@ -182,7 +182,8 @@ def save_model(path, estimator, metadata) -> None:
         If ``metadata`` is not a mapping or holds a value JSON cannot store,
         or if skops cannot store the estimator (skops' own error).
     """
-    from ensemblekit import trust
+    from ensemblekit import model_types
+    from ensemblekit.trust import DamagedModelError
 
     name = os.fspath(path)
     if not isinstance(metadata, Mapping):
@@ -199,15 +200,15 @@ def save_model(path, estimator, metadata) -> None:
         raise ModelFileError(f"cannot save {name}: the model is larger than {_limit_text(limit)}")
     with zipfile.ZipFile(io.BytesIO(payload)) as inner:
         schema = json.loads(inner.read(SCHEMA_MEMBER))
-    refused = trust.refused_nodes(_nodes(schema))
+    refused = model_types.refused_nodes(_nodes(schema))
     if refused:
         raise ModelFileError(
             f"cannot save {name}: the model holds types that ensemblekit refuses to load: "
             f"{', '.join(refused)}"
         )
     try:
-        trust.check_model(estimator)
-    except trust.DamagedModelError as exc:
+        model_types.check_model(estimator)
+    except DamagedModelError as exc:
         raise ModelFileError(
             f"cannot save {name}: the model's state would be refused on loading: {exc}") from None
 
@@ -235,8 +236,8 @@ def load_model(path):
     flags before reading, bounded reads, the nesting of both JSON documents,
     the digest over metadata and payload, the payload's recorded member
     sizes, the exact types of every described object
-    (:func:`ensemblekit.trust.refused_nodes`), and, once built, the state of
-    every object (:func:`ensemblekit.trust.check_model`). No code named by
+    (:func:`ensemblekit.model_types.refused_nodes`), and, once built, the state of
+    every object (:func:`ensemblekit.model_types.check_model`). No code named by
     the file runs: only the allowed classes are created, and none of them
     calls or evaluates anything from the file while being rebuilt.
 
@@ -267,14 +268,15 @@ def load_model(path):
         (the types named); the objects cannot be rebuilt; or their state is
         not one a fit produces ("... the model file is damaged: ...").
     """
-    from ensemblekit import trust
+    from ensemblekit import model_types
+    from ensemblekit.trust import DamagedModelError
 
     name = os.fspath(path)
     metadata, payload = _read_archive(name, with_payload=True)
     if _digest(metadata, payload) != metadata["digest"]:
         raise ModelFileError(f"{name} was modified after it was written (the model digest does not match)")
     members, schema = _read_payload(name, payload, metadata["payload"]["members"])
-    refused = trust.refused_nodes(_nodes(schema))
+    refused = model_types.refused_nodes(_nodes(schema))
     if refused:
         raise ModelFileError(
             f"{name} names types that ensemblekit does not trust, refusing to load it: {', '.join(refused)}"
@@ -290,8 +292,8 @@ def load_model(path):
             f"ensemblekit {metadata.get('ensemblekit_version', '?')}, possibly with other library versions"
         ) from exc
     try:
-        trust.check_model(estimator)
-    except trust.DamagedModelError as exc:
+        model_types.check_model(estimator)
+    except DamagedModelError as exc:
         raise ModelFileError(f"{name}: the model file is damaged: {exc}") from None
     return estimator, metadata
 
@@ -580,7 +582,7 @@ def _nodes(schema):
     """Every (module, class, loader) the schema describes.
 
     A dict carrying any of skops' three keys counts, whatever their values,
-    so a node skops would read cannot hide from :func:`ensemblekit.trust.refused_nodes`
+    so a node skops would read cannot hide from :func:`ensemblekit.model_types.refused_nodes`
     by a malformed key.
     """
     found = set()
@@ -605,7 +607,7 @@ def _skops_io():
     scikit-learn, about half a second), and every scipy ufunc, each looked
     up in every loaded module (about 0.1 s). ensemblekit never relies on
     skops' list: :func:`load_model` screens every object the payload
-    describes against the exact types of :mod:`ensemblekit.trust` before
+    describes against the exact types of :mod:`ensemblekit.model_types` before
     skops sees it, so the import runs with ``all_estimators`` answering an
     empty list and the ufunc lookup answering none for ``scipy.special``.
     If skops was already imported elsewhere, it is returned as it is.

@@ -1,35 +1,26 @@
-"""What a model file may hold, and the checks a rebuilt model passes before it is used.
+"""The generic checker of a rebuilt model's state: the checking toolkit and scikit-learn's parts.
 
-A model file is untrusted input. :mod:`ensemblekit.persistence` reads it in
-two steps, and this module states the rules of both:
+A model file is untrusted input. After skops has rebuilt its objects and
+before any of them runs, :func:`ensemblekit.model_types.check_model` visits
+every object and runs the check stated for its exact class. Compiled code in
+scikit-learn (``Tree.apply``, the k-d tree's queries) and in ensemblekit (the
+C4.5 walk) indexes its arrays without bounds checks, so a child index of
+``10**8`` or a cycle in a tree would crash or hang the process; the checks
+make sure such arrays are what a fit would produce (indices in range, children
+after their parent, shapes that agree with each other) and that every
+attribute an estimator reads at predict time has the type and shape it needs.
 
-1. **Before anything is built**, every object the skops payload describes is
-   named by its module, class and skops loader. :func:`refused_nodes` accepts
-   only the exact triples in :data:`ALLOWED_TYPES` (the classes our fitted
-   estimators store, each with its loader) and :data:`PLAIN_NODES` (Python
-   containers and primitives, numpy arrays, scalars and dtypes, and type
-   references to a few number and text types). A package is never trusted as
-   a whole: a class that merely lives in scikit-learn, scipy or numpy is
-   refused unless it is listed here.
+This module holds what every check shares, and knows no estimator of ours:
 
-2. **After the objects are built, before any of them runs**,
-   :func:`check_model` visits every object reachable from the model and runs
-   the check declared for its exact type. Compiled code in scikit-learn
-   (``Tree.apply``, the k-d tree's queries) indexes its arrays without bounds
-   checks, so a child index of ``10**8`` or a cycle in a tree would crash or
-   hang the process; the checks make sure such arrays are what a fit would
-   produce (indices in range, children after their parent, shapes that agree
-   with each other) and that every attribute the estimator reads at predict
-   time has the type and shape it needs.
-
-Every class in :data:`ALLOWED_TYPES` has been read for what rebuilding it
-runs: skops creates it with ``cls.__new__`` and hands its attributes to
-``__setstate__`` (scikit-learn's ``BaseEstimator.__setstate__`` only stores
-them), or, for the tree and the distance metric, calls the class itself with
-numbers and arrays. None of them calls a function, imports a module or
-evaluates text taken from the file. ``tests/test_trust.py`` checks both
-properties: that every type our fitted models store is listed, and that no
-listed type defines a rebuild hook outside that reviewed set.
+* :class:`CheckContext` and the value checks (:func:`int_array`,
+  :func:`float_array`, :func:`count_attr`, :func:`class_labels`, ...), which
+  test a value's type, dtype, shape and range before anything uses it, so a
+  check raises nothing but :class:`DamagedModelError` whatever the file holds;
+* how a class states its own check and the helper classes its state holds
+  (:func:`declared_check`, :func:`declared_parts`): each ensemblekit estimator
+  declares them beside the ``fit`` that writes the state;
+* the checks of the scikit-learn classes our estimators store
+  (:func:`sklearn_part_checks`).
 
 A check that fails raises :class:`DamagedModelError` naming the object and
 what is wrong; :mod:`ensemblekit.persistence` turns it into
@@ -42,14 +33,40 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ensemblekit._workers import worker_count
 from ensemblekit.errors import InputError
 
 __all__ = [
-    "ALLOWED_TYPES",
-    "PLAIN_NODES",
+    "COUNT_MAX",
+    "STATE_CHECK",
+    "STATE_PARTS",
+    "CheckContext",
+    "Checker",
     "DamagedModelError",
-    "refused_nodes",
-    "check_model",
+    "check_bagging",
+    "check_plain_state",
+    "checked_array",
+    "class_codes",
+    "class_labels",
+    "cluster_labels",
+    "count_attr",
+    "declared_check",
+    "declared_codes",
+    "declared_parts",
+    "feature_count",
+    "fitted_member",
+    "fitted_only",
+    "flag_value",
+    "float_array",
+    "full_name",
+    "index_set",
+    "instance_list",
+    "int_array",
+    "is_fitted",
+    "n_jobs_attr",
+    "nested_attr",
+    "real_attr",
+    "sklearn_part_checks",
 ]
 
 
@@ -57,41 +74,41 @@ class DamagedModelError(InputError):
     """A rebuilt model's state is not what a fit produces (one line saying what is wrong)."""
 
 
-# --------------------------------------------------------------------------- allowed nodes
-#: (module, class, skops loader) of the plain values a payload may describe.
-PLAIN_NODES = frozenset(
-    {
-        ("builtins", "dict", "DictNode"),
-        ("builtins", "list", "ListNode"),
-        ("builtins", "tuple", "TupleNode"),
-        ("builtins", "slice", "SliceNode"),
-        *(("builtins", name, "JsonNode") for name in ("str", "int", "float", "bool", "NoneType")),
-        *(("builtins", name, "TypeNode") for name in ("str", "int", "float", "bool")),
-        ("numpy", "ndarray", "NdArrayNode"),
-        ("numpy", "dtype", "DTypeNode"),
-        *(("numpy", name, loader)
-          for name in ("float64", "float32", "int64", "int32", "intp", "uint8", "bool_", "bool")
-          for loader in ("NdArrayNode", "TypeNode")),
-    }
-)
+Checker = Callable[[object, "CheckContext"], None]
+"""A state check: ``check(obj, ctx)`` returns None or raises through ``ctx.fail``."""
+
+COUNT_MAX = 2**31 - 1
+"""Largest count, size or seed a check accepts (numpy's and scikit-learn's compiled code hold
+many of them in 32 bits; a fit never produces more)."""
 
 
-Checker = Callable[[object, "_Context"], None]
+class CheckContext:
+    """One walk over a rebuilt model: the objects seen, and the path to the current one.
 
+    Every check reads the object it checks through this context (or the
+    functions below, which take it first), and reports what is wrong with
+    :meth:`fail`, which names the path of the object being checked.
 
-class _Context:
-    """State of one :func:`check_model` walk: objects seen, and the path to the current one."""
+    Attributes
+    ----------
+    seen : set of (int, bool)
+        ``(id(obj), template)`` of the objects already visited.
+    path : list of str
+        Where the current object is, from the model (``["model.steps[1][1]"]``).
+    """
 
     def __init__(self):
         self.seen: set[tuple[int, bool]] = set()
         self.path: list[str] = []
 
     def fail(self, what: str) -> None:
+        """Raise :class:`DamagedModelError` saying ``"<path>: <what>"``."""
         where = ".".join(self.path) or "model"
         raise DamagedModelError(f"{where}: {what}")
 
     # ---- attribute helpers used by the checks
     def attr(self, obj, name: str):
+        """The stored attribute ``name`` of ``obj`` (its ``__dict__`` entry); fails if missing."""
         try:
             return obj.__dict__[name] if hasattr(obj, "__dict__") else getattr(obj, name)
         except (KeyError, AttributeError):
@@ -101,7 +118,8 @@ class _Context:
               shape: tuple | None = None, value=None) -> np.ndarray:
         """The attribute ``name`` (or ``value``) as an ndarray of the given kind and shape.
 
-        ``shape`` may hold None for an axis of any length.
+        ``kinds`` lists the allowed ``dtype.kind`` letters; ``shape`` may hold None
+        for an axis of any length.
         """
         arr = self.attr(obj, name) if value is None else value
         if type(arr) is not np.ndarray:
@@ -117,6 +135,7 @@ class _Context:
         return arr
 
     def integer(self, obj, name: str, low: int = 0, high: int | None = None, value=None) -> int:
+        """The attribute ``name`` (or ``value``) as an int in ``[low, high]`` (not a bool)."""
         got = self.attr(obj, name) if value is None else value
         if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer)):
             self.fail(f"{name} is not a whole number")
@@ -132,6 +151,7 @@ class _Context:
             self.fail(f"{name} holds an index outside [0, {n})")
 
     def choice(self, obj, name: str, allowed) -> object:
+        """The attribute ``name``, which must be one of the texts (or None) in ``allowed``."""
         got = self.attr(obj, name)
         if not isinstance(got, (str, type(None))) or got not in allowed:
             self.fail(f"{name} = {got!r} is not one of {', '.join(map(repr, allowed))}")
@@ -145,15 +165,348 @@ class _Context:
         return value
 
 
-def _full_name(cls: type) -> str:
+def full_name(cls: type) -> str:
+    """``"module.QualifiedName"`` of a class, as model files name it."""
     return f"{cls.__module__}.{cls.__qualname__}"
+
+
+# --------------------------------------------------------------------------- declared checks
+STATE_CHECK = "_check_fitted_state"
+"""Name of the class attribute holding a class's own state check (a staticmethod)."""
+
+STATE_PARTS = "_state_parts"
+"""Name of the class attribute listing the other ensemblekit classes its state may hold."""
+
+
+def _declared(cls: type, name: str):
+    """The attribute ``name`` as the class or its nearest base defines it (never an instance's)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return vars(klass)[name]
+    return None
+
+
+def declared_check(cls: type) -> Checker | None:
+    """The state check a class declares, looked up on the class and its bases only.
+
+    An estimator states what a fit leaves in its attributes next to its own
+    code, as a staticmethod ``_check_fitted_state(obj, ctx)`` in the class
+    body (usually ``staticmethod(fitted_only(check))``). It is found in the
+    ``__dict__`` of the class or of its nearest base that defines it, never
+    through an instance, whose attributes come from the model file and could
+    shadow it.
+
+    Parameters
+    ----------
+    cls : type
+        The exact class of a rebuilt object.
+
+    Returns
+    -------
+    callable or None
+        The check (a :data:`Checker`), or None when no class in ``cls.__mro__``
+        declares one.
+
+    Raises
+    ------
+    TypeError
+        If the declared attribute is not a callable (a mistake in the class, not in a file).
+    """
+    check = _declared(cls, STATE_CHECK)
+    if isinstance(check, staticmethod):
+        check = check.__func__
+    if check is not None and not callable(check):
+        raise TypeError(f"{full_name(cls)}.{STATE_CHECK} is not a function")
+    return check
+
+
+def declared_parts(cls: type) -> tuple[type, ...]:
+    """The ensemblekit classes a class says its fitted state may hold (``_state_parts``).
+
+    Found like :func:`declared_check`, on the class and its bases. Only classes
+    that are neither an estimator of the registry nor a scikit-learn part
+    checked here need to be listed (a nested helper object such as a rule or a
+    distance), but listing those is harmless.
+
+    Parameters
+    ----------
+    cls : type
+        An estimator class (or a part class, whose own parts count too).
+
+    Returns
+    -------
+    tuple of type
+        Empty when the class declares nothing.
+    """
+    return tuple(_declared(cls, STATE_PARTS) or ())
+
+
+def is_fitted(est) -> bool:
+    """scikit-learn's rule: an estimator is fitted when it holds an attribute ending in ``_``.
+
+    A Pipeline holds none of its own: it is fitted when every step that is not
+    ``"passthrough"`` is.
+    """
+    from sklearn.pipeline import Pipeline
+
+    if type(est) is Pipeline:
+        steps = vars(est).get("steps")
+        return type(steps) is list and all(
+            type(s) is tuple and len(s) == 2 and (s[1] == "passthrough" or (
+                not isinstance(s[1], str) and hasattr(s[1], "__dict__") and is_fitted(s[1])))
+            for s in steps)
+    return any(k.endswith("_") and not k.startswith("__") for k in vars(est))
+
+
+def fitted_only(check: Checker) -> Checker:
+    """Run ``check`` on a fitted estimator only.
+
+    An unfitted one is a template a meta-estimator keeps to clone (scikit-learn's
+    ``BaggingClassifier.estimator_``); it holds only parameters, and every method that
+    reads fitted state refuses it with ``NotFittedError`` before reading anything.
+
+    Parameters
+    ----------
+    check : callable
+        A :data:`Checker`.
+
+    Returns
+    -------
+    callable
+        A :data:`Checker` that runs ``check`` when :func:`is_fitted` holds.
+    """
+
+    def run(est, ctx: CheckContext) -> None:
+        if is_fitted(est):
+            check(est, ctx)
+
+    run.__doc__ = check.__doc__
+    return run
+
+
+def check_plain_state(est, ctx: CheckContext) -> None:
+    """The state check of a registered estimator that declares no check of its own.
+
+    The type walk has already limited its attributes to allowed types (arrays,
+    numbers, text, containers). Here the two facts every fitted estimator's
+    methods rely on are checked: ``n_features_in_``, when present, is a count of
+    at least 1, and ``classes_``, when present, is a non-empty 1-d array of numbers.
+    """
+    state = vars(est)
+    if "n_features_in_" in state:
+        ctx.integer(est, "n_features_in_", low=1)
+    if "classes_" in state:
+        ctx.array(est, "classes_", ndim=1)
+        if est.classes_.size == 0:
+            ctx.fail("classes_ is empty")
+
+
+# --------------------------------------------------------------------------- value checks
+# A check reads everything through these helpers, which check a value's type,
+# dtype, shape and range before anything uses it, so a check raises nothing but
+# DamagedModelError whatever the file holds. A value read from a nested object
+# (a member, the discretizer, a tree) is checked as far as its owner relies on
+# it; the walk checks the nested object itself afterwards, and every check
+# passes before the model is used. Each returns the value it checked; each
+# raises DamagedModelError (through ``ctx.fail``) naming ``name`` otherwise.
+
+def nested_attr(ctx: CheckContext, obj, name: str, label: str | None = None):
+    """Attribute ``name`` of a nested object ``obj``; a failure names it ``label``.
+
+    Parameters
+    ----------
+    ctx : CheckContext
+    obj : object
+        An object held by the one being checked (a member, a tree).
+    name : str
+        The attribute, read from ``obj.__dict__`` only.
+    label : str, optional
+        How a failure names it (``"bagging_.n_jobs"``); ``name`` by default.
+    """
+    state = getattr(obj, "__dict__", None)
+    if state is None or name not in state:
+        ctx.fail(f"missing attribute {label or name}")
+    return state[name]
+
+
+def checked_array(ctx: CheckContext, value, name: str, **kwargs) -> np.ndarray:
+    """``value`` is an ndarray (not a subclass) of the ``kinds``, ``ndim`` or ``shape`` given.
+
+    The keyword arguments are those of :meth:`CheckContext.array`.
+    """
+    if type(value) is not np.ndarray:
+        ctx.fail(f"{name} is a {type(value).__name__}, not an array")
+    return ctx.array(None, name, value=value, **kwargs)
+
+
+def int_array(ctx: CheckContext, value, name: str, *, low: int = 0, high: int | None = None,
+              **kwargs) -> np.ndarray:
+    """An integer array whose entries lie in ``[low, high)`` (``high=None``: no upper bound).
+
+    Other keyword arguments (``ndim``, ``shape``) are those of :meth:`CheckContext.array`.
+    """
+    arr = checked_array(ctx, value, name, kinds="iu", **kwargs)
+    if arr.size and (int(arr.min()) < low or (high is not None and int(arr.max()) >= high)):
+        ctx.fail(f"{name} holds a value outside [{low}, {'inf' if high is None else high})")
+    return arr
+
+
+def float_array(ctx: CheckContext, value, name: str, *, low: float | None = None,
+                high: float | None = None, nan: bool = False, **kwargs) -> np.ndarray:
+    """A float array of finite values (NaN allowed with ``nan``) in ``[low, high]``.
+
+    Other keyword arguments (``ndim``, ``shape``) are those of :meth:`CheckContext.array`.
+    """
+    arr = checked_array(ctx, value, name, kinds="f", **kwargs)
+    if arr.size:
+        known = arr[~np.isnan(arr)] if nan else arr
+        if not np.all(np.isfinite(known)):
+            ctx.fail(f"{name} holds a value that is not finite")
+        if known.size and ((low is not None and known.min() < low)
+                           or (high is not None and known.max() > high)):
+            ctx.fail(f"{name} holds a value outside [{low}, {high}]")
+    return arr
+
+
+def index_set(ctx: CheckContext, value, name: str, n: int) -> np.ndarray:
+    """Distinct indices in ``[0, n)``, ascending (column lists such as ``nominal_features_``)."""
+    arr = int_array(ctx, value, name, high=n, ndim=1)
+    if arr.size > 1 and np.any(arr[1:] <= arr[:-1]):
+        ctx.fail(f"{name} is not a list of distinct indices in ascending order")
+    return arr
+
+
+def count_attr(ctx: CheckContext, obj, name: str, low: int = 1, high: int = COUNT_MAX, *,
+               none: bool = False) -> int | None:
+    """The attribute ``name`` of ``obj`` as an int in ``[low, high]``; None allowed with ``none``."""
+    value = ctx.attr(obj, name)
+    if value is None and none:
+        return None
+    if value is None:
+        ctx.fail(f"{name} is not a whole number")
+    return ctx.integer(obj, name, low, high, value=value)
+
+
+def real_attr(ctx: CheckContext, obj, name: str, *, low: float | None = None, none: bool = False,
+              inf: bool = False) -> float | None:
+    """A number attribute: finite (or +inf with ``inf``), at least ``low``; None with ``none``."""
+    value = ctx.attr(obj, name)
+    if value is None and none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                    np.floating)):
+        ctx.fail(f"{name} is not a number")
+    try:
+        value = float(value)
+    except OverflowError:
+        ctx.fail(f"{name} is too large")
+    if value != value or value == -np.inf or (value == np.inf and not inf):
+        ctx.fail(f"{name} is not finite")
+    if low is not None and value < low:
+        ctx.fail(f"{name} = {value!r} is below {low}")
+    return value
+
+
+def flag_value(ctx: CheckContext, value, name: str) -> bool:
+    """``value`` is True or False (Python's or numpy's); returns it as a bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        ctx.fail(f"{name} is not True or False")
+    return bool(value)
+
+
+def instance_list(ctx: CheckContext, value, name: str, types: tuple[type, ...], *,
+                  length: int | None = None, nonempty: bool = False) -> list:
+    """A list whose items are exactly of ``types``, of ``length`` items or not empty if asked."""
+    if type(value) is not list:
+        ctx.fail(f"{name} is a {type(value).__name__}, not a list")
+    if length is not None and len(value) != length:
+        ctx.fail(f"{name} has {len(value)} entries, expected {length}")
+    if nonempty and not value:
+        ctx.fail(f"{name} is empty")
+    for i, item in enumerate(value):
+        ctx.instance(item, f"{name}[{i}]", types)
+    return value
+
+
+def feature_count(ctx: CheckContext, est) -> int:
+    """``n_features_in_`` (and ``feature_names_in_`` when present, one name per column)."""
+    d = ctx.integer(est, "n_features_in_", 1, COUNT_MAX)
+    if "feature_names_in_" in vars(est):
+        names = checked_array(ctx, est.feature_names_in_, "feature_names_in_", kinds="OU",
+                              shape=(d,))
+        if names.dtype.kind == "O" and not all(type(v) is str for v in names):
+            ctx.fail("feature_names_in_ holds a name that is not text")
+    return d
+
+
+def class_labels(ctx: CheckContext, est, name: str = "classes_", value=None) -> np.ndarray:
+    """Class labels as ``np.unique`` gives them: non-empty, distinct, ascending."""
+    classes = checked_array(ctx, ctx.attr(est, name) if value is None else value, name, ndim=1,
+                            kinds="biufU")
+    if (not classes.size or (classes.dtype.kind == "f" and not np.all(np.isfinite(classes)))
+            or np.any(classes[1:] <= classes[:-1])):
+        ctx.fail(f"{name} is not a non-empty list of distinct labels in ascending order")
+    return classes
+
+
+def class_codes(ctx: CheckContext, value, name: str, n_classes: int) -> np.ndarray:
+    """Codes into an owner's ``classes_``: distinct integers in ``[0, n_classes)``."""
+    codes = index_set(ctx, value, name, n_classes)
+    if not codes.size:
+        ctx.fail(f"{name} is empty")
+    return codes
+
+
+def declared_codes(ctx: CheckContext, est, classes: np.ndarray) -> bool:
+    """Whether the classifier declares its classes (``n_classes``); then they are its codes.
+
+    A classifier given ``n_classes`` has ``classes_ = arange(n_classes)``, also
+    codes without training rows; one without it (or a model file older than the
+    parameter) has the labels it saw, and the callers check them as such.
+    """
+    declared = vars(est).get("n_classes")
+    if declared is None:
+        return False
+    n = ctx.integer(est, "n_classes", 1, COUNT_MAX)
+    # the length first: a crafted n_classes of 2**31 - 1 must not allocate arange(n)
+    if (classes.dtype.kind not in "iu" or classes.shape != (n,)
+            or not np.array_equal(classes, np.arange(n))):
+        ctx.fail(f"classes_ are not the codes 0..{n - 1} of the n_classes it declares")
+    return True
+
+
+def cluster_labels(ctx: CheckContext, est, k: int, name: str = "labels_",
+                   length: int | None = None) -> np.ndarray:
+    """Cluster labels of the training rows, each in ``[0, k)`` (``length`` of them if given)."""
+    return int_array(ctx, ctx.attr(est, name), name, high=k, shape=(length,))
+
+
+def fitted_member(ctx: CheckContext, member, name: str, d: int) -> None:
+    """A nested estimator is fitted and reads the ``d`` columns its owner gives it."""
+    if not is_fitted(member):
+        ctx.fail(f"{name} is not fitted")
+    got = ctx.integer(member, f"{name}.n_features_in_", 1, COUNT_MAX,
+                      value=nested_attr(ctx, member, "n_features_in_", f"{name}.n_features_in_"))
+    if got != d:
+        ctx.fail(f"{name} reads {got} columns, the model {d}")
+
+
+def n_jobs_attr(ctx: CheckContext, obj, label: str = "n_jobs") -> None:
+    """Worker processes of a prediction: None, or a count ``--n-jobs`` would accept here."""
+    value = nested_attr(ctx, obj, "n_jobs", label)
+    if value is None:
+        return
+    try:
+        worker_count(value, name=label)
+    except ValueError as exc:
+        ctx.fail(str(exc))
 
 
 # --------------------------------------------------------------------------- scikit-learn checks
 _TREE_LEAF = -1
 
 
-def _check_sklearn_tree(tree, ctx: _Context) -> None:
+def _check_sklearn_tree(tree, ctx: CheckContext) -> None:
     """``sklearn.tree._tree.Tree``: a tree whose compiled walks stay inside its arrays.
 
     Nodes are numbered so that every child comes after its parent (scikit-learn's
@@ -192,7 +545,7 @@ def _check_sklearn_tree(tree, ctx: _Context) -> None:
         ctx.fail(f"value has shape {value.shape}")
 
 
-def _check_decision_tree(est, ctx: _Context, *, classifier: bool) -> None:
+def _check_decision_tree(est, ctx: CheckContext, *, classifier: bool) -> None:
     from sklearn.tree._tree import Tree
 
     tree = ctx.instance(ctx.attr(est, "tree_"), "tree_", (Tree,))
@@ -209,7 +562,7 @@ def _check_decision_tree(est, ctx: _Context, *, classifier: bool) -> None:
         ctx.fail("a regression tree has more than one value per node")
 
 
-def _check_nearest(est, ctx: _Context, *, classifier: bool) -> None:
+def _check_nearest(est, ctx: CheckContext, *, classifier: bool) -> None:
     """``NearestNeighbors`` / ``KNeighborsClassifier``: stored points and, if any, their k-d tree."""
     from sklearn.neighbors import KDTree
 
@@ -221,7 +574,7 @@ def _check_nearest(est, ctx: _Context, *, classifier: bool) -> None:
         ctx.fail("n_samples_fit_ is not the number of stored points")
     method = ctx.choice(est, "_fit_method", ("brute", "kd_tree"))
     ctx.choice(est, "effective_metric_", ("euclidean", "minkowski"))
-    _n_jobs(ctx, est)
+    n_jobs_attr(ctx, est)
     if est.effective_metric_ == "minkowski" and ctx.attr(est, "effective_metric_params_").get("p") != 2:
         ctx.fail("only the Euclidean metric is stored by ensemblekit")
     tree = ctx.attr(est, "_tree")
@@ -240,7 +593,7 @@ def _check_nearest(est, ctx: _Context, *, classifier: bool) -> None:
             ctx.fail("multi-output neighbours are not stored by ensemblekit")
 
 
-def _check_kd_tree(tree, ctx: _Context) -> None:
+def _check_kd_tree(tree, ctx: CheckContext) -> None:
     """``KDTree``: equal, array for array, to the tree scikit-learn builds from its points.
 
     A k-d tree is a deterministic function of its points and leaf size, so it is
@@ -268,14 +621,14 @@ def _check_kd_tree(tree, ctx: _Context) -> None:
         ctx.fail("the k-d tree's level or node count is not the one its points give")
 
 
-def _check_euclidean(metric, ctx: _Context) -> None:
+def _check_euclidean(metric, ctx: CheckContext) -> None:
     """The Euclidean distance object keeps no data the file could choose but its size fields."""
     state = metric.__getstate__()
     if not isinstance(state, tuple) or float(state[0]) != 2.0:
         ctx.fail("the Euclidean distance has a power other than 2")
 
 
-def _check_column_transformer(ct, ctx: _Context) -> None:
+def _check_column_transformer(ct, ctx: CheckContext) -> None:
     n = ctx.integer(ct, "n_features_in_", 1)
     fitted = ctx.attr(ct, "transformers_")
     if type(fitted) is not list:
@@ -286,7 +639,7 @@ def _check_column_transformer(ct, ctx: _Context) -> None:
         name, transformer, columns = item
         if isinstance(transformer, str) and transformer not in ("drop", "passthrough"):
             ctx.fail(f"transformers_[{name}] is the text {transformer!r}")
-        if not isinstance(transformer, str) and not _is_fitted(transformer):
+        if not isinstance(transformer, str) and not is_fitted(transformer):
             ctx.fail(f"transformers_[{name}] is not fitted")
         cols = np.asarray(columns)
         if cols.ndim != 1:
@@ -298,7 +651,7 @@ def _check_column_transformer(ct, ctx: _Context) -> None:
         ctx.fail("a sparse column transformer is not stored by ensemblekit")
 
 
-def _check_pipeline(pipe, ctx: _Context) -> None:
+def _check_pipeline(pipe, ctx: CheckContext) -> None:
     steps = ctx.attr(pipe, "steps")
     if type(steps) is not list or not steps or any(
             type(s) is not tuple or len(s) != 2 or not isinstance(s[0], str) for s in steps):
@@ -308,11 +661,11 @@ def _check_pipeline(pipe, ctx: _Context) -> None:
     for name, step in steps:
         if isinstance(step, str) and step != "passthrough":
             ctx.fail(f"step {name} is the text {step!r}")
-        if step is None or (not isinstance(step, str) and not _is_fitted(step)):
+        if step is None or (not isinstance(step, str) and not is_fitted(step)):
             ctx.fail(f"step {name} is {'empty' if step is None else 'not fitted'}")
 
 
-def _check_simple_imputer(imp, ctx: _Context) -> None:
+def _check_simple_imputer(imp, ctx: CheckContext) -> None:
     n = ctx.integer(imp, "n_features_in_", 1)
     ctx.array(imp, "statistics_", shape=(n,), kinds="f")
     ctx.choice(imp, "strategy", ("mean", "most_frequent"))
@@ -320,13 +673,13 @@ def _check_simple_imputer(imp, ctx: _Context) -> None:
         ctx.fail("a missing-value indicator is not stored by ensemblekit")
 
 
-def _check_min_max(scaler, ctx: _Context) -> None:
+def _check_min_max(scaler, ctx: CheckContext) -> None:
     n = ctx.integer(scaler, "n_features_in_", 1)
     for name in ("scale_", "min_", "data_min_", "data_max_", "data_range_"):
         ctx.array(scaler, name, shape=(n,), kinds="f")
 
 
-def _check_one_hot(enc, ctx: _Context) -> None:
+def _check_one_hot(enc, ctx: CheckContext) -> None:
     n = ctx.integer(enc, "n_features_in_", 1)
     categories = ctx.attr(enc, "categories_")
     if type(categories) is not list or len(categories) != n:
@@ -341,19 +694,23 @@ def _check_one_hot(enc, ctx: _Context) -> None:
     ctx.choice(enc, "handle_unknown", ("ignore",))
 
 
-def _check_ensemble_members(est, ctx: _Context, member_types: tuple[type, ...]) -> None:
+def _check_ensemble_members(est, ctx: CheckContext, member_types: tuple[type, ...]) -> None:
     members = ctx.attr(est, "estimators_")
     if type(members) is not list or not members:
         ctx.fail("estimators_ is not a non-empty list")
     n = ctx.integer(est, "n_features_in_", 1)
     for i, member in enumerate(members):
         ctx.instance(member, f"estimators_[{i}]", member_types)
-        if not _is_fitted(member) or getattr(member, "n_features_in_", n) != n:
+        if not is_fitted(member) or getattr(member, "n_features_in_", n) != n:
             ctx.fail(f"estimators_[{i}] is not fitted to the ensemble's {n} columns")
-    _n_jobs(ctx, est)
+    n_jobs_attr(ctx, est)
 
 
-def _check_bagging(est, ctx: _Context) -> None:
+def check_bagging(est, ctx: CheckContext) -> None:
+    """``BaggingClassifier``: members fitted to the columns each one draws, one per estimator.
+
+    Used for scikit-learn's class and for subclasses that keep its state.
+    """
     members = ctx.attr(est, "estimators_")
     n = ctx.integer(est, "n_features_in_", 1)
     features = ctx.attr(est, "estimators_features_")
@@ -362,16 +719,16 @@ def _check_bagging(est, ctx: _Context) -> None:
     for i, (member, cols) in enumerate(zip(members, features)):
         cols = ctx.array(est, f"estimators_features_[{i}]", ndim=1, kinds="iu", value=cols)
         ctx.indices(cols, n, f"estimators_features_[{i}]")
-        if not _is_fitted(member) or getattr(member, "n_features_in_", None) != cols.shape[0]:
+        if not is_fitted(member) or getattr(member, "n_features_in_", None) != cols.shape[0]:
             ctx.fail(f"estimators_[{i}] is not fitted to its {cols.shape[0]} columns")
     if ctx.integer(est, "n_estimators", 1) != len(members):
         ctx.fail("n_estimators is not the number of members")
-    _n_jobs(ctx, est)
+    n_jobs_attr(ctx, est)
     ctx.array(est, "classes_", ndim=1)
     ctx.integer(est, "n_classes_", 1)
 
 
-def _check_random_forest(est, ctx: _Context) -> None:
+def _check_random_forest(est, ctx: CheckContext) -> None:
     from sklearn.tree import DecisionTreeClassifier
 
     _check_ensemble_members(est, ctx, (DecisionTreeClassifier,))
@@ -380,7 +737,7 @@ def _check_random_forest(est, ctx: _Context) -> None:
         ctx.fail("n_classes_ is not the number of classes")
 
 
-def _check_gaussian_mixture(gm, ctx: _Context) -> None:
+def _check_gaussian_mixture(gm, ctx: CheckContext) -> None:
     kind = ctx.choice(gm, "covariance_type", ("full", "tied", "diag", "spherical"))
     weights = ctx.array(gm, "weights_", ndim=1, kinds="f")
     k = weights.shape[0]
@@ -391,1369 +748,46 @@ def _check_gaussian_mixture(gm, ctx: _Context) -> None:
         ctx.array(gm, name, shape=shapes[kind], kinds="f")
 
 
-def _check_sparse(matrix, ctx: _Context) -> None:
+def _check_sparse(matrix, ctx: CheckContext) -> None:
     try:
         matrix.check_format(full_check=True)
     except (ValueError, TypeError) as exc:
         ctx.fail(f"sparse matrix: {exc}")
 
 
-def _checks() -> dict[str, tuple]:
-    """Exact class name -> (skops loader, check[, parameters holding fitted objects]).
+def sklearn_part_checks() -> dict[str, tuple]:
+    """The scikit-learn (and scipy) classes our estimators store, with their checks.
 
-    Built on first use (it imports scikit-learn).
+    Imports scikit-learn, so :mod:`ensemblekit.model_types` calls it on first use.
+
+    Returns
+    -------
+    dict
+        Exact class name (``"sklearn.tree._tree.Tree"``) -> ``(skops loader,
+        check)``, or ``(skops loader, check, parameters holding fitted
+        objects)`` for a class whose constructor parameters hold fitted
+        estimators rather than templates (a Pipeline's ``steps``).
     """
     return {
         "sklearn.pipeline.Pipeline": ("ObjectNode", _check_pipeline, ("steps",)),
         "sklearn.compose._column_transformer.ColumnTransformer": ("ObjectNode", _check_column_transformer),
-        "sklearn.impute._base.SimpleImputer": ("ObjectNode", _fitted_only(_check_simple_imputer)),
-        "sklearn.preprocessing._data.MinMaxScaler": ("ObjectNode", _fitted_only(_check_min_max)),
-        "sklearn.preprocessing._encoders.OneHotEncoder": ("ObjectNode", _fitted_only(_check_one_hot)),
+        "sklearn.impute._base.SimpleImputer": ("ObjectNode", fitted_only(_check_simple_imputer)),
+        "sklearn.preprocessing._data.MinMaxScaler": ("ObjectNode", fitted_only(_check_min_max)),
+        "sklearn.preprocessing._encoders.OneHotEncoder": ("ObjectNode", fitted_only(_check_one_hot)),
         "sklearn.tree._tree.Tree": ("TreeNode", _check_sklearn_tree),
         "sklearn.tree._classes.DecisionTreeClassifier": (
-            "ObjectNode", _fitted_only(lambda e, c: _check_decision_tree(e, c, classifier=True))),
+            "ObjectNode", fitted_only(lambda e, c: _check_decision_tree(e, c, classifier=True))),
         "sklearn.tree._classes.DecisionTreeRegressor": (
-            "ObjectNode", _fitted_only(lambda e, c: _check_decision_tree(e, c, classifier=False))),
-        "sklearn.ensemble._forest.RandomForestClassifier": ("ObjectNode", _fitted_only(_check_random_forest)),
-        "sklearn.ensemble._bagging.BaggingClassifier": ("ObjectNode", _fitted_only(_check_bagging)),
+            "ObjectNode", fitted_only(lambda e, c: _check_decision_tree(e, c, classifier=False))),
+        "sklearn.ensemble._forest.RandomForestClassifier": ("ObjectNode", fitted_only(_check_random_forest)),
+        "sklearn.ensemble._bagging.BaggingClassifier": ("ObjectNode", fitted_only(check_bagging)),
         "sklearn.neighbors._classification.KNeighborsClassifier": (
-            "ObjectNode", _fitted_only(lambda e, c: _check_nearest(e, c, classifier=True))),
+            "ObjectNode", fitted_only(lambda e, c: _check_nearest(e, c, classifier=True))),
         "sklearn.neighbors._unsupervised.NearestNeighbors": (
-            "ObjectNode", _fitted_only(lambda e, c: _check_nearest(e, c, classifier=False))),
+            "ObjectNode", fitted_only(lambda e, c: _check_nearest(e, c, classifier=False))),
         "sklearn.neighbors._kd_tree.KDTree": ("ObjectNode", _check_kd_tree),
         "sklearn.metrics._dist_metrics.EuclideanDistance64": ("ObjectNode", _check_euclidean),
         "sklearn.mixture._gaussian_mixture.GaussianMixture": (
-            "ObjectNode", _fitted_only(_check_gaussian_mixture)),
+            "ObjectNode", fitted_only(_check_gaussian_mixture)),
         "scipy.sparse._csc.csc_matrix": ("SparseMatrixNode", _check_sparse),
-        **_OWN_CHECKS,
     }
-
-
-# --------------------------------------------------------------------------- ensemblekit checks
-# Our own estimators. A check reads everything through the helpers below, which
-# check a value's type, dtype, shape and range before anything uses it, so a
-# check raises nothing but DamagedModelError whatever the file holds. A value
-# read from a nested object (a member, the discretizer, a tree) is checked here
-# as far as this object relies on it; the walk checks the nested object itself
-# afterwards, and every check passes before the model is used.
-
-_COUNT_MAX = 2**31 - 1
-"""Largest count, size or seed a check accepts (numpy's and scikit-learn's compiled code hold
-many of them in 32 bits; a fit never produces more)."""
-
-
-def _lazy_max_estimators() -> int:
-    """The registry's bound on the bags per test row of the lazy ensembles (a loop per row)."""
-    from ensemblekit import registry
-
-    return max(int(p.high) for name in ("lazy-bagging", "lazy-stacking")
-               for p in registry.get(name).params if p.name == "n_estimators")
-
-
-def _is_fitted(est) -> bool:
-    """scikit-learn's rule: an estimator is fitted when it holds an attribute ending in ``_``.
-
-    A Pipeline holds none of its own: it is fitted when every step that is not
-    ``"passthrough"`` is.
-    """
-    from sklearn.pipeline import Pipeline
-
-    if type(est) is Pipeline:
-        steps = vars(est).get("steps")
-        return type(steps) is list and all(
-            type(s) is tuple and len(s) == 2 and (s[1] == "passthrough" or (
-                not isinstance(s[1], str) and hasattr(s[1], "__dict__") and _is_fitted(s[1])))
-            for s in steps)
-    return any(k.endswith("_") and not k.startswith("__") for k in vars(est))
-
-
-def _fitted_only(check: Checker) -> Checker:
-    """Run ``check`` on a fitted estimator only.
-
-    An unfitted one is a template a meta-estimator keeps to clone (scikit-learn's
-    ``BaggingClassifier.estimator_``); it holds only parameters, and every method that
-    reads fitted state refuses it with ``NotFittedError`` before reading anything.
-    """
-
-    def run(est, ctx: _Context) -> None:
-        if _is_fitted(est):
-            check(est, ctx)
-
-    run.__doc__ = check.__doc__
-    return run
-
-
-def _get(ctx: _Context, obj, name: str, label: str | None = None):
-    """Attribute ``name`` of ``obj`` (a nested object: failures say ``label``)."""
-    state = getattr(obj, "__dict__", None)
-    if state is None or name not in state:
-        ctx.fail(f"missing attribute {label or name}")
-    return state[name]
-
-
-def _arr(ctx: _Context, value, name: str, **kwargs) -> np.ndarray:
-    if type(value) is not np.ndarray:
-        ctx.fail(f"{name} is a {type(value).__name__}, not an array")
-    return ctx.array(None, name, value=value, **kwargs)
-
-
-def _ints(ctx: _Context, value, name: str, *, low: int = 0, high: int | None = None,
-          **kwargs) -> np.ndarray:
-    """An integer array whose entries lie in ``[low, high)``."""
-    arr = _arr(ctx, value, name, kinds="iu", **kwargs)
-    if arr.size and (int(arr.min()) < low or (high is not None and int(arr.max()) >= high)):
-        ctx.fail(f"{name} holds a value outside [{low}, {'inf' if high is None else high})")
-    return arr
-
-
-def _floats(ctx: _Context, value, name: str, *, low: float | None = None,
-            high: float | None = None, nan: bool = False, **kwargs) -> np.ndarray:
-    """A float array of finite values (NaN allowed with ``nan``) in ``[low, high]``."""
-    arr = _arr(ctx, value, name, kinds="f", **kwargs)
-    if arr.size:
-        known = arr[~np.isnan(arr)] if nan else arr
-        if not np.all(np.isfinite(known)):
-            ctx.fail(f"{name} holds a value that is not finite")
-        if known.size and ((low is not None and known.min() < low)
-                           or (high is not None and known.max() > high)):
-            ctx.fail(f"{name} holds a value outside [{low}, {high}]")
-    return arr
-
-
-def _index_set(ctx: _Context, value, name: str, n: int) -> np.ndarray:
-    """Distinct indices in ``[0, n)``, ascending (column lists such as ``nominal_features_``)."""
-    arr = _ints(ctx, value, name, high=n, ndim=1)
-    if arr.size > 1 and np.any(arr[1:] <= arr[:-1]):
-        ctx.fail(f"{name} is not a list of distinct indices in ascending order")
-    return arr
-
-
-def _count(ctx: _Context, obj, name: str, low: int = 1, high: int = _COUNT_MAX, *,
-           none: bool = False) -> int | None:
-    value = ctx.attr(obj, name)
-    if value is None and none:
-        return None
-    if value is None:
-        ctx.fail(f"{name} is not a whole number")
-    return ctx.integer(obj, name, low, high, value=value)
-
-
-def _real(ctx: _Context, obj, name: str, *, low: float | None = None, none: bool = False,
-          inf: bool = False) -> float | None:
-    """A number attribute: finite (or +inf with ``inf``), at least ``low``; None with ``none``."""
-    value = ctx.attr(obj, name)
-    if value is None and none:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
-                                                                    np.floating)):
-        ctx.fail(f"{name} is not a number")
-    try:
-        value = float(value)
-    except OverflowError:
-        ctx.fail(f"{name} is too large")
-    if value != value or value == -np.inf or (value == np.inf and not inf):
-        ctx.fail(f"{name} is not finite")
-    if low is not None and value < low:
-        ctx.fail(f"{name} = {value!r} is below {low}")
-    return value
-
-
-def _flag(ctx: _Context, value, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        ctx.fail(f"{name} is not True or False")
-    return bool(value)
-
-
-def _instances(ctx: _Context, value, name: str, types: tuple[type, ...], *,
-               length: int | None = None, nonempty: bool = False) -> list:
-    """A list whose items are exactly of ``types``."""
-    if type(value) is not list:
-        ctx.fail(f"{name} is a {type(value).__name__}, not a list")
-    if length is not None and len(value) != length:
-        ctx.fail(f"{name} has {len(value)} entries, expected {length}")
-    if nonempty and not value:
-        ctx.fail(f"{name} is empty")
-    for i, item in enumerate(value):
-        ctx.instance(item, f"{name}[{i}]", types)
-    return value
-
-
-def _n_features(ctx: _Context, est) -> int:
-    """``n_features_in_`` (and ``feature_names_in_`` when present, one name per column)."""
-    d = ctx.integer(est, "n_features_in_", 1, _COUNT_MAX)
-    if "feature_names_in_" in vars(est):
-        names = _arr(ctx, est.feature_names_in_, "feature_names_in_", kinds="OU", shape=(d,))
-        if names.dtype.kind == "O" and not all(type(v) is str for v in names):
-            ctx.fail("feature_names_in_ holds a name that is not text")
-    return d
-
-
-def _classes(ctx: _Context, est, name: str = "classes_", value=None) -> np.ndarray:
-    """Class labels as ``np.unique`` gives them: non-empty, distinct, ascending."""
-    classes = _arr(ctx, ctx.attr(est, name) if value is None else value, name, ndim=1,
-                   kinds="biufU")
-    if (not classes.size or (classes.dtype.kind == "f" and not np.all(np.isfinite(classes)))
-            or np.any(classes[1:] <= classes[:-1])):
-        ctx.fail(f"{name} is not a non-empty list of distinct labels in ascending order")
-    return classes
-
-
-def _class_codes(ctx: _Context, value, name: str, n_classes: int) -> np.ndarray:
-    """Codes into an owner's ``classes_``: distinct integers in ``[0, n_classes)``."""
-    codes = _index_set(ctx, value, name, n_classes)
-    if not codes.size:
-        ctx.fail(f"{name} is empty")
-    return codes
-
-
-def _labels(ctx: _Context, est, k: int, name: str = "labels_", length: int | None = None):
-    """Cluster labels of the training rows, each in ``[0, k)``."""
-    return _ints(ctx, ctx.attr(est, name), name, high=k, shape=(length,))
-
-
-def _fitted_member(ctx: _Context, member, name: str, d: int) -> None:
-    """A nested estimator is fitted and reads the ``d`` columns its owner gives it."""
-    if not _is_fitted(member):
-        ctx.fail(f"{name} is not fitted")
-    got = ctx.integer(member, f"{name}.n_features_in_", 1, _COUNT_MAX,
-                      value=_get(ctx, member, "n_features_in_", f"{name}.n_features_in_"))
-    if got != d:
-        ctx.fail(f"{name} reads {got} columns, the model {d}")
-
-
-def _n_jobs(ctx: _Context, obj, label: str = "n_jobs") -> None:
-    """Worker processes of a prediction: None, or a count ``--n-jobs`` would accept here."""
-    value = _get(ctx, obj, "n_jobs", label)
-    if value is None:
-        return
-    from ensemblekit.experiment import worker_count
-
-    try:
-        worker_count(value, name=label)
-    except ValueError as exc:
-        ctx.fail(str(exc))
-
-
-def _scaling(ctx: _Context, est, d: int) -> None:
-    """``scaled = (X - scaling_offset_) / scaling_factor_``: finite, factors > 0."""
-    _floats(ctx, ctx.attr(est, "scaling_offset_"), "scaling_offset_", shape=(d,))
-    factor = _floats(ctx, ctx.attr(est, "scaling_factor_"), "scaling_factor_", shape=(d,))
-    if factor.size and factor.min() <= 0:
-        ctx.fail("scaling_factor_ holds a factor that is not positive")
-
-
-# ---- Bayesian networks
-def _check_mdl_discretizer(disc, ctx: _Context) -> None:
-    """``MDLDiscretizer``: sorted finite cut points per numeric column, bin counts that match.
-
-    ``transform`` codes a numeric value by ``searchsorted`` into its column's cut
-    points (codes ``0 .. len(cuts)``), so ``n_bins_[f] = len(cut_points_[f]) + 1``;
-    nominal columns pass through and have no cut points.
-    """
-    d = _n_features(ctx, disc)
-    ctx.choice(disc, "method", ("mdl", "equal-frequency"))
-    nominal = _index_set(ctx, ctx.attr(disc, "nominal_features_"), "nominal_features_", d)
-    bins = _ints(ctx, ctx.attr(disc, "n_bins_"), "n_bins_", low=1, shape=(d,))
-    cut_points = ctx.attr(disc, "cut_points_")
-    if type(cut_points) is not list or len(cut_points) != d:
-        ctx.fail(f"cut_points_ is not a list of {d} arrays (one per column)")
-    is_nominal = np.zeros(d, dtype=bool)
-    is_nominal[nominal] = True
-    for f, cuts in enumerate(cut_points):
-        name = f"cut_points_[{f}]"
-        cuts = _floats(ctx, cuts, name, ndim=1)
-        if cuts.size > 1 and np.any(cuts[1:] < cuts[:-1]):
-            ctx.fail(f"{name} is not sorted")
-        if is_nominal[f] and cuts.size:
-            ctx.fail(f"{name} cuts a nominal column")
-        if not is_nominal[f] and bins[f] != cuts.size + 1:
-            ctx.fail(f"n_bins_[{f}] = {int(bins[f])}, but {name} makes {cuts.size + 1} bins")
-
-
-def _check_network(ctx: _Context, parents, cpts, sizes: list[int]) -> None:
-    """Parent sets and CPTs of a network whose node ``v`` takes ``sizes[v]`` values.
-
-    Every parent set is a list of other nodes' indices without repeats, the graph
-    has no directed cycle, and ``cpts_[v]`` has shape ``(prod(sizes[p] for p in
-    parents_[v]), sizes[v])`` with probabilities in (0, 1] and rows summing to one
-    (``predict_proba`` takes their logarithms at the rows the parents' values give).
-    """
-    n_nodes = len(sizes)
-    if type(parents) is not list or len(parents) != n_nodes:
-        ctx.fail(f"parents_ is not a list of {n_nodes} parent sets (the class, then one per "
-                 "feature)")
-    if type(cpts) is not list or len(cpts) != n_nodes:
-        ctx.fail(f"cpts_ is not a list of {n_nodes} tables (the class, then one per feature)")
-    for v, ps in enumerate(parents):
-        if type(ps) not in (tuple, list) or not all(
-                type(p) is int or isinstance(p, np.integer) for p in ps):
-            ctx.fail(f"parents_[{v}] is not a tuple of node indices")
-        ps = [int(p) for p in ps]
-        if len(set(ps)) != len(ps) or any(p < 0 or p >= n_nodes or p == v for p in ps):
-            ctx.fail(f"parents_[{v}] = {tuple(ps)} is not a set of other nodes' indices "
-                     f"in [0, {n_nodes})")
-        table = _arr(ctx, cpts[v], f"cpts_[{v}]", kinds="f", ndim=2)
-        rows = 1
-        for p in ps:  # stop as soon as the product exceeds the table (it may be astronomical)
-            rows *= sizes[p]
-            if rows > table.shape[0]:
-                break
-        if table.shape != (rows, sizes[v]):
-            want = (f"({rows}, {sizes[v]})" if rows <= table.shape[0]
-                    else f"more than {table.shape[0]} rows")
-            ctx.fail(f"cpts_[{v}] has shape {table.shape}; its parents' and its own numbers of "
-                     f"values give {want}")
-        if table.size and (not np.all(np.isfinite(table)) or table.min() <= 0 or table.max() > 1):
-            ctx.fail(f"cpts_[{v}] holds a probability outside (0, 1]")
-        if table.size and np.any(np.abs(table.sum(axis=1) - 1.0) > 1e-6):
-            ctx.fail(f"a row of cpts_[{v}] does not sum to one")
-    from ensemblekit.bayesnet.k2 import _check_parents
-
-    try:  # the same validation a fit applies to given parent sets: also no directed cycle
-        _check_parents(parents, n_nodes)
-    except ValueError as exc:
-        ctx.fail(f"parents_: {exc}")
-
-
-def _check_k2(est, ctx: _Context) -> None:
-    """``K2Classifier`` / ``InnerEnsembleK2Classifier``: what ``predict_proba``, ``network`` read.
-
-    Node 0 is the class (``len(classes_)`` values), node ``j`` feature ``j - 1``
-    with ``cardinalities_[j - 1]`` values, the discretizer's numbers of bins; the
-    training modes that fill missing values are codes of their feature.
-    """
-    from ensemblekit.discretize import MDLDiscretizer
-
-    d = _n_features(ctx, est)
-    classes = _classes(ctx, est)
-    _declared_codes(ctx, est, classes)
-    n_classes = classes.size
-    disc = ctx.instance(ctx.attr(est, "discretizer_"), "discretizer_", (MDLDiscretizer,))
-    _fitted_member(ctx, disc, "discretizer_", d)
-    card = _ints(ctx, ctx.attr(est, "cardinalities_"), "cardinalities_", low=1, shape=(d,))
-    bins = _arr(ctx, _get(ctx, disc, "n_bins_", "discretizer_.n_bins_"), "discretizer_.n_bins_",
-                kinds="iu", shape=(d,))
-    if not np.array_equal(card, bins):
-        ctx.fail("cardinalities_ are not the discretizer's numbers of bins")
-    modes = _ints(ctx, ctx.attr(est, "modes_"), "modes_", shape=(d,))
-    if np.any(modes >= card):
-        ctx.fail("modes_ holds a code outside its feature's values")
-    _check_network(ctx, ctx.attr(est, "parents_"), ctx.attr(est, "cpts_"),
-                   [n_classes, *(int(r) for r in card)])
-
-
-def _check_bagged_k2(est, ctx: _Context) -> None:
-    """``BaggedK2Classifier``: K2 members over all columns, in order, voting on ``classes_``.
-
-    scikit-learn's bagging adds each member's probabilities at the columns its
-    ``classes_`` name (codes into the ensemble's classes), and ``show`` redraws
-    the bags from ``bagging_``'s seeds and sizes. ``bagging_`` is scikit-learn's
-    class (model files written before declared classes) or the subclass that
-    keeps declared class codes.
-    """
-    from sklearn.ensemble import BaggingClassifier
-
-    from ensemblekit.bayesnet.bagging import _DeclaredClassBagging
-    from ensemblekit.bayesnet.classifier import K2Classifier
-
-    d = _n_features(ctx, est)
-    classes = _classes(ctx, est)
-    _declared_codes(ctx, est, classes)
-    bag = ctx.instance(ctx.attr(est, "bagging_"), "bagging_",
-                       (BaggingClassifier, _DeclaredClassBagging))
-    members = _instances(ctx, ctx.attr(est, "estimators_"), "estimators_", (K2Classifier,),
-                         nonempty=True)
-    inner = _instances(ctx, _get(ctx, bag, "estimators_", "bagging_.estimators_"),
-                       "bagging_.estimators_", (K2Classifier,), length=len(members))
-    if ctx.integer(bag, "bagging_.n_features_in_", value=_get(ctx, bag, "n_features_in_")) != d:
-        ctx.fail("bagging_ reads another number of columns than the model")
-    bag_classes = _classes(ctx, bag, "bagging_.classes_", value=_get(ctx, bag, "classes_"))
-    if bag_classes.dtype.kind != classes.dtype.kind or not np.array_equal(bag_classes, classes):
-        ctx.fail("classes_ are not bagging_.classes_")
-    if ctx.integer(bag, "bagging_.n_classes_", value=_get(ctx, bag, "n_classes_")) != classes.size:
-        ctx.fail("bagging_.n_classes_ is not the number of classes")
-    if ctx.integer(bag, "bagging_.n_estimators",
-                   value=_get(ctx, bag, "n_estimators")) != len(inner):
-        ctx.fail("bagging_.n_estimators is not the number of members")
-    _n_jobs(ctx, bag, "bagging_.n_jobs")
-    lists = [("estimators_", members)]
-    if inner is not members:
-        lists.append(("bagging_.estimators_", inner))
-    for label, listed in lists:
-        for i, member in enumerate(listed):
-            name = f"{label}[{i}]"
-            _fitted_member(ctx, member, name, d)
-            _class_codes(ctx, _get(ctx, member, "classes_", f"{name}.classes_"), f"{name}.classes_",
-                         classes.size)
-    features = _get(ctx, bag, "estimators_features_", "bagging_.estimators_features_")
-    if type(features) is not list or len(features) != len(inner) or not all(
-            type(f) is np.ndarray and f.dtype.kind in "iu" and f.shape == (d,)
-            and np.array_equal(f, np.arange(d)) for f in features):
-        ctx.fail("bagging_.estimators_features_ does not give every member all columns in order")
-    # what estimators_samples_ (show) redraws: one seed per member, bags of _max_samples rows
-    _arr(ctx, _get(ctx, bag, "_seeds", "bagging_._seeds"), "bagging_._seeds", kinds="iu",
-         shape=(len(inner),))
-    n_rows = ctx.integer(bag, "bagging_._n_samples", 1, _COUNT_MAX,
-                         value=_get(ctx, bag, "_n_samples"))
-    ctx.integer(bag, "bagging_._max_samples", 1, n_rows, value=_get(ctx, bag, "_max_samples"))
-    if ctx.integer(bag, "bagging_._max_features", value=_get(ctx, bag, "_max_features")) != d:
-        ctx.fail("bagging_._max_features is not the number of columns")
-    _flag(ctx, _get(ctx, bag, "bootstrap"), "bagging_.bootstrap")
-    if (_get(ctx, bag, "bootstrap_features") is not False
-            or _get(ctx, bag, "_sample_weight") is not None):
-        ctx.fail("bagging_ draws features or weights rows, which ensemblekit never does")
-
-
-# ---- instance-based
-def _check_ibk(est, ctx: _Context) -> None:
-    """``IBk`` (``knn``): stored rows, their class indices and ranges, as ``fit`` leaves them.
-
-    ``X_train_`` holds ``n_samples_fit_`` rows of the model's columns (NaN for missing,
-    nominal columns as codes of their declared values), ``y_train_`` an index into
-    ``classes_`` per row, and ``feature_min_`` / ``feature_max_`` are the ranges of
-    the known values of each column (``inf`` / ``-inf`` for a column with none), which
-    the distance divides by; the parameters ``predict`` reads are among their choices.
-    """
-    from ensemblekit.classifiers.ibk import RANGE_UPDATES, WEIGHTS
-
-    d = _n_features(ctx, est)
-    classes = _classes(ctx, est)
-    _declared_codes(ctx, est, classes)
-    _count(ctx, est, "n_neighbors")
-    ctx.choice(est, "weights", WEIGHTS)
-    ctx.choice(est, "range_update", RANGE_UPDATES)
-    n = _count(ctx, est, "n_samples_fit_")
-    rows = _floats(ctx, ctx.attr(est, "X_train_"), "X_train_", nan=True, shape=(n, d))
-    _ints(ctx, ctx.attr(est, "y_train_"), "y_train_", high=classes.size, shape=(n,))
-    nominal = _index_set(ctx, ctx.attr(est, "nominal_features_"), "nominal_features_", d)
-    cats = _ints(ctx, ctx.attr(est, "n_categories_"), "n_categories_", low=1, high=_COUNT_MAX,
-                 shape=nominal.shape)
-    coded = np.nan_to_num(rows[:, nominal], nan=0.0)  # NaN: a missing value
-    if np.any((coded < 0) | (coded >= cats) | (coded != np.floor(coded))):
-        ctx.fail("X_train_ holds a nominal value that is not one of its column's codes")
-    known = ~np.isnan(rows)
-    for name, want in (("feature_min_", np.where(known, rows, np.inf).min(axis=0)),
-                       ("feature_max_", np.where(known, rows, -np.inf).max(axis=0))):
-        got = _arr(ctx, ctx.attr(est, name), name, kinds="f", shape=(d,))
-        if not np.array_equal(got, want):
-            ctx.fail(f"{name} is not the range of the known values of X_train_")
-
-
-# ---- decision trees
-def _check_cart(est, ctx: _Context) -> None:
-    """``CartEntropyTree``: the scikit-learn tree it wraps reads the same columns and classes.
-
-    With declared classes (``n_classes``) ``classes_`` are the codes ``0 .. n - 1``
-    and the tree's classes are those of them that have training rows
-    (``predict_proba`` spreads the tree's columns to those codes).
-    """
-    from sklearn.tree import DecisionTreeClassifier
-
-    d = _n_features(ctx, est)
-    classes = _classes(ctx, est)
-    tree = ctx.instance(ctx.attr(est, "tree_"), "tree_", (DecisionTreeClassifier,))
-    _fitted_member(ctx, tree, "tree_", d)
-    inner = _classes(ctx, tree, "tree_.classes_",
-                     value=_get(ctx, tree, "classes_", "tree_.classes_"))
-    if not _declared_codes(ctx, est, classes):
-        if inner.dtype.kind != classes.dtype.kind or not np.array_equal(inner, classes):
-            ctx.fail("classes_ are not the tree's classes")
-    _class_codes(ctx, inner, "tree_.classes_", classes.size)
-
-
-def _check_c45(est, ctx: _Context) -> None:
-    """``C45Tree``: flat node arrays that form one tree over the model's columns and classes.
-
-    The compiled prediction walk indexes these arrays without bounds checks, so: node 0 is
-    the root; the children of node ``i`` are ``child_start_[i] .. + n_children_[i] - 1``,
-    all after ``i`` and inside the arrays, and every node but the root has exactly one
-    parent (no cycle, no sharing); a leaf has ``feature_ == -1``, no children and no
-    threshold; a numeric test has two children and a finite threshold, a nominal test one
-    child per declared value of its column; class weights are finite and >= 0, one column
-    per class.
-    """
-    d = _n_features(ctx, est)
-    classes = _classes(ctx, est)
-    _declared_codes(ctx, est, classes)
-    k = classes.size
-    _real(ctx, est, "confidence_factor", low=0)
-    _count(ctx, est, "min_samples_leaf")
-    for name in ("unpruned", "subtree_raising", "collapse_tree"):
-        _flag(ctx, ctx.attr(est, name), name)
-    nominal = _index_set(ctx, ctx.attr(est, "nominal_features_"), "nominal_features_", d)
-    cats = _ints(ctx, ctx.attr(est, "n_categories_"), "n_categories_", low=1, high=_COUNT_MAX,
-                 shape=nominal.shape)
-    feature = _ints(ctx, ctx.attr(est, "feature_"), "feature_", low=-1, high=d, ndim=1)
-    n = feature.size
-    if n == 0:
-        ctx.fail("feature_ is empty (a tree has at least its root)")
-    for name in ("feature_", "child_start_", "n_children_"):
-        if ctx.attr(est, name).dtype != np.int64:
-            ctx.fail(f"{name} is not an int64 array")
-    threshold = _floats(ctx, ctx.attr(est, "threshold_"), "threshold_", nan=True, shape=(n,))
-    if threshold.dtype != np.float64:
-        ctx.fail("threshold_ is not a float64 array")
-    start = _ints(ctx, ctx.attr(est, "child_start_"), "child_start_", low=-1, high=n,
-                  shape=(n,))
-    count = _ints(ctx, ctx.attr(est, "n_children_"), "n_children_", high=n, shape=(n,))
-    for name in ("value_", "bag_value_"):
-        arr = _floats(ctx, ctx.attr(est, name), name, low=0, shape=(n, k))
-        if arr.dtype != np.float64:
-            ctx.fail(f"{name} is not a float64 array")
-    empty = _arr(ctx, ctx.attr(est, "is_empty_"), "is_empty_", kinds="b", shape=(n,))
-    del empty
-    leaf = feature < 0
-    if np.any(leaf != (count == 0)) or np.any(leaf != (start < 0)):
-        ctx.fail("a node is a leaf by one array and a split by another")
-    if np.any(leaf & ~np.isnan(threshold)):
-        ctx.fail("a leaf holds a threshold")
-    width = np.zeros(d, dtype=np.int64)
-    width[:] = 2
-    width[nominal] = cats
-    is_nominal = np.zeros(d, dtype=bool)
-    is_nominal[nominal] = True
-    split = np.flatnonzero(~leaf)
-    f = feature[split]
-    if np.any(count[split] != width[f]):
-        ctx.fail("a split does not have one child per branch of its test")
-    numeric_split = split[~is_nominal[f]]
-    if np.any(~np.isfinite(threshold[numeric_split])) or np.any(
-            ~np.isnan(threshold[split[is_nominal[f]]])):
-        ctx.fail("a numeric test has no finite threshold, or a nominal test has one")
-    if np.any(start[split] <= split) or np.any(start[split] + count[split] > n):
-        ctx.fail("a node's children are not after it inside the node arrays")
-    parents = np.zeros(n + 1, dtype=np.int64)
-    np.add.at(parents, start[split], 1)
-    np.add.at(parents, start[split] + count[split], -1)
-    parents = np.cumsum(parents)[:n]
-    if parents[0] != 0 or np.any(parents[1:] != 1):
-        ctx.fail("the nodes do not form one tree (a node with no parent or with several)")
-
-
-def _declared_codes(ctx: _Context, est, classes: np.ndarray) -> bool:
-    """Whether the classifier declares its classes (``n_classes``); then they are its codes.
-
-    A classifier given ``n_classes`` has ``classes_ = arange(n_classes)``, also
-    codes without training rows; one without it (or a model file older than the
-    parameter) has the labels it saw, and the callers check them as such.
-    """
-    declared = vars(est).get("n_classes")
-    if declared is None:
-        return False
-    n = ctx.integer(est, "n_classes", 1, _COUNT_MAX)
-    # the length first: a crafted n_classes of 2**31 - 1 must not allocate arange(n)
-    if (classes.dtype.kind not in "iu" or classes.shape != (n,)
-            or not np.array_equal(classes, np.arange(n))):
-        ctx.fail(f"classes_ are not the codes 0..{n - 1} of the n_classes it declares")
-    return True
-
-
-def _tree_layout(ctx: _Context, est, d: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """The coded columns of a tree ensemble; returns ``(nominal, n_categories, width)``.
-
-    ``nominal_features_`` and ``numeric_features_`` split the ``d`` columns,
-    ``modes_`` are codes of their columns, and ``width`` is the number of
-    columns the ``cart-entropy`` trees read (numeric, then one per category).
-    """
-    nominal = _index_set(ctx, ctx.attr(est, "nominal_features_"), "nominal_features_", d)
-    categories = _ints(ctx, ctx.attr(est, "n_categories_"), "n_categories_", low=1,
-                       shape=nominal.shape)
-    numeric = _arr(ctx, ctx.attr(est, "numeric_features_"), "numeric_features_", kinds="iu", ndim=1)
-    if numeric.tolist() != np.setdiff1d(np.arange(d), nominal).tolist():
-        ctx.fail("numeric_features_ is not the list of the columns that are not nominal")
-    modes = _ints(ctx, ctx.attr(est, "modes_"), "modes_", shape=nominal.shape)
-    if np.any(modes >= categories):
-        ctx.fail("modes_ holds a code outside its column's categories")
-    return nominal, categories, numeric.size + sum(int(r) for r in categories)
-
-
-def _tree_choice(ctx: _Context, est) -> str:
-    """The base tree (``tree``) of bagging or a lazy ensemble, one of ``TREES``."""
-    from ensemblekit.classifiers.bagging import TREES
-
-    if "tree" not in vars(est):
-        ctx.fail("holds no tree choice: the model was written by ensemblekit 0.1, before "
-                 "bagging and the lazy ensembles grew c45 trees; fit it again")
-    return ctx.choice(est, "tree", TREES)
-
-
-def _check_c45_members(ctx: _Context, trees, name: str, d: int, n_classes: int,
-                       nominal: np.ndarray, categories: np.ndarray) -> None:
-    """Unpruned C4.5 members: fitted on the owner's ``d`` columns, nominal columns and classes.
-
-    Each member's own state is checked by the C4.5 tree's check; here that it
-    reads the columns and gives the probability columns its owner expects.
-    """
-    for i, tree in enumerate(trees):
-        label = f"{name}[{i}]"
-        _fitted_member(ctx, tree, label, d)
-        codes = _arr(ctx, _get(ctx, tree, "classes_", f"{label}.classes_"), f"{label}.classes_",
-                     kinds="iu", ndim=1)
-        if codes.tolist() != list(range(n_classes)):
-            ctx.fail(f"{label} does not give one probability per class of the model")
-        for attr, want in (("nominal_features_", nominal), ("n_categories_", categories)):
-            got = _arr(ctx, _get(ctx, tree, attr, f"{label}.{attr}"), f"{label}.{attr}",
-                       kinds="iu")
-            if got.tolist() != want.tolist():
-                ctx.fail(f"{label}.{attr} is not the model's {attr}")
-        if _get(ctx, tree, "unpruned", f"{label}.unpruned") is not True:
-            ctx.fail(f"{label} is not an unpruned tree")
-
-
-def _check_bagged_trees(est, ctx: _Context) -> None:
-    """``BaggedTreeClassifier``: trees over all columns, each with every class (codes 0 .. C-1).
-
-    ``predict_proba`` adds the trees' probability rows, so each tree must give one
-    column per class of ``classes_`` (a ``c45`` tree: per declared class). The
-    ``cart-entropy`` trees read the one-hot matrix of the coded columns.
-    """
-    from sklearn.tree import DecisionTreeClassifier
-
-    d = _n_features(ctx, est)
-    classes = _classes(ctx, est)
-    n_classes = classes.size
-    declared = _declared_codes(ctx, est, classes)
-    ctx.choice(est, "voting", ("soft", "hard"))
-    kind = _tree_choice(ctx, est)
-    nominal, categories, width = _tree_layout(ctx, est, d)
-    counts = _floats(ctx, ctx.attr(est, "bag_counts_"), "bag_counts_", ndim=2, low=0)
-    if kind == "c45":
-        from ensemblekit.classifiers.c45 import C45Tree
-
-        trees = _instances(ctx, ctx.attr(est, "estimators_"), "estimators_", (C45Tree,),
-                           nonempty=True)
-        _check_c45_members(ctx, trees, "estimators_", d, n_classes, nominal, categories)
-        if counts.shape[0] != len(trees):
-            ctx.fail("bag_counts_ does not hold one bag per tree")
-        return
-    trees = _instances(ctx, ctx.attr(est, "estimators_"), "estimators_", (DecisionTreeClassifier,),
-                       nonempty=True)
-    first = None
-    for i, tree in enumerate(trees):
-        name = f"estimators_[{i}]"
-        _fitted_member(ctx, tree, name, width)
-        codes = _class_codes(ctx, _get(ctx, tree, "classes_", f"{name}.classes_"),
-                             f"{name}.classes_", n_classes)
-        # every class, or (declared classes) every class that has training rows
-        if codes.size != n_classes and not declared:
-            ctx.fail(f"{name} does not know every class")
-        if first is None:
-            first = codes
-        elif not np.array_equal(codes, first):
-            ctx.fail(f"{name} knows other classes than estimators_[0]")
-    if counts.shape[0] != len(trees):
-        ctx.fail("bag_counts_ does not hold one bag per tree")
-
-
-# ---- clustering
-def _check_prototypes(est, ctx: _Context, *, exact: bool = True, length: int | None = None):
-    """Prototype clusterers (``predict``: nearest row of ``scaled_centers_`` after scaling).
-
-    Returns ``(d, k, labels)``: ``k`` centres, ``n_clusters`` of them (at most, when
-    not ``exact``: a consensus may find fewer clusters).
-    """
-    d = _n_features(ctx, est)
-    n_clusters = _count(ctx, est, "n_clusters")
-    centers = _floats(ctx, ctx.attr(est, "scaled_centers_"), "scaled_centers_", ndim=2)
-    k = centers.shape[0]
-    if centers.shape[1] != d:
-        ctx.fail(f"scaled_centers_ has {centers.shape[1]} columns for {d} features")
-    if not (1 <= k <= n_clusters) or (exact and k != n_clusters):
-        ctx.fail(f"scaled_centers_ holds {k} centres for n_clusters = {n_clusters}")
-    _floats(ctx, ctx.attr(est, "cluster_centers_"), "cluster_centers_", shape=(k, d))
-    _scaling(ctx, est, d)
-    labels = _labels(ctx, est, k, length=length)
-    return d, k, labels
-
-
-def _check_kmeans(est, ctx: _Context) -> None:
-    """``KMeans`` / ``InnerEnsembleKMeans``: ``n_clusters`` centres of ``n_features_in_`` values."""
-    d, k, _ = _check_prototypes(est, ctx)
-    _floats(ctx, ctx.attr(est, "init_centers_"), "init_centers_", shape=(k, d))
-    if "n_subset_features_" in vars(est):  # IEK-m
-        _count(ctx, est, "n_subset_features_", 1, d)
-
-
-def _check_consensus(est, ctx: _Context, partitioners: tuple[str, ...] = (), *,
-                     linkage: bool = False) -> None:
-    """Cluster ensembles: centroids of the consensus clusters and the members' labelings.
-
-    ``members_`` (rows x members) holds each member's clusters renumbered
-    ``0 .. k_q - 1``; the K-means members' starting centres and feature
-    multiplicities are stored unless the labelings were given to ``fit``.
-    """
-    members = _ints(ctx, ctx.attr(est, "members_"), "members_", ndim=2)
-    n, n_members = members.shape
-    if n < 1 or n_members < 1 or int(members.max()) >= n:
-        ctx.fail("members_ is not a labeling of every training row by at least one member")
-    d, _, _ = _check_prototypes(est, ctx, exact=False, length=n)
-    init, weights = ctx.attr(est, "init_centers_"), ctx.attr(est, "feature_weights_")
-    if (init is None) != (weights is None):
-        ctx.fail("init_centers_ and feature_weights_ are not both stored or both absent")
-    if init is not None:
-        _floats(ctx, init, "init_centers_", shape=(_count(ctx, est, "n_clusters"), d))
-        _floats(ctx, weights, "feature_weights_", low=0, shape=(n_members, d))
-    _count(ctx, est, "n_subset_features_", 1, d, none=init is None)
-    if partitioners:
-        ctx.choice(est, "partitioner_", partitioners)
-    if linkage:
-        ctx.choice(est, "linkage", ("single", "average", "complete"))
-
-
-def _check_pam(est, ctx: _Context) -> None:
-    """``PAM``: medoids are training rows; their scaled values are the centres."""
-    _, k, labels = _check_prototypes(est, ctx)
-    medoids = _ints(ctx, ctx.attr(est, "medoid_indices_"), "medoid_indices_", high=labels.size,
-                    shape=(k,))
-    if np.unique(medoids).size != k:
-        ctx.fail("medoid_indices_ repeats a row")
-
-
-def _check_diana(est, ctx: _Context) -> None:
-    """``DIANA``: labels of the training rows and the heights of the ``n_clusters - 1`` splits."""
-    _n_features(ctx, est)
-    k = _count(ctx, est, "n_clusters")
-    labels = _ints(ctx, ctx.attr(est, "labels_"), "labels_", high=k, ndim=1)
-    if labels.size < k:
-        ctx.fail(f"labels_ has fewer rows than n_clusters = {k}")
-    _floats(ctx, ctx.attr(est, "split_heights_"), "split_heights_", low=0, shape=(k - 1,))
-
-
-def _check_gaussian_mixture_bic(est, ctx: _Context) -> None:
-    """``GaussianMixtureBIC``: the chosen mixture has ``n_components_`` means of the input width."""
-    from sklearn.mixture import GaussianMixture
-
-    from ensemblekit.clustering.baselines import COVARIANCE_TYPES
-
-    d = _n_features(ctx, est)
-    mixture = ctx.instance(ctx.attr(est, "mixture_"), "mixture_", (GaussianMixture,))
-    _fitted_member(ctx, mixture, "mixture_", d)
-    kind = ctx.choice(est, "covariance_type_", COVARIANCE_TYPES)
-    inner = _get(ctx, mixture, "covariance_type", "mixture_.covariance_type")
-    if type(inner) is not str or inner != kind:
-        ctx.fail("covariance_type_ is not the mixture's covariance type")
-    k = _count(ctx, est, "n_components_")
-    if ctx.integer(mixture, "mixture_.n_components", value=_get(ctx, mixture, "n_components")) != k:
-        ctx.fail("n_components_ is not the mixture's number of components")
-    _arr(ctx, _get(ctx, mixture, "means_", "mixture_.means_"), "mixture_.means_", kinds="f",
-         shape=(k, d))
-    _arr(ctx, _get(ctx, mixture, "weights_", "mixture_.weights_"), "mixture_.weights_", kinds="f",
-         shape=(k,))
-    _floats(ctx, ctx.attr(est, "cluster_centers_"), "cluster_centers_", shape=(k, d))
-    _scaling(ctx, est, d)
-    _ints(ctx, ctx.attr(est, "labels_"), "labels_", high=k, ndim=1)
-    bic = ctx.attr(est, "bic_")
-    if type(bic) is not dict or not all(
-            type(n) is int and type(fits) is dict
-            and all(type(c) is str and type(b) is float for c, b in fits.items())
-            for n, fits in bic.items()):
-        ctx.fail("bic_ is not {n_components: {covariance_type: BIC}}")
-
-
-def _check_rf_clustering(est, ctx: _Context) -> None:
-    """``RandomForestClustering``: medoid rows and their leaf in every tree of the forest."""
-    from sklearn.ensemble import RandomForestClassifier
-    from sklearn.tree import DecisionTreeClassifier
-
-    d = _n_features(ctx, est)
-    k = _count(ctx, est, "n_clusters")
-    forest = ctx.instance(ctx.attr(est, "forest_"), "forest_", (RandomForestClassifier,))
-    _fitted_member(ctx, forest, "forest_", d)
-    trees = _instances(ctx, _get(ctx, forest, "estimators_", "forest_.estimators_"),
-                       "forest_.estimators_", (DecisionTreeClassifier,), nonempty=True)
-    labels = _ints(ctx, ctx.attr(est, "labels_"), "labels_", high=k, ndim=1)
-    medoids = _ints(ctx, ctx.attr(est, "medoid_indices_"), "medoid_indices_", high=labels.size,
-                    shape=(k,))
-    if np.unique(medoids).size != k:
-        ctx.fail("medoid_indices_ repeats a row")
-    _ints(ctx, ctx.attr(est, "medoid_leaves_"), "medoid_leaves_", shape=(k, len(trees)))
-
-
-# ---- lazy ensembles
-def _check_weighted_distance(dist, ctx: _Context) -> None:
-    """``WeightedDistance``: weights, ranges and training rows of Eq. 2, and its k-d tree.
-
-    The neighbour index holds the complete training rows (``complete_``) embedded
-    in one column per numeric attribute plus one per category of each nominal
-    one, so its width bounds the categories ``embed`` spreads a query over.
-    """
-    from sklearn.neighbors import NearestNeighbors
-
-    if "weights_" not in vars(dist):
-        return  # unfitted: every method refuses it
-    d = _n_features(ctx, dist)
-    _floats(ctx, ctx.attr(dist, "weights_"), "weights_", low=0, shape=(d,))
-    _floats(ctx, ctx.attr(dist, "min_"), "min_", shape=(d,))
-    _floats(ctx, ctx.attr(dist, "range_"), "range_", low=0, shape=(d,))
-    _floats(ctx, ctx.attr(dist, "_inv_range"), "_inv_range", low=0, shape=(d,))
-    if ctx.attr(dist, "gain_ratios_") is not None:
-        _floats(ctx, dist.gain_ratios_, "gain_ratios_", shape=(d,))
-    nominal = _index_set(ctx, ctx.attr(dist, "nominal_features_"), "nominal_features_", d)
-    categories = _ints(ctx, ctx.attr(dist, "n_categories_"), "n_categories_", low=1,
-                       shape=nominal.shape)
-    is_nominal = _arr(ctx, ctx.attr(dist, "_is_nominal"), "_is_nominal", kinds="b", shape=(d,))
-    if np.flatnonzero(is_nominal).tolist() != nominal.tolist():
-        ctx.fail("_is_nominal does not mark nominal_features_")
-    numeric = _arr(ctx, ctx.attr(dist, "_numeric"), "_numeric", kinds="iu", ndim=1)
-    if numeric.tolist() != np.flatnonzero(~is_nominal).tolist():
-        ctx.fail("_numeric is not the list of the numeric columns")
-    rows = _floats(ctx, ctx.attr(dist, "X_"), "X_", nan=True, ndim=2)
-    if rows.shape[0] < 1 or rows.shape[1] != d:
-        ctx.fail(f"X_ has shape {rows.shape}, expected (rows, {d})")
-    complete = _arr(ctx, ctx.attr(dist, "complete_"), "complete_", kinds="iu", ndim=1)
-    if not np.array_equal(complete, np.flatnonzero(~np.isnan(rows).any(axis=1))):
-        ctx.fail("complete_ is not the list of the rows of X_ without a missing value")
-    index = ctx.attr(dist, "index_")
-    if not complete.size:
-        if index is not None:
-            ctx.fail("index_ indexes rows although every training row has a missing value")
-        return
-    ctx.instance(index, "index_", (NearestNeighbors,))
-    points = _arr(ctx, _get(ctx, index, "_fit_X", "index_._fit_X"), "index_._fit_X", kinds="f",
-                  ndim=2)
-    width = numeric.size + sum(int(r) for r in categories)
-    if points.shape != (complete.size, width):
-        ctx.fail(f"index_ holds points of shape {points.shape}, the embedding of the complete "
-                 f"rows has shape ({complete.size}, {width})")
-
-
-def _check_lazy(est, ctx: _Context) -> tuple[int, int, int]:
-    """State shared by the lazy ensembles; returns ``(d, n_rows, n_present)``.
-
-    ``n_present`` is the number of classes with training rows
-    (``present_classes_``), the width of the members' probabilities.
-
-    Per test row ``predict`` finds ``k_`` neighbours with ``distance_`` (over the
-    same training rows), draws ``n_estimators`` bags of training-row indices from
-    the row's seed (``seed_``), and grows trees on ``X_tree_`` with the codes
-    ``y_codes_``: ``tree="c45"`` reads it as the training rows themselves (nominal
-    codes of ``n_categories_``, NaN = missing), ``"cart-entropy"`` as numeric
-    columns then one indicator per category, skipping scikit-learn's input checks
-    when ``X_tree_`` holds no NaN.
-    """
-    from ensemblekit.lazy.distance import WeightedDistance
-
-    d = _n_features(ctx, est)
-    classes = _classes(ctx, est)
-    declared = _declared_codes(ctx, est, classes)
-    n_classes = classes.size
-    if "present_classes_" in vars(est):  # absent in model files older than declared classes
-        n_classes = _class_codes(ctx, est.present_classes_, "present_classes_", n_classes).size
-        if n_classes != classes.size and not declared:
-            ctx.fail("present_classes_ leaves out classes that are not declared codes")
-    y = _ints(ctx, ctx.attr(est, "y_codes_"), "y_codes_", high=n_classes, ndim=1)
-    n = y.size
-    if n < 1 or np.any(np.bincount(y.astype(np.int64), minlength=n_classes) == 0):
-        ctx.fail("y_codes_ does not hold every class of present_classes_")
-    kind = _tree_choice(ctx, est)
-    nominal, categories, width = _tree_layout(ctx, est, d)
-    if kind == "c45":
-        # the trees are grown on it as the training rows: codes in range, C-ordered float64
-        tree_rows = _floats(ctx, ctx.attr(est, "X_tree_"), "X_tree_", nan=True, shape=(n, d))
-        if tree_rows.dtype != np.float64 or not tree_rows.flags.c_contiguous:
-            ctx.fail(f"X_tree_ is not a C-ordered float64 matrix ({tree_rows.dtype})")
-        for f, r in zip(nominal, categories):
-            col = tree_rows[:, f]
-            seen = col[~np.isnan(col)]
-            if np.any((seen < 0) | (seen >= r) | (seen != np.floor(seen))):
-                ctx.fail(f"X_tree_ column {int(f)} holds a value that is not one of its codes")
-        if ctx.attr(est, "max_depth") is not None:
-            ctx.fail("max_depth is set for c45 trees, which have no depth limit")
-    else:
-        tree_rows = _floats(ctx, ctx.attr(est, "X_tree_"), "X_tree_", nan=True, shape=(n, width))
-        if tree_rows.dtype != np.float32 or not tree_rows.flags.c_contiguous:
-            # the trees are grown without scikit-learn's input checks on it
-            ctx.fail(f"X_tree_ is not a C-ordered float32 matrix ({tree_rows.dtype})")
-    nan_free = _flag(ctx, ctx.attr(est, "_tree_nan_free"), "_tree_nan_free")
-    if nan_free == bool(np.isnan(tree_rows).any()):
-        ctx.fail("_tree_nan_free does not say whether X_tree_ holds NaN")
-    _count(ctx, est, "k_", 0, n)
-    _count(ctx, est, "seed_", 0)
-    _count(ctx, est, "n_estimators", 1, _lazy_max_estimators())
-    _count(ctx, est, "min_samples_leaf", 1)
-    _count(ctx, est, "max_depth", 1, none=True)
-    _n_jobs(ctx, est)
-    dist = ctx.instance(ctx.attr(est, "distance_"), "distance_", (WeightedDistance,))
-    _check_distance_rows(ctx, dist, "distance_", d, n, nominal, categories)
-    return d, n, n_classes
-
-
-def _check_distance_rows(ctx: _Context, dist, name: str, d: int, n: int, nominal, categories):
-    """A lazy ensemble's distance is fitted on its ``n`` training rows and nominal columns."""
-    if "weights_" not in vars(dist):
-        ctx.fail(f"{name} is not fitted")
-    _fitted_member(ctx, dist, name, d)
-    rows = _arr(ctx, _get(ctx, dist, "X_", f"{name}.X_"), f"{name}.X_", kinds="f", ndim=2)
-    if rows.shape[0] != n:
-        ctx.fail(f"{name} holds {rows.shape[0]} training rows, the model {n}")
-    for attr, want in (("nominal_features_", nominal), ("n_categories_", categories)):
-        got = _arr(ctx, _get(ctx, dist, attr, f"{name}.{attr}"), f"{name}.{attr}", kinds="iu")
-        if got.tolist() != want.tolist():
-            ctx.fail(f"{name}.{attr} is not the model's {attr}")
-
-
-def _check_lazy_bagging(est, ctx: _Context) -> None:
-    """``LazyBaggingClassifier``: the shared lazy state and the vote."""
-    _check_lazy(est, ctx)
-    ctx.choice(est, "voting", ("hard", "soft"))
-
-
-def _check_lazy_stacking(est, ctx: _Context) -> None:
-    """``LazyStackingClassifier``: the shared lazy state and what each learner type reads.
-
-    Bag ``b`` is learnt by ``learner_types_[b % len]``: a kNN member orders the
-    training rows by ``knn_distance_`` (over the same rows), a naive-Bayes member
-    reads the tables ``_nb`` built from the same rows, columns and classes.
-    """
-    from ensemblekit.lazy.distance import WeightedDistance
-    from ensemblekit.lazy.lazy_stacking import LEARNER_TYPES, _NaiveBayesTables
-
-    d, n, n_classes = _check_lazy(est, ctx)
-    ctx.choice(est, "combiner", ("vote", "stacking"))
-    _count(ctx, est, "knn_neighbors", 1)
-    _count(ctx, est, "meta_rows", 1)
-    types = ctx.attr(est, "learner_types_")
-    if type(types) is not tuple or not types or not all(
-            type(t) is str and t in LEARNER_TYPES for t in types):
-        ctx.fail(f"learner_types_ is not a tuple of learner types among {', '.join(LEARNER_TYPES)}")
-    used = {types[b % len(types)] for b in range(min(int(est.n_estimators), len(types)))}
-    y = est.y_codes_
-    onehot = _floats(ctx, ctx.attr(est, "_y_onehot"), "_y_onehot", shape=(n, n_classes))
-    if not np.array_equal(onehot, np.eye(n_classes)[y]):
-        ctx.fail("_y_onehot is not the indicator matrix of y_codes_")
-    nominal, categories = est.nominal_features_, est.n_categories_
-    knn = ctx.attr(est, "knn_distance_")
-    if "knn" in used or knn is not None:
-        ctx.instance(knn, "knn_distance_", (WeightedDistance,))
-        _check_distance_rows(ctx, knn, "knn_distance_", d, n, nominal, categories)
-    tables = ctx.attr(est, "_nb")
-    if "nb" not in used and tables is None:
-        return
-    ctx.instance(tables, "_nb", (_NaiveBayesTables,))
-    if ctx.integer(tables, "_nb.n_classes", value=_get(ctx, tables, "n_classes")) != n_classes:
-        ctx.fail("_nb has another number of classes than the model")
-    for attr, want in (("nominal", nominal), ("numeric", est.numeric_features_),
-                       ("n_categories", categories)):
-        got = _arr(ctx, _get(ctx, tables, attr, f"_nb.{attr}"), f"_nb.{attr}", kinds="iuf")
-        if got.shape != want.shape or not np.array_equal(got, want):
-            ctx.fail(f"_nb.{attr} is not the model's")
-    onehot_nb = _arr(ctx, _get(ctx, tables, "onehot", "_nb.onehot"), "_nb.onehot", kinds="f",
-                     ndim=2)
-    if onehot_nb.shape[0] != n:
-        ctx.fail(f"_nb holds {onehot_nb.shape[0]} training rows, the model {n}")
-    rows = _get(ctx, tables, "rows", "_nb.rows")
-    if type(rows) is not list or len(rows) != n_classes or not all(
-            type(r) is np.ndarray and np.array_equal(r, np.flatnonzero(y == c))
-            for c, r in enumerate(rows)):
-        ctx.fail("_nb.rows are not the training rows of each class")
-
-
-def _check_naive_bayes_tables(tables, ctx: _Context) -> None:
-    """``_NaiveBayesTables``: per-row statistics whose widths agree (nominal one-hot, numeric)."""
-    _count(ctx, tables, "n_classes")
-    nominal = _ints(ctx, ctx.attr(tables, "nominal"), "nominal", ndim=1)
-    numeric = _ints(ctx, ctx.attr(tables, "numeric"), "numeric", ndim=1)
-    categories = _floats(ctx, ctx.attr(tables, "n_categories"), "n_categories", low=1,
-                         shape=nominal.shape)
-    if np.any(categories != np.floor(categories)):
-        ctx.fail("n_categories holds a count that is not a whole number")
-    onehot = _floats(ctx, ctx.attr(tables, "onehot"), "onehot", low=0, high=1, ndim=2)
-    n = onehot.shape[0]
-    if onehot.shape[1] != categories.sum():
-        ctx.fail("onehot does not have one column per category")
-    offsets = _ints(ctx, ctx.attr(tables, "offsets"), "offsets", shape=nominal.shape)
-    starts = np.concatenate([[0], np.cumsum(categories)[:-1]])[:nominal.size]
-    if offsets.tolist() != starts.tolist():
-        ctx.fail("offsets are not where each column's categories start in onehot")
-    _floats(ctx, ctx.attr(tables, "nom_known"), "nom_known", low=0, high=1,
-            shape=(n, nominal.size))
-    for name in ("num_known", "num_x", "num_x2"):
-        _floats(ctx, ctx.attr(tables, name), name, shape=(n, numeric.size))
-    _floats(ctx, ctx.attr(tables, "sd_floor"), "sd_floor", shape=numeric.shape)
-    if numeric.size and tables.sd_floor.min() <= 0:
-        ctx.fail("sd_floor holds a standard deviation that is not positive")
-    rows = ctx.attr(tables, "rows")
-    if type(rows) is not list or len(rows) != tables.n_classes:
-        ctx.fail("rows is not a list of the training rows of each class")
-    for c, r in enumerate(rows):
-        _ints(ctx, r, f"rows[{c}]", high=n, ndim=1)
-
-
-# ---- rules
-def _check_condition(cond, ctx: _Context) -> None:
-    """``Condition``: ``x[feature] <= threshold`` (or ``>``) with a column and a finite value."""
-    ctx.integer(cond, "feature", 0, _COUNT_MAX)
-    _flag(ctx, ctx.attr(cond, "greater"), "greater")
-    _real(ctx, cond, "threshold")
-
-
-def _check_rule(rule, ctx: _Context) -> None:
-    """``Rule``: a non-root node of one tree and the conditions on its path."""
-    from ensemblekit.rules.extract import Condition
-
-    ctx.integer(rule, "tree", 0, _COUNT_MAX)
-    ctx.integer(rule, "node", 1, _COUNT_MAX)
-    conditions = ctx.attr(rule, "conditions")
-    if type(conditions) is not tuple:
-        ctx.fail("conditions is not a tuple")
-    for i, cond in enumerate(conditions):
-        ctx.instance(cond, f"conditions[{i}]", (Condition,))
-
-
-def _check_rule_set(rules, ctx: _Context) -> None:
-    """``RuleSet``: rule ``k`` is column ``k`` of ``transform``, the node ``nodes`` lists for it.
-
-    ``transform`` keeps, tree by tree, the ``decision_path`` columns ``nodes[j]``
-    (non-root node ids of tree ``j``), so the rules, taken in order, name exactly
-    those (tree, node) pairs; their conditions test the trees' input columns.
-    """
-    from sklearn.tree import DecisionTreeRegressor
-    from sklearn.tree._tree import Tree
-
-    from ensemblekit.rules.extract import Condition, Rule
-
-    trees = _instances(ctx, ctx.attr(rules, "_trees"), "_trees", (DecisionTreeRegressor,))
-    node_counts, widths = [], []
-    for j, tree in enumerate(trees):
-        name = f"_trees[{j}]"
-        if not _is_fitted(tree):
-            ctx.fail(f"{name} is not fitted")
-        inner = ctx.instance(_get(ctx, tree, "tree_", f"{name}.tree_"), f"{name}.tree_", (Tree,))
-        node_counts.append(ctx.integer(tree, f"{name}.tree_.node_count", 1, value=inner.node_count))
-        width = _get(ctx, tree, "n_features_in_", f"{name}.n_features_in_")
-        widths.append(ctx.integer(tree, f"{name}.n_features_in_", 1, _COUNT_MAX, value=width))
-    nodes = ctx.attr(rules, "nodes")
-    if type(nodes) is not list or len(nodes) != len(trees):
-        ctx.fail("nodes is not a list of node ids per tree")
-    pairs = []
-    for j, ids in enumerate(nodes):
-        ids = _ints(ctx, ids, f"nodes[{j}]", low=1, high=node_counts[j], ndim=1)
-        pairs.extend((j, int(i)) for i in ids)
-    listed = _instances(ctx, ctx.attr(rules, "rules"), "rules", (Rule,))
-    if len(listed) != len(pairs):
-        ctx.fail(f"rules holds {len(listed)} rules for {len(pairs)} listed nodes")
-    for k, (rule, (j, node)) in enumerate(zip(listed, pairs)):
-        if (ctx.integer(rule, f"rules[{k}].tree", 0, value=_get(ctx, rule, "tree")) != j
-                or ctx.integer(rule, f"rules[{k}].node", 1, value=_get(ctx, rule, "node")) != node):
-            ctx.fail(f"rules[{k}] is not node {node} of tree {j}, the column nodes gives it")
-        conditions = _get(ctx, rule, "conditions", f"rules[{k}].conditions")
-        if type(conditions) is not tuple:
-            ctx.fail(f"rules[{k}].conditions is not a tuple")
-        for cond in conditions:
-            ctx.instance(cond, f"rules[{k}].conditions", (Condition,))
-            ctx.integer(cond, f"rules[{k}].conditions.feature", 0, widths[j] - 1,
-                        value=_get(ctx, cond, "feature"))
-    _floats(ctx, ctx.attr(rules, "support"), "support", low=0, high=1, shape=(len(pairs),))
-    _count(ctx, rules, "n_candidates", len(pairs))
-
-
-def _rules_of(ctx: _Context, rules, d: int, name: str = "rules_") -> int:
-    """An owner's ``RuleSet``: trees over its ``d`` columns; returns the number of rules."""
-    from sklearn.tree import DecisionTreeRegressor
-
-    from ensemblekit.rules.extract import RuleSet
-
-    ctx.instance(rules, name, (RuleSet,))
-    trees = _instances(ctx, _get(ctx, rules, "_trees", f"{name}._trees"), f"{name}._trees",
-                       (DecisionTreeRegressor,))
-    for j, tree in enumerate(trees):
-        _fitted_member(ctx, tree, f"{name}._trees[{j}]", d)
-    listed = _get(ctx, rules, "rules", f"{name}.rules")
-    if type(listed) is not list:
-        ctx.fail(f"{name}.rules is not a list")
-    return len(listed)
-
-
-def _check_rule_ensemble(est, ctx: _Context) -> None:
-    """``RuleEnsembleRegressor``: one weight per design column (rules or trees, then linear terms).
-
-    ``predict`` builds the design from ``rules_`` (basis "rules") or the outputs of
-    ``trees_``, appends the winsorised linear terms when ``linear_scale_`` is
-    stored, and multiplies by ``coef_`` -- or, for kernel smoothing, compares it
-    with the stored training design ``train_basis_``. ``show`` reads the tuned
-    values (``alpha_``, ``n_components_``, ``bandwidth_``) and the importances.
-    """
-    from scipy.sparse import csc_matrix
-    from sklearn.tree import DecisionTreeRegressor
-
-    from ensemblekit.rules.postprocess import BASES, METHODS
-
-    d = _n_features(ctx, est)
-    method = ctx.choice(est, "method", METHODS)
-    basis = ctx.choice(est, "basis", BASES)
-    trees = _instances(ctx, ctx.attr(est, "trees_"), "trees_", (DecisionTreeRegressor,),
-                       nonempty=True)
-    for j, tree in enumerate(trees):
-        _fitted_member(ctx, tree, f"trees_[{j}]", d)
-    rules = ctx.attr(est, "rules_")
-    if basis == "rules":
-        n_terms = _rules_of(ctx, rules, d)
-    elif rules is not None:
-        ctx.fail("rules_ is stored for a model of tree outputs")
-    else:
-        n_terms = len(trees)
-    _index_set(ctx, ctx.attr(est, "binary_features_"), "binary_features_", d)
-    bounds, scale = ctx.attr(est, "linear_bounds_"), ctx.attr(est, "linear_scale_")
-    if (bounds is None) != (scale is None):
-        ctx.fail("linear_bounds_ and linear_scale_ are not both stored or both absent")
-    if scale is not None:
-        _floats(ctx, bounds, "linear_bounds_", shape=(2, d))
-        _floats(ctx, scale, "linear_scale_", low=0, shape=(d,))
-        n_terms += d
-    intercept = _real(ctx, est, "intercept_")
-    _floats(ctx, ctx.attr(est, "feature_importances_"), "feature_importances_", low=0, shape=(d,))
-    _count(ctx, est, "n_components_", 0, none=True)
-    _real(ctx, est, "alpha_", low=0, none=True)
-    if method == "kernel":
-        for name in ("coef_", "term_importances_"):
-            if ctx.attr(est, name) is not None:
-                ctx.fail(f"{name} is stored for kernel smoothing, which has no weights")
-        if _real(ctx, est, "bandwidth_") <= 0:
-            ctx.fail("bandwidth_ is not positive")
-        target = _floats(ctx, ctx.attr(est, "train_target_"), "train_target_", ndim=1)
-        design = ctx.attr(est, "train_basis_")
-        if type(design) is not csc_matrix:
-            design = _floats(ctx, design, "train_basis_", ndim=2)
-        shape = design.shape  # a sparse matrix's own check compares its arrays with it
-        if type(shape) is not tuple or not all(type(s) is int for s in shape):
-            ctx.fail("train_basis_ has no valid shape")
-        if target.size < 1 or shape != (target.size, n_terms):
-            ctx.fail(f"train_basis_ has shape {shape}, expected ({target.size}, {n_terms}): one "
-                     "row per training target, one column per term")
-        return
-    coef = _floats(ctx, ctx.attr(est, "coef_"), "coef_", shape=(n_terms,))
-    if method == "mean" and (not np.array_equal(coef, np.full(n_terms, 1.0 / n_terms))
-                             or intercept != 0):
-        ctx.fail("coef_ and intercept_ are not the equal weights 1/M and 0 of a tree average")
-    _floats(ctx, ctx.attr(est, "term_importances_"), "term_importances_", low=0, shape=(n_terms,))
-    width = _real(ctx, est, "bandwidth_", none=method != "oob", inf=True)
-    if width is not None and width <= 0:
-        ctx.fail("bandwidth_ is not positive")
-
-
-def _check_linkage(ctx: _Context, value, n: int) -> None:
-    """A scipy linkage matrix of ``n`` leaves: row ``i`` merges two of the clusters formed so far.
-
-    Clusters are numbered ``0 .. n - 1`` (leaves), then ``n + i`` for the merge of
-    row ``i``; each cluster but the last is merged exactly once (``labels_for``
-    indexes its parent table by these numbers), and column 3 counts the leaves.
-    """
-    Z = _floats(ctx, value, "linkage_matrix_", low=0, shape=(max(n - 1, 0), 4))
-    if n < 2:
-        return
-    ids = Z[:, :2]
-    if np.any(ids != np.floor(ids)) or np.any(ids.max(axis=1) >= n + np.arange(n - 1)):
-        ctx.fail("linkage_matrix_ merges a cluster that does not exist yet")
-    ids = ids.astype(np.int64)
-    if not np.array_equal(np.sort(ids.ravel()), np.arange(2 * n - 2)):
-        ctx.fail("linkage_matrix_ merges a cluster twice")
-    sizes = np.ones(2 * n - 1, dtype=np.int64)
-    for i, (a, b) in enumerate(ids.tolist()):
-        sizes[n + i] = sizes[a] + sizes[b]
-    if not np.array_equal(sizes[n:], Z[:, 3]):
-        ctx.fail("linkage_matrix_ does not count the leaves of each merged cluster")
-
-
-def _check_isca(est, ctx: _Context) -> None:
-    """``ISCA``: the rules, the packed rule matrix of the training rows, its tree and labels."""
-    from ensemblekit.rules.isca import LINKAGES, SIMILARITIES
-
-    d = _n_features(ctx, est)
-    k = _count(ctx, est, "n_clusters")
-    stages = _count(ctx, est, "n_stages")
-    ctx.choice(est, "linkage", LINKAGES)
-    ctx.choice(est, "similarity", SIMILARITIES)
-    _flag(ctx, ctx.attr(est, "supervised"), "supervised")
-    n_rules = _rules_of(ctx, ctx.attr(est, "rules_"), d)
-    if _count(ctx, est, "n_rules_", 0) != n_rules:
-        ctx.fail(f"n_rules_ is not the number of rules in rules_ ({n_rules})")
-    # the bit-packed rule matrix of the training rows, from which the similarity is computed
-    packed = _ints(ctx, ctx.attr(est, "rule_matrix_"), "rule_matrix_", high=256, ndim=2)
-    n = packed.shape[0]
-    if packed.dtype != np.uint8 or packed.shape[1] != (n_rules + 7) // 8 or n < k:
-        ctx.fail(f"rule_matrix_ is {packed.dtype} of shape {packed.shape}, not uint8 of shape "
-                 f"(rows, {(n_rules + 7) // 8}) with rows >= n_clusters = {k}")
-    _labels(ctx, est, k, length=n)
-    _check_linkage(ctx, ctx.attr(est, "linkage_matrix_"), n)
-    _ints(ctx, ctx.attr(est, "rule_stages_"), "rule_stages_", high=stages, shape=(n_rules,))
-    _floats(ctx, ctx.attr(est, "rule_weights_"), "rule_weights_", low=0, shape=(n_rules,))
-    if ctx.attr(est, "coef_") is not None:
-        _floats(ctx, est.coef_, "coef_", shape=(n_rules,))
-    _index_set(ctx, ctx.attr(est, "binary_features_"), "binary_features_", d)
-
-
-_OWN_CHECKS: dict[str, tuple[str, Checker]] = {
-    f"ensemblekit.{name}": ("ObjectNode", check) for name, check in (
-        ("bayesnet.classifier.K2Classifier", _fitted_only(_check_k2)),
-        ("bayesnet.inner.InnerEnsembleK2Classifier", _fitted_only(_check_k2)),
-        ("bayesnet.bagging.BaggedK2Classifier", _fitted_only(_check_bagged_k2)),
-        ("bayesnet.bagging._DeclaredClassBagging", _fitted_only(_check_bagging)),
-        ("discretize.MDLDiscretizer", _fitted_only(_check_mdl_discretizer)),
-        ("classifiers.cart.CartEntropyTree", _fitted_only(_check_cart)),
-        ("classifiers.ibk.IBk", _fitted_only(_check_ibk)),
-        ("classifiers.c45.C45Tree", _fitted_only(_check_c45)),
-        ("classifiers.bagging.BaggedTreeClassifier", _fitted_only(_check_bagged_trees)),
-        ("clustering.kmeans.KMeans", _fitted_only(_check_kmeans)),
-        ("clustering.inner_kmeans.InnerEnsembleKMeans", _fitted_only(_check_kmeans)),
-        ("clustering.consensus.CSPA",
-         _fitted_only(lambda e, c: _check_consensus(e, c, ("metis", "spectral")))),
-        ("clustering.consensus.MCLA",
-         _fitted_only(lambda e, c: _check_consensus(e, c, ("metis", "spectral")))),
-        ("clustering.consensus.HGPA",
-         _fitted_only(lambda e, c: _check_consensus(e, c, ("kahypar",)))),
-        ("clustering.consensus.CoAssociationHAC",
-         _fitted_only(lambda e, c: _check_consensus(e, c, linkage=True))),
-        ("clustering.baselines.PAM", _fitted_only(_check_pam)),
-        ("clustering.baselines.DIANA", _fitted_only(_check_diana)),
-        ("clustering.baselines.GaussianMixtureBIC", _fitted_only(_check_gaussian_mixture_bic)),
-        ("clustering.baselines.RandomForestClustering", _fitted_only(_check_rf_clustering)),
-        ("lazy.distance.WeightedDistance", _check_weighted_distance),
-        ("lazy.lazy_bagging.LazyBaggingClassifier", _fitted_only(_check_lazy_bagging)),
-        ("lazy.lazy_stacking.LazyStackingClassifier", _fitted_only(_check_lazy_stacking)),
-        ("lazy.lazy_stacking._NaiveBayesTables", _check_naive_bayes_tables),
-        ("rules.extract.Condition", _check_condition),
-        ("rules.extract.Rule", _check_rule),
-        ("rules.extract.RuleSet", _check_rule_set),
-        ("rules.postprocess.RuleEnsembleRegressor", _fitted_only(_check_rule_ensemble)),
-        ("rules.isca.ISCA", _fitted_only(_check_isca)),
-    )
-}
-
-
-# --------------------------------------------------------------------------- public API
-_CACHE: dict[str, tuple[str, Checker]] = {}
-
-
-def _registry() -> dict[str, tuple[str, Checker]]:
-    if not _CACHE:
-        _CACHE.update(_checks())
-    return {**_registered_estimators(), **_CACHE}
-
-
-def _check_plain_state(est, ctx: _Context) -> None:
-    """The state check of a registered estimator that declares no check of its own.
-
-    The type walk has already limited its attributes to allowed types (arrays,
-    numbers, text, containers). Here the two facts every fitted estimator's
-    methods rely on are checked: ``n_features_in_``, when present, is a count of
-    at least 1, and ``classes_``, when present, is a non-empty 1-d array of numbers.
-    """
-    state = vars(est)
-    if "n_features_in_" in state:
-        ctx.integer(est, "n_features_in_", low=1)
-    if "classes_" in state:
-        ctx.array(est, "classes_", ndim=1)
-        if est.classes_.size == 0:
-            ctx.fail("classes_ is empty")
-
-
-def _registered_estimators() -> dict[str, tuple[str, Checker]]:
-    """The estimator class of every registry entry, allowed as an exact type.
-
-    A registry entry is code that ships with the package (or that a program
-    registers in its own process), never something a model file can add, so the
-    class it names is as trusted as our own. A class with no check of its own in
-    :func:`_checks` gets :func:`_check_plain_state`; the classes ensemblekit ships
-    all have their own (``tests/test_trust.py`` asserts it).
-    """
-    from ensemblekit import registry
-
-    out: dict[str, tuple[str, Checker]] = {}
-    for spec in registry.ALGORITHMS.values():
-        cls = spec.estimator_class()
-        out[f"{cls.__module__}.{cls.__qualname__}"] = ("ObjectNode",
-                                                       _fitted_only(_check_plain_state))
-    return out
-
-
-def __getattr__(name):  # ALLOWED_TYPES is built on first use: it imports scikit-learn
-    if name == "ALLOWED_TYPES":
-        return frozenset(_registry())
-    raise AttributeError(name)
-
-
-def refused_nodes(nodes) -> list[str]:
-    """The object descriptions of a payload that are not allowed, as readable names.
-
-    Parameters
-    ----------
-    nodes : iterable of (str, str, str)
-        ``(module, class, loader)`` of every object a skops payload describes.
-
-    Returns
-    -------
-    list of str
-        ``"module.Class"`` (with the loader when only the loader is wrong) for
-        every triple that is neither in :data:`PLAIN_NODES` nor an allowed
-        class with its loader; empty when everything is allowed.
-    """
-    allowed = _registry()
-    refused = []
-    for module, cls, loader in sorted(set(nodes)):
-        if (module, cls, loader) in PLAIN_NODES:
-            continue
-        entry = allowed.get(f"{module}.{cls}")
-        if entry is None:
-            refused.append(f"{module}.{cls}")
-        elif entry[0] != loader:
-            refused.append(f"{module}.{cls} (as {loader})")
-    return refused
-
-
-def check_model(model) -> None:
-    """Check every object reachable from a rebuilt model before it is used.
-
-    Walks attributes (``__dict__``), lists, tuples and dicts from ``model``;
-    every object of a class in :data:`ALLOWED_TYPES` gets its declared check,
-    once. Plain values (numbers, text, arrays) are checked by the check of the
-    object that holds them.
-
-    An estimator reached through one of its owner's constructor parameters
-    (``BaggingClassifier(estimator=...)``, a ColumnTransformer's
-    ``transformers``) is a template: scikit-learn and ensemblekit only ever
-    ``clone`` it, which keeps its parameters and drops any fitted state, so
-    its state is not checked (its type is, like every object's). The
-    exception is a parameter that holds fitted objects, which an entry
-    declares (a Pipeline's ``steps``).
-
-    Parameters
-    ----------
-    model : object
-        What :func:`skops.io.loads` returned.
-
-    Raises
-    ------
-    DamagedModelError
-        If an object's state is not one a fit produces, or an object of a
-        class outside the allowed list is found (it cannot be, since the
-        payload was screened by :func:`refused_nodes`, but the walk does not
-        rely on that).
-    """
-    ctx = _Context()
-    allowed = _registry()
-    stack = [(model, "model", False)]
-    while stack:
-        obj, where, template = stack.pop()
-        if obj is None or isinstance(obj, _PLAIN_VALUES) or (id(obj), template) in ctx.seen:
-            continue
-        ctx.seen.add((id(obj), template))
-        ctx.path = [where]
-        if isinstance(obj, (list, tuple)):
-            stack.extend((v, f"{where}[{i}]", template) for i, v in enumerate(obj))
-            continue
-        if isinstance(obj, dict):
-            stack.extend((v, f"{where}[{k!r}]", template) for k, v in obj.items())
-            continue
-        entry = allowed.get(_full_name(type(obj)))
-        if entry is None:
-            ctx.fail(f"holds a {_full_name(type(obj))}, which a model file may not hold")
-        if not template:
-            entry[1](obj, ctx)
-        if not hasattr(obj, "__dict__"):
-            continue
-        params = set(obj._get_param_names()) if hasattr(type(obj), "_get_param_names") else set()
-        params -= set(entry[2] if len(entry) > 2 else ())
-        stack.extend((v, f"{where}.{k}", template or k in params) for k, v in vars(obj).items())
-
-
-_PLAIN_VALUES = (str, bytes, int, float, bool, slice, np.ndarray, np.generic, np.dtype, type)

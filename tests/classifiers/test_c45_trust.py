@@ -13,7 +13,7 @@ import copy
 import numpy as np
 import pytest
 
-from ensemblekit import trust
+from ensemblekit import model_types, trust
 from ensemblekit.classifiers.c45 import C45Tree
 from ensemblekit.persistence import load_model, save_model
 from support import load_coded
@@ -28,7 +28,7 @@ def fitted():
 
 def test_a_fitted_tree_passes_and_round_trips(fitted, tmp_path):
     tree, X = fitted
-    trust.check_model(tree)
+    model_types.check_model(tree)
     path = tmp_path / "tree.ekm"
     save_model(path, tree, {"algorithm": "c45"})
     loaded, _ = load_model(path)
@@ -74,7 +74,7 @@ def _numeric_split(tree):
 def test_damaged_node_arrays_are_refused(fitted, name, change, message):
     tree, _ = fitted
     with pytest.raises(trust.DamagedModelError, match=message):
-        trust.check_model(_damaged(tree, name, change))
+        model_types.check_model(_damaged(tree, name, change))
 
 
 def test_shared_children_and_wrong_types_are_refused(fitted):
@@ -82,19 +82,19 @@ def test_shared_children_and_wrong_types_are_refused(fitted):
     # a numeric test without a threshold, a nominal one with a threshold
     i = _numeric_split(tree)
     with pytest.raises(trust.DamagedModelError, match="threshold"):
-        trust.check_model(_damaged(tree, "threshold_", lambda arr: arr.__setitem__(i, np.nan)))
+        model_types.check_model(_damaged(tree, "threshold_", lambda arr: arr.__setitem__(i, np.nan)))
     j = _nominal_split(tree)
     with pytest.raises(trust.DamagedModelError, match="threshold"):
-        trust.check_model(_damaged(tree, "threshold_", lambda arr: arr.__setitem__(j, 0.5)))
+        model_types.check_model(_damaged(tree, "threshold_", lambda arr: arr.__setitem__(j, 0.5)))
     # int32 pointers would compile another walk: only the dtypes a fit stores are accepted
     bad = copy.deepcopy(tree)
     bad.child_start_ = bad.child_start_.astype(np.int32)
     with pytest.raises(trust.DamagedModelError, match="int64"):
-        trust.check_model(bad)
+        model_types.check_model(bad)
     bad = copy.deepcopy(tree)
     bad.value_ = bad.value_[:, :1]
     with pytest.raises(trust.DamagedModelError, match="shape"):
-        trust.check_model(bad)
+        model_types.check_model(bad)
 
 
 def test_a_node_with_two_parents_is_refused():
@@ -107,8 +107,8 @@ def test_a_node_with_two_parents_is_refused():
         data[:, :4], data[:, 4].astype(int))
     assert tree.feature_.tolist() == [0, 2, -1, 3, -1, -1, -1, -1]
     assert tree.child_start_.tolist() == [1, 4, -1, 6, -1, -1, -1, -1]
-    trust.check_model(tree)
+    model_types.check_model(tree)
     bad = copy.deepcopy(tree)
     bad.child_start_ = np.array([1, 4, -1, 4, -1, -1, -1, -1])  # both splits own nodes 4, 5
     with pytest.raises(trust.DamagedModelError, match="one tree"):
-        trust.check_model(bad)
+        model_types.check_model(bad)

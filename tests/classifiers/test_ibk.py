@@ -19,7 +19,8 @@ from ensemblekit import api
 from ensemblekit.classifiers import ibk as ibk_module
 from ensemblekit.classifiers.ibk import IBk
 from ensemblekit.constraints import InvalidParameterError
-from ensemblekit.trust import DamagedModelError, check_model
+from ensemblekit.model_types import check_model
+from ensemblekit.trust import DamagedModelError
 from support import data_path, load_coded
 
 nan = np.nan

@@ -13,7 +13,7 @@ from scipy.cluster.hierarchy import linkage
 from scipy.spatial.distance import pdist, squareform
 from sklearn.linear_model import LassoLarsIC
 
-from ensemblekit import api, trust, writers
+from ensemblekit import api, model_types, trust, writers
 from ensemblekit.data import load_dataset
 from ensemblekit.rules import isca as isca_module
 from ensemblekit.rules._agreement import RuleAgreement, integer_weights, pack_rules
@@ -157,7 +157,7 @@ def test_saved_model_is_small_loads_through_the_checks_and_keeps_its_similarity(
         damaged.__dict__.update(vars(est))
         damaged.rule_matrix_ = bad
         with pytest.raises(trust.DamagedModelError, match="rule_matrix_"):
-            trust.check_model(damaged)
+            model_types.check_model(damaged)
 
 
 def test_similarity_out_is_written_in_blocks_with_the_same_bytes(tmp_path):

@@ -15,7 +15,7 @@ import pytest
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.utils import check_random_state
 
-from ensemblekit import registry, trust
+from ensemblekit import model_types, registry, trust
 from ensemblekit.persistence import ModelFileError, load_model, save_model
 from ensemblekit.rules.isle import generate_isle
 from ensemblekit.rules.postprocess import RuleEnsembleRegressor
@@ -174,7 +174,7 @@ def test_a_damaged_random_forest_is_refused(corrupt, says):
     damaged = copy.deepcopy(model)
     corrupt(damaged.named_steps["model"])
     with pytest.raises(trust.DamagedModelError, match=says.replace("[", r"\[").replace("]", r"\]")):
-        trust.check_model(damaged)
+        model_types.check_model(damaged)
 
 
 def test_a_damaged_random_forest_file_is_refused(tmp_path, monkeypatch):
@@ -182,7 +182,7 @@ def test_a_damaged_random_forest_file_is_refused(tmp_path, monkeypatch):
     damaged = copy.deepcopy(model)
     _corrupt_coef(damaged.named_steps["model"])
     path = tmp_path / "rf.ekm"
-    monkeypatch.setattr(trust, "check_model", lambda m: None)  # save_model checks what it writes
+    monkeypatch.setattr(model_types, "check_model", lambda m: None)  # save_model checks what it writes
     save_model(path, damaged, {"algorithm": "random-forest"})
     monkeypatch.undo()
     with pytest.raises(ModelFileError, match="equal weights"):

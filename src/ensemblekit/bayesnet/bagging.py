@@ -53,6 +53,22 @@ from sklearn.utils.validation import (
 from ..class_domain import declared_classes
 from ..constraints import MAX_MEMBERS, Constraint, validate_params
 from ..discretize import MDLDiscretizer
+from ..trust import (
+    COUNT_MAX,
+    CheckContext,
+    check_bagging,
+    checked_array,
+    class_codes,
+    class_labels,
+    declared_codes,
+    feature_count,
+    fitted_member,
+    fitted_only,
+    flag_value,
+    instance_list,
+    n_jobs_attr,
+    nested_attr,
+)
 from .classifier import K2_CONSTRAINTS, K2Classifier, _missing_target_mask
 
 __all__ = ["BaggedK2Classifier"]
@@ -69,6 +85,9 @@ class _DeclaredClassBagging(BaggingClassifier):
     is scikit-learn's class unchanged.
     """
 
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(check_bagging))
+
     def _validate_y(self, y):
         n_classes = getattr(self.estimator, "n_classes", None)
         if n_classes is None:
@@ -76,6 +95,63 @@ class _DeclaredClassBagging(BaggingClassifier):
         self.classes_, codes = declared_classes(column_or_1d(y, warn=True), n_classes)
         self.n_classes_ = int(n_classes)
         return codes
+
+
+def _check_bagged_k2(est, ctx: CheckContext) -> None:
+    """``BaggedK2Classifier``: K2 members over all columns, in order, voting on ``classes_``.
+
+    scikit-learn's bagging adds each member's probabilities at the columns its
+    ``classes_`` name (codes into the ensemble's classes), and ``show`` redraws
+    the bags from ``bagging_``'s seeds and sizes. ``bagging_`` is scikit-learn's
+    class (model files written before declared classes) or the subclass that
+    keeps declared class codes.
+    """
+    d = feature_count(ctx, est)
+    classes = class_labels(ctx, est)
+    declared_codes(ctx, est, classes)
+    bag = ctx.instance(ctx.attr(est, "bagging_"), "bagging_",
+                       (BaggingClassifier, _DeclaredClassBagging))
+    members = instance_list(ctx, ctx.attr(est, "estimators_"), "estimators_", (K2Classifier,),
+                            nonempty=True)
+    inner = instance_list(ctx, nested_attr(ctx, bag, "estimators_", "bagging_.estimators_"),
+                          "bagging_.estimators_", (K2Classifier,), length=len(members))
+    if ctx.integer(bag, "bagging_.n_features_in_", value=nested_attr(ctx, bag, "n_features_in_")) != d:
+        ctx.fail("bagging_ reads another number of columns than the model")
+    bag_classes = class_labels(ctx, bag, "bagging_.classes_", value=nested_attr(ctx, bag, "classes_"))
+    if bag_classes.dtype.kind != classes.dtype.kind or not np.array_equal(bag_classes, classes):
+        ctx.fail("classes_ are not bagging_.classes_")
+    if ctx.integer(bag, "bagging_.n_classes_", value=nested_attr(ctx, bag, "n_classes_")) != classes.size:
+        ctx.fail("bagging_.n_classes_ is not the number of classes")
+    if ctx.integer(bag, "bagging_.n_estimators",
+                   value=nested_attr(ctx, bag, "n_estimators")) != len(inner):
+        ctx.fail("bagging_.n_estimators is not the number of members")
+    n_jobs_attr(ctx, bag, "bagging_.n_jobs")
+    lists = [("estimators_", members)]
+    if inner is not members:
+        lists.append(("bagging_.estimators_", inner))
+    for label, listed in lists:
+        for i, member in enumerate(listed):
+            name = f"{label}[{i}]"
+            fitted_member(ctx, member, name, d)
+            class_codes(ctx, nested_attr(ctx, member, "classes_", f"{name}.classes_"), f"{name}.classes_",
+                        classes.size)
+    features = nested_attr(ctx, bag, "estimators_features_", "bagging_.estimators_features_")
+    if type(features) is not list or len(features) != len(inner) or not all(
+            type(f) is np.ndarray and f.dtype.kind in "iu" and f.shape == (d,)
+            and np.array_equal(f, np.arange(d)) for f in features):
+        ctx.fail("bagging_.estimators_features_ does not give every member all columns in order")
+    # what estimators_samples_ (show) redraws: one seed per member, bags of _max_samples rows
+    checked_array(ctx, nested_attr(ctx, bag, "_seeds", "bagging_._seeds"), "bagging_._seeds", kinds="iu",
+                  shape=(len(inner),))
+    n_rows = ctx.integer(bag, "bagging_._n_samples", 1, COUNT_MAX,
+                         value=nested_attr(ctx, bag, "_n_samples"))
+    ctx.integer(bag, "bagging_._max_samples", 1, n_rows, value=nested_attr(ctx, bag, "_max_samples"))
+    if ctx.integer(bag, "bagging_._max_features", value=nested_attr(ctx, bag, "_max_features")) != d:
+        ctx.fail("bagging_._max_features is not the number of columns")
+    flag_value(ctx, nested_attr(ctx, bag, "bootstrap"), "bagging_.bootstrap")
+    if (nested_attr(ctx, bag, "bootstrap_features") is not False
+            or nested_attr(ctx, bag, "_sample_weight") is not None):
+        ctx.fail("bagging_ draws features or weights rows, which ensemblekit never does")
 
 
 class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
@@ -185,6 +261,11 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
     >>> clf.predict([[1.5, 0], [5.5, 1]]).tolist()
     ['a', 'b']
     """
+
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (_DeclaredClassBagging,)
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_bagged_k2))
 
     _parameter_constraints = {
         "n_estimators": Constraint("int", "number of bagged networks", low=1, high=MAX_MEMBERS),

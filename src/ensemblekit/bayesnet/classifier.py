@@ -51,7 +51,18 @@ from sklearn.utils.validation import (
 from ..class_domain import N_CLASSES, declared_classes
 from ..constraints import Constraint, validate_params
 from ..discretize import MDLDiscretizer
-from .k2 import fit_cpts, k2_search
+from ..trust import (
+    CheckContext,
+    checked_array,
+    class_labels,
+    declared_codes,
+    feature_count,
+    fitted_member,
+    fitted_only,
+    int_array,
+    nested_attr,
+)
+from .k2 import _check_network, fit_cpts, k2_search
 from .k2 import predict_proba as _network_proba
 
 __all__ = ["K2Classifier"]
@@ -101,6 +112,31 @@ K2_CONSTRAINTS = {
     "n_categories": Constraint("any", "number of categories of each nominal column"),
     "n_classes": N_CLASSES,
 }
+
+
+def _check_k2(est, ctx: CheckContext) -> None:
+    """``K2Classifier`` / ``InnerEnsembleK2Classifier``: what ``predict_proba``, ``network`` read.
+
+    Node 0 is the class (``len(classes_)`` values), node ``j`` feature ``j - 1``
+    with ``cardinalities_[j - 1]`` values, the discretizer's numbers of bins; the
+    training modes that fill missing values are codes of their feature.
+    """
+    d = feature_count(ctx, est)
+    classes = class_labels(ctx, est)
+    declared_codes(ctx, est, classes)
+    n_classes = classes.size
+    disc = ctx.instance(ctx.attr(est, "discretizer_"), "discretizer_", (MDLDiscretizer,))
+    fitted_member(ctx, disc, "discretizer_", d)
+    card = int_array(ctx, ctx.attr(est, "cardinalities_"), "cardinalities_", low=1, shape=(d,))
+    bins = checked_array(ctx, nested_attr(ctx, disc, "n_bins_", "discretizer_.n_bins_"),
+                         "discretizer_.n_bins_", kinds="iu", shape=(d,))
+    if not np.array_equal(card, bins):
+        ctx.fail("cardinalities_ are not the discretizer's numbers of bins")
+    modes = int_array(ctx, ctx.attr(est, "modes_"), "modes_", shape=(d,))
+    if np.any(modes >= card):
+        ctx.fail("modes_ holds a code outside its feature's values")
+    _check_network(ctx, ctx.attr(est, "parents_"), ctx.attr(est, "cpts_"),
+                   [n_classes, *(int(r) for r in card)])
 
 
 class K2Classifier(ClassifierMixin, BaseEstimator):
@@ -201,6 +237,11 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
     >>> clf.predict([[1.5, 0], [5.5, 1]]).tolist()
     ['a', 'b']
     """
+
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (MDLDiscretizer,)
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_k2))
 
     _parameter_constraints = K2_CONSTRAINTS
 

@@ -82,6 +82,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..trust import CheckContext, checked_array
+
 __all__ = [
     "fit_cpts",
     "k2_search",
@@ -191,6 +193,50 @@ def _check_parents(parents, n_nodes: int) -> list[tuple[int, ...]]:
     if seen != n_nodes:
         raise ValueError("the parent sets contain a directed cycle")
     return out
+
+
+
+def _check_network(ctx: CheckContext, parents, cpts, sizes: list[int]) -> None:
+    """Parent sets and CPTs of a network whose node ``v`` takes ``sizes[v]`` values.
+
+    Every parent set is a list of other nodes' indices without repeats, the graph
+    has no directed cycle, and ``cpts_[v]`` has shape ``(prod(sizes[p] for p in
+    parents_[v]), sizes[v])`` with probabilities in (0, 1] and rows summing to one
+    (``predict_proba`` takes their logarithms at the rows the parents' values give).
+    """
+    n_nodes = len(sizes)
+    if type(parents) is not list or len(parents) != n_nodes:
+        ctx.fail(f"parents_ is not a list of {n_nodes} parent sets (the class, then one per "
+                 "feature)")
+    if type(cpts) is not list or len(cpts) != n_nodes:
+        ctx.fail(f"cpts_ is not a list of {n_nodes} tables (the class, then one per feature)")
+    for v, ps in enumerate(parents):
+        if type(ps) not in (tuple, list) or not all(
+                type(p) is int or isinstance(p, np.integer) for p in ps):
+            ctx.fail(f"parents_[{v}] is not a tuple of node indices")
+        ps = [int(p) for p in ps]
+        if len(set(ps)) != len(ps) or any(p < 0 or p >= n_nodes or p == v for p in ps):
+            ctx.fail(f"parents_[{v}] = {tuple(ps)} is not a set of other nodes' indices "
+                     f"in [0, {n_nodes})")
+        table = checked_array(ctx, cpts[v], f"cpts_[{v}]", kinds="f", ndim=2)
+        rows = 1
+        for p in ps:  # stop as soon as the product exceeds the table (it may be astronomical)
+            rows *= sizes[p]
+            if rows > table.shape[0]:
+                break
+        if table.shape != (rows, sizes[v]):
+            want = (f"({rows}, {sizes[v]})" if rows <= table.shape[0]
+                    else f"more than {table.shape[0]} rows")
+            ctx.fail(f"cpts_[{v}] has shape {table.shape}; its parents' and its own numbers of "
+                     f"values give {want}")
+        if table.size and (not np.all(np.isfinite(table)) or table.min() <= 0 or table.max() > 1):
+            ctx.fail(f"cpts_[{v}] holds a probability outside (0, 1]")
+        if table.size and np.any(np.abs(table.sum(axis=1) - 1.0) > 1e-6):
+            ctx.fail(f"a row of cpts_[{v}] does not sum to one")
+    try:  # the same validation a fit applies to given parent sets: also no directed cycle
+        _check_parents(parents, n_nodes)
+    except ValueError as exc:
+        ctx.fail(f"parents_: {exc}")
 
 
 # --------------------------------------------------------------------------

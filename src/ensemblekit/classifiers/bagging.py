@@ -50,11 +50,26 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ..class_domain import N_CLASSES, declared_classes, widen_proba
 from ..constraints import MAX_MEMBERS, Constraint, validate_params
+from ..trust import (
+    CheckContext,
+    checked_array,
+    class_codes,
+    class_labels,
+    declared_codes,
+    feature_count,
+    fitted_member,
+    fitted_only,
+    float_array,
+    index_set,
+    instance_list,
+    int_array,
+    nested_attr,
+)
 from .coded import coded_layout
 
 __all__ = ["TREES", "TREE_CONSTRAINTS", "BaggedTreeClassifier", "bootstrap_counts",
            "c45_proba", "check_tree_choice", "fit_weighted_c45", "fit_weighted_tree",
-           "nominal_modes", "onehot_tree_matrix"]
+           "fitted_tree_choice", "fitted_tree_layout", "nominal_modes", "onehot_tree_matrix"]
 
 
 #: The base trees the tree ensembles can grow (their ``tree`` parameter).
@@ -265,6 +280,99 @@ def c45_proba(tree, X, nominal_mask):
     return tree._proba(X, nominal_mask)
 
 
+def fitted_tree_layout(ctx: CheckContext, est, d: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The coded columns of a tree ensemble; returns ``(nominal, n_categories, width)``.
+
+    ``nominal_features_`` and ``numeric_features_`` split the ``d`` columns,
+    ``modes_`` are codes of their columns, and ``width`` is the number of
+    columns the ``cart-entropy`` trees read (numeric, then one per category).
+    """
+    nominal = index_set(ctx, ctx.attr(est, "nominal_features_"), "nominal_features_", d)
+    categories = int_array(ctx, ctx.attr(est, "n_categories_"), "n_categories_", low=1,
+                           shape=nominal.shape)
+    numeric = checked_array(ctx, ctx.attr(est, "numeric_features_"), "numeric_features_", kinds="iu", ndim=1)
+    if numeric.tolist() != np.setdiff1d(np.arange(d), nominal).tolist():
+        ctx.fail("numeric_features_ is not the list of the columns that are not nominal")
+    modes = int_array(ctx, ctx.attr(est, "modes_"), "modes_", shape=nominal.shape)
+    if np.any(modes >= categories):
+        ctx.fail("modes_ holds a code outside its column's categories")
+    return nominal, categories, numeric.size + sum(int(r) for r in categories)
+
+
+def fitted_tree_choice(ctx: CheckContext, est) -> str:
+    """The base tree (``tree``) of bagging or a lazy ensemble, one of ``TREES``."""
+    if "tree" not in vars(est):
+        ctx.fail("holds no tree choice: the model was written by ensemblekit 0.1, before "
+                 "bagging and the lazy ensembles grew c45 trees; fit it again")
+    return ctx.choice(est, "tree", TREES)
+
+
+def _check_c45_members(ctx: CheckContext, trees, name: str, d: int, n_classes: int,
+                       nominal: np.ndarray, categories: np.ndarray) -> None:
+    """Unpruned C4.5 members: fitted on the owner's ``d`` columns, nominal columns and classes.
+
+    Each member's own state is checked by the C4.5 tree's check; here that it
+    reads the columns and gives the probability columns its owner expects.
+    """
+    for i, tree in enumerate(trees):
+        label = f"{name}[{i}]"
+        fitted_member(ctx, tree, label, d)
+        codes = checked_array(ctx, nested_attr(ctx, tree, "classes_", f"{label}.classes_"),
+                              f"{label}.classes_", kinds="iu", ndim=1)
+        if codes.tolist() != list(range(n_classes)):
+            ctx.fail(f"{label} does not give one probability per class of the model")
+        for attr, want in (("nominal_features_", nominal), ("n_categories_", categories)):
+            got = checked_array(ctx, nested_attr(ctx, tree, attr, f"{label}.{attr}"), f"{label}.{attr}",
+                                kinds="iu")
+            if got.tolist() != want.tolist():
+                ctx.fail(f"{label}.{attr} is not the model's {attr}")
+        if nested_attr(ctx, tree, "unpruned", f"{label}.unpruned") is not True:
+            ctx.fail(f"{label} is not an unpruned tree")
+
+
+def _check_bagged_trees(est, ctx: CheckContext) -> None:
+    """``BaggedTreeClassifier``: trees over all columns, each with every class (codes 0 .. C-1).
+
+    ``predict_proba`` adds the trees' probability rows, so each tree must give one
+    column per class of ``classes_`` (a ``c45`` tree: per declared class). The
+    ``cart-entropy`` trees read the one-hot matrix of the coded columns.
+    """
+    d = feature_count(ctx, est)
+    classes = class_labels(ctx, est)
+    n_classes = classes.size
+    declared = declared_codes(ctx, est, classes)
+    ctx.choice(est, "voting", ("soft", "hard"))
+    kind = fitted_tree_choice(ctx, est)
+    nominal, categories, width = fitted_tree_layout(ctx, est, d)
+    counts = float_array(ctx, ctx.attr(est, "bag_counts_"), "bag_counts_", ndim=2, low=0)
+    if kind == "c45":
+        from .c45 import C45Tree
+
+        trees = instance_list(ctx, ctx.attr(est, "estimators_"), "estimators_", (C45Tree,),
+                              nonempty=True)
+        _check_c45_members(ctx, trees, "estimators_", d, n_classes, nominal, categories)
+        if counts.shape[0] != len(trees):
+            ctx.fail("bag_counts_ does not hold one bag per tree")
+        return
+    trees = instance_list(ctx, ctx.attr(est, "estimators_"), "estimators_", (DecisionTreeClassifier,),
+                          nonempty=True)
+    first = None
+    for i, tree in enumerate(trees):
+        name = f"estimators_[{i}]"
+        fitted_member(ctx, tree, name, width)
+        codes = class_codes(ctx, nested_attr(ctx, tree, "classes_", f"{name}.classes_"),
+                            f"{name}.classes_", n_classes)
+        # every class, or (declared classes) every class that has training rows
+        if codes.size != n_classes and not declared:
+            ctx.fail(f"{name} does not know every class")
+        if first is None:
+            first = codes
+        elif not np.array_equal(codes, first):
+            ctx.fail(f"{name} knows other classes than estimators_[0]")
+    if counts.shape[0] != len(trees):
+        ctx.fail("bag_counts_ does not hold one bag per tree")
+
+
 class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
     """Traditional bagging (TB) of unpruned trees, the rival of the lazy ensembles.
 
@@ -343,6 +451,9 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
     >>> clf.predict([[0.5], [4.5]]).tolist()
     [0, 1]
     """
+
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_bagged_trees))
 
     _parameter_constraints = {
         "n_estimators": Constraint("int", "number of bagged trees (L)", low=1, high=MAX_MEMBERS),

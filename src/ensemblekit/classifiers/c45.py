@@ -45,6 +45,21 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..class_domain import N_CLASSES, declared_classes
 from ..constraints import Constraint, validate_params
+from ..trust import (
+    COUNT_MAX,
+    CheckContext,
+    checked_array,
+    class_labels,
+    count_attr,
+    declared_codes,
+    feature_count,
+    fitted_only,
+    flag_value,
+    float_array,
+    index_set,
+    int_array,
+    real_attr,
+)
 from .coded import check_codes, coded_layout
 
 __all__ = ["C45Tree", "grow_c45"]
@@ -498,6 +513,75 @@ def weka_number(x: float, decimals: int = 6) -> str:
     return s
 
 
+def _check_c45(est, ctx: CheckContext) -> None:
+    """``C45Tree``: flat node arrays that form one tree over the model's columns and classes.
+
+    The compiled prediction walk indexes these arrays without bounds checks, so: node 0 is
+    the root; the children of node ``i`` are ``child_start_[i] .. + n_children_[i] - 1``,
+    all after ``i`` and inside the arrays, and every node but the root has exactly one
+    parent (no cycle, no sharing); a leaf has ``feature_ == -1``, no children and no
+    threshold; a numeric test has two children and a finite threshold, a nominal test one
+    child per declared value of its column; class weights are finite and >= 0, one column
+    per class.
+    """
+    d = feature_count(ctx, est)
+    classes = class_labels(ctx, est)
+    declared_codes(ctx, est, classes)
+    k = classes.size
+    real_attr(ctx, est, "confidence_factor", low=0)
+    count_attr(ctx, est, "min_samples_leaf")
+    for name in ("unpruned", "subtree_raising", "collapse_tree"):
+        flag_value(ctx, ctx.attr(est, name), name)
+    nominal = index_set(ctx, ctx.attr(est, "nominal_features_"), "nominal_features_", d)
+    cats = int_array(ctx, ctx.attr(est, "n_categories_"), "n_categories_", low=1, high=COUNT_MAX,
+                     shape=nominal.shape)
+    feature = int_array(ctx, ctx.attr(est, "feature_"), "feature_", low=-1, high=d, ndim=1)
+    n = feature.size
+    if n == 0:
+        ctx.fail("feature_ is empty (a tree has at least its root)")
+    for name in ("feature_", "child_start_", "n_children_"):
+        if ctx.attr(est, name).dtype != np.int64:
+            ctx.fail(f"{name} is not an int64 array")
+    threshold = float_array(ctx, ctx.attr(est, "threshold_"), "threshold_", nan=True, shape=(n,))
+    if threshold.dtype != np.float64:
+        ctx.fail("threshold_ is not a float64 array")
+    start = int_array(ctx, ctx.attr(est, "child_start_"), "child_start_", low=-1, high=n,
+                      shape=(n,))
+    count = int_array(ctx, ctx.attr(est, "n_children_"), "n_children_", high=n, shape=(n,))
+    for name in ("value_", "bag_value_"):
+        arr = float_array(ctx, ctx.attr(est, name), name, low=0, shape=(n, k))
+        if arr.dtype != np.float64:
+            ctx.fail(f"{name} is not a float64 array")
+    empty = checked_array(ctx, ctx.attr(est, "is_empty_"), "is_empty_", kinds="b", shape=(n,))
+    del empty
+    leaf = feature < 0
+    if np.any(leaf != (count == 0)) or np.any(leaf != (start < 0)):
+        ctx.fail("a node is a leaf by one array and a split by another")
+    if np.any(leaf & ~np.isnan(threshold)):
+        ctx.fail("a leaf holds a threshold")
+    width = np.zeros(d, dtype=np.int64)
+    width[:] = 2
+    width[nominal] = cats
+    is_nominal = np.zeros(d, dtype=bool)
+    is_nominal[nominal] = True
+    split = np.flatnonzero(~leaf)
+    f = feature[split]
+    if np.any(count[split] != width[f]):
+        ctx.fail("a split does not have one child per branch of its test")
+    numeric_split = split[~is_nominal[f]]
+    if np.any(~np.isfinite(threshold[numeric_split])) or np.any(
+            ~np.isnan(threshold[split[is_nominal[f]]])):
+        ctx.fail("a numeric test has no finite threshold, or a nominal test has one")
+    if np.any(start[split] <= split) or np.any(start[split] + count[split] > n):
+        ctx.fail("a node's children are not after it inside the node arrays")
+    parents = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(parents, start[split], 1)
+    np.add.at(parents, start[split] + count[split], -1)
+    parents = np.cumsum(parents)[:n]
+    if parents[0] != 0 or np.any(parents[1:] != 1):
+        ctx.fail("the nodes do not form one tree (a node with no parent or with several)")
+
+
 class C45Tree(ClassifierMixin, BaseEstimator):
     """C4.5 release 8 decision tree, as Weka 3.9.7's J48 (``c45``, alias ``j48``).
 
@@ -576,6 +660,9 @@ class C45Tree(ClassifierMixin, BaseEstimator):
     x0 <= 3: 0 (3.0)
     x0 > 3: 1 (3.0)
     """
+
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_c45))
 
     _parameter_constraints = {
         "confidence_factor": Constraint("float", "confidence of the pruning error estimate (J48 -C)",

@@ -16,8 +16,37 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..class_domain import N_CLASSES, declared_classes, widen_proba
 from ..constraints import Constraint, validate_params
+from ..trust import (
+    CheckContext,
+    class_codes,
+    class_labels,
+    declared_codes,
+    feature_count,
+    fitted_member,
+    fitted_only,
+    nested_attr,
+)
 
 __all__ = ["CartEntropyTree"]
+
+
+def _check_cart(est, ctx: CheckContext) -> None:
+    """``CartEntropyTree``: the scikit-learn tree it wraps reads the same columns and classes.
+
+    With declared classes (``n_classes``) ``classes_`` are the codes ``0 .. n - 1``
+    and the tree's classes are those of them that have training rows
+    (``predict_proba`` spreads the tree's columns to those codes).
+    """
+    d = feature_count(ctx, est)
+    classes = class_labels(ctx, est)
+    tree = ctx.instance(ctx.attr(est, "tree_"), "tree_", (DecisionTreeClassifier,))
+    fitted_member(ctx, tree, "tree_", d)
+    inner = class_labels(ctx, tree, "tree_.classes_",
+                         value=nested_attr(ctx, tree, "classes_", "tree_.classes_"))
+    if not declared_codes(ctx, est, classes):
+        if inner.dtype.kind != classes.dtype.kind or not np.array_equal(inner, classes):
+            ctx.fail("classes_ are not the tree's classes")
+    class_codes(ctx, inner, "tree_.classes_", classes.size)
 
 
 class CartEntropyTree(ClassifierMixin, BaseEstimator):
@@ -101,6 +130,9 @@ class CartEntropyTree(ClassifierMixin, BaseEstimator):
     >>> clf.predict([[1.5], [3.5]]).tolist()
     [0, 1]
     """
+
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_cart))
 
     _parameter_constraints = {
         "min_samples_leaf": Constraint("int", "minimum instances per leaf (J48 -M)", low=1,

@@ -48,6 +48,19 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..class_domain import N_CLASSES, declared_classes
 from ..constraints import Constraint, validate_params
+from ..trust import (
+    COUNT_MAX,
+    CheckContext,
+    checked_array,
+    class_labels,
+    count_attr,
+    declared_codes,
+    feature_count,
+    fitted_only,
+    float_array,
+    index_set,
+    int_array,
+)
 from .coded import check_codes, coded_layout
 
 __all__ = ["IBk", "WEIGHTS", "RANGE_UPDATES"]
@@ -59,6 +72,38 @@ RANGE_UPDATES = ("cumulative", "none")
 
 #: Test-row x training-row distances held at a time, at most (one block: 8 MB per array).
 _BLOCK = 1 << 20
+
+
+def _check_ibk(est, ctx: CheckContext) -> None:
+    """``IBk`` (``knn``): stored rows, their class indices and ranges, as ``fit`` leaves them.
+
+    ``X_train_`` holds ``n_samples_fit_`` rows of the model's columns (NaN for missing,
+    nominal columns as codes of their declared values), ``y_train_`` an index into
+    ``classes_`` per row, and ``feature_min_`` / ``feature_max_`` are the ranges of
+    the known values of each column (``inf`` / ``-inf`` for a column with none), which
+    the distance divides by; the parameters ``predict`` reads are among their choices.
+    """
+    d = feature_count(ctx, est)
+    classes = class_labels(ctx, est)
+    declared_codes(ctx, est, classes)
+    count_attr(ctx, est, "n_neighbors")
+    ctx.choice(est, "weights", WEIGHTS)
+    ctx.choice(est, "range_update", RANGE_UPDATES)
+    n = count_attr(ctx, est, "n_samples_fit_")
+    rows = float_array(ctx, ctx.attr(est, "X_train_"), "X_train_", nan=True, shape=(n, d))
+    int_array(ctx, ctx.attr(est, "y_train_"), "y_train_", high=classes.size, shape=(n,))
+    nominal = index_set(ctx, ctx.attr(est, "nominal_features_"), "nominal_features_", d)
+    cats = int_array(ctx, ctx.attr(est, "n_categories_"), "n_categories_", low=1, high=COUNT_MAX,
+                     shape=nominal.shape)
+    coded = np.nan_to_num(rows[:, nominal], nan=0.0)  # NaN: a missing value
+    if np.any((coded < 0) | (coded >= cats) | (coded != np.floor(coded))):
+        ctx.fail("X_train_ holds a nominal value that is not one of its column's codes")
+    known = ~np.isnan(rows)
+    for name, want in (("feature_min_", np.where(known, rows, np.inf).min(axis=0)),
+                       ("feature_max_", np.where(known, rows, -np.inf).max(axis=0))):
+        got = checked_array(ctx, ctx.attr(est, name), name, kinds="f", shape=(d,))
+        if not np.array_equal(got, want):
+            ctx.fail(f"{name} is not the range of the known values of X_train_")
 
 
 class IBk(ClassifierMixin, BaseEstimator):
@@ -135,6 +180,9 @@ class IBk(ClassifierMixin, BaseEstimator):
     >>> clf.predict_proba([[9.0, 1]]).round(3).tolist()  # (1/3 + 1) / (2/3 + 1) for class 1
     [[0.2, 0.8]]
     """
+
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_ibk))
 
     _parameter_constraints = {
         "n_neighbors": Constraint("int", "number of neighbours k; rows tied with the k-th vote "

@@ -33,9 +33,23 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..constraints import MAX_ITERATIONS, MAX_MEMBERS, MAX_TREES, Constraint, validate_params
+from ..trust import (
+    CheckContext,
+    checked_array,
+    count_attr,
+    feature_count,
+    fitted_member,
+    fitted_only,
+    float_array,
+    instance_list,
+    int_array,
+    nested_attr,
+)
 from .kmeans import (
     PROTOTYPE_CONSTRAINTS,
     _BasePrototypeClustering,
+    _check_prototypes,
+    _scaling,
     apply_scaling,
     fit_scaling,
     undo_scaling,
@@ -70,6 +84,15 @@ def _pam_on(dissimilarity, n_clusters, max_iter, random_state):
 # ---------------------------------------------------------------------------
 # PAM
 # ---------------------------------------------------------------------------
+def _check_pam(est, ctx: CheckContext) -> None:
+    """``PAM``: medoids are training rows; their scaled values are the centres."""
+    _, k, labels = _check_prototypes(est, ctx)
+    medoids = int_array(ctx, ctx.attr(est, "medoid_indices_"), "medoid_indices_", high=labels.size,
+                        shape=(k,))
+    if np.unique(medoids).size != k:
+        ctx.fail("medoid_indices_ repeats a row")
+
+
 class PAM(_BasePrototypeClustering):
     """Partitioning Around Medoids: BUILD then SWAP (Kaufman & Rousseeuw).
 
@@ -135,6 +158,9 @@ class PAM(_BasePrototypeClustering):
     >>> PAM(n_clusters=2).fit(X).medoid_indices_.tolist()
     [1, 3]
     """
+
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_pam))
 
     _parameter_constraints = {
         "n_clusters": PROTOTYPE_CONSTRAINTS["n_clusters"],
@@ -297,6 +323,16 @@ def diana(dissimilarity, n_clusters):
     return rank[inverse.ravel()], np.asarray(heights, dtype=np.float64)
 
 
+def _check_diana(est, ctx: CheckContext) -> None:
+    """``DIANA``: labels of the training rows and the heights of the ``n_clusters - 1`` splits."""
+    feature_count(ctx, est)
+    k = count_attr(ctx, est, "n_clusters")
+    labels = int_array(ctx, ctx.attr(est, "labels_"), "labels_", high=k, ndim=1)
+    if labels.size < k:
+        ctx.fail(f"labels_ has fewer rows than n_clusters = {k}")
+    float_array(ctx, ctx.attr(est, "split_heights_"), "split_heights_", low=0, shape=(k - 1,))
+
+
 class DIANA(ClusterMixin, BaseEstimator):
     """DIvisive ANAlysis clustering (Kaufman & Rousseeuw), cut into ``n_clusters`` clusters.
 
@@ -342,6 +378,9 @@ class DIANA(ClusterMixin, BaseEstimator):
     [0, 0, 1, 1, 2]
     """
 
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_diana))
+
     _parameter_constraints = {
         "n_clusters": PROTOTYPE_CONSTRAINTS["n_clusters"],
         "scale": PROTOTYPE_CONSTRAINTS["scale"],
@@ -378,6 +417,35 @@ class DIANA(ClusterMixin, BaseEstimator):
 # ---------------------------------------------------------------------------
 # Gaussian mixtures chosen by BIC
 # ---------------------------------------------------------------------------
+def _check_gaussian_mixture_bic(est, ctx: CheckContext) -> None:
+    """``GaussianMixtureBIC``: the chosen mixture has ``n_components_`` means of the input width."""
+    from sklearn.mixture import GaussianMixture
+
+    d = feature_count(ctx, est)
+    mixture = ctx.instance(ctx.attr(est, "mixture_"), "mixture_", (GaussianMixture,))
+    fitted_member(ctx, mixture, "mixture_", d)
+    kind = ctx.choice(est, "covariance_type_", COVARIANCE_TYPES)
+    inner = nested_attr(ctx, mixture, "covariance_type", "mixture_.covariance_type")
+    if type(inner) is not str or inner != kind:
+        ctx.fail("covariance_type_ is not the mixture's covariance type")
+    k = count_attr(ctx, est, "n_components_")
+    if ctx.integer(mixture, "mixture_.n_components", value=nested_attr(ctx, mixture, "n_components")) != k:
+        ctx.fail("n_components_ is not the mixture's number of components")
+    checked_array(ctx, nested_attr(ctx, mixture, "means_", "mixture_.means_"), "mixture_.means_",
+                  kinds="f", shape=(k, d))
+    checked_array(ctx, nested_attr(ctx, mixture, "weights_", "mixture_.weights_"),
+                  "mixture_.weights_", kinds="f", shape=(k,))
+    float_array(ctx, ctx.attr(est, "cluster_centers_"), "cluster_centers_", shape=(k, d))
+    _scaling(ctx, est, d)
+    int_array(ctx, ctx.attr(est, "labels_"), "labels_", high=k, ndim=1)
+    bic = ctx.attr(est, "bic_")
+    if type(bic) is not dict or not all(
+            type(n) is int and type(fits) is dict
+            and all(type(c) is str and type(b) is float for c, b in fits.items())
+            for n, fits in bic.items()):
+        ctx.fail("bic_ is not {n_components: {covariance_type: BIC}}")
+
+
 class GaussianMixtureBIC(ClusterMixin, BaseEstimator):
     """Gaussian mixture clustering with the covariance structure (and k) chosen by BIC.
 
@@ -440,6 +508,9 @@ class GaussianMixtureBIC(ClusterMixin, BaseEstimator):
     analysis, and density estimation", JASA 97(458):611-631, 2002 (Mclust);
     G. Schwarz, "Estimating the dimension of a model", Ann. Stat. 6(2), 1978 (BIC).
     """
+
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_gaussian_mixture_bic))
 
     def __init__(self, n_clusters=3, *, covariance_type="auto", select_k=False, n_init=1,
                  max_iter=100, scale="none", random_state=None):
@@ -543,6 +614,25 @@ class GaussianMixtureBIC(ClusterMixin, BaseEstimator):
 # ---------------------------------------------------------------------------
 # random-forest clustering
 # ---------------------------------------------------------------------------
+def _check_rf_clustering(est, ctx: CheckContext) -> None:
+    """``RandomForestClustering``: medoid rows and their leaf in every tree of the forest."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    d = feature_count(ctx, est)
+    k = count_attr(ctx, est, "n_clusters")
+    forest = ctx.instance(ctx.attr(est, "forest_"), "forest_", (RandomForestClassifier,))
+    fitted_member(ctx, forest, "forest_", d)
+    trees = instance_list(ctx, nested_attr(ctx, forest, "estimators_", "forest_.estimators_"),
+                          "forest_.estimators_", (DecisionTreeClassifier,), nonempty=True)
+    labels = int_array(ctx, ctx.attr(est, "labels_"), "labels_", high=k, ndim=1)
+    medoids = int_array(ctx, ctx.attr(est, "medoid_indices_"), "medoid_indices_", high=labels.size,
+                        shape=(k,))
+    if np.unique(medoids).size != k:
+        ctx.fail("medoid_indices_ repeats a row")
+    int_array(ctx, ctx.attr(est, "medoid_leaves_"), "medoid_leaves_", shape=(k, len(trees)))
+
+
 class RandomForestClustering(ClusterMixin, BaseEstimator):
     """Random-forest clustering: PAM on one minus the unsupervised random-forest proximity.
 
@@ -605,6 +695,9 @@ class RandomForestClustering(ClusterMixin, BaseEstimator):
     "Unsupervised learning with random forest predictors", J. Comput. Graph.
     Stat. 15(1):118-138, 2006.
     """
+
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_rf_clustering))
 
     _parameter_constraints = {
         "n_clusters": PROTOTYPE_CONSTRAINTS["n_clusters"],

@@ -61,10 +61,12 @@ from sklearn.utils.validation import validate_data
 from ensemblekit.errors import EnsemblekitError
 
 from ..constraints import Constraint, validate_params
+from ..trust import CheckContext, count_attr, fitted_only, float_array, int_array
 from .inner_kmeans import SUBSET_CONSTRAINTS, _draw_feature_weights, _n_subset_features
 from .kmeans import (
     PROTOTYPE_CONSTRAINTS,
     _BasePrototypeClustering,
+    _check_prototypes,
     _seeded_start,
     undo_scaling,
 )
@@ -749,6 +751,32 @@ def cut_dendrogram(tree, n, n_clusters):
 # ---------------------------------------------------------------------------
 # estimators
 # ---------------------------------------------------------------------------
+def _check_consensus(est, ctx: CheckContext, partitioners: tuple[str, ...] = (), *,
+                     linkage: bool = False) -> None:
+    """Cluster ensembles: centroids of the consensus clusters and the members' labelings.
+
+    ``members_`` (rows x members) holds each member's clusters renumbered
+    ``0 .. k_q - 1``; the K-means members' starting centres and feature
+    multiplicities are stored unless the labelings were given to ``fit``.
+    """
+    members = int_array(ctx, ctx.attr(est, "members_"), "members_", ndim=2)
+    n, n_members = members.shape
+    if n < 1 or n_members < 1 or int(members.max()) >= n:
+        ctx.fail("members_ is not a labeling of every training row by at least one member")
+    d, _, _ = _check_prototypes(est, ctx, exact=False, length=n)
+    init, weights = ctx.attr(est, "init_centers_"), ctx.attr(est, "feature_weights_")
+    if (init is None) != (weights is None):
+        ctx.fail("init_centers_ and feature_weights_ are not both stored or both absent")
+    if init is not None:
+        float_array(ctx, init, "init_centers_", shape=(count_attr(ctx, est, "n_clusters"), d))
+        float_array(ctx, weights, "feature_weights_", low=0, shape=(n_members, d))
+    count_attr(ctx, est, "n_subset_features_", 1, d, none=init is None)
+    if partitioners:
+        ctx.choice(est, "partitioner_", partitioners)
+    if linkage:
+        ctx.choice(est, "linkage", ("single", "average", "complete"))
+
+
 class _ConsensusClustering(_BasePrototypeClustering):
     """Fit skeleton shared by the cluster-ensemble estimators.
 
@@ -1045,6 +1073,10 @@ class CSPA(_GraphConsensus):
     [0, 0, 1, 1]
     """
 
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(
+        lambda e, c: _check_consensus(e, c, ("metis", "spectral"))))
+
     def _check_size(self, n_samples):
         _check_cspa_size(n_samples)
 
@@ -1085,6 +1117,9 @@ class HGPA(_ConsensusClustering):
     ----------
     Strehl & Ghosh, *Cluster Ensembles*, JMLR 3:583-617, 2002, Sect. 3.3.
     """
+
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(lambda e, c: _check_consensus(e, c, ("kahypar",))))
 
     def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5, bootstrap_features=False,
                  init="random", scale="none", max_iter=300, random_state=None, imbalance=0.05,
@@ -1143,6 +1178,10 @@ class MCLA(_GraphConsensus):
     Strehl & Ghosh, *Cluster Ensembles*, JMLR 3:583-617, 2002, Sect. 3.4.
     """
 
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(
+        lambda e, c: _check_consensus(e, c, ("metis", "spectral"))))
+
     _parameter_constraints = {
         **_GraphConsensus._parameter_constraints,
         "partitioner": replace(_PARTITIONER, help="meta-graph partitioner (auto: METIS when "
@@ -1184,6 +1223,9 @@ class CoAssociationHAC(_ConsensusClustering):
     Fred & Jain, IEEE TPAMI 27(6):835-850, 2005; Abbasian et al., *Inner
     Ensembles*, ECML PKDD 2013, Sect. 3.2 ("HAC" consensus).
     """
+
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(lambda e, c: _check_consensus(e, c, linkage=True)))
 
     def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5, bootstrap_features=False,
                  init="random", scale="none", max_iter=300, random_state=None, linkage="average",

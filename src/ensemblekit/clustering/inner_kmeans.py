@@ -41,7 +41,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ..constraints import MAX_MEMBERS, Constraint
-from .kmeans import PROTOTYPE_CONSTRAINTS, _BasePrototypeClustering
+from ..trust import fitted_only
+from .kmeans import PROTOTYPE_CONSTRAINTS, _BasePrototypeClustering, _check_kmeans
 
 __all__ = ["InnerEnsembleKMeans", "RESAMPLE_MODES"]
 
@@ -498,6 +499,9 @@ class InnerEnsembleKMeans(_BasePrototypeClustering):
     >>> sorted(np.bincount(model.labels_).tolist())
     [2, 2]
     """
+
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_kmeans))
 
     _parameter_constraints = {
         **PROTOTYPE_CONSTRAINTS,

@@ -35,6 +35,7 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..constraints import MAX_ITERATIONS, Constraint, validate_params
+from ..trust import CheckContext, cluster_labels, count_attr, feature_count, fitted_only, float_array
 
 __all__ = [
     "INIT_METHODS",
@@ -397,6 +398,34 @@ def _nearest_center(Xs, centers):
     return labels
 
 
+def _scaling(ctx: CheckContext, est, d: int) -> None:
+    """``scaled = (X - scaling_offset_) / scaling_factor_``: finite, factors > 0."""
+    float_array(ctx, ctx.attr(est, "scaling_offset_"), "scaling_offset_", shape=(d,))
+    factor = float_array(ctx, ctx.attr(est, "scaling_factor_"), "scaling_factor_", shape=(d,))
+    if factor.size and factor.min() <= 0:
+        ctx.fail("scaling_factor_ holds a factor that is not positive")
+
+
+def _check_prototypes(est, ctx: CheckContext, *, exact: bool = True, length: int | None = None):
+    """Prototype clusterers (``predict``: nearest row of ``scaled_centers_`` after scaling).
+
+    Returns ``(d, k, labels)``: ``k`` centres, ``n_clusters`` of them (at most, when
+    not ``exact``: a consensus may find fewer clusters).
+    """
+    d = feature_count(ctx, est)
+    n_clusters = count_attr(ctx, est, "n_clusters")
+    centers = float_array(ctx, ctx.attr(est, "scaled_centers_"), "scaled_centers_", ndim=2)
+    k = centers.shape[0]
+    if centers.shape[1] != d:
+        ctx.fail(f"scaled_centers_ has {centers.shape[1]} columns for {d} features")
+    if not (1 <= k <= n_clusters) or (exact and k != n_clusters):
+        ctx.fail(f"scaled_centers_ holds {k} centres for n_clusters = {n_clusters}")
+    float_array(ctx, ctx.attr(est, "cluster_centers_"), "cluster_centers_", shape=(k, d))
+    _scaling(ctx, est, d)
+    labels = cluster_labels(ctx, est, k, length=length)
+    return d, k, labels
+
+
 class _BasePrototypeClustering(
     ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator
 ):
@@ -528,6 +557,14 @@ class _BasePrototypeClustering(
         return -float(((Xs - self.scaled_centers_[labels]) ** 2).sum())
 
 
+def _check_kmeans(est, ctx: CheckContext) -> None:
+    """``KMeans`` / ``InnerEnsembleKMeans``: ``n_clusters`` centres of ``n_features_in_`` values."""
+    d, k, _ = _check_prototypes(est, ctx)
+    float_array(ctx, ctx.attr(est, "init_centers_"), "init_centers_", shape=(k, d))
+    if "n_subset_features_" in vars(est):  # IEK-m
+        count_attr(ctx, est, "n_subset_features_", 1, d)
+
+
 class KMeans(_BasePrototypeClustering):
     """Lloyd's K-means from an explicit, seeded initialisation.
 
@@ -602,6 +639,9 @@ class KMeans(_BasePrototypeClustering):
     >>> km.cluster_centers_.ravel().tolist()
     [0.5, 10.5]
     """
+
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_kmeans))
 
     _parameter_constraints = PROTOTYPE_CONSTRAINTS
 

@@ -17,9 +17,11 @@ A comparison goes through four steps, one module each:
 
 Nothing here prints; the journal is the only file written; progress is
 reported through a callback. The names below are re-exported from those
-modules (and :data:`DEFAULT_METRICS` from :mod:`ensemblekit.metrics`).
+modules, :data:`DEFAULT_METRICS` from :mod:`ensemblekit.metrics`, and :func:`worker_count`
+from :mod:`ensemblekit._workers`.
 """
 
+from ensemblekit._workers import MAX_WORKERS_PER_CORE, worker_count
 from ensemblekit.experiment.analysis import (
     MetricAnalysis,
     PairVerdict,
@@ -41,14 +43,12 @@ from ensemblekit.experiment.protocol import (
     subsample,
 )
 from ensemblekit.experiment.runner import (
-    MAX_WORKERS_PER_CORE,
     Failure,
     Runner,
     RunResult,
     Score,
     UnitPredictions,
     run,
-    worker_count,
 )
 from ensemblekit.metrics import DEFAULT_METRICS
 

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from ensemblekit import registry
+from ensemblekit._workers import worker_count
 from ensemblekit.dataset import known_class
 from ensemblekit.experiment.journal import Journal, run_fingerprint, unit_key
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit
@@ -142,62 +143,6 @@ class UnitPredictions:
     predicted: np.ndarray
     proba: np.ndarray | None
     prior: np.ndarray | float
-
-
-#: The most worker processes ``n_jobs`` may ask for, per core. Units are
-#: CPU-bound and run on one core each (see :class:`OneCore`), so workers beyond
-#: the core count only share cores; a few times the count still allows
-#: deliberate oversubscription (a script written for a larger machine, a
-#: container whose CPU quota hides idle cores), while each worker holds about
-#: 140 MB of imported scikit-learn, so a four- or five-digit count would start
-#: processes until memory or the process limit ran out.
-MAX_WORKERS_PER_CORE = 4
-
-
-def worker_count(n_jobs: int, name: str = "n_jobs") -> int:
-    """The number of worker processes ``n_jobs`` stands for, with joblib's meaning.
-
-    A positive value is that many workers; a negative one counts back from the
-    number of cores *C*: -1 is all *C*, -2 all but one, ..., -*C* one worker
-    (joblib's ``cpu_count() + 1 + n_jobs``). Cores are counted as joblib
-    counts them (:func:`joblib.cpu_count`: the CPUs this process may run on,
-    within a container's CPU quota).
-
-    Parameters
-    ----------
-    n_jobs : int
-        From 1 to ``MAX_WORKERS_PER_CORE * C``, or from -1 to -*C*.
-    name : str, default="n_jobs"
-        How the error message names the value (the command line passes
-        ``"--n-jobs"``).
-
-    Returns
-    -------
-    int
-        At least 1.
-
-    Raises
-    ------
-    ValueError
-        If ``n_jobs`` is not an integer, is 0, is below -*C* (no worker would
-        be left) or above ``MAX_WORKERS_PER_CORE * C``; the message states the
-        valid range on this machine.
-    """
-    import numbers
-
-    from joblib import cpu_count
-
-    cores = max(1, cpu_count())
-    most = MAX_WORKERS_PER_CORE * cores
-    if isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool):
-        workers = cores + 1 + int(n_jobs) if n_jobs < 0 else int(n_jobs)
-        if 1 <= workers <= most:
-            return workers
-    back = ("-1 (all cores)" if cores == 1
-            else f"-1 to -{cores} (-1 = all cores, -2 = all but one, ...)")
-    raise ValueError(f"{name} must be 1 to {most} workers (at most {MAX_WORKERS_PER_CORE} per "
-                     f"core, {cores} {'core' if cores == 1 else 'cores'} here) or {back}, "
-                     f"got {n_jobs!r}")
 
 
 #: How long a client waits for a Dask scheduler to answer before giving up, unless the

@@ -49,6 +49,7 @@ import numbers
 import numpy as np
 
 from ..discretize import MDLDiscretizer, mdl_cut_points
+from ..trust import CheckContext, checked_array, feature_count, float_array, index_set, int_array, nested_attr
 
 __all__ = [
     "WeightedDistance",
@@ -291,6 +292,53 @@ def normalise_weights(ratios):
 # --------------------------------------------------------------------------
 # the distance
 # --------------------------------------------------------------------------
+def _check_weighted_distance(dist, ctx: CheckContext) -> None:
+    """``WeightedDistance``: weights, ranges and training rows of Eq. 2, and its k-d tree.
+
+    The neighbour index holds the complete training rows (``complete_``) embedded
+    in one column per numeric attribute plus one per category of each nominal
+    one, so its width bounds the categories ``embed`` spreads a query over.
+    """
+    from sklearn.neighbors import NearestNeighbors
+
+    if "weights_" not in vars(dist):
+        return  # unfitted: every method refuses it
+    d = feature_count(ctx, dist)
+    float_array(ctx, ctx.attr(dist, "weights_"), "weights_", low=0, shape=(d,))
+    float_array(ctx, ctx.attr(dist, "min_"), "min_", shape=(d,))
+    float_array(ctx, ctx.attr(dist, "range_"), "range_", low=0, shape=(d,))
+    float_array(ctx, ctx.attr(dist, "_inv_range"), "_inv_range", low=0, shape=(d,))
+    if ctx.attr(dist, "gain_ratios_") is not None:
+        float_array(ctx, dist.gain_ratios_, "gain_ratios_", shape=(d,))
+    nominal = index_set(ctx, ctx.attr(dist, "nominal_features_"), "nominal_features_", d)
+    categories = int_array(ctx, ctx.attr(dist, "n_categories_"), "n_categories_", low=1,
+                           shape=nominal.shape)
+    is_nominal = checked_array(ctx, ctx.attr(dist, "_is_nominal"), "_is_nominal", kinds="b", shape=(d,))
+    if np.flatnonzero(is_nominal).tolist() != nominal.tolist():
+        ctx.fail("_is_nominal does not mark nominal_features_")
+    numeric = checked_array(ctx, ctx.attr(dist, "_numeric"), "_numeric", kinds="iu", ndim=1)
+    if numeric.tolist() != np.flatnonzero(~is_nominal).tolist():
+        ctx.fail("_numeric is not the list of the numeric columns")
+    rows = float_array(ctx, ctx.attr(dist, "X_"), "X_", nan=True, ndim=2)
+    if rows.shape[0] < 1 or rows.shape[1] != d:
+        ctx.fail(f"X_ has shape {rows.shape}, expected (rows, {d})")
+    complete = checked_array(ctx, ctx.attr(dist, "complete_"), "complete_", kinds="iu", ndim=1)
+    if not np.array_equal(complete, np.flatnonzero(~np.isnan(rows).any(axis=1))):
+        ctx.fail("complete_ is not the list of the rows of X_ without a missing value")
+    index = ctx.attr(dist, "index_")
+    if not complete.size:
+        if index is not None:
+            ctx.fail("index_ indexes rows although every training row has a missing value")
+        return
+    ctx.instance(index, "index_", (NearestNeighbors,))
+    points = checked_array(ctx, nested_attr(ctx, index, "_fit_X", "index_._fit_X"),
+                           "index_._fit_X", kinds="f", ndim=2)
+    width = numeric.size + sum(int(r) for r in categories)
+    if points.shape != (complete.size, width):
+        ctx.fail(f"index_ holds points of shape {points.shape}, the embedding of the complete "
+                 f"rows has shape ({complete.size}, {width})")
+
+
 class WeightedDistance:
     """Eq. 2 of the lazy ensembles: a weighted, range-normalised Euclidean distance.
 
@@ -359,6 +407,9 @@ class WeightedDistance:
     >>> i.tolist()
     [[1, 0]]
     """
+
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(_check_weighted_distance)
 
     def __init__(self, weights="gain-ratio", nominal_features=None, n_categories=None):
         self.weights = weights

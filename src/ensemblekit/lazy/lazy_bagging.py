@@ -54,11 +54,29 @@ from ..classifiers.bagging import (
     check_tree_choice,
     fit_weighted_c45,
     fit_weighted_tree,
+    fitted_tree_choice,
+    fitted_tree_layout,
     nominal_modes,
     onehot_tree_matrix,
 )
 from ..classifiers.coded import coded_layout
 from ..constraints import Constraint, validate_params
+from ..trust import (
+    CheckContext,
+    checked_array,
+    class_codes,
+    class_labels,
+    count_attr,
+    declared_codes,
+    feature_count,
+    fitted_member,
+    fitted_only,
+    flag_value,
+    float_array,
+    int_array,
+    n_jobs_attr,
+    nested_attr,
+)
 from .distance import WeightedDistance, beta_similarity_k
 
 __all__ = ["LazyBaggingClassifier", "lazy_bag_counts"]
@@ -132,6 +150,79 @@ def _predict_chunk(model, X, neighbours, keys):
             rng = np.random.default_rng(np.random.SeedSequence([model.seed_, keys[i]]))
             out[i] = model._predict_row(i, X, neighbours[i], rng, context)
     return out
+
+
+def _check_lazy(est, ctx: CheckContext) -> tuple[int, int, int]:
+    """State shared by the lazy ensembles; returns ``(d, n_rows, n_present)``.
+
+    ``n_present`` is the number of classes with training rows
+    (``present_classes_``), the width of the members' probabilities.
+
+    Per test row ``predict`` finds ``k_`` neighbours with ``distance_`` (over the
+    same training rows), draws ``n_estimators`` bags of training-row indices from
+    the row's seed (``seed_``), and grows trees on ``X_tree_`` with the codes
+    ``y_codes_``: ``tree="c45"`` reads it as the training rows themselves (nominal
+    codes of ``n_categories_``, NaN = missing), ``"cart-entropy"`` as numeric
+    columns then one indicator per category, skipping scikit-learn's input checks
+    when ``X_tree_`` holds no NaN.
+    """
+    d = feature_count(ctx, est)
+    classes = class_labels(ctx, est)
+    declared = declared_codes(ctx, est, classes)
+    n_classes = classes.size
+    if "present_classes_" in vars(est):  # absent in model files older than declared classes
+        n_classes = class_codes(ctx, est.present_classes_, "present_classes_", n_classes).size
+        if n_classes != classes.size and not declared:
+            ctx.fail("present_classes_ leaves out classes that are not declared codes")
+    y = int_array(ctx, ctx.attr(est, "y_codes_"), "y_codes_", high=n_classes, ndim=1)
+    n = y.size
+    if n < 1 or np.any(np.bincount(y.astype(np.int64), minlength=n_classes) == 0):
+        ctx.fail("y_codes_ does not hold every class of present_classes_")
+    kind = fitted_tree_choice(ctx, est)
+    nominal, categories, width = fitted_tree_layout(ctx, est, d)
+    if kind == "c45":
+        # the trees are grown on it as the training rows: codes in range, C-ordered float64
+        tree_rows = float_array(ctx, ctx.attr(est, "X_tree_"), "X_tree_", nan=True, shape=(n, d))
+        if tree_rows.dtype != np.float64 or not tree_rows.flags.c_contiguous:
+            ctx.fail(f"X_tree_ is not a C-ordered float64 matrix ({tree_rows.dtype})")
+        for f, r in zip(nominal, categories):
+            col = tree_rows[:, f]
+            seen = col[~np.isnan(col)]
+            if np.any((seen < 0) | (seen >= r) | (seen != np.floor(seen))):
+                ctx.fail(f"X_tree_ column {int(f)} holds a value that is not one of its codes")
+        if ctx.attr(est, "max_depth") is not None:
+            ctx.fail("max_depth is set for c45 trees, which have no depth limit")
+    else:
+        tree_rows = float_array(ctx, ctx.attr(est, "X_tree_"), "X_tree_", nan=True, shape=(n, width))
+        if tree_rows.dtype != np.float32 or not tree_rows.flags.c_contiguous:
+            # the trees are grown without scikit-learn's input checks on it
+            ctx.fail(f"X_tree_ is not a C-ordered float32 matrix ({tree_rows.dtype})")
+    nan_free = flag_value(ctx, ctx.attr(est, "_tree_nan_free"), "_tree_nan_free")
+    if nan_free == bool(np.isnan(tree_rows).any()):
+        ctx.fail("_tree_nan_free does not say whether X_tree_ holds NaN")
+    count_attr(ctx, est, "k_", 0, n)
+    count_attr(ctx, est, "seed_", 0)
+    count_attr(ctx, est, "n_estimators", 1, int(type(est)._parameter_constraints["n_estimators"].high))
+    count_attr(ctx, est, "min_samples_leaf", 1)
+    count_attr(ctx, est, "max_depth", 1, none=True)
+    n_jobs_attr(ctx, est)
+    dist = ctx.instance(ctx.attr(est, "distance_"), "distance_", (WeightedDistance,))
+    _check_distance_rows(ctx, dist, "distance_", d, n, nominal, categories)
+    return d, n, n_classes
+
+
+def _check_distance_rows(ctx: CheckContext, dist, name: str, d: int, n: int, nominal, categories):
+    """A lazy ensemble's distance is fitted on its ``n`` training rows and nominal columns."""
+    if "weights_" not in vars(dist):
+        ctx.fail(f"{name} is not fitted")
+    fitted_member(ctx, dist, name, d)
+    rows = checked_array(ctx, nested_attr(ctx, dist, "X_", f"{name}.X_"), f"{name}.X_", kinds="f", ndim=2)
+    if rows.shape[0] != n:
+        ctx.fail(f"{name} holds {rows.shape[0]} training rows, the model {n}")
+    for attr, want in (("nominal_features_", nominal), ("n_categories_", categories)):
+        got = checked_array(ctx, nested_attr(ctx, dist, attr, f"{name}.{attr}"), f"{name}.{attr}", kinds="iu")
+        if got.tolist() != want.tolist():
+            ctx.fail(f"{name}.{attr} is not the model's {attr}")
 
 
 class _LazyEnsemble(ClassifierMixin, BaseEstimator):
@@ -385,6 +476,12 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         return tree.predict_proba(Q_tree, check_input=False)
 
 
+def _check_lazy_bagging(est, ctx: CheckContext) -> None:
+    """``LazyBaggingClassifier``: the shared lazy state and the vote."""
+    _check_lazy(est, ctx)
+    ctx.choice(est, "voting", ("hard", "soft"))
+
+
 class LazyBaggingClassifier(_LazyEnsemble):
     """Lazy Bagging: for each test instance, bagged unpruned trees on bags enriched with its neighbours.
 
@@ -494,6 +591,11 @@ class LazyBaggingClassifier(_LazyEnsemble):
     >>> clf.predict([[0.5, 0], [4.5, 1]]).tolist()
     [0, 1]
     """
+
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (WeightedDistance,)
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_lazy_bagging))
 
     _parameter_constraints = {
         **_LazyEnsemble._parameter_constraints,

@@ -71,8 +71,15 @@ import math
 import numpy as np
 
 from ..constraints import Constraint
+from ..trust import CheckContext, checked_array, count_attr, fitted_only, float_array, int_array, nested_attr
 from .distance import WeightedDistance
-from .lazy_bagging import _SEED_MAX, _LazyEnsemble, lazy_bag_counts
+from .lazy_bagging import (
+    _SEED_MAX,
+    _check_distance_rows,
+    _check_lazy,
+    _LazyEnsemble,
+    lazy_bag_counts,
+)
 
 __all__ = ["LEARNER_TYPES", "LazyStackingClassifier"]
 
@@ -105,6 +112,37 @@ def parse_base_estimators(value) -> tuple[str, ...]:
     return names
 
 
+def _check_naive_bayes_tables(tables, ctx: CheckContext) -> None:
+    """``_NaiveBayesTables``: per-row statistics whose widths agree (nominal one-hot, numeric)."""
+    count_attr(ctx, tables, "n_classes")
+    nominal = int_array(ctx, ctx.attr(tables, "nominal"), "nominal", ndim=1)
+    numeric = int_array(ctx, ctx.attr(tables, "numeric"), "numeric", ndim=1)
+    categories = float_array(ctx, ctx.attr(tables, "n_categories"), "n_categories", low=1,
+                             shape=nominal.shape)
+    if np.any(categories != np.floor(categories)):
+        ctx.fail("n_categories holds a count that is not a whole number")
+    onehot = float_array(ctx, ctx.attr(tables, "onehot"), "onehot", low=0, high=1, ndim=2)
+    n = onehot.shape[0]
+    if onehot.shape[1] != categories.sum():
+        ctx.fail("onehot does not have one column per category")
+    offsets = int_array(ctx, ctx.attr(tables, "offsets"), "offsets", shape=nominal.shape)
+    starts = np.concatenate([[0], np.cumsum(categories)[:-1]])[:nominal.size]
+    if offsets.tolist() != starts.tolist():
+        ctx.fail("offsets are not where each column's categories start in onehot")
+    float_array(ctx, ctx.attr(tables, "nom_known"), "nom_known", low=0, high=1,
+                shape=(n, nominal.size))
+    for name in ("num_known", "num_x", "num_x2"):
+        float_array(ctx, ctx.attr(tables, name), name, shape=(n, numeric.size))
+    float_array(ctx, ctx.attr(tables, "sd_floor"), "sd_floor", shape=numeric.shape)
+    if numeric.size and tables.sd_floor.min() <= 0:
+        ctx.fail("sd_floor holds a standard deviation that is not positive")
+    rows = ctx.attr(tables, "rows")
+    if type(rows) is not list or len(rows) != tables.n_classes:
+        ctx.fail("rows is not a list of the training rows of each class")
+    for c, r in enumerate(rows):
+        int_array(ctx, r, f"rows[{c}]", high=n, ndim=1)
+
+
 class _NaiveBayesTables:
     """Weighted naive-Bayes statistics of many bags at once (Weka NaiveBayes semantics).
 
@@ -112,6 +150,9 @@ class _NaiveBayesTables:
     bag counts and query rows and returns every bag's posterior for every
     query, with the sufficient statistics computed as count-weighted sums.
     """
+
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(_check_naive_bayes_tables)
 
     def __init__(self, X, y_codes, n_classes, nominal, n_categories, numeric):
         self.n_classes = n_classes
@@ -227,6 +268,53 @@ def _knn_proba(counts, order, y_onehot, k):
     return votes / np.where(total > 0, total, 1.0)
 
 
+def _check_lazy_stacking(est, ctx: CheckContext) -> None:
+    """``LazyStackingClassifier``: the shared lazy state and what each learner type reads.
+
+    Bag ``b`` is learnt by ``learner_types_[b % len]``: a kNN member orders the
+    training rows by ``knn_distance_`` (over the same rows), a naive-Bayes member
+    reads the tables ``_nb`` built from the same rows, columns and classes.
+    """
+    d, n, n_classes = _check_lazy(est, ctx)
+    ctx.choice(est, "combiner", ("vote", "stacking"))
+    count_attr(ctx, est, "knn_neighbors", 1)
+    count_attr(ctx, est, "meta_rows", 1)
+    types = ctx.attr(est, "learner_types_")
+    if type(types) is not tuple or not types or not all(
+            type(t) is str and t in LEARNER_TYPES for t in types):
+        ctx.fail(f"learner_types_ is not a tuple of learner types among {', '.join(LEARNER_TYPES)}")
+    used = {types[b % len(types)] for b in range(min(int(est.n_estimators), len(types)))}
+    y = est.y_codes_
+    onehot = float_array(ctx, ctx.attr(est, "_y_onehot"), "_y_onehot", shape=(n, n_classes))
+    if not np.array_equal(onehot, np.eye(n_classes)[y]):
+        ctx.fail("_y_onehot is not the indicator matrix of y_codes_")
+    nominal, categories = est.nominal_features_, est.n_categories_
+    knn = ctx.attr(est, "knn_distance_")
+    if "knn" in used or knn is not None:
+        ctx.instance(knn, "knn_distance_", (WeightedDistance,))
+        _check_distance_rows(ctx, knn, "knn_distance_", d, n, nominal, categories)
+    tables = ctx.attr(est, "_nb")
+    if "nb" not in used and tables is None:
+        return
+    ctx.instance(tables, "_nb", (_NaiveBayesTables,))
+    if ctx.integer(tables, "_nb.n_classes", value=nested_attr(ctx, tables, "n_classes")) != n_classes:
+        ctx.fail("_nb has another number of classes than the model")
+    for attr, want in (("nominal", nominal), ("numeric", est.numeric_features_),
+                       ("n_categories", categories)):
+        got = checked_array(ctx, nested_attr(ctx, tables, attr, f"_nb.{attr}"), f"_nb.{attr}", kinds="iuf")
+        if got.shape != want.shape or not np.array_equal(got, want):
+            ctx.fail(f"_nb.{attr} is not the model's")
+    onehot_nb = checked_array(ctx, nested_attr(ctx, tables, "onehot", "_nb.onehot"), "_nb.onehot", kinds="f",
+                              ndim=2)
+    if onehot_nb.shape[0] != n:
+        ctx.fail(f"_nb holds {onehot_nb.shape[0]} training rows, the model {n}")
+    rows = nested_attr(ctx, tables, "rows", "_nb.rows")
+    if type(rows) is not list or len(rows) != n_classes or not all(
+            type(r) is np.ndarray and np.array_equal(r, np.flatnonzero(y == c))
+            for c, r in enumerate(rows)):
+        ctx.fail("_nb.rows are not the training rows of each class")
+
+
 class LazyStackingClassifier(_LazyEnsemble):
     """Lazy Stacking: lazy bags with a different learner type per bag, majority vote.
 
@@ -316,6 +404,11 @@ class LazyStackingClassifier(_LazyEnsemble):
     >>> clf.fit(X, y).predict([[0.5, 0], [4.5, 1]]).tolist()
     [0, 1]
     """
+
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (WeightedDistance, _NaiveBayesTables)
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_lazy_stacking))
 
     _parameter_constraints = {
         **_LazyEnsemble._parameter_constraints,

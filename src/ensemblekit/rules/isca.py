@@ -66,8 +66,19 @@ from threadpoolctl import threadpool_limits
 from ensemblekit.clustering.consensus import check_n_clusters, cut_dendrogram, first_occurrence_order
 
 from ..constraints import MAX_TREES, Constraint, validate_params
+from ..trust import (
+    CheckContext,
+    cluster_labels,
+    count_attr,
+    feature_count,
+    fitted_only,
+    flag_value,
+    float_array,
+    index_set,
+    int_array,
+)
 from ._agreement import RuleAgreement, pack_rules
-from .extract import Rule, RuleSet, extract_rules
+from .extract import Rule, RuleSet, _rules_of, extract_rules
 from .isle import ISLE_CONSTRAINTS, generate_isle
 
 __all__ = ["ISCA", "LINKAGES", "POSTPROCESSORS", "RULE_SELECTIONS", "SIMILARITIES",
@@ -401,6 +412,55 @@ def _lasso_selection(T, target) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # estimator
 # ---------------------------------------------------------------------------
+def _check_linkage(ctx: CheckContext, value, n: int) -> None:
+    """A scipy linkage matrix of ``n`` leaves: row ``i`` merges two of the clusters formed so far.
+
+    Clusters are numbered ``0 .. n - 1`` (leaves), then ``n + i`` for the merge of
+    row ``i``; each cluster but the last is merged exactly once (``labels_for``
+    indexes its parent table by these numbers), and column 3 counts the leaves.
+    """
+    Z = float_array(ctx, value, "linkage_matrix_", low=0, shape=(max(n - 1, 0), 4))
+    if n < 2:
+        return
+    ids = Z[:, :2]
+    if np.any(ids != np.floor(ids)) or np.any(ids.max(axis=1) >= n + np.arange(n - 1)):
+        ctx.fail("linkage_matrix_ merges a cluster that does not exist yet")
+    ids = ids.astype(np.int64)
+    if not np.array_equal(np.sort(ids.ravel()), np.arange(2 * n - 2)):
+        ctx.fail("linkage_matrix_ merges a cluster twice")
+    sizes = np.ones(2 * n - 1, dtype=np.int64)
+    for i, (a, b) in enumerate(ids.tolist()):
+        sizes[n + i] = sizes[a] + sizes[b]
+    if not np.array_equal(sizes[n:], Z[:, 3]):
+        ctx.fail("linkage_matrix_ does not count the leaves of each merged cluster")
+
+
+def _check_isca(est, ctx: CheckContext) -> None:
+    """``ISCA``: the rules, the packed rule matrix of the training rows, its tree and labels."""
+    d = feature_count(ctx, est)
+    k = count_attr(ctx, est, "n_clusters")
+    stages = count_attr(ctx, est, "n_stages")
+    ctx.choice(est, "linkage", LINKAGES)
+    ctx.choice(est, "similarity", SIMILARITIES)
+    flag_value(ctx, ctx.attr(est, "supervised"), "supervised")
+    n_rules = _rules_of(ctx, ctx.attr(est, "rules_"), d)
+    if count_attr(ctx, est, "n_rules_", 0) != n_rules:
+        ctx.fail(f"n_rules_ is not the number of rules in rules_ ({n_rules})")
+    # the bit-packed rule matrix of the training rows, from which the similarity is computed
+    packed = int_array(ctx, ctx.attr(est, "rule_matrix_"), "rule_matrix_", high=256, ndim=2)
+    n = packed.shape[0]
+    if packed.dtype != np.uint8 or packed.shape[1] != (n_rules + 7) // 8 or n < k:
+        ctx.fail(f"rule_matrix_ is {packed.dtype} of shape {packed.shape}, not uint8 of shape "
+                 f"(rows, {(n_rules + 7) // 8}) with rows >= n_clusters = {k}")
+    cluster_labels(ctx, est, k, length=n)
+    _check_linkage(ctx, ctx.attr(est, "linkage_matrix_"), n)
+    int_array(ctx, ctx.attr(est, "rule_stages_"), "rule_stages_", high=stages, shape=(n_rules,))
+    float_array(ctx, ctx.attr(est, "rule_weights_"), "rule_weights_", low=0, shape=(n_rules,))
+    if ctx.attr(est, "coef_") is not None:
+        float_array(ctx, est.coef_, "coef_", shape=(n_rules,))
+    index_set(ctx, ctx.attr(est, "binary_features_"), "binary_features_", d)
+
+
 class ISCA(ClusterMixin, BaseEstimator):
     """Importance sampling clustering: ISCA (unsupervised) and SS-ISCA (semi-supervised).
 
@@ -594,6 +654,11 @@ class ISCA(ClusterMixin, BaseEstimator):
     >>> bool(np.all(np.diag(model.similarity_) == 1.0))
     True
     """
+
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (RuleSet,)
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_isca))
 
     _parameter_constraints = {
         "n_clusters": Constraint("int", "number of clusters k (cluster -k sets it)", low=1),

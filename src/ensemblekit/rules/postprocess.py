@@ -51,7 +51,18 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ..constraints import Constraint, validate_params
-from .extract import extract_rules
+from ..trust import (
+    CheckContext,
+    count_attr,
+    feature_count,
+    fitted_member,
+    fitted_only,
+    float_array,
+    index_set,
+    instance_list,
+    real_attr,
+)
+from .extract import RuleSet, _rules_of, extract_rules
 from .isle import ISLE_CONSTRAINTS, generate_isle, tree_outputs
 
 __all__ = ["BASES", "METHODS", "RuleEnsembleRegressor"]
@@ -68,6 +79,71 @@ _BANDWIDTH_STEPS = 2.0 ** (np.arange(-6, 7) / 2.0)
 _LARS_STEPS = 2000
 # Rows per block when smoothing new rows against the training rows.
 _KERNEL_ROWS = 512
+
+
+def _check_rule_ensemble(est, ctx: CheckContext) -> None:
+    """``RuleEnsembleRegressor``: one weight per design column (rules or trees, then linear terms).
+
+    ``predict`` builds the design from ``rules_`` (basis "rules") or the outputs of
+    ``trees_``, appends the winsorised linear terms when ``linear_scale_`` is
+    stored, and multiplies by ``coef_`` -- or, for kernel smoothing, compares it
+    with the stored training design ``train_basis_``. ``show`` reads the tuned
+    values (``alpha_``, ``n_components_``, ``bandwidth_``) and the importances.
+    """
+    from scipy.sparse import csc_matrix
+    from sklearn.tree import DecisionTreeRegressor
+
+    d = feature_count(ctx, est)
+    method = ctx.choice(est, "method", METHODS)
+    basis = ctx.choice(est, "basis", BASES)
+    trees = instance_list(ctx, ctx.attr(est, "trees_"), "trees_", (DecisionTreeRegressor,),
+                          nonempty=True)
+    for j, tree in enumerate(trees):
+        fitted_member(ctx, tree, f"trees_[{j}]", d)
+    rules = ctx.attr(est, "rules_")
+    if basis == "rules":
+        n_terms = _rules_of(ctx, rules, d)
+    elif rules is not None:
+        ctx.fail("rules_ is stored for a model of tree outputs")
+    else:
+        n_terms = len(trees)
+    index_set(ctx, ctx.attr(est, "binary_features_"), "binary_features_", d)
+    bounds, scale = ctx.attr(est, "linear_bounds_"), ctx.attr(est, "linear_scale_")
+    if (bounds is None) != (scale is None):
+        ctx.fail("linear_bounds_ and linear_scale_ are not both stored or both absent")
+    if scale is not None:
+        float_array(ctx, bounds, "linear_bounds_", shape=(2, d))
+        float_array(ctx, scale, "linear_scale_", low=0, shape=(d,))
+        n_terms += d
+    intercept = real_attr(ctx, est, "intercept_")
+    float_array(ctx, ctx.attr(est, "feature_importances_"), "feature_importances_", low=0, shape=(d,))
+    count_attr(ctx, est, "n_components_", 0, none=True)
+    real_attr(ctx, est, "alpha_", low=0, none=True)
+    if method == "kernel":
+        for name in ("coef_", "term_importances_"):
+            if ctx.attr(est, name) is not None:
+                ctx.fail(f"{name} is stored for kernel smoothing, which has no weights")
+        if real_attr(ctx, est, "bandwidth_") <= 0:
+            ctx.fail("bandwidth_ is not positive")
+        target = float_array(ctx, ctx.attr(est, "train_target_"), "train_target_", ndim=1)
+        design = ctx.attr(est, "train_basis_")
+        if type(design) is not csc_matrix:
+            design = float_array(ctx, design, "train_basis_", ndim=2)
+        shape = design.shape  # a sparse matrix's own check compares its arrays with it
+        if type(shape) is not tuple or not all(type(s) is int for s in shape):
+            ctx.fail("train_basis_ has no valid shape")
+        if target.size < 1 or shape != (target.size, n_terms):
+            ctx.fail(f"train_basis_ has shape {shape}, expected ({target.size}, {n_terms}): one "
+                     "row per training target, one column per term")
+        return
+    coef = float_array(ctx, ctx.attr(est, "coef_"), "coef_", shape=(n_terms,))
+    if method == "mean" and (not np.array_equal(coef, np.full(n_terms, 1.0 / n_terms))
+                             or intercept != 0):
+        ctx.fail("coef_ and intercept_ are not the equal weights 1/M and 0 of a tree average")
+    float_array(ctx, ctx.attr(est, "term_importances_"), "term_importances_", low=0, shape=(n_terms,))
+    width = real_attr(ctx, est, "bandwidth_", none=method != "oob", inf=True)
+    if width is not None and width <= 0:
+        ctx.fail("bandwidth_ is not positive")
 
 
 class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
@@ -172,6 +248,11 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
     >>> model.predict(X[:2]).shape
     (2,)
     """
+
+    #: ensemblekit classes besides the registry's estimators that the state may hold.
+    _state_parts = (RuleSet,)
+    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
+    _check_fitted_state = staticmethod(fitted_only(_check_rule_ensemble))
 
     _parameter_constraints = {
         "method": Constraint("choice", "post-processing of the ISLE trees or rules",
