@@ -16,7 +16,7 @@ from ensemblekit.app.common import (
     load_data,
     resolve_params,
 )
-from ensemblekit.errors import UsageError
+from ensemblekit.errors import InputError, UsageError
 from ensemblekit.results import Clustering, FittedModel, KSelection
 
 
@@ -81,7 +81,7 @@ def _fit_clusterer(algorithm: str, ds, params: dict, seed: int, fit_params: dict
         labels = np.asarray(model.fit_predict(ds.X, y, **fit_params))
     except MissingDependencyError as exc:
         raise UsageError(str(exc)) from None
-    except ValueError as exc:
+    except InputError as exc:
         raise UsageError(f"{ds.source}: {algorithm} cannot cluster this data: {exc}") from None
     return model, labels
 
@@ -216,7 +216,7 @@ def select_k(algorithm: str, data, ks: Sequence[int], *, target: str | None = No
         if cut is not None:
             try:
                 labels = cut(k)
-            except ValueError as exc:
+            except InputError as exc:
                 raise UsageError(f"{ds.source}: {algorithm} cannot cluster this data: "
                                  f"{exc}") from None
         else:

@@ -15,7 +15,7 @@ from ensemblekit.app.common import (
     _training_rows,
     resolve_params,
 )
-from ensemblekit.errors import UsageError
+from ensemblekit.errors import InputError, UsageError
 from ensemblekit.results import FittedModel
 
 
@@ -60,7 +60,7 @@ def fit(algorithm: str, data, *, target: str | None = None, params: dict | None 
     model = registry.make_estimator(algorithm, ds.schema, values, seed)
     try:
         model.fit(X, y)
-    except ValueError as exc:
+    except InputError as exc:
         raise UsageError(f"{ds.source}: {algorithm} cannot be fitted: {exc}") from None
     return FittedModel(model, _metadata(algorithm, spec, values, seed, ds, X, y))
 
@@ -87,16 +87,16 @@ def read_model_metadata(path) -> dict:
     try:
         spec = registry.get(metadata["algorithm"])
         if metadata["task"] != spec.task:
-            raise ValueError(f"task {metadata['task']!r} is not {spec.name}'s ({spec.task})")
+            raise InputError(f"task {metadata['task']!r} is not {spec.name}'s ({spec.task})")
         schema = Schema.from_dict(metadata["schema"])
         if not isinstance(metadata["params"], dict):
-            raise ValueError("params is not a mapping")
+            raise InputError("params is not a mapping")
         if spec.task == registry.CLASSIFICATION and (
                 schema.class_attribute is None or schema.class_attribute.kind != "nominal"):
-            raise ValueError("a classifier's schema needs a nominal class")
+            raise InputError("a classifier's schema needs a nominal class")
         if spec.task == registry.REGRESSION and (
                 schema.class_attribute is None or schema.class_attribute.kind != "numeric"):
-            raise ValueError("a regression model's schema needs a numeric class")
+            raise InputError("a regression model's schema needs a numeric class")
         _training_prior(metadata, schema)
     except (KeyError, TypeError, ValueError, registry.UnknownAlgorithmError) as exc:
         what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
@@ -252,11 +252,11 @@ def _training_prior(metadata: dict, schema):
         n_values = len(schema.class_attribute.values) if schema.class_attribute else -1
         if (not isinstance(counts, list) or len(counts) != n_values
                 or not all(type(c) is int and 0 <= c < 2**53 for c in counts)):
-            raise ValueError(f"training_data.class_counts is not {n_values} counts")
+            raise InputError(f"training_data.class_counts is not {n_values} counts")
         return np.asarray(counts, dtype=np.int64)
     if "target_mean" in train:
         mean = train["target_mean"]
         if type(mean) not in (int, float) or not math.isfinite(mean):
-            raise ValueError("training_data.target_mean is not a finite number")
+            raise InputError("training_data.target_mean is not a finite number")
         return float(mean)
     return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ensemblekit import registry
 from ensemblekit.app.common import _READING, Progress, _no_progress, _notifier, worker_count
 from ensemblekit.app.models import _as_model, _schema_of
-from ensemblekit.errors import UsageError
+from ensemblekit.errors import InputError, UsageError
 from ensemblekit.results import FittedModel, Prediction
 
 #: Rows given to the model at a time by :func:`predict` (one progress step).
@@ -271,7 +271,7 @@ def _predict_chunk(pipeline, ds, proba: bool, progress, source, *, widens: bool)
                     pipeline = _advanced(pipeline, X)
                 if advance is not None:
                     advance(X.shape[0])
-    except ValueError as exc:
+    except InputError as exc:
         raise UsageError(f"{source}: the model cannot predict {ds.source}: {exc}") from None
     return parts, pipeline
 
@@ -336,7 +336,7 @@ def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source,
                 for start, future in zip(range(0, max(n, 1), PREDICT_CHUNK), futures):
                     try:
                         parts.append(future.result())
-                    except ValueError as exc:
+                    except InputError as exc:
                         raise UsageError(f"{source}: the model cannot predict {ds.source}: "
                                          f"{exc}") from None
                     if advance is not None:

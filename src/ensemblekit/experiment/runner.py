@@ -38,6 +38,7 @@ import numpy as np
 from ensemblekit import registry
 from ensemblekit._workers import worker_count
 from ensemblekit.dataset import known_class
+from ensemblekit.errors import InputError
 from ensemblekit.experiment.journal import Journal, run_fingerprint, unit_key
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit
 
@@ -81,8 +82,9 @@ class Score:
 
 @dataclass(frozen=True)
 class Failure:
-    """A unit that raised: where, the error in one line, and whether it was a ValueError
-    (bad data or parameters for the estimator) rather than an unexpected failure."""
+    """A unit that raised: where, the error in one line, and whether it was an
+    :class:`~ensemblekit.errors.InputError` (bad data or parameters for the estimator)
+    rather than a failure of the algorithm (any other exception)."""
 
     dataset: str
     algorithm: str
@@ -739,7 +741,7 @@ def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | Non
         return index, {"scores": {}, "seconds": time.perf_counter() - start,
                        "error": f"{cand.label} failed on {ds.name} ({where}): "
                                 f"{type(exc).__name__}: {text}",
-                       "bad_input": isinstance(exc, ValueError)}
+                       "bad_input": isinstance(exc, InputError)}
     outcome = {"scores": values, "seconds": time.perf_counter() - start, "error": None}
     if predictions is not None:
         outcome["predictions"] = predictions
