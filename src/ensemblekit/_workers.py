@@ -43,6 +43,8 @@ import sys
 import threading
 import time
 
+from ensemblekit.errors import InputError
+
 #: Seconds between two checks of a worker's parent.
 POLL_SECONDS = 0.5
 
@@ -154,6 +156,6 @@ def worker_count(n_jobs: int, name: str = "n_jobs") -> int:
             return workers
     back = ("-1 (all cores)" if cores == 1
             else f"-1 to -{cores} (-1 = all cores, -2 = all but one, ...)")
-    raise ValueError(f"{name} must be 1 to {most} workers (at most {MAX_WORKERS_PER_CORE} per "
+    raise InputError(f"{name} must be 1 to {most} workers (at most {MAX_WORKERS_PER_CORE} per "
                      f"core, {cores} {'core' if cores == 1 else 'cores'} here) or {back}, "
                      f"got {n_jobs!r}")

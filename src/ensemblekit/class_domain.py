@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ensemblekit.errors import InputError
+
 from .constraints import Constraint
 
 __all__ = ["N_CLASSES", "declared_classes", "widen_proba"]
@@ -56,7 +58,7 @@ def declared_classes(y, n_classes: int | None) -> tuple[np.ndarray, np.ndarray]:
     if y.dtype.kind not in "iuf" or (y.size and (
             not np.all(np.isfinite(y)) or np.any(y != np.floor(y))
             or y.min() < 0 or y.max() >= n_classes)):
-        raise ValueError(f"with n_classes={n_classes}, y must hold the class codes "
+        raise InputError(f"with n_classes={n_classes}, y must hold the class codes "
                          f"0..{n_classes - 1}")
     return np.arange(n_classes), y.astype(np.intp)
 

@@ -151,15 +151,15 @@ class Constraint:
 
     def __post_init__(self):
         if self.kind not in KINDS:
-            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+            raise InputError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
         if self.closed not in CLOSED:
-            raise ValueError(f"closed must be one of {', '.join(CLOSED)}, got {self.closed!r}")
+            raise InputError(f"closed must be one of {', '.join(CLOSED)}, got {self.closed!r}")
         if (self.kind == "choice") != bool(self.choices):
-            raise ValueError("choices are given for, and only for, kind='choice'")
+            raise InputError("choices are given for, and only for, kind='choice'")
         if self.multiple and self.kind != "choice":
-            raise ValueError("multiple applies to kind='choice' only")
+            raise InputError("multiple applies to kind='choice' only")
         if self.kind not in ("int", "float") and (self.low is not None or self.high is not None):
-            raise ValueError(f"bounds apply to int and float, not {self.kind}")
+            raise InputError(f"bounds apply to int and float, not {self.kind}")
         object.__setattr__(self, "choices", tuple(self.choices))
 
     # ------------------------------------------------------------------ values
@@ -356,10 +356,10 @@ class Constraint:
                 return True
             if lowered in ("false", "no", "0", "off"):
                 return False
-            raise ValueError(text)
+            raise InputError(text)
         if self.kind == "choice" and self._accepts_form(text):
             return text
-        raise ValueError(text)
+        raise InputError(text)
 
     def _what(self) -> str:
         if self.kind == "choice":

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, known_class, quote_names
+from ensemblekit.errors import InputError
 from ensemblekit.readers.arff import parse_arff, write_arff
 from ensemblekit.readers.csv import MISSING_VALUES, parse_csv
 from ensemblekit.readers.table import build_dataset, conform_to_schema
@@ -207,9 +208,9 @@ def load_dataset(
     ``?`` is the only missing value and ``.`` the decimal mark.
     """
     if fmt not in (None, "arff", "csv"):
-        raise ValueError(f"fmt must be 'arff', 'csv' or None, not {fmt!r}")
+        raise InputError(f"fmt must be 'arff', 'csv' or None, not {fmt!r}")
     if decimal not in (None, ".", ","):
-        raise ValueError(f"decimal must be '.', ',' or None, not {decimal!r}")
+        raise InputError(f"decimal must be '.', ',' or None, not {decimal!r}")
     if isinstance(missing_values, str):
         missing_values = (missing_values,)
     missing = MISSING_VALUES | frozenset(str(v).strip() for v in missing_values)
@@ -217,13 +218,13 @@ def load_dataset(
         def notify(message: str) -> None:
             warnings.warn(message, UserWarning, stacklevel=3)
     if no_class and target is not None:
-        raise ValueError("give either target or no_class=True, not both")
+        raise InputError("give either target or no_class=True, not both")
     if schema is not None:
         ca = schema.class_attribute
         if target is not None and (ca is None or ca.name != target):
-            raise ValueError(f"target {target!r} contradicts the schema's class attribute")
+            raise InputError(f"target {target!r} contradicts the schema's class attribute")
         if no_class and ca is not None:
-            raise ValueError("no_class=True contradicts a schema that has a class attribute")
+            raise InputError("no_class=True contradicts a schema that has a class attribute")
     if isinstance(ignore, str):
         ignore = (ignore,)
     ignore = tuple(ignore)

@@ -156,14 +156,14 @@ class Attribute:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise ValueError(f"attribute {self.name!r}: kind must be one of {KINDS}, not {self.kind!r}")
+            raise InputError(f"attribute {self.name!r}: kind must be one of {KINDS}, not {self.kind!r}")
         values = tuple(str(v) for v in self.values)
         if self.kind == "numeric" and values:
-            raise ValueError(f"attribute {self.name!r}: a numeric attribute has no values")
+            raise InputError(f"attribute {self.name!r}: a numeric attribute has no values")
         if len(set(values)) != len(values):
             seen: set[str] = set()
             twice = next(v for v in values if v in seen or seen.add(v))
-            raise ValueError(f"attribute {self.name!r}: value {twice!r} is listed twice")
+            raise InputError(f"attribute {self.name!r}: value {twice!r} is listed twice")
         object.__setattr__(self, "name", str(self.name))
         object.__setattr__(self, "values", values)
 
@@ -203,17 +203,17 @@ class Schema:
         attributes = tuple(self.attributes)
         for a in attributes:
             if not isinstance(a, Attribute):
-                raise ValueError(f"schema attributes must be Attribute objects, not {type(a).__name__}")
+                raise InputError(f"schema attributes must be Attribute objects, not {type(a).__name__}")
         names = [a.name for a in attributes]
         if len(set(names)) != len(names):
             seen: set[str] = set()
             twice = next(n for n in names if n in seen or seen.add(n))
-            raise ValueError(f"schema: attribute name {twice!r} appears twice")
+            raise InputError(f"schema: attribute name {twice!r} appears twice")
         ci = self.class_index
         if ci is not None:
             if (isinstance(ci, bool) or not isinstance(ci, numbers.Integral)
                     or not 0 <= ci < len(attributes)):
-                raise ValueError(f"schema: class_index {ci!r} is not an index into "
+                raise InputError(f"schema: class_index {ci!r} is not an index into "
                                  f"{len(attributes)} attributes")
             ci = int(ci)
         object.__setattr__(self, "relation", str(self.relation))
@@ -257,7 +257,7 @@ class Schema:
             )
             return cls(d["relation"], attributes, d["class_index"])
         except (KeyError, TypeError) as exc:
-            raise ValueError(f"not a schema dict ({type(exc).__name__}: {exc})") from None
+            raise InputError(f"not a schema dict ({type(exc).__name__}: {exc})") from None
 
 
 @dataclass

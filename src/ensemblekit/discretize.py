@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ensemblekit.errors import InputError
 from ensemblekit.trust import CheckContext, feature_count, fitted_only, float_array, index_set, int_array
 
 __all__ = ["MDLDiscretizer", "equal_frequency_cut_points", "mdl_cut_points"]
@@ -168,16 +169,16 @@ def mdl_cut_points(x, y, n_classes, *, better_encoding=False):
     x = np.asarray(x, dtype=np.float64)
     y_arr = np.asarray(y)
     if x.ndim != 1 or y_arr.ndim != 1:
-        raise ValueError("x and y must be one-dimensional arrays")
+        raise InputError("x and y must be one-dimensional arrays")
     if x.shape[0] != y_arr.shape[0]:
-        raise ValueError(
+        raise InputError(
             f"x and y have different lengths ({x.shape[0]} and {y_arr.shape[0]})"
         )
     if int(n_classes) != n_classes or n_classes < 1:
-        raise ValueError(f"n_classes must be a positive integer, got {n_classes!r}")
+        raise InputError(f"n_classes must be a positive integer, got {n_classes!r}")
     n_classes = int(n_classes)
     if np.isinf(x).any():
-        raise ValueError("x contains an infinite value")
+        raise InputError("x contains an infinite value")
     y_float = y_arr.astype(np.float64)
     codes = y_float.astype(np.int64) if y_arr.size else np.zeros(0, dtype=np.int64)
     if y_arr.size and (
@@ -186,7 +187,7 @@ def mdl_cut_points(x, y, n_classes, *, better_encoding=False):
         or codes.min() < 0
         or codes.max() >= n_classes
     ):
-        raise ValueError(f"y must hold integer class codes in 0..{n_classes - 1}")
+        raise InputError(f"y must hold integer class codes in 0..{n_classes - 1}")
 
     present = ~np.isnan(x)
     x, codes = x[present], codes[present]
@@ -268,11 +269,11 @@ def equal_frequency_cut_points(x, n_bins):
     """
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 1:
-        raise ValueError("x must be a one-dimensional array")
+        raise InputError("x must be a one-dimensional array")
     if isinstance(n_bins, bool) or int(n_bins) != n_bins or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+        raise InputError(f"n_bins must be a positive integer, got {n_bins!r}")
     if np.isinf(x).any():
-        raise ValueError("x contains an infinite value")
+        raise InputError("x contains an infinite value")
     xs = np.sort(x[~np.isnan(x)])
     n = xs.shape[0]
     # Number of values left of each admissible cut position.
@@ -402,16 +403,16 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if idx.size == 0:
             return np.empty(0, dtype=np.intp)
         if idx.ndim != 1 or idx.dtype.kind not in "iu":
-            raise ValueError(
+            raise InputError(
                 "nominal_features must be a sequence of integer column indices"
             )
         if idx.min() < -n_features or idx.max() >= n_features:
-            raise ValueError(
+            raise InputError(
                 f"nominal_features holds an index outside 0..{n_features - 1}: {idx.tolist()}"
             )
         idx = np.where(idx < 0, idx + n_features, idx)
         if np.unique(idx).size != idx.size:
-            raise ValueError(f"nominal_features repeats a column: {idx.tolist()}")
+            raise InputError(f"nominal_features repeats a column: {idx.tolist()}")
         return np.sort(idx).astype(np.intp)
 
     def fit(self, X, y=None, n_categories=None):
@@ -444,7 +445,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             ``n_categories`` has the wrong length.
         """
         if self.method not in ("mdl", "equal-frequency"):
-            raise ValueError(
+            raise InputError(
                 f"method must be 'mdl' or 'equal-frequency', got {self.method!r}"
             )
         if (
@@ -452,10 +453,10 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             or not isinstance(self.n_bins, (int, np.integer))
             or self.n_bins < 1
         ):
-            raise ValueError(f"n_bins must be a positive integer, got {self.n_bins!r}")
+            raise InputError(f"n_bins must be a positive integer, got {self.n_bins!r}")
         if self.method == "mdl":
             if y is None:
-                raise ValueError(
+                raise InputError(
                     f"This {type(self).__name__} estimator requires y to be passed, "
                     "but the target y is None (method='mdl' is supervised)."
                 )
@@ -472,7 +473,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if n_categories is not None:
             n_categories = np.asarray(n_categories)
             if n_categories.shape != nominal.shape:
-                raise ValueError(
+                raise InputError(
                     f"n_categories has {n_categories.size} entries for "
                     f"{nominal.size} nominal features"
                 )
@@ -484,7 +485,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             if f in nominal:
                 seen = col[~np.isnan(col)]
                 if seen.size and (np.any(seen < 0) or np.any(seen != np.floor(seen))):
-                    raise ValueError(
+                    raise InputError(
                         f"nominal feature {f} must hold non-negative integer codes"
                     )
                 n_seen = int(seen.max()) + 1 if seen.size else 1
@@ -493,7 +494,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                 else:
                     given = int(n_categories[np.searchsorted(nominal, f)])
                     if given < n_seen:
-                        raise ValueError(
+                        raise InputError(
                             f"nominal feature {f} holds code {n_seen - 1} but "
                             f"n_categories gives {given} categories"
                         )

@@ -121,7 +121,7 @@ def max_model_bytes() -> int:
     try:
         value = int(text)
         if value < 1:
-            raise ValueError
+            raise InputError
     except ValueError:
         raise ModelFileError(f"{_LIMIT_VARIABLE}={text!r}: expected a whole number of MiB >= 1") from None
     return value << 20
@@ -190,7 +190,7 @@ def save_model(path, estimator, metadata) -> None:
         raise TypeError(f"metadata must be a mapping, got {type(metadata).__name__}")
     clash = sorted(set(metadata) & set(_RESERVED_KEYS))
     if clash:
-        raise ValueError(f"metadata key(s) {', '.join(clash)} are reserved for the model file itself")
+        raise InputError(f"metadata key(s) {', '.join(clash)} are reserved for the model file itself")
 
     sio = _skops_io()
     payload = _canonical_skops(sio.dumps(estimator, compression=zipfile.ZIP_DEFLATED))
@@ -363,7 +363,7 @@ def data_fingerprint(X, y=None) -> str:
             continue
         arr = np.asarray(values)
         if arr.dtype.kind not in "biufcSU":
-            raise ValueError(
+            raise InputError(
                 f"data_fingerprint needs numeric, boolean or string arrays; {label} has dtype {arr.dtype}"
             )
         if arr.dtype.byteorder == ">" or (arr.dtype.byteorder == "=" and sys.byteorder == "big"):

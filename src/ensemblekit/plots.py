@@ -96,9 +96,9 @@ def cd_groups(avg_ranks, cd) -> list[tuple[int, ...]]:
     """
     ranks = np.asarray(avg_ranks, dtype=float)
     if ranks.ndim != 1:
-        raise ValueError(f"avg_ranks must be 1-D, got shape {ranks.shape}")
+        raise InputError(f"avg_ranks must be 1-D, got shape {ranks.shape}")
     if not np.isfinite(ranks).all():
-        raise ValueError("avg_ranks must be finite")
+        raise InputError("avg_ranks must be finite")
     cd = _check_cd(cd)
     order = np.argsort(ranks, kind="stable")
     sorted_ranks = ranks[order]
@@ -177,18 +177,18 @@ def render_critical_difference(names, avg_ranks, cd, fmt, *, title=None, alpha=0
     ranks = np.asarray(avg_ranks, dtype=float)
     k = len(names)
     if ranks.ndim != 1 or len(ranks) != k:
-        raise ValueError(f"names and avg_ranks must have the same length, got {k} and {ranks.size}")
+        raise InputError(f"names and avg_ranks must have the same length, got {k} and {ranks.size}")
     if k < 2:
-        raise ValueError(f"a critical-difference diagram needs at least 2 algorithms, got {k}")
+        raise InputError(f"a critical-difference diagram needs at least 2 algorithms, got {k}")
     if not np.isfinite(ranks).all():
-        raise ValueError("avg_ranks must be finite")
+        raise InputError("avg_ranks must be finite")
     tol = 1e-9
     if ranks.min() < 1 - tol or ranks.max() > k + tol:
-        raise ValueError(f"average ranks must lie in [1, {k}], got {ranks.min():g}..{ranks.max():g}")
+        raise InputError(f"average ranks must lie in [1, {k}], got {ranks.min():g}..{ranks.max():g}")
     cd = _check_cd(cd)
     alpha = float(alpha)
     if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+        raise InputError(f"alpha must be in (0, 1), got {alpha}")
     mpl = _matplotlib()
     with _style(mpl):
         return _figure_bytes(_draw_cd(mpl, names, ranks, cd, title, alpha), fmt)
@@ -232,9 +232,9 @@ def render_pairwise_scatter(x_name, y_name, x, y, labels, fmt, *, title=None,
     y = np.asarray(y, dtype=float)
     labels = [str(v) for v in labels]
     if x.ndim != 1 or x.shape != y.shape or len(labels) != x.size or x.size == 0:
-        raise ValueError("x, y and labels must have one equal, non-zero length")
+        raise InputError("x, y and labels must have one equal, non-zero length")
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
-        raise ValueError("the scores must be finite")
+        raise InputError("the scores must be finite")
     mpl = _matplotlib()
     with _style(mpl):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -399,9 +399,9 @@ def _check_cd(cd) -> float:
     try:
         value = float(cd)
     except (TypeError, ValueError):
-        raise ValueError(f"cd must be a number, got {cd!r}") from None
+        raise InputError(f"cd must be a number, got {cd!r}") from None
     if not math.isfinite(value) or value < 0:
-        raise ValueError(f"cd must be finite and >= 0, got {cd!r}")
+        raise InputError(f"cd must be finite and >= 0, got {cd!r}")
     return value
 
 
@@ -478,7 +478,7 @@ def render_sensitivity_heatmaps(panels: Sequence[Mapping], fmt, *, title=None) -
     fmt = _check_format(fmt)
     checked = [_check_panel(i, p) for i, p in enumerate(panels)]
     if not checked:
-        raise ValueError("panels is empty; need at least one data set to plot")
+        raise InputError("panels is empty; need at least one data set to plot")
     mpl = _matplotlib()
     with _style(mpl):
         return _figure_bytes(_draw_heatmaps(mpl, checked, title), fmt)
@@ -526,10 +526,10 @@ def heatmap_limits(values, baseline) -> tuple[float, float]:
     """
     baseline = float(baseline)
     if not math.isfinite(baseline):
-        raise ValueError(f"baseline must be finite, got {baseline}")
+        raise InputError(f"baseline must be finite, got {baseline}")
     diffs = np.asarray(values, dtype=float).ravel() - baseline
     if np.isinf(diffs).any():
-        raise ValueError("values must be finite or NaN")
+        raise InputError("values must be finite or NaN")
     diffs = diffs[~np.isnan(diffs)]
     largest = float(np.abs(diffs).max()) if diffs.size else 0.0
     spread = max(largest, HEATMAP_MIN_SPREAD * max(1.0, abs(baseline)))
@@ -538,43 +538,43 @@ def heatmap_limits(values, baseline) -> tuple[float, float]:
 
 def _check_panel(index, panel):
     if not isinstance(panel, Mapping):
-        raise ValueError(f"panel {index} must be a mapping, got {type(panel).__name__}")
+        raise InputError(f"panel {index} must be a mapping, got {type(panel).__name__}")
     missing = [key for key in ("dataset", "x_name", "x_values", "values", "metric") if key not in panel]
     if missing:
-        raise ValueError(f"panel {index} lacks key(s): {', '.join(missing)}")
+        raise InputError(f"panel {index} lacks key(s): {', '.join(missing)}")
     where = f"panel {index} ({panel['dataset']})"
     x_values = list(panel["x_values"])
     if not x_values:
-        raise ValueError(f"{where}: x_values is empty")
+        raise InputError(f"{where}: x_values is empty")
     y_name = panel.get("y_name")
     y_values = panel.get("y_values")
     if y_name is None:
         if y_values is not None and len(list(y_values)) > 1:
-            raise ValueError(f"{where}: y_values given without y_name")
+            raise InputError(f"{where}: y_values given without y_name")
         y_values = None
     else:
         if y_values is None or not list(y_values):
-            raise ValueError(f"{where}: y_name {y_name!r} needs non-empty y_values")
+            raise InputError(f"{where}: y_name {y_name!r} needs non-empty y_values")
         y_values = list(y_values)
     try:
         values = np.asarray(panel["values"], dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{where}: values must be numeric") from None
+        raise InputError(f"{where}: values must be numeric") from None
     ny = 1 if y_values is None else len(y_values)
     if values.ndim == 1 and ny == 1:
         values = values.reshape(1, -1)
     if values.shape != (ny, len(x_values)):
-        raise ValueError(
+        raise InputError(
             f"{where}: values has shape {values.shape}, expected ({ny}, {len(x_values)}) "
             f"= (len(y_values), len(x_values))"
         )
     if np.isinf(values).any():
-        raise ValueError(f"{where}: values must be finite or NaN")
+        raise InputError(f"{where}: values must be finite or NaN")
     baseline = panel.get("baseline")
     if baseline is not None:
         baseline = float(baseline)
         if not math.isfinite(baseline):
-            raise ValueError(f"{where}: baseline must be finite, got {baseline}")
+            raise InputError(f"{where}: baseline must be finite, got {baseline}")
     return {
         "dataset": str(panel["dataset"]),
         "x_name": str(panel["x_name"]),

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ensemblekit.errors import InputError
+
 
 def make_preprocessor(schema, *, impute_numeric: bool = True, scale: str = "none"):
     """Build the unfitted ``prep`` step for a training schema.
@@ -47,7 +49,7 @@ def make_preprocessor(schema, *, impute_numeric: bool = True, scale: str = "none
     from sklearn.preprocessing import MinMaxScaler, OneHotEncoder
 
     if scale not in ("none", "minmax"):
-        raise ValueError(f"scale must be 'none' or 'minmax', got {scale!r}")
+        raise InputError(f"scale must be 'none' or 'minmax', got {scale!r}")
     numeric = [i for i, a in enumerate(schema.features) if a.kind == "numeric"]
     nominal = [i for i, a in enumerate(schema.features) if a.kind != "numeric"]
     transformers = []

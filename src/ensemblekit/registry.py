@@ -304,14 +304,14 @@ class AlgorithmSpec:
 
     def __post_init__(self):
         if self.task not in (CLASSIFICATION, CLUSTERING, REGRESSION):
-            raise ValueError(f"{self.name}: unknown task {self.task!r}")
+            raise InputError(f"{self.name}: unknown task {self.task!r}")
         if self.model_summary not in MODEL_SUMMARIES:
-            raise ValueError(f"{self.name}: model_summary must be one of "
+            raise InputError(f"{self.name}: model_summary must be one of "
                              f"{', '.join(MODEL_SUMMARIES)}, got {self.model_summary!r}")
         if self.task != CLUSTERING and not self.predicts_new_rows:
-            raise ValueError(f"{self.name}: a {self.task} algorithm predicts new rows")
+            raise InputError(f"{self.name}: a {self.task} algorithm predicts new rows")
         if set(self.cli_defaults) - set(self.exposed):
-            raise ValueError(f"{self.name}: cli_defaults for parameters it does not expose: "
+            raise InputError(f"{self.name}: cli_defaults for parameters it does not expose: "
                              f"{sorted(set(self.cli_defaults) - set(self.exposed))}")
         if self.params is None:
             object.__setattr__(self, "params", _DeclaredParams(self))

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ensemblekit.errors import InputError
+
 
 def average_ranks(scores, greater_is_better: bool = True) -> np.ndarray:
     """Average rank of each algorithm over data sets (Demšar 2006, Sect. 3.2.2).
@@ -44,9 +46,9 @@ def average_ranks(scores, greater_is_better: bool = True) -> np.ndarray:
 
     arr = np.asarray(scores, dtype=float)
     if arr.ndim != 2 or arr.size == 0:
-        raise ValueError(f"scores must be a non-empty 2-D array, got shape {arr.shape}")
+        raise InputError(f"scores must be a non-empty 2-D array, got shape {arr.shape}")
     if np.isnan(arr).any():
-        raise ValueError("scores hold NaN; every algorithm needs a score on every data set")
+        raise InputError("scores hold NaN; every algorithm needs a score on every data set")
     keyed = -arr if greater_is_better else arr
     return rankdata(keyed, method="average", axis=1).mean(axis=0)
 
@@ -60,25 +62,25 @@ def _score_matrix(scores, *, finite: bool) -> np.ndarray:
     """Return ``scores`` as a float (N, k) array with N >= 2 and k >= 2."""
     arr = np.asarray(scores, dtype=float)
     if arr.ndim != 2:
-        raise ValueError(
+        raise InputError(
             f"scores must be a 2-D array of shape (n_datasets, n_algorithms), got shape {arr.shape}"
         )
     n_datasets, n_algorithms = arr.shape
     if n_datasets < 2:
-        raise ValueError(f"need at least 2 data sets (rows), got {n_datasets}")
+        raise InputError(f"need at least 2 data sets (rows), got {n_datasets}")
     if n_algorithms < 2:
-        raise ValueError(f"need at least 2 algorithms (columns), got {n_algorithms}")
+        raise InputError(f"need at least 2 algorithms (columns), got {n_algorithms}")
     if np.isnan(arr).any():
-        raise ValueError("scores hold NaN; every algorithm needs a score on every data set")
+        raise InputError("scores hold NaN; every algorithm needs a score on every data set")
     if finite and not np.isfinite(arr).all():
-        raise ValueError("scores hold an infinite value; the paired test needs finite scores")
+        raise InputError("scores hold an infinite value; the paired test needs finite scores")
     return arr
 
 
 def _check_alpha(alpha) -> float:
     alpha = float(alpha)
     if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must lie in the open interval (0, 1), got {alpha}")
+        raise InputError(f"alpha must lie in the open interval (0, 1), got {alpha}")
     return alpha
 
 
@@ -86,9 +88,9 @@ def _check_count(value, name: str, minimum: int) -> int:
     try:
         count = operator.index(value)
     except TypeError:
-        raise ValueError(f"{name} must be an integer, got {value!r}") from None
+        raise InputError(f"{name} must be an integer, got {value!r}") from None
     if count < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {count}")
+        raise InputError(f"{name} must be at least {minimum}, got {count}")
     return count
 
 
@@ -217,15 +219,15 @@ def friedman_from_ranks(avg_ranks, n_datasets: int) -> FriedmanResult:
 
     ranks = np.array(avg_ranks, dtype=float)
     if ranks.ndim != 1 or ranks.size < 2:
-        raise ValueError(
+        raise InputError(
             f"avg_ranks must be 1-D with at least 2 algorithms, got shape {ranks.shape}"
         )
     if np.isnan(ranks).any():
-        raise ValueError("avg_ranks hold NaN")
+        raise InputError("avg_ranks hold NaN")
     k = ranks.size
     n = _check_count(n_datasets, "n_datasets", 2)
     if (ranks < 1.0).any() or (ranks > k).any():
-        raise ValueError(
+        raise InputError(
             f"average ranks must lie in [1, {k}] for {k} algorithms, got {ranks.tolist()}"
         )
 
@@ -501,11 +503,11 @@ def holm(pvalues) -> np.ndarray:
     """
     p = np.asarray(pvalues, dtype=float)
     if p.ndim != 1:
-        raise ValueError(f"pvalues must be 1-D, got shape {p.shape}")
+        raise InputError(f"pvalues must be 1-D, got shape {p.shape}")
     if np.isnan(p).any():
-        raise ValueError("pvalues hold NaN")
+        raise InputError("pvalues hold NaN")
     if ((p < 0.0) | (p > 1.0)).any():
-        raise ValueError("p-values must lie in [0, 1]")
+        raise InputError("p-values must lie in [0, 1]")
     m = p.size
     order = np.argsort(p, kind="stable")
     scaled = (m - np.arange(m)) * p[order]
@@ -531,13 +533,13 @@ def _paired(a, b, greater_is_better: bool) -> np.ndarray:
     x = np.asarray(a, dtype=float)
     y = np.asarray(b, dtype=float)
     if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
-        raise ValueError(
+        raise InputError(
             f"a and b must be 1-D of the same length, got shapes {x.shape} and {y.shape}"
         )
     if x.size < 2:
-        raise ValueError(f"need at least 2 paired scores (data sets), got {x.size}")
+        raise InputError(f"need at least 2 paired scores (data sets), got {x.size}")
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
-        raise ValueError("a and b must hold finite scores (no NaN or infinity)")
+        raise InputError("a and b must hold finite scores (no NaN or infinity)")
     d = x - y if greater_is_better else y - x
     scale = float(max(np.abs(x).max(), np.abs(y).max()))
     if scale > 0.0:
@@ -891,13 +893,13 @@ def wilcoxon_holm(
     arr = _score_matrix(scores, finite=True)
     k = arr.shape[1]
     if isinstance(baseline, (bool, np.bool_)):
-        raise ValueError(f"baseline must be a column index, got {baseline!r}")
+        raise InputError(f"baseline must be a column index, got {baseline!r}")
     try:
         base = operator.index(baseline)
     except TypeError:
-        raise ValueError(f"baseline must be an integer column index, got {baseline!r}") from None
+        raise InputError(f"baseline must be an integer column index, got {baseline!r}") from None
     if not 0 <= base < k:
-        raise ValueError(f"baseline {base} is out of range for {k} algorithms")
+        raise InputError(f"baseline {base} is out of range for {k} algorithms")
     alpha = _check_alpha(alpha)
 
     others = [j for j in range(k) if j != base]
@@ -982,13 +984,13 @@ def corrected_resampled_ttest(a, b, n_train: int, n_test: int) -> tuple[float, f
     x = np.asarray(a, dtype=float)
     y = np.asarray(b, dtype=float)
     if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
-        raise ValueError(
+        raise InputError(
             f"a and b must be 1-D of the same length, got shapes {x.shape} and {y.shape}"
         )
     if x.size < 2:
-        raise ValueError(f"need at least 2 folds, got {x.size}")
+        raise InputError(f"need at least 2 folds, got {x.size}")
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
-        raise ValueError("a and b must hold finite scores (no NaN or infinity)")
+        raise InputError("a and b must hold finite scores (no NaN or infinity)")
     n_train = _check_count(n_train, "n_train", 1)
     n_test = _check_count(n_test, "n_test", 0)
 

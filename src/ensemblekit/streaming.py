@@ -36,6 +36,7 @@ from typing import Any, BinaryIO
 
 from ensemblekit.data import input_format, starts_like_arff
 from ensemblekit.dataset import DataError, Dataset, Schema
+from ensemblekit.errors import InputError
 from ensemblekit.readers.arff import parse_arff_rows, read_arff_header
 from ensemblekit.readers.csv import MISSING_VALUES, guess_delimiter, parse_csv_records
 from ensemblekit.readers.table import Table, conform_to_schema
@@ -224,10 +225,10 @@ def iter_chunks(source: Any, schema: Schema, *, fmt: str | None = None, read_cla
         (earlier chunks have been yielded by then).
     """
     if fmt not in (None, "arff", "csv"):
-        raise ValueError(f"fmt must be 'arff', 'csv' or None, not {fmt!r}")
+        raise InputError(f"fmt must be 'arff', 'csv' or None, not {fmt!r}")
     chunk_rows = CHUNK_ROWS if chunk_rows is None else int(chunk_rows)
     if chunk_rows < 1:
-        raise ValueError(f"chunk_rows must be at least 1, not {chunk_rows}")
+        raise InputError(f"chunk_rows must be at least 1, not {chunk_rows}")
     missing = csv_options.pop("missing_values", ())
     if isinstance(missing, str):
         missing = (missing,)

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ensemblekit import safejson
+from ensemblekit.errors import InputError
 from ensemblekit.results import SCORE_COLUMNS, prediction_rows, score_records
 
 #: The formats ``predict --format`` writes.
@@ -162,7 +163,7 @@ def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
                    ([row[0], value(row[1]) if numeric_prediction else row[1],
                      *(round(p, 6) for p in row[2:])] for row in rows))
         return buf.getvalue()
-    raise ValueError(f"unknown output format {fmt_name!r}; expected one of {', '.join(OUTPUT_FORMATS)}")
+    raise InputError(f"unknown output format {fmt_name!r}; expected one of {', '.join(OUTPUT_FORMATS)}")
 
 
 def scores_text(scores, failures, fmt_name: str) -> str:
@@ -199,7 +200,7 @@ def scores_text(scores, failures, fmt_name: str) -> str:
         return buf.getvalue()
     if fmt_name == "json":
         return safejson.dumps(records, indent=1) + "\n"
-    raise ValueError(f"unknown scores format {fmt_name!r}; expected csv or json")
+    raise InputError(f"unknown scores format {fmt_name!r}; expected csv or json")
 
 
 def similarity_csv(S) -> str:

@@ -50,6 +50,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ensemblekit.errors import InputError
+
 from ..class_domain import declared_classes
 from ..constraints import MAX_MEMBERS, Constraint, validate_params
 from ..discretize import MDLDiscretizer
@@ -370,7 +372,7 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
         """
         validate_params(self)
         if y is None:
-            raise ValueError(
+            raise InputError(
                 f"This {type(self).__name__} estimator requires y to be passed, "
                 "but the target y is None."
             )
@@ -378,10 +380,10 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         if y.dtype.kind == "f" and np.isinf(y).any():
-            raise ValueError("Input y contains infinity.")
+            raise InputError("Input y contains infinity.")
         keep = ~_missing_target_mask(y)
         if not keep.any():
-            raise ValueError("Input y contains NaN only: no row has a class label.")
+            raise InputError("Input y contains NaN only: no row has a class label.")
         X, y = X[keep], y[keep]
         check_classification_targets(y)
 

@@ -48,6 +48,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ensemblekit.errors import InputError
+
 from ..class_domain import N_CLASSES, declared_classes
 from ..constraints import Constraint, validate_params
 from ..discretize import MDLDiscretizer
@@ -290,7 +292,7 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
             if bad.any():
                 i, k = np.argwhere(bad)[0]
                 f = int(nominal[k])
-                raise ValueError(
+                raise InputError(
                     f"nominal feature {f} holds code {float(X[i, f]):g} in row {i}, but the model "
                     f"was fitted with codes 0..{int(self.cardinalities_[f]) - 1} for it "
                     "(an unseen category: refit with n_categories covering it)"
@@ -325,7 +327,7 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
         """
         validate_params(self)
         if y is None:
-            raise ValueError(
+            raise InputError(
                 f"This {type(self).__name__} estimator requires y to be passed, "
                 "but the target y is None."
             )
@@ -333,10 +335,10 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         if y.dtype.kind == "f" and np.isinf(y).any():
-            raise ValueError("Input y contains infinity.")
+            raise InputError("Input y contains infinity.")
         keep = ~_missing_target_mask(y)
         if not keep.any():
-            raise ValueError("Input y contains NaN only: no row has a class label.")
+            raise InputError("Input y contains NaN only: no row has a class label.")
         X, y = X[keep], y[keep]
         check_classification_targets(y)
         self.classes_, y_codes = declared_classes(y, self.n_classes)
@@ -439,12 +441,12 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
             )
         feature_names = [str(n) for n in feature_names]
         if len(feature_names) != d:
-            raise ValueError(
+            raise InputError(
                 f"feature_names has {len(feature_names)} names for {d} features"
             )
         names = [str(class_name), *feature_names]
         if len(set(names)) != len(names):
-            raise ValueError(f"node names must be distinct, got {names}")
+            raise InputError(f"node names must be distinct, got {names}")
         return names
 
     def network(self, feature_names=None, class_name="class") -> list[dict]:

@@ -82,6 +82,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from ensemblekit.errors import InputError
+
 from ..trust import CheckContext, checked_array
 
 __all__ = [
@@ -105,36 +107,36 @@ _DENSE_CELLS = 1 << 22
 def _check_alpha(alpha: float) -> float:
     alpha = float(alpha)
     if not np.isfinite(alpha) or alpha <= 0:
-        raise ValueError(f"alpha must be a finite number > 0, got {alpha!r}")
+        raise InputError(f"alpha must be a finite number > 0, got {alpha!r}")
     return alpha
 
 
 def _check_card(cardinalities, n_classes, d: int) -> np.ndarray:
     card = np.asarray(cardinalities)
     if card.ndim != 1 or card.shape[0] != d:
-        raise ValueError(
+        raise InputError(
             f"cardinalities must be a 1-D array of length {d} (one per column of X), "
             f"got shape {card.shape}"
         )
     if card.size and (not np.issubdtype(card.dtype, np.integer) or card.min() < 1):
-        raise ValueError("cardinalities must be integers >= 1")
+        raise InputError("cardinalities must be integers >= 1")
     if int(n_classes) != n_classes or int(n_classes) < 1:
-        raise ValueError(f"n_classes must be an integer >= 1, got {n_classes!r}")
+        raise InputError(f"n_classes must be an integer >= 1, got {n_classes!r}")
     return np.concatenate([[int(n_classes)], card.astype(np.int64)])
 
 
 def _check_codes(X, card: np.ndarray, name: str = "X") -> np.ndarray:
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[1] != card.shape[0] - 1:
-        raise ValueError(
+        raise InputError(
             f"{name} must be a 2-D array with {card.shape[0] - 1} columns, got shape {X.shape}"
         )
     if X.size and not np.issubdtype(X.dtype, np.integer):
-        raise ValueError(f"{name} must hold integer codes, got dtype {X.dtype}")
+        raise InputError(f"{name} must hold integer codes, got dtype {X.dtype}")
     X = X.astype(np.int64, copy=False)
     if X.size and ((X < 0).any() or (X >= card[1:]).any()):
         bad = np.argwhere((X < 0) | (X >= card[1:]))[0]
-        raise ValueError(
+        raise InputError(
             f"{name}[{bad[0]}, {bad[1]}] = {X[bad[0], bad[1]]} is outside 0..{card[bad[1] + 1] - 1}"
         )
     return X
@@ -143,21 +145,21 @@ def _check_codes(X, card: np.ndarray, name: str = "X") -> np.ndarray:
 def _check_data(X, y, cardinalities, n_classes):
     X = np.asarray(X)
     if X.ndim != 2:
-        raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
+        raise InputError(f"X must be a 2-D array, got shape {X.shape}")
     card = _check_card(cardinalities, n_classes, X.shape[1])
     X = _check_codes(X, card)
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError(
+        raise InputError(
             f"y must be a 1-D array of length {X.shape[0]}, got shape {y.shape}"
         )
     if y.size and not np.issubdtype(y.dtype, np.integer):
-        raise ValueError(f"y must hold integer class codes, got dtype {y.dtype}")
+        raise InputError(f"y must hold integer class codes, got dtype {y.dtype}")
     y = y.astype(np.int64, copy=False)
     if y.size and (y.min() < 0 or y.max() >= card[0]):
-        raise ValueError(f"y holds codes outside 0..{card[0] - 1}")
+        raise InputError(f"y holds codes outside 0..{card[0] - 1}")
     if X.shape[0] < 1:
-        raise ValueError("at least one instance is needed")
+        raise InputError("at least one instance is needed")
     vals = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.int64)
     vals[:, 0] = y
     vals[:, 1:] = X
@@ -166,14 +168,14 @@ def _check_data(X, y, cardinalities, n_classes):
 
 def _check_parents(parents, n_nodes: int) -> list[tuple[int, ...]]:
     if len(parents) != n_nodes:
-        raise ValueError(
+        raise InputError(
             f"parents must hold {n_nodes} parent sets (class + attributes), got {len(parents)}"
         )
     out = []
     for v, ps in enumerate(parents):
         ps = tuple(int(p) for p in ps)
         if len(set(ps)) != len(ps) or any(p < 0 or p >= n_nodes or p == v for p in ps):
-            raise ValueError(f"invalid parent set {ps} for node {v}")
+            raise InputError(f"invalid parent set {ps} for node {v}")
         out.append(ps)
     # acyclicity (Kahn's algorithm)
     indeg = [len(ps) for ps in out]
@@ -191,7 +193,7 @@ def _check_parents(parents, n_nodes: int) -> list[tuple[int, ...]]:
             if indeg[w] == 0:
                 stack.append(w)
     if seen != n_nodes:
-        raise ValueError("the parent sets contain a directed cycle")
+        raise InputError("the parent sets contain a directed cycle")
     return out
 
 
@@ -441,13 +443,13 @@ def _check_samples(samples, vals: np.ndarray, loo_duplicates: str) -> _Samples:
     """Validate ``samples`` against the ``n`` rows of ``vals`` and stack them."""
     n = vals.shape[0]
     if loo_duplicates not in _LOO_DUPLICATES:
-        raise ValueError(
+        raise InputError(
             f"loo_duplicates must be one of {_LOO_DUPLICATES}, got {loo_duplicates!r}"
         )
     if samples is None:
         return _Samples(vals, None, loo_duplicates)
     if isinstance(samples, np.ndarray) and samples.ndim != 2:
-        raise ValueError(
+        raise InputError(
             "samples must be a sequence of 1-D arrays of row indices (or a 2-D array, "
             f"one sample per row), got an array of shape {samples.shape}"
         )
@@ -455,18 +457,18 @@ def _check_samples(samples, vals: np.ndarray, loo_duplicates: str) -> _Samples:
     for k, s in enumerate(samples):
         s = np.asarray(s)
         if s.ndim != 1 or s.size == 0:
-            raise ValueError(
+            raise InputError(
                 f"samples[{k}] must be a non-empty 1-D array of row indices, got shape {s.shape}"
             )
         if not np.issubdtype(s.dtype, np.integer):
-            raise ValueError(
+            raise InputError(
                 f"samples[{k}] must hold integer row indices, got dtype {s.dtype}"
             )
         if s.min() < 0 or s.max() >= n:
-            raise ValueError(f"samples[{k}] holds row indices outside 0..{n - 1}")
+            raise InputError(f"samples[{k}] holds row indices outside 0..{n - 1}")
         out.append(s.astype(np.int64))
     if not out:
-        raise ValueError("samples must hold at least one sample")
+        raise InputError("samples must hold at least one sample")
     return _Samples(vals, out, loo_duplicates)
 
 
@@ -588,7 +590,7 @@ def loo_score(
     float in [0, 1]
     """
     if score not in _SCORES:
-        raise ValueError(f"score must be one of {_SCORES}, got {score!r}")
+        raise InputError(f"score must be one of {_SCORES}, got {score!r}")
     alpha = _check_alpha(alpha)
     vals, card = _check_data(X, y, cardinalities, n_classes)
     parents = _check_parents(parents, card.shape[0])
@@ -681,13 +683,13 @@ def k2_search(
     rounding noise can, rarely, make it accept one under ``init="empty"``.
     """
     if init not in _INITS:
-        raise ValueError(f"init must be one of {_INITS}, got {init!r}")
+        raise InputError(f"init must be one of {_INITS}, got {init!r}")
     if score not in _SCORES:
-        raise ValueError(f"score must be one of {_SCORES}, got {score!r}")
+        raise InputError(f"score must be one of {_SCORES}, got {score!r}")
     if max_parents is None:
         max_parents = np.iinfo(np.int64).max
     elif int(max_parents) != max_parents or max_parents < 0:
-        raise ValueError(
+        raise InputError(
             f"max_parents must be an integer >= 0 or None, got {max_parents!r}"
         )
     alpha = _check_alpha(alpha)
@@ -773,7 +775,7 @@ def fit_cpts(X, y, parents, cardinalities, n_classes, alpha=0.5) -> list[np.ndar
         size = int(np.prod([int(card[p]) for p in ps], dtype=object)) if ps else 1
         r = int(card[v])
         if size * r > 2**31:
-            raise ValueError(
+            raise InputError(
                 f"the table of node {v} would have {size * r} cells (more than 2**31)"
             )
         J = np.zeros(vals.shape[0], dtype=np.int64)
@@ -819,12 +821,12 @@ def predict_proba(X, parents, cpts, cardinalities, n_classes) -> np.ndarray:
     """
     X = np.asarray(X)
     if X.ndim != 2:
-        raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
+        raise InputError(f"X must be a 2-D array, got shape {X.shape}")
     card = _check_card(cardinalities, n_classes, X.shape[1])
     X = _check_codes(X, card)
     parents = _check_parents(parents, card.shape[0])
     if len(cpts) != card.shape[0]:
-        raise ValueError(f"cpts must hold {card.shape[0]} tables, got {len(cpts)}")
+        raise InputError(f"cpts must hold {card.shape[0]} tables, got {len(cpts)}")
     m, C = X.shape[0], int(card[0])
     vals = np.empty((m, X.shape[1] + 1), dtype=np.int64)
     vals[:, 0] = 0
@@ -834,7 +836,7 @@ def predict_proba(X, parents, cpts, cardinalities, n_classes) -> np.ndarray:
         size = int(np.prod([int(card[p]) for p in ps])) if ps else 1
         table = np.asarray(cpts[v], dtype=np.float64)
         if table.shape != (size, int(card[v])):
-            raise ValueError(
+            raise InputError(
                 f"cpts[{v}] has shape {table.shape}, expected {(size, int(card[v]))}"
             )
         if not _in_family(v, ps):

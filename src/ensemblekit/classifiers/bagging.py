@@ -48,6 +48,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from ensemblekit.errors import InputError
+
 from ..class_domain import N_CLASSES, declared_classes, widen_proba
 from ..constraints import MAX_MEMBERS, Constraint, validate_params
 from ..trust import (
@@ -94,7 +96,7 @@ def check_tree_choice(estimator) -> None:
         If ``estimator.tree == "c45"`` and ``estimator.max_depth`` is not None.
     """
     if estimator.tree == "c45" and estimator.max_depth is not None:
-        raise ValueError(f"max_depth={estimator.max_depth!r} applies to tree='cart-entropy'; "
+        raise InputError(f"max_depth={estimator.max_depth!r} applies to tree='cart-entropy'; "
                          "the c45 tree (J48) has no depth limit: leave max_depth at none")
 
 

@@ -43,6 +43,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ensemblekit.errors import InputError
+
 from ..class_domain import N_CLASSES, declared_classes
 from ..constraints import Constraint, validate_params
 from ..trust import (
@@ -729,11 +731,11 @@ class C45Tree(ClassifierMixin, BaseEstimator):
         else:
             w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
             if w.shape[0] != n:
-                raise ValueError(f"sample_weight has {w.shape[0]} entries for {n} rows")
+                raise InputError(f"sample_weight has {w.shape[0]} entries for {n} rows")
             if not np.all(np.isfinite(w)) or np.any(w < 0):
-                raise ValueError("sample_weight must be finite and >= 0")
+                raise InputError("sample_weight must be finite and >= 0")
             if n and not np.any(w > 0):
-                raise ValueError("sample_weight is zero for every row: nothing to learn from")
+                raise InputError("sample_weight is zero for every row: nothing to learn from")
         nominal, cats, _ = coded_layout(X, self.nominal_features, self.n_categories)
         return self._grow(X, codes, w, nominal, cats, classes)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ensemblekit.errors import InputError
+
 __all__ = ["check_codes", "coded_layout"]
 
 
@@ -54,7 +56,7 @@ def coded_layout(X, nominal_features, n_categories):
         nominal = nominal.astype(np.intp).reshape(-1)
         if np.unique(nominal).size != nominal.size or (
                 nominal.size and (nominal.min() < 0 or nominal.max() >= d)):
-            raise ValueError(f"nominal_features must be distinct column indices in 0..{d - 1}")
+            raise InputError(f"nominal_features must be distinct column indices in 0..{d - 1}")
     order = np.argsort(nominal, kind="stable")
     nominal = nominal[order]
     if n_categories is None:
@@ -62,13 +64,13 @@ def coded_layout(X, nominal_features, n_categories):
             col = X[:, j]
             col = col[~np.isnan(col)]
             if col.size and (np.any(col < 0) or np.any(col != np.floor(col))):
-                raise ValueError(f"nominal column {j} holds a value that is not a code >= 0")
+                raise InputError(f"nominal column {j} holds a value that is not a code >= 0")
         cats = np.array([int(np.nanmax(X[:, j])) + 1 if np.any(~np.isnan(X[:, j])) else 1
                          for j in nominal], dtype=np.intp)
     else:
         cats = np.asarray(n_categories, dtype=np.intp).reshape(-1)
         if cats.size != nominal.size or np.any(cats < 1):
-            raise ValueError("n_categories must give a count >= 1 for each nominal feature")
+            raise InputError("n_categories must give a count >= 1 for each nominal feature")
         cats = cats[order]
         check_codes(X, nominal, cats)
     is_numeric = np.ones(d, dtype=bool)
@@ -97,4 +99,4 @@ def check_codes(X, nominal, n_categories) -> None:
         col = X[:, j]
         col = col[~np.isnan(col)]
         if col.size and (np.any(col < 0) or np.any(col >= c) or np.any(col != np.floor(col))):
-            raise ValueError(f"nominal column {j} holds a value that is not one of its {c} codes")
+            raise InputError(f"nominal column {j} holds a value that is not one of its {c} codes")

@@ -32,6 +32,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ensemblekit.errors import InputError
+
 from ..constraints import MAX_ITERATIONS, MAX_MEMBERS, MAX_TREES, Constraint, validate_params
 from ..trust import (
     CheckContext,
@@ -67,7 +69,7 @@ _PREDICT_ROWS = 256
 def _check_fit_input(estimator, X):
     X = validate_data(estimator, X, dtype=np.float64, order="C")
     if X.shape[0] < estimator.n_clusters:
-        raise ValueError(f"n_samples={X.shape[0]} should be >= n_clusters={estimator.n_clusters}.")
+        raise InputError(f"n_samples={X.shape[0]} should be >= n_clusters={estimator.n_clusters}.")
     return X
 
 
@@ -291,11 +293,11 @@ def diana(dissimilarity, n_clusters):
     """
     D = np.asarray(dissimilarity, dtype=np.float64)
     if D.ndim != 2 or D.shape[0] != D.shape[1]:
-        raise ValueError(f"dissimilarity must be a square matrix, got shape {D.shape}")
+        raise InputError(f"dissimilarity must be a square matrix, got shape {D.shape}")
     n = D.shape[0]
     if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral) \
             or not 1 <= n_clusters <= n:
-        raise ValueError(f"n_clusters must be an integer in 1 .. {n}; got {n_clusters!r}.")
+        raise InputError(f"n_clusters must be an integer in 1 .. {n}; got {n_clusters!r}.")
     clusters = [np.arange(n)]
     diameters = [float(D.max()) if n > 1 else 0.0]
     heights = []

@@ -58,7 +58,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from ensemblekit.errors import EnsemblekitError
+from ensemblekit.errors import EnsemblekitError, InputError
 
 from ..constraints import Constraint, validate_params
 from ..trust import CheckContext, count_attr, fitted_only, float_array, int_array
@@ -214,15 +214,15 @@ def _encode_members(members, n_samples=None):
     """Check member labelings; return (codes (n, E) int32 with 0..k_q-1 per column, k_q per column)."""
     M = np.asarray(members)
     if M.ndim != 2:
-        raise ValueError(f"members must be a 2-D array (n_samples, n_members), got shape {M.shape}")
+        raise InputError(f"members must be a 2-D array (n_samples, n_members), got shape {M.shape}")
     if M.shape[0] == 0 or M.shape[1] == 0:
-        raise ValueError(f"members is empty (shape {M.shape}); give at least one labeling")
+        raise InputError(f"members is empty (shape {M.shape}); give at least one labeling")
     if n_samples is not None and M.shape[0] != n_samples:
-        raise ValueError(f"members has {M.shape[0]} rows but X has {n_samples}; "
+        raise InputError(f"members has {M.shape[0]} rows but X has {n_samples}; "
                          "give one label per instance and member")
     if M.dtype.kind == "f" and not np.isfinite(M).all():
         bad = np.argwhere(~np.isfinite(M))[0]
-        raise ValueError(f"members has a missing or infinite label (row {bad[0] + 1}, member "
+        raise InputError(f"members has a missing or infinite label (row {bad[0] + 1}, member "
                          f"{bad[1] + 1}); every member must label every instance")
     if M.dtype.kind == "O":
         for e in range(M.shape[1]):
@@ -230,7 +230,7 @@ def _encode_members(members, n_samples=None):
             missing = [i for i, v in enumerate(column) if v is None
                        or (isinstance(v, float) and not np.isfinite(v))]
             if missing:
-                raise ValueError(f"members has a missing label (row {missing[0] + 1}, member "
+                raise InputError(f"members has a missing label (row {missing[0] + 1}, member "
                                  f"{e + 1}); every member must label every instance")
     codes = np.empty(M.shape, dtype=np.int32)
     n_labels = np.empty(M.shape[1], dtype=np.int64)
@@ -238,7 +238,7 @@ def _encode_members(members, n_samples=None):
         try:
             values, inverse = np.unique(M[:, e], return_inverse=True)
         except TypeError:
-            raise ValueError(f"member {e + 1} mixes label types that cannot be compared") from None
+            raise InputError(f"member {e + 1} mixes label types that cannot be compared") from None
         codes[:, e] = inverse.ravel()
         n_labels[e] = values.shape[0]
     return codes, n_labels
@@ -284,9 +284,9 @@ def check_n_clusters(n_clusters, n_samples):
         exceeds ``n_samples``.
     """
     if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral) or n_clusters < 1:
-        raise ValueError(f"n_clusters must be an integer >= 1; got {n_clusters!r}.")
+        raise InputError(f"n_clusters must be an integer >= 1; got {n_clusters!r}.")
     if n_clusters > n_samples:
-        raise ValueError(f"n_samples={n_samples} should be >= n_clusters={n_clusters}.")
+        raise InputError(f"n_samples={n_samples} should be >= n_clusters={n_clusters}.")
 
 
 _IMBALANCE = Constraint("float", "allowed part-size excess", low=0.001, high=1.0)
@@ -459,7 +459,7 @@ def consensus_cspa(members, n_clusters, *, random_state=None, partitioner="auto"
 
 def _check_cspa_size(n_samples):
     if n_samples > CSPA_MAX_SAMPLES:
-        raise ValueError(
+        raise InputError(
             f"cspa stores the n x n co-association graph and is limited to "
             f"{CSPA_MAX_SAMPLES:,} instances (up to about 10^8 edges, ~3 GB); this data has "
             f"{n_samples:,}. Use mcla, hgpa or hac-* (linear or condensed-distance memory), or "
@@ -705,7 +705,7 @@ def consensus_hac(members, n_clusters, *, linkage="average"):
     from scipy.spatial.distance import pdist
 
     if not isinstance(linkage, str) or linkage not in LINKAGES:
-        raise ValueError(f"linkage must be one of {', '.join(map(repr, LINKAGES))}; got {linkage!r}.")
+        raise InputError(f"linkage must be one of {', '.join(map(repr, LINKAGES))}; got {linkage!r}.")
     codes, _ = _encode_members(members)
     n = codes.shape[0]
     check_n_clusters(n_clusters, n)
@@ -849,7 +849,7 @@ class _ConsensusClustering(_BasePrototypeClustering):
         X = validate_data(self, X, dtype=np.float64, order="C")
         n_samples, n_features = X.shape
         if n_samples < self.n_clusters:
-            raise ValueError(f"n_samples={n_samples} should be >= n_clusters={self.n_clusters}.")
+            raise InputError(f"n_samples={n_samples} should be >= n_clusters={self.n_clusters}.")
         self._check_size(n_samples)
         if members is not None:
             codes, _ = _encode_members(members, n_samples)

@@ -34,6 +34,8 @@ from sklearn.base import (
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ensemblekit.errors import InputError
+
 from ..constraints import MAX_ITERATIONS, Constraint, validate_params
 from ..trust import CheckContext, cluster_labels, count_attr, feature_count, fitted_only, float_array
 
@@ -130,7 +132,7 @@ def fit_scaling(X, scale="none"):
     bad = ~(np.isfinite(offset) & np.isfinite(factor))
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
-        raise ValueError(
+        raise InputError(
             f"scale={scale!r}: feature {j} holds values too large for it (its "
             f"{'range' if scale == 'minmax' else 'mean or standard deviation'} overflows "
             "float64); rescale the data, or use scale='none'")
@@ -193,7 +195,7 @@ def _initial_center_indices(X, n_clusters, init, random_state):
     """Row indices of the starting centres for ``init`` in {"random", "k-means++"}."""
     n_samples = X.shape[0]
     if n_samples < n_clusters:
-        raise ValueError(
+        raise InputError(
             f"n_samples={n_samples} should be >= n_clusters={n_clusters}."
         )
     rng = check_random_state(random_state)
@@ -203,7 +205,7 @@ def _initial_center_indices(X, n_clusters, init, random_state):
         _, first = np.unique(X, axis=0, return_index=True)
         first = np.sort(first)
         if first.size < n_clusters:
-            raise ValueError(
+            raise InputError(
                 f"init='random' needs n_clusters={n_clusters} distinct instances, "
                 f"but X has only {first.size} distinct rows."
             )
@@ -376,7 +378,7 @@ def _check_init_name(init):
 def _check_init_array(init, n_clusters, n_features):
     centers = check_array(init, dtype=np.float64, copy=True, order="C")
     if centers.shape != (n_clusters, n_features):
-        raise ValueError(
+        raise InputError(
             f"init array has shape {centers.shape}, expected "
             f"(n_clusters, n_features) = ({n_clusters}, {n_features})."
         )
@@ -466,7 +468,7 @@ class _BasePrototypeClustering(
         X = validate_data(self, X, dtype=np.float64, order="C")
         n_samples = X.shape[0]
         if n_samples < self.n_clusters:
-            raise ValueError(
+            raise InputError(
                 f"n_samples={n_samples} should be >= n_clusters={self.n_clusters}."
             )
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ensemblekit import safejson
+from ensemblekit.errors import InputError
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit, task_of
 
 
@@ -196,10 +197,10 @@ class Journal:
             outcome = {"scores": {m: _read_score(v) for m, v in rec["scores"].items()},
                        "seconds": float(rec["seconds"]), "error": rec.get("error")}
             if key not in keys:
-                raise ValueError("a unit that is not part of this comparison")
+                raise InputError("a unit that is not part of this comparison")
             if outcome["error"] is None and not all(
                     isinstance(outcome["scores"].get(m), (int, float)) for m in metrics):
-                raise ValueError("missing scores")
+                raise InputError("missing scores")
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
             # the message may quote the line
             what = str(exc) if len(str(exc)) <= 200 else str(exc)[:200] + "..."
@@ -242,6 +243,6 @@ def _read_score(value):
     """Inverse of :func:`_written_score`; older journals' bare ``NaN`` is read too."""
     if isinstance(value, str):
         if value not in _NON_FINITE:
-            raise ValueError(f"score {value[:40]!r} is not a number")
+            raise InputError(f"score {value[:40]!r} is not a number")
         return float(value)
     return value

@@ -48,6 +48,8 @@ import numbers
 
 import numpy as np
 
+from ensemblekit.errors import InputError
+
 from ..discretize import MDLDiscretizer, mdl_cut_points
 from ..trust import CheckContext, checked_array, feature_count, float_array, index_set, int_array, nested_attr
 
@@ -102,7 +104,7 @@ def beta_similarity_k(n_samples, beta=0.99):
     (50, 3, 0)
     """
     if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 0:
-        raise ValueError(f"n_samples must be an integer >= 0, got {n_samples!r}")
+        raise InputError(f"n_samples must be an integer >= 0, got {n_samples!r}")
     check_beta(beta)
     n = int(n_samples)
     if n < 2:
@@ -119,7 +121,7 @@ def check_beta(beta) -> None:
         or not np.isfinite(beta)
         or not 0.0 < beta < 1.0
     ):
-        raise ValueError(f"beta must be a number strictly between 0 and 1, got {beta!r}")
+        raise InputError(f"beta must be a number strictly between 0 and 1, got {beta!r}")
 
 
 # --------------------------------------------------------------------------
@@ -216,7 +218,7 @@ def gain_ratios(X, y, nominal_features=None, n_categories=None):
     X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
     y = column_or_1d(y)
     if y.shape[0] != X.shape[0]:
-        raise ValueError(f"X and y have different numbers of rows ({X.shape[0]} and {y.shape[0]})")
+        raise InputError(f"X and y have different numbers of rows ({X.shape[0]} and {y.shape[0]})")
     check_classification_targets(y)
     classes, y_codes = np.unique(y, return_inverse=True)
     n_classes = classes.size
@@ -280,9 +282,9 @@ def normalise_weights(ratios):
     """
     r = np.asarray(ratios, dtype=np.float64)
     if r.ndim != 1 or r.size == 0:
-        raise ValueError("ratios must be a non-empty one-dimensional array")
+        raise InputError("ratios must be a non-empty one-dimensional array")
     if not np.all(np.isfinite(r)) or np.any(r < 0):
-        raise ValueError("ratios must be finite and non-negative")
+        raise InputError("ratios must be finite and non-negative")
     total = r.sum()
     if total <= 0:
         return np.full(r.size, 1.0 / r.size)
@@ -458,17 +460,17 @@ class WeightedDistance:
         if isinstance(w, str):
             if w == "gain-ratio":
                 if y is None:
-                    raise ValueError("weights='gain-ratio' needs the class labels y")
+                    raise InputError("weights='gain-ratio' needs the class labels y")
                 self.gain_ratios_ = gain_ratios(X, y, nominal, self.n_categories_)
                 self.weights_ = normalise_weights(self.gain_ratios_)
             elif w == "uniform":
                 self.weights_ = np.full(d, 1.0 / d)
             else:
-                raise ValueError(f"weights must be 'gain-ratio', 'uniform' or an array, got {w!r}")
+                raise InputError(f"weights must be 'gain-ratio', 'uniform' or an array, got {w!r}")
         else:
             arr = np.asarray(w, dtype=np.float64)
             if arr.shape != (d,):
-                raise ValueError(f"weights must have one entry per feature ({d}), got shape {arr.shape}")
+                raise InputError(f"weights must have one entry per feature ({d}), got shape {arr.shape}")
             self.weights_ = normalise_weights(arr)
 
         known = ~np.isnan(X)
@@ -502,7 +504,7 @@ class WeightedDistance:
             raise NotFittedError("this WeightedDistance is not fitted yet; call fit first")
         X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
         if X.shape[1] != self.n_features_in_:
-            raise ValueError(
+            raise InputError(
                 f"X has {X.shape[1]} features, but the distance was fitted with {self.n_features_in_}"
             )
         return X
@@ -534,7 +536,7 @@ class WeightedDistance:
         """
         X = self._check(X)
         if np.isnan(X).any():
-            raise ValueError("rows with missing values cannot be embedded; use pairwise()")
+            raise InputError("rows with missing values cannot be embedded; use pairwise()")
         w = self.weights_
         num = self._numeric
         parts = [(X[:, num] - self.min_[num]) * (np.sqrt(w[num]) * self._inv_range[num])]
@@ -636,7 +638,7 @@ class WeightedDistance:
         n_train = self.X_.shape[0]
         k = n_neighbors
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k <= n_train:
-            raise ValueError(f"n_neighbors must be an integer in 0..{n_train}, got {k!r}")
+            raise InputError(f"n_neighbors must be an integer in 0..{n_train}, got {k!r}")
         k = int(k)
         q = X.shape[0]
         dist = np.empty((q, k))

@@ -47,6 +47,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from ensemblekit.errors import InputError
+
 from ..class_domain import N_CLASSES, declared_classes, widen_proba
 from ..classifiers.bagging import (
     TREE_CONSTRAINTS,
@@ -118,7 +120,7 @@ def lazy_bag_counts(rng, n_samples, neighbours, n_bags):
     neighbours = np.asarray(neighbours, dtype=np.intp)
     k = neighbours.size
     if k > n_samples:
-        raise ValueError(f"{k} neighbours for {n_samples} training rows")
+        raise InputError(f"{k} neighbours for {n_samples} training rows")
     base = rng.integers(0, n_samples, size=(n_bags, n_samples - k))
     if k:
         local = neighbours[rng.integers(0, k, size=(n_bags, k))]
@@ -263,7 +265,7 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         check_tree_choice(self)
         j = self.n_jobs
         if j == 0:  # joblib's rule: a count of workers, or -1, -2, ... counted from all cores
-            raise ValueError(f"n_jobs must be a non-zero integer or None, got {j!r}")
+            raise InputError(f"n_jobs must be a non-zero integer or None, got {j!r}")
 
     # --- fit -----------------------------------------------------------
     def fit(self, X, y):
@@ -314,7 +316,7 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
             self.k_ = beta_similarity_k(n, float(self.beta))
         else:
             if self.n_neighbors > n:
-                raise ValueError(
+                raise InputError(
                     f"n_neighbors={self.n_neighbors} is larger than the training set ({n} rows)"
                 )
             self.k_ = int(self.n_neighbors)
@@ -356,7 +358,7 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
             seen = col[~np.isnan(col)]
             bad = (seen < 0) | (seen >= r) | (seen != np.floor(seen))
             if bad.any():
-                raise ValueError(
+                raise InputError(
                     f"nominal feature {f} holds {float(seen[bad][0]):g}, not one of the codes "
                     f"0..{int(r) - 1} the model was fitted with"
                 )

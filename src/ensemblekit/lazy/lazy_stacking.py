@@ -70,6 +70,8 @@ import math
 
 import numpy as np
 
+from ensemblekit.errors import InputError
+
 from ..constraints import Constraint
 from ..trust import CheckContext, checked_array, count_attr, fitted_only, float_array, int_array, nested_attr
 from .distance import WeightedDistance
@@ -105,7 +107,7 @@ def parse_base_estimators(value) -> tuple[str, ...]:
         except TypeError:
             names = ()
     if not names or any(not isinstance(v, str) or v not in LEARNER_TYPES for v in names):
-        raise ValueError(
+        raise InputError(
             f"base_estimators must list learner types among {', '.join(LEARNER_TYPES)} "
             f"(e.g. 'tree,knn,nb'), got {value!r}"
         )

@@ -21,6 +21,7 @@ import arff
 import numpy as np
 
 from ensemblekit.dataset import Attribute, DataError, quote_input
+from ensemblekit.errors import InputError
 from ensemblekit.readers.table import Column, Table
 
 __all__ = ["parse_arff", "parse_arff_rows", "read_arff_header", "write_arff"]
@@ -461,7 +462,7 @@ def _quote_name(name: str) -> str:
     if name and not re.search(r"[\s,'\"%{}]", name):
         return name
     if "\n" in name or "\r" in name or ("'" in name and '"' in name) or name.endswith(("'", '"')):
-        raise ValueError(f"name {name!r} cannot be written to ARFF")
+        raise InputError(f"name {name!r} cannot be written to ARFF")
     return f'"{name}"' if "'" in name else f"'{name}'"
 
 
@@ -493,7 +494,7 @@ def write_arff(stream: TextIO, relation: str, attributes: Sequence[Attribute],
     """
     attributes = tuple(attributes)
     if not attributes:
-        raise ValueError("write_arff needs at least one attribute")
+        raise InputError("write_arff needs at least one attribute")
     stream.write(f"@relation {_quote_name(relation)}\n\n")
     lookups: list[frozenset[str] | None] = []
     for a in attributes:
@@ -502,7 +503,7 @@ def write_arff(stream: TextIO, relation: str, attributes: Sequence[Attribute],
             lookups.append(None)
         elif a.kind == "nominal":
             if not a.values:
-                raise ValueError(f"nominal attribute {a.name!r} has no values")
+                raise InputError(f"nominal attribute {a.name!r} has no values")
             decl = "{" + ",".join(_quote_value(v) for v in a.values) + "}"
             lookups.append(frozenset(a.values))
         else:
@@ -513,14 +514,14 @@ def write_arff(stream: TextIO, relation: str, attributes: Sequence[Attribute],
     m = len(attributes)
     for r, row in enumerate(rows):
         if len(row) != m:
-            raise ValueError(f"row {r}: {len(row)} values for {m} attributes")
+            raise InputError(f"row {r}: {len(row)} values for {m} attributes")
         tokens = []
         for a, allowed, v in zip(attributes, lookups, row):
             if v is None or (isinstance(v, float) and math.isnan(v)):
                 tokens.append("?")
             elif a.kind == "numeric":
                 if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
-                    raise ValueError(f"row {r}: {v!r} is not a number for numeric attribute {a.name!r}")
+                    raise InputError(f"row {r}: {v!r} is not a number for numeric attribute {a.name!r}")
                 if isinstance(v, numbers.Integral):
                     tokens.append(str(int(v)))
                 else:
@@ -528,8 +529,8 @@ def write_arff(stream: TextIO, relation: str, attributes: Sequence[Attribute],
                     tokens.append("?" if math.isnan(f) else repr(f))
             else:
                 if not isinstance(v, str):
-                    raise ValueError(f"row {r}: {v!r} is not a string for attribute {a.name!r}")
+                    raise InputError(f"row {r}: {v!r} is not a string for attribute {a.name!r}")
                 if allowed is not None and v not in allowed:
-                    raise ValueError(f"row {r}: {v!r} is not a declared value of attribute {a.name!r}")
+                    raise InputError(f"row {r}: {v!r} is not a declared value of attribute {a.name!r}")
                 tokens.append(_quote_value(v))
         stream.write(",".join(tokens) + "\n")

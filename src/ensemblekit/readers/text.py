@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ensemblekit.dataset import DataError
+from ensemblekit.errors import InputError
 
 __all__ = ["decode_text", "decoded_blocks", "iter_lines", "open_input", "read_bytes"]
 
@@ -54,7 +55,7 @@ def _max_gunzip_bytes(src: str) -> int:
     try:
         value = int(text)
         if value < 1:
-            raise ValueError
+            raise InputError
     except ValueError:
         raise DataError(f"{_GUNZIP_LIMIT_VARIABLE}={text!r}: expected a whole number of MiB >= 1",
                         src) from None

@@ -64,6 +64,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ensemblekit.clustering.consensus import check_n_clusters, cut_dendrogram, first_occurrence_order
+from ensemblekit.errors import InputError
 
 from ..constraints import MAX_TREES, Constraint, validate_params
 from ..trust import (
@@ -238,7 +239,7 @@ def rule_similarity(T, weights=None) -> np.ndarray:
     if weights is not None:
         weights = np.asarray(weights, dtype=np.float64)
         if weights.shape != (r,) or not np.all(np.isfinite(weights)) or np.any(weights < 0):
-            raise ValueError(f"weights must be {r} finite non-negative numbers")
+            raise InputError(f"weights must be {r} finite non-negative numbers")
     return RuleAgreement(pack_rules(T), r, weights).similarity_matrix()
 
 
@@ -715,7 +716,7 @@ class ISCA(ClusterMixin, BaseEstimator):
         if not self.supervised:
             return validate_data(self, X, dtype=np.float64, order="C"), None
         if y is None:
-            raise ValueError("ss-isca needs target columns (--targets NAME,...): "
+            raise InputError("ss-isca needs target columns (--targets NAME,...): "
                              "fit(X, y) with y of shape (n_samples,) or (n_samples, n_targets)")
         X, Y = validate_data(self, X, y, dtype=np.float64, order="C", multi_output=True,
                              y_numeric=True)
@@ -750,7 +751,7 @@ class ISCA(ClusterMixin, BaseEstimator):
         n = X.shape[0]
         check_n_clusters(self.n_clusters, n)
         if self.similarity == "importance" and (Y is None or Y.shape[1] != 1):
-            raise ValueError("similarity='importance' weights the rules by how well they predict "
+            raise InputError("similarity='importance' weights the rules by how well they predict "
                              "one target: it needs supervised=True (ss-isca) and exactly one "
                              f"target column, got {'none' if Y is None else Y.shape[1]}")
         rng = check_random_state(self.random_state)

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ensemblekit.errors import InputError
+
 from ..constraints import MAX_TREES, Constraint
 
 __all__ = ["ISLE_CONSTRAINTS", "TREE_SIZES", "ISLEEnsemble", "default_sample_size",
@@ -200,7 +202,7 @@ def generate_isle(X, y, *, n_estimators: int = 200, max_depth: int | None = 3,
     y = np.asarray(y, dtype=np.float64)
     n = X.shape[0]
     if y.shape != (n,):
-        raise ValueError(f"y must have shape ({n},), got {y.shape}")
+        raise InputError(f"y must have shape ({n},), got {y.shape}")
     _check_isle_params(n_estimators, max_depth, max_samples, learning_rate, max_features,
                        min_samples_leaf, tree_size, bootstrap)
     if bootstrap:
@@ -251,5 +253,5 @@ def _check_isle_params(n_estimators, max_depth, max_samples, learning_rate, max_
                         ("tree_size", tree_size), ("bootstrap", bootstrap)):
         ISLE_CONSTRAINTS[name].check(value, name, "generate_isle")
     if tree_size == "random" and max_depth is None:
-        raise ValueError("tree_size='random' needs max_depth (the mean size is 2**max_depth "
+        raise InputError("tree_size='random' needs max_depth (the mean size is 2**max_depth "
                          "leaves)")

@@ -50,6 +50,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from ensemblekit.errors import InputError
+
 from ..constraints import Constraint, validate_params
 from ..trust import (
     CheckContext,
@@ -298,15 +300,15 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         validate_params(self)
         if self.method in ("oob", "mean"):
             if self.basis != "trees":
-                raise ValueError(f"method={self.method!r} weights trees: it needs basis='trees'")
+                raise InputError(f"method={self.method!r} weights trees: it needs basis='trees'")
             if self.learning_rate != 0:
-                raise ValueError(f"method={self.method!r} averages trees that each predict y: it "
+                raise InputError(f"method={self.method!r} averages trees that each predict y: it "
                                  f"needs learning_rate=0, got {self.learning_rate!r}")
         if (self.method == "oob" and not self.bootstrap and self.max_samples is not None
                 and self.max_samples >= 1):
-            raise ValueError("method='oob' needs out-of-bag rows: max_samples must be < 1")
+            raise InputError("method='oob' needs out-of-bag rows: max_samples must be < 1")
         if self.tree_size == "random" and self.max_depth is None:
-            raise ValueError("tree_size='random' needs max_depth (the mean size is "
+            raise InputError("tree_size='random' needs max_depth (the mean size is "
                              "2**max_depth leaves)")
 
     def fit(self, X, y):
@@ -334,7 +336,7 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         y = np.asarray(y, dtype=np.float64)
         n = X.shape[0]
         if n < 2:
-            raise ValueError(f"n_samples={n}: a rule ensemble needs at least 2 instances")
+            raise InputError(f"n_samples={n}: a rule ensemble needs at least 2 instances")
         rng = check_random_state(self.random_state)
         isle_seed, cv_seed = (int(s) for s in rng.randint(np.iinfo(np.int32).max, size=2))
         ensemble = generate_isle(X, y, n_estimators=self.n_estimators, max_depth=self.max_depth,
@@ -422,7 +424,7 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
 
     def _fit_oob(self, outputs, oob, y, folds) -> None:
         if not oob.any():
-            raise ValueError("method='oob' needs out-of-bag rows, but every tree's subsample "
+            raise InputError("method='oob' needs out-of-bag rows, but every tree's subsample "
                              "holds every row; lower max_samples")
         errors = np.where(oob, y[:, None] - outputs, 0.0)
         scale = float(np.sqrt(np.mean(errors[oob] ** 2)))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ensemblekit.errors import InputError
+
 
 def _check_labels(a, b, names):
     """Validate a pair of label vectors; return them as 1-D arrays."""
@@ -12,15 +14,15 @@ def _check_labels(a, b, names):
     b = np.asarray(b)
     for arr, name in ((a, first), (b, second)):
         if arr.ndim != 1:
-            raise ValueError(f"{name} must be a 1-D array of labels, got shape {arr.shape}")
+            raise InputError(f"{name} must be a 1-D array of labels, got shape {arr.shape}")
         if arr.dtype.kind == "f" and np.isnan(arr).any():
-            raise ValueError(f"{name} contains missing values (NaN); drop those rows first")
+            raise InputError(f"{name} contains missing values (NaN); drop those rows first")
     if a.shape[0] != b.shape[0]:
-        raise ValueError(
+        raise InputError(
             f"{first} and {second} have different lengths ({a.shape[0]} and {b.shape[0]})"
         )
     if a.shape[0] == 0:
-        raise ValueError(f"{first} and {second} are empty; a score needs at least one label")
+        raise InputError(f"{first} and {second} are empty; a score needs at least one label")
     return a, b
 
 
@@ -32,19 +34,19 @@ def _check_values(a, b, names):
         try:
             arr = np.asarray(arr, dtype=np.float64)
         except (TypeError, ValueError):
-            raise ValueError(f"{name} must hold numbers") from None
+            raise InputError(f"{name} must hold numbers") from None
         if arr.ndim != 1:
-            raise ValueError(f"{name} must be a 1-D array of numbers, got shape {arr.shape}")
+            raise InputError(f"{name} must be a 1-D array of numbers, got shape {arr.shape}")
         if np.isnan(arr).any():
-            raise ValueError(f"{name} contains missing values (NaN); drop those rows first")
+            raise InputError(f"{name} contains missing values (NaN); drop those rows first")
         if np.isinf(arr).any():
-            raise ValueError(f"{name} contains an infinite value")
+            raise InputError(f"{name} contains an infinite value")
         out.append(arr)
     a, b = out
     if a.shape[0] != b.shape[0]:
-        raise ValueError(
+        raise InputError(
             f"{first} and {second} have different lengths ({a.shape[0]} and {b.shape[0]})"
         )
     if a.shape[0] == 0:
-        raise ValueError(f"{first} and {second} are empty; a score needs at least one value")
+        raise InputError(f"{first} and {second} are empty; a score needs at least one value")
     return a, b

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ensemblekit.errors import InputError
 from ensemblekit.safejson import plain as _plain  # JSON-ready: NaN and inf as None
 from ensemblekit.scores._common import _check_labels
 
@@ -89,36 +90,36 @@ def _check_classification(y_true, proba):
     y = np.asarray(y_true)
     p = np.asarray(proba, dtype=float)
     if y.ndim != 1:
-        raise ValueError(f"y_true must be a 1-D array of class codes, got shape {y.shape}")
+        raise InputError(f"y_true must be a 1-D array of class codes, got shape {y.shape}")
     if p.ndim != 2:
-        raise ValueError(f"proba must be a 2-D array of shape (n, C), got shape {p.shape}")
+        raise InputError(f"proba must be a 2-D array of shape (n, C), got shape {p.shape}")
     if p.shape[0] != y.shape[0]:
-        raise ValueError(
+        raise InputError(
             f"y_true and proba have different numbers of instances ({y.shape[0]} and {p.shape[0]})"
         )
     if y.shape[0] == 0:
-        raise ValueError("y_true and proba are empty; an evaluation needs at least one instance")
+        raise InputError("y_true and proba are empty; an evaluation needs at least one instance")
     n_classes = p.shape[1]
     if n_classes == 0:
-        raise ValueError("proba has no columns; it needs one column per declared class")
+        raise InputError("proba has no columns; it needs one column per declared class")
     if y.dtype.kind == "f":
         if not np.all(np.isfinite(y)) or np.any(y != np.round(y)):
-            raise ValueError("y_true must hold integer class codes (no NaN, no fractions)")
+            raise InputError("y_true must hold integer class codes (no NaN, no fractions)")
     elif y.dtype.kind not in "iub":
-        raise ValueError(f"y_true must hold integer class codes, got dtype {y.dtype}")
+        raise InputError(f"y_true must hold integer class codes, got dtype {y.dtype}")
     y = y.astype(np.int64)
     if y.min() < 0 or y.max() >= n_classes:
-        raise ValueError(
+        raise InputError(
             f"y_true holds class codes outside 0..{n_classes - 1} (proba has {n_classes} columns)"
         )
     if not np.all(np.isfinite(p)):
-        raise ValueError("proba contains NaN or infinite values")
+        raise InputError("proba contains NaN or infinite values")
     if p.min() < 0 or p.max() > 1:
-        raise ValueError("proba values must lie in [0, 1]")
+        raise InputError("proba values must lie in [0, 1]")
     sums = p.sum(axis=1)
     bad = np.flatnonzero(np.abs(sums - 1.0) > _SUM_TOL)
     if bad.size:
-        raise ValueError(
+        raise InputError(
             f"each row of proba must sum to 1; row {bad[0]} sums to {sums[bad[0]]:.6g}"
         )
     return y, p
@@ -154,7 +155,7 @@ def predicted_class(proba) -> np.ndarray:
     """
     p = np.asarray(proba, dtype=float)
     if p.ndim != 2 or p.shape[1] == 0:
-        raise ValueError(f"proba must be a 2-D array of shape (n, C), got shape {p.shape}")
+        raise InputError(f"proba must be a 2-D array of shape (n, C), got shape {p.shape}")
     return np.argmax(p, axis=1).astype(np.int64)  # numpy's argmax returns the first maximum
 
 
@@ -182,15 +183,15 @@ def confusion_matrix(y_true, y_pred, n_classes: int) -> np.ndarray:
     a = np.asarray(y_true)
     b = np.asarray(y_pred)
     if int(n_classes) != n_classes or n_classes < 1:
-        raise ValueError(f"n_classes must be a positive integer, got {n_classes!r}")
+        raise InputError(f"n_classes must be a positive integer, got {n_classes!r}")
     n_classes = int(n_classes)
     for arr, name in ((a, "y_true"), (b, "y_pred")):
         if arr.ndim != 1:
-            raise ValueError(f"{name} must be a 1-D array of class codes, got shape {arr.shape}")
+            raise InputError(f"{name} must be a 1-D array of class codes, got shape {arr.shape}")
         if arr.size and (arr.dtype.kind not in "iu" or arr.min() < 0 or arr.max() >= n_classes):
-            raise ValueError(f"{name} must hold integer class codes in 0..{n_classes - 1}")
+            raise InputError(f"{name} must hold integer class codes in 0..{n_classes - 1}")
     if a.shape[0] != b.shape[0]:
-        raise ValueError(f"y_true and y_pred have different lengths ({a.shape[0]} and {b.shape[0]})")
+        raise InputError(f"y_true and y_pred have different lengths ({a.shape[0]} and {b.shape[0]})")
     flat = np.bincount(a.astype(np.int64) * n_classes + b.astype(np.int64),
                        minlength=n_classes * n_classes)
     return flat.reshape(n_classes, n_classes).astype(np.int64)
@@ -221,15 +222,15 @@ def class_priors(prior_counts, n_classes: int, n_instances: int | None = None) -
     """
     c = np.asarray(prior_counts, dtype=float)
     if c.ndim not in (1, 2) or c.shape[-1] != n_classes:
-        raise ValueError(
+        raise InputError(
             f"prior_counts must have shape ({n_classes},) or (n, {n_classes}), got {c.shape}"
         )
     if c.ndim == 2 and n_instances is not None and c.shape[0] != n_instances:
-        raise ValueError(
+        raise InputError(
             f"prior_counts has {c.shape[0]} rows but there are {n_instances} test instances"
         )
     if not np.all(np.isfinite(c)) or np.any(c < 0):
-        raise ValueError("prior_counts must be non-negative finite class counts")
+        raise InputError("prior_counts must be non-negative finite class counts")
     smoothed = c + 1.0
     return smoothed / smoothed.sum(axis=-1, keepdims=True)
 
@@ -439,7 +440,7 @@ def per_class_scores(confusion) -> dict[str, np.ndarray]:
     """
     cm = np.asarray(confusion, dtype=float)
     if cm.ndim != 2 or cm.shape[0] != cm.shape[1] or cm.shape[0] == 0:
-        raise ValueError(f"confusion must be a square (C, C) matrix, got shape {cm.shape}")
+        raise InputError(f"confusion must be a square (C, C) matrix, got shape {cm.shape}")
     tp = np.diag(cm)
     actual = cm.sum(axis=1)
     predicted = cm.sum(axis=0)
@@ -482,7 +483,7 @@ def weighted_average(values, support) -> float:
     v = np.asarray(values, dtype=float)
     s = np.asarray(support, dtype=float)
     if v.shape != s.shape or v.ndim != 1:
-        raise ValueError(f"values and support must be 1-D of equal length, got {v.shape}, {s.shape}")
+        raise InputError(f"values and support must be 1-D of equal length, got {v.shape}, {s.shape}")
     present = s > 0
     if not present.any():
         return float("nan")
@@ -514,7 +515,7 @@ def _averaged(name, y_true, proba, average):
         return weighted_average(scores[name], scores["support"])
     if average == "macro":
         return _macro(cm, name)
-    raise ValueError(f"average must be None, 'weighted' or 'macro', got {average!r}")
+    raise InputError(f"average must be None, 'weighted' or 'macro', got {average!r}")
 
 
 def precision(y_true, proba, average: str | None = "weighted"):
@@ -571,7 +572,7 @@ def mcc(y_true, proba, average: str | None = "weighted"):
     ``sklearn.metrics.matthews_corrcoef``.
     """
     if average not in (None, "weighted"):
-        raise ValueError(f"average must be None or 'weighted', got {average!r}")
+        raise InputError(f"average must be None or 'weighted', got {average!r}")
     return _averaged("mcc", y_true, proba, average)
 
 
@@ -643,7 +644,7 @@ def prc_area(y_true, proba, k: int) -> float:
 
 def _check_class_index(k, n_classes):
     if isinstance(k, bool) or int(k) != k or not 0 <= k < n_classes:
-        raise ValueError(f"class index k must be an integer in 0..{n_classes - 1}, got {k!r}")
+        raise InputError(f"class index k must be an integer in 0..{n_classes - 1}, got {k!r}")
     return int(k)
 
 
@@ -784,7 +785,7 @@ def classification_report(y_true, proba, prior_counts, class_names=None) -> Clas
     else:
         names = tuple(str(c) for c in class_names)
         if len(names) != n_classes:
-            raise ValueError(f"class_names has {len(names)} names but proba has {n_classes} columns")
+            raise InputError(f"class_names has {len(names)} names but proba has {n_classes} columns")
     cm = confusion_matrix(y, predicted_class(p), n_classes)
     scores = per_class_scores(cm)
     support = scores.pop("support")
@@ -875,7 +876,7 @@ def from_labels(figure, y_true, y_pred, average: str | None = None) -> float:
     y_true = np.asarray(y_true, dtype=np.intp)
     y_pred = np.asarray(y_pred, dtype=np.intp)
     if y_true.ndim != 1 or y_pred.shape != y_true.shape or y_true.size == 0:
-        raise ValueError(f"y_true and y_pred must be 1-D of one non-zero length, got "
+        raise InputError(f"y_true and y_pred must be 1-D of one non-zero length, got "
                          f"shapes {y_true.shape} and {y_pred.shape}")
     n_classes = int(max(y_true.max(), y_pred.max())) + 1
     proba = np.zeros((y_pred.size, n_classes))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ensemblekit.errors import InputError
 from ensemblekit.scores._common import _check_labels
 
 
@@ -404,25 +405,25 @@ def _check_internal(X, labels, min_clusters=1):
     """Validate ``X`` and ``labels`` for an internal index; return (X, codes, n_clusters)."""
     X = np.asarray(X)
     if X.ndim != 2:
-        raise ValueError(f"X must be a 2-D array (n_samples, n_features), got shape {X.shape}")
+        raise InputError(f"X must be a 2-D array (n_samples, n_features), got shape {X.shape}")
     if X.dtype.kind not in "biuf":
-        raise ValueError(f"X must be numeric, got dtype {X.dtype}")
+        raise InputError(f"X must be numeric, got dtype {X.dtype}")
     X = X.astype(np.float64, copy=False)
     if not np.isfinite(X).all():
-        raise ValueError("X contains NaN or infinite values; impute or drop them first")
+        raise InputError("X contains NaN or infinite values; impute or drop them first")
     labels = np.asarray(labels)
     if labels.ndim != 1:
-        raise ValueError(f"labels must be a 1-D array, got shape {labels.shape}")
+        raise InputError(f"labels must be a 1-D array, got shape {labels.shape}")
     if labels.dtype.kind == "f" and np.isnan(labels).any():
-        raise ValueError("labels contain missing values (NaN)")
+        raise InputError("labels contain missing values (NaN)")
     if labels.shape[0] != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but labels has {labels.shape[0]} entries")
+        raise InputError(f"X has {X.shape[0]} rows but labels has {labels.shape[0]} entries")
     if X.shape[0] < 2:
-        raise ValueError(f"an internal index needs at least 2 instances, got {X.shape[0]}")
+        raise InputError(f"an internal index needs at least 2 instances, got {X.shape[0]}")
     _, codes = np.unique(labels, return_inverse=True)
     n_clusters = int(codes.max()) + 1
     if n_clusters < min_clusters:
-        raise ValueError(f"the index needs at least {min_clusters} clusters, got {n_clusters}")
+        raise InputError(f"the index needs at least {min_clusters} clusters, got {n_clusters}")
     return X, codes.astype(np.intp), n_clusters
 
 
@@ -657,7 +658,7 @@ def connectivity(X, labels, n_neighbors=CONNECTIVITY_NEIGHBOURS):
     from scipy.spatial.distance import cdist
 
     if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
-        raise ValueError(f"n_neighbors must be an integer >= 1, got {n_neighbors!r}")
+        raise InputError(f"n_neighbors must be an integer >= 1, got {n_neighbors!r}")
     X, codes, _ = _check_internal(X, labels)
     n = X.shape[0]
     L = min(int(n_neighbors), n - 1)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ensemblekit.errors import InputError
 from ensemblekit.safejson import plain as _plain  # JSON-ready: NaN and inf as None
 from ensemblekit.scores._common import _check_values
 
@@ -185,7 +186,7 @@ def _train_mean(train_mean, n):
     if m.ndim == 0:
         m = np.full(n, float(m))
     if m.shape != (n,) or not np.all(np.isfinite(m)):
-        raise ValueError(f"train_mean must be a finite number or an array of shape ({n},)")
+        raise InputError(f"train_mean must be a finite number or an array of shape ({n},)")
     return m
 
 
