@@ -14,6 +14,8 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ensemblekit.errors import InputError
+
 from ..class_domain import N_CLASSES, declared_classes, widen_proba
 from ..constraints import Constraint, validate_params
 from ..trust import (
@@ -47,6 +49,22 @@ def _check_cart(est, ctx: CheckContext) -> None:
         if inner.dtype.kind != classes.dtype.kind or not np.array_equal(inner, classes):
             ctx.fail("classes_ are not the tree's classes")
     class_codes(ctx, inner, "tree_.classes_", classes.size)
+
+
+
+def _check_float32_range(X) -> None:
+    """Refuse values scikit-learn's trees cannot hold: they cast ``X`` to float32.
+
+    Raises
+    ------
+    InputError
+        When a finite value of ``X`` lies beyond float32's range (about 3.4e38), so
+        that the cast would make it infinite.
+    """
+    if np.any(np.abs(np.asarray(X, dtype=np.float64)) > np.finfo(np.float32).max):
+        raise InputError("Input X contains a value too large for dtype('float32'): "
+                         "cart-entropy grows scikit-learn's float32 trees, which hold values "
+                         "up to about 3.4e38")
 
 
 class CartEntropyTree(ClassifierMixin, BaseEstimator):
@@ -177,6 +195,7 @@ class CartEntropyTree(ClassifierMixin, BaseEstimator):
         """
         validate_params(self)
         X, y = validate_data(self, X, y, ensure_all_finite="allow-nan")
+        _check_float32_range(X)
         check_classification_targets(y)
         if self.n_classes is not None:
             declared_classes(y, self.n_classes)  # checks the codes
@@ -194,7 +213,9 @@ class CartEntropyTree(ClassifierMixin, BaseEstimator):
 
     def _validated_X(self, X):
         check_is_fitted(self, "tree_")
-        return validate_data(self, X, reset=False, ensure_all_finite="allow-nan")
+        X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan")
+        _check_float32_range(X)
+        return X
 
     def predict(self, X):
         """Predict the class of each row.
