@@ -21,7 +21,7 @@ from ensemblekit import api
 from ensemblekit.cli import app
 from ensemblekit.results import Clustering, Comparison, FittedModel, ModelEvaluation, to_json
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
 IRIS = str(SAMPLE / "iris.arff")
 VOTE = str(SAMPLE / "vote.arff")

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 from sklearn import metrics as skm
 
-import hostile_models as H
 from ensemblekit import api
 from ensemblekit.metrics import METRICS, REPORT_METRICS
-from support import SAMPLE_DATA, run_cli
+
+from ektesting import hostile_models as H
+from ektesting.support import SAMPLE_DATA, run_cli
 
 IRIS = SAMPLE_DATA / "iris.arff"
 VOTE = SAMPLE_DATA / "vote.arff"

@@ -23,9 +23,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ensemblekit import api, registry
 from ensemblekit.constraints import Constraint, validate_params
-from support import run_cli as run
 
-VOTE = str(Path(__file__).resolve().parents[1] / "sample_data" / "vote.arff")
+from ektesting.support import run_cli as run
+
+VOTE = str(Path(__file__).resolve().parents[2] / "sample_data" / "vote.arff")
 
 
 class PriorClassifier(ClassifierMixin, BaseEstimator):

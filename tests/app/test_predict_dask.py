@@ -8,9 +8,10 @@ from unittest import mock
 
 import pytest
 
-import support
 from ensemblekit import api
 from ensemblekit.report import OUTPUT_FORMATS, format_prediction_stream
+
+from ektesting import support
 
 LETTER = support.data_path("letter-300.arff")
 #: The task prefix of predict on a cluster (its function's name, without the leading "_").

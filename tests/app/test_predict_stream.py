@@ -15,7 +15,8 @@ import pytest
 from ensemblekit import api, streaming
 from ensemblekit.data import DataError, Schema
 from ensemblekit.report import OUTPUT_FORMATS, format_predictions, prediction_rows
-from support import data_path, run_cli
+
+from ektesting.support import data_path, run_cli
 
 FORMATS = OUTPUT_FORMATS
 

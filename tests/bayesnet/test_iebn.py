@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from bn_reference import literal_k2, random_data, ref_posterior
 from ensemblekit.bayesnet.classifier import K2Classifier
 from ensemblekit.bayesnet.inner import (
     InnerEnsembleK2Classifier,
@@ -26,7 +25,9 @@ from ensemblekit.bayesnet.inner import (
 )
 from ensemblekit.bayesnet.k2 import k2_search, loo_posteriors, loo_score
 from ensemblekit.data import load_dataset
-from support import data_path
+
+from ektesting.bn_reference import literal_k2, random_data, ref_posterior
+from ektesting.support import data_path
 
 
 # --------------------------------------------------------------------------

@@ -22,7 +22,8 @@ from ensemblekit.classifiers.bagging import (
 )
 from ensemblekit.classifiers.cart import CartEntropyTree
 from ensemblekit.data import load_dataset
-from support import data_path
+
+from ektesting.support import data_path
 
 
 @parametrize_with_checks([BaggedTreeClassifier(n_estimators=3, tree="cart-entropy", random_state=0)])

@@ -1,6 +1,6 @@
 """C45Tree (Weka's J48) on cases worked out by hand, its scikit-learn contract and its errors.
 
-The agreement with Weka itself on 21 UCI files is tests/test_c45_weka.py; here every
+The agreement with Weka itself on 21 UCI files is test_c45_weka.py; here every
 expected value is derived from the rules of C4.5 release 8 independently of the code.
 """
 
@@ -14,7 +14,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ensemblekit.classifiers.c45 import C45Tree, add_errors, grow_c45, weka_number
 from ensemblekit.constraints import InvalidParameterError
-from support import load_coded
+
+from ektesting.support import load_coded
 
 # weather.nominal (Quinlan's 14 days): outlook, temperature, humidity, windy -> play
 OUTLOOK = ["sunny", "overcast", "rainy"]

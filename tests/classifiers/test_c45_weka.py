@@ -21,8 +21,9 @@ import numpy as np
 import pytest
 
 from ensemblekit.classifiers.c45 import C45Tree
-from support import data_path, load_coded
-from weka_tools import needs_weka, run_weka
+
+from ektesting.support import data_path, load_coded
+from ektesting.weka_tools import needs_weka, run_weka
 
 FILES = ["vote", "breast-cancer", "credit-a", "colic", "hepatitis", "soybean", "audiology",
          "labor", "mushroom", "iris", "glass", "diabetes", "segment", "anneal", "heart-c",

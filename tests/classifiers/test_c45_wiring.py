@@ -20,8 +20,9 @@ import pytest
 from ensemblekit import api, registry
 from ensemblekit.classifiers.c45 import C45Tree
 from ensemblekit.classifiers.cart import CartEntropyTree
-from support import data_path, load_coded, run_cli
-from weka_tools import needs_weka, run_weka
+
+from ektesting.support import data_path, load_coded, run_cli
+from ektesting.weka_tools import needs_weka, run_weka
 
 VOTE = data_path("vote.arff")
 

@@ -16,8 +16,8 @@ import sys
 import numpy as np
 import pytest
 
-import hostile_models as H
-from support import SAMPLE_DATA
+from ektesting import hostile_models as H
+from ektesting.support import SAMPLE_DATA
 
 VOTE = SAMPLE_DATA / "vote.arff"
 

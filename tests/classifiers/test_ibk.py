@@ -20,7 +20,8 @@ from ensemblekit.classifiers import ibk as ibk_module
 from ensemblekit.classifiers.ibk import IBk
 from ensemblekit.constraints import InvalidParameterError
 from ensemblekit.trust import DamagedModelError, check_model
-from support import data_path, load_coded
+
+from ektesting.support import data_path, load_coded
 
 nan = np.nan
 

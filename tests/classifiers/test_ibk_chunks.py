@@ -21,8 +21,9 @@ from ensemblekit import api, streaming
 from ensemblekit.classifiers.ibk import IBk
 from ensemblekit.data import load_dataset
 from ensemblekit.report import format_prediction_stream
-from support import data_path, run_cli
-from weka_tools import needs_weka, run_weka
+
+from ektesting.support import data_path, run_cli
+from ektesting.weka_tools import needs_weka, run_weka
 
 N_TRAIN = 600
 
@@ -147,7 +148,7 @@ def test_cli_output_does_not_depend_on_the_chunk_size(split, tmp_path, monkeypat
 # --------------------------------------------------------------------------- Dask
 @pytest.fixture(scope="module")
 def cluster():
-    """A LocalCluster of two one-thread worker processes, as tests/test_predict_dask.py starts."""
+    """A LocalCluster of two one-thread worker processes, as tests/app/test_predict_dask.py starts."""
     distributed = pytest.importorskip("distributed")
     with mock.patch.dict(os.environ), distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",

@@ -23,8 +23,9 @@ import pytest
 from ensemblekit import api
 from ensemblekit.classifiers.ibk import IBk
 from ensemblekit.data import load_dataset
-from support import data_path
-from weka_tools import needs_weka, run_weka
+
+from ektesting.support import data_path
+from ektesting.weka_tools import needs_weka, run_weka
 
 FILES = ["vote", "colic", "credit-a", "hepatitis", "labor", "iris", "glass", "diabetes",
          "breast-cancer", "heart-c", "soybean"]

@@ -11,10 +11,10 @@ import arff
 import numpy as np
 import pytest
 
-from support import data_path
-from support import run_cli as run
+from ektesting.support import data_path
+from ektesting.support import run_cli as run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
 IRIS = str(SAMPLE / "iris.arff")
 VOTE = str(SAMPLE / "vote.arff")

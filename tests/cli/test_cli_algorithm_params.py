@@ -17,7 +17,8 @@ import pytest
 
 from ensemblekit import registry
 from ensemblekit.constraints import Constraint
-from support import run_cli as run
+
+from ektesting.support import run_cli as run
 
 NAMES = list(registry.ALGORITHMS)
 

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from ensemblekit import metrics as M
-from support import run_cli as run
 
-ROOT = Path(__file__).resolve().parents[1]
+from ektesting.support import run_cli as run
+
+ROOT = Path(__file__).resolve().parents[2]
 IRIS = str(ROOT / "sample_data" / "iris.arff")
 
 

@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 from ensemblekit import registry
-from support import run_cli as run
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
+from ektesting.support import run_cli as run
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 HOUSING = SAMPLE / "housing.arff"
 IRIS = SAMPLE / "iris.arff"
 

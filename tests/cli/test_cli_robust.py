@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from ensemblekit import cli
 from ensemblekit.report import printable, safe_text
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
 IRIS = str(SAMPLE / "iris.arff")
 

@@ -7,7 +7,6 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import support
 from ensemblekit.clustering.inner_kmeans import (
     InnerEnsembleKMeans,
     _draw_feature_weights,
@@ -18,6 +17,8 @@ from ensemblekit.clustering.inner_kmeans import (
     _vote_assign,
 )
 from ensemblekit.clustering.kmeans import KMeans, initial_centers
+
+from ektesting import support
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 

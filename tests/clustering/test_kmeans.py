@@ -9,7 +9,6 @@ from sklearn.cluster import KMeans as SkKMeans
 from sklearn.cluster import kmeans_plusplus
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import support
 from ensemblekit.clustering.kmeans import (
     KMeans,
     apply_scaling,
@@ -17,6 +16,8 @@ from ensemblekit.clustering.kmeans import (
     initial_centers,
     undo_scaling,
 )
+
+from ektesting import support
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 

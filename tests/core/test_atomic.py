@@ -29,7 +29,7 @@ from ensemblekit.atomic import (
     write_error_message,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 IRIS = str(ROOT / "sample_data" / "iris.arff")
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="links, devices and signals of POSIX systems")

@@ -18,7 +18,7 @@ from joblib import cpu_count, effective_n_jobs
 from ensemblekit import experiment
 from ensemblekit.data import load_dataset
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_data"
 IRIS = str(SAMPLES / "iris.arff")
 VOTE = str(SAMPLES / "vote.arff")

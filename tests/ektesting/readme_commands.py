@@ -6,7 +6,7 @@ need a ``big/`` folder or a Dask scheduler are left out). Each runs with ``bash 
 a scratch folder that holds a link to ``sample_data/``, one after the other, so later
 commands see the model files earlier ones wrote.
 
-``python tests/golden/readme_commands.py`` writes the expected outputs under
+``python tests/ektesting/readme_commands.py`` writes the expected outputs under
 ``tests/golden/readme/``; they were generated from the code before the application
 layer was split out of the command line (issue 17), and must not be regenerated to make
 a failing test pass: a change of output is a change of behaviour. They are regenerated
@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-EXPECTED = Path(__file__).resolve().parent / "readme"
+EXPECTED = ROOT / "tests" / "golden" / "readme"
 
 # (name, shell command, files whose bytes are compared too)
 COMMANDS: list[tuple[str, str, tuple[str, ...]]] = [

@@ -1,4 +1,4 @@
-"""Shared paths and helpers of the test suite (importable: ``tests/`` is on pytest's path).
+"""Shared paths and helpers of the test suite (``ektesting.support``; ``tests/`` is on pytest's path).
 
 Fixtures built on these live in ``conftest.py``; plain names (paths, a loader, the CLI
 runner) live here so test modules can use them at import time, in parametrize lists.
@@ -11,11 +11,11 @@ from pathlib import Path
 import arff
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Small real UCI files shipped with the project (one copy of each data file).
 SAMPLE_DATA = ROOT / "sample_data"
 #: Test-only data files (those not shipped in sample_data/).
-TEST_DATA = Path(__file__).resolve().parent / "data"
+TEST_DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def data_path(name: str) -> Path:

@@ -18,11 +18,12 @@ from ensemblekit.experiment import Protocol, Score
 from ensemblekit.report import format_pvalue, verdict_lines
 from ensemblekit.results import Comparison, to_json
 
+from ektesting.support import run_cli as run
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from support import run_cli as run
 from test_stats import DEMSAR_TABLE6  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
 DEMSAR_NAMES = ["C4.5", "C4.5+m", "C4.5+cf", "C4.5+m+cf"]
 

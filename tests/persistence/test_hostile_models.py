@@ -17,10 +17,11 @@ from pathlib import Path
 
 import pytest
 
-import hostile_models as H
 from ensemblekit.persistence import ModelFileError, _skops_io, load_model
 
-ROOT = Path(__file__).resolve().parents[1]
+from ektesting import hostile_models as H
+
+ROOT = Path(__file__).resolve().parents[2]
 IRIS = ROOT / "sample_data" / "iris.arff"
 VOTE = ROOT / "sample_data" / "vote.arff"
 

@@ -34,7 +34,6 @@ from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, OneHotEncod
 from sklearn.tree import DecisionTreeClassifier
 
 import ensemblekit
-import hostile_models as H
 from ensemblekit import registry
 from ensemblekit.classifiers.cart import CartEntropyTree
 from ensemblekit.data import load_dataset
@@ -48,9 +47,11 @@ from ensemblekit.persistence import (
     read_metadata,
     save_model,
 )
-from support import data_path
 
-ROOT = Path(__file__).resolve().parents[1]
+from ektesting import hostile_models as H
+from ektesting.support import data_path
+
+ROOT = Path(__file__).resolve().parents[2]
 IRIS = ROOT / "sample_data" / "iris.arff"
 VOTE = ROOT / "sample_data" / "vote.arff"
 LABOR = data_path("labor.arff")  # numeric and nominal attributes, missing values
@@ -263,7 +264,7 @@ def test_same_bytes_across_processes(tmp_path, kind):
     script = textwrap.dedent(
         f"""
         import sys
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(Path(__file__).parents[1])!r}]
         import test_persistence as t
         est, _ = t._model({kind!r})
         t.save_model(sys.argv[1], est, t.META)
@@ -715,7 +716,7 @@ def test_skops_imported_without_the_estimator_scan_keeps_the_policy(tmp_path):
         names = utils.get_public_type_names(module=scipy.special, oftype=np.ufunc)
         assert any(n.endswith(".gammaln") for n in names), "the real ufunc scan was not put back"
         assert not any(type(f).__module__ == "ensemblekit._imports" for f in sys.meta_path)
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(Path(__file__).parents[1])!r}]
         import test_persistence as t
         root = pathlib.Path({str(tmp_path)!r})
         for kind in t.ROUND_TRIP_KINDS:

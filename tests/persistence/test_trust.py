@@ -12,9 +12,10 @@ import pytest
 
 from ensemblekit import registry, trust
 from ensemblekit.persistence import _nodes, _skops_io
-from support import data_path, registry_dataset
 
-ROOT = Path(__file__).resolve().parents[1]
+from ektesting.support import data_path, registry_dataset
+
+ROOT = Path(__file__).resolve().parents[2]
 # mixed numeric and nominal attributes with missing values: every preprocessing path is stored
 LABOR = data_path("labor.arff")
 HOUSING = ROOT / "sample_data" / "housing.arff"

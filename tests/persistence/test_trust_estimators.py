@@ -20,9 +20,10 @@ from typer.testing import CliRunner
 
 from ensemblekit import registry, trust
 from ensemblekit.persistence import ModelFileError, load_model, save_model
-from support import data_path, registry_dataset
 
-ROOT = Path(__file__).resolve().parents[1]
+from ektesting.support import data_path, registry_dataset
+
+ROOT = Path(__file__).resolve().parents[2]
 LABOR = data_path("labor.arff")  # numeric and nominal attributes, missing values
 HOUSING = ROOT / "sample_data" / "housing.arff"  # regression
 IRIS = ROOT / "sample_data" / "iris.arff"
@@ -428,7 +429,7 @@ def test_a_crafted_huge_n_classes_is_refused_without_allocating_it():
 
     code = (
         "import copy, resource, sys\n"
-        "sys.path.insert(0, 'tests')\n"
+        "sys.path[:0] = ['tests/persistence', 'tests']\n"
         "from test_trust_estimators import _fitted\n"
         "from ensemblekit import trust\n"
         "model = copy.deepcopy(_fitted('k2'))\n"
@@ -440,6 +441,6 @@ def test_a_crafted_huge_n_classes_is_refused_without_allocating_it():
         "    print(type(exc).__name__, exc)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=Path(__file__).resolve().parents[1])
+                          cwd=ROOT)
     assert done.stdout.startswith("DamagedModelError"), (done.stdout, done.stderr)
     assert "n_classes it declares" in done.stdout

@@ -16,10 +16,11 @@ from ensemblekit.discretize import (
     equal_frequency_cut_points,
     mdl_cut_points,
 )
-from support import data_path
-from weka_tools import needs_weka, run_weka
 
-ROOT = Path(__file__).resolve().parents[1]
+from ektesting.support import data_path
+from ektesting.weka_tools import needs_weka, run_weka
+
+ROOT = Path(__file__).resolve().parents[2]
 IRIS = ROOT / "sample_data" / "iris.arff"
 GLASS = ROOT / "sample_data" / "glass.arff"
 DIABETES = data_path("diabetes.arff")

@@ -17,9 +17,10 @@ import arff
 import numpy as np
 import pytest
 
-import support
 from ensemblekit.api import UsageError, data_files
 from ensemblekit.data import DataError, load_dataset
+
+from ektesting import support
 
 IRIS = support.data_path("iris.arff")
 

@@ -15,7 +15,7 @@ import pytest
 
 from ensemblekit.data import Attribute, DataError, Dataset, Schema, load_dataset, write_arff
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 nan = np.nan
 
 

@@ -25,9 +25,10 @@ from ensemblekit.classifiers.bagging import BaggedTreeClassifier
 from ensemblekit.classifiers.cart import CartEntropyTree
 from ensemblekit.lazy.lazy_bagging import LazyBaggingClassifier
 from ensemblekit.lazy.lazy_stacking import LazyStackingClassifier
-from support import data_path
-from weka_report import parse_weka_predictions
-from weka_tools import k2_options, needs_weka, run_weka
+
+from ektesting.support import data_path
+from ektesting.weka_report import parse_weka_predictions
+from ektesting.weka_tools import k2_options, needs_weka, run_weka
 
 CLASSIFIERS = sorted(name for name, spec in registry.ALGORITHMS.items()
                      if spec.task == registry.CLASSIFICATION)

@@ -33,7 +33,7 @@ from ensemblekit import registry
 from ensemblekit.constraints import Constraint, InvalidParameterError, validate_params
 from ensemblekit.data import load_dataset
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
 
 #: The one entry whose estimator is not ensemblekit's (scikit-learn's KNeighborsClassifier,

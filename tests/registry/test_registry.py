@@ -4,7 +4,8 @@ import pytest
 
 from ensemblekit import registry
 from ensemblekit.registry import Param, ParameterError
-from support import data_path
+
+from ektesting.support import data_path
 
 
 def test_every_entry_has_a_known_task_and_unique_params():

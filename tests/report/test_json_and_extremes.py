@@ -8,12 +8,13 @@ import math
 
 import numpy as np
 import pytest
-from tests.support import run_cli
 
 from ensemblekit import safejson
 from ensemblekit.clustering.kmeans import KMeans, fit_scaling
 from ensemblekit.report import MAX_SCHEMA_ROWS, scores_text
 from ensemblekit.results import to_json
+
+from ektesting.support import run_cli
 
 
 def strict_loads(text: str):

@@ -12,8 +12,9 @@ import pytest
 
 from ensemblekit import api, plots
 from ensemblekit.plots import HEATMAP_MIN_SPREAD, PlotError, heatmap_limits
-from support import SAMPLE_DATA as SAMPLE
-from support import run_cli as run
+
+from ektesting.support import SAMPLE_DATA as SAMPLE
+from ektesting.support import run_cli as run
 
 pytest.importorskip("matplotlib")
 

@@ -20,9 +20,9 @@ import math
 
 import pytest
 
-from support import data_path, run_cli
-from weka_report import parse_weka_report
-from weka_tools import k2_options, needs_weka, run_weka
+from ektesting.support import data_path, run_cli
+from ektesting.weka_report import parse_weka_report
+from ektesting.weka_tools import k2_options, needs_weka, run_weka
 
 #: Files split into halves: two-class and many-class, nominal and numeric attributes,
 #: missing values (vote, breast-cancer, credit-a, soybean, labor).

@@ -18,10 +18,11 @@ import numpy as np
 import pytest
 
 from ensemblekit import evaluation as ev
-from weka_report import parse_weka_predictions, parse_weka_report
-from weka_tools import k2_options, needs_weka, run_weka
 
-DATA = Path(__file__).parent / "data" / "weka_eval"
+from ektesting.weka_report import parse_weka_predictions, parse_weka_report
+from ektesting.weka_tools import k2_options, needs_weka, run_weka
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "weka_eval"
 CSV_OUT = "weka.classifiers.evaluation.output.prediction.CSV -distribution -decimals 10"
 CSV_OUT_NUMERIC = "weka.classifiers.evaluation.output.prediction.CSV -decimals 10"
 
