@@ -15,7 +15,6 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ensemblekit.bayesnet.classifier import K2Classifier
 from ensemblekit.bayesnet.inner import (
@@ -27,6 +26,7 @@ from ensemblekit.bayesnet.k2 import k2_search, loo_posteriors, loo_score
 from ensemblekit.data import load_dataset
 
 from ektesting.bn_reference import literal_k2, random_data, ref_posterior
+from ektesting.estimator_checks import parametrize_with_checks_per_class
 from ektesting.support import data_path
 
 
@@ -295,13 +295,13 @@ def test_samples_are_drawn_once_and_are_what_the_search_used():
 # --------------------------------------------------------------------------
 # (4) scikit-learn API
 # --------------------------------------------------------------------------
-@parametrize_with_checks(
-    [
-        InnerEnsembleK2Classifier(n_estimators=3, random_state=0),
+@parametrize_with_checks_per_class(
+    [InnerEnsembleK2Classifier(n_estimators=3, random_state=0)],
+    variants=[
         InnerEnsembleK2Classifier(
             n_estimators=2, bootstrap=True, loo_duplicates="all", random_state=0
         ),
-    ]
+    ],
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -10,11 +10,11 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ensemblekit.classifiers.c45 import C45Tree, add_errors, grow_c45, weka_number
 from ensemblekit.constraints import InvalidParameterError
 
+from ektesting.estimator_checks import parametrize_with_checks_per_class
 from ektesting.support import load_coded
 
 # weather.nominal (Quinlan's 14 days): outlook, temperature, humidity, windy -> play
@@ -265,6 +265,6 @@ def test_bad_input_is_refused():
         tree.predict_proba([[0.0]])
 
 
-@parametrize_with_checks([C45Tree(), C45Tree(unpruned=True, min_samples_leaf=1)])
+@parametrize_with_checks_per_class([C45Tree()], variants=[C45Tree(unpruned=True, min_samples_leaf=1)])
 def test_scikit_learn_contract(estimator, check):
     check(estimator)

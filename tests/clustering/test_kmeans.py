@@ -7,7 +7,6 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.cluster import KMeans as SkKMeans
 from sklearn.cluster import kmeans_plusplus
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ensemblekit.clustering.kmeans import (
     KMeans,
@@ -18,6 +17,7 @@ from ensemblekit.clustering.kmeans import (
 )
 
 from ektesting import support
+from ektesting.estimator_checks import parametrize_with_checks_per_class
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
@@ -219,6 +219,7 @@ def test_bad_data():
         KMeans(3).fit(np.ones((6, 2)))
 
 
-@parametrize_with_checks([KMeans(random_state=0), KMeans(scale="minmax", random_state=0)])
+@parametrize_with_checks_per_class(
+    [KMeans(random_state=0)], variants=[KMeans(scale="minmax", random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

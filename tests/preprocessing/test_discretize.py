@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ensemblekit.discretize import (
     MDLDiscretizer,
@@ -17,6 +16,7 @@ from ensemblekit.discretize import (
     mdl_cut_points,
 )
 
+from ektesting.estimator_checks import parametrize_with_checks_per_class
 from ektesting.support import data_path
 from ektesting.weka_tools import needs_weka, run_weka
 
@@ -256,8 +256,8 @@ def test_parameter_and_fit_errors():
     assert clone(d).get_params() == d.get_params()
 
 
-@parametrize_with_checks(
-    [MDLDiscretizer(), MDLDiscretizer(method="equal-frequency", n_bins=3)]
+@parametrize_with_checks_per_class(
+    [MDLDiscretizer()], variants=[MDLDiscretizer(method="equal-frequency", n_bins=3)]
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
