@@ -1,6 +1,6 @@
 """Peak memory of `show` and `predict` on hostile model files (issue 16, acceptance 3).
 
-Builds every hostile file of ``tests/hostile_models.py`` from genuine models
+Builds every hostile file of ``tests/ektesting/hostile_models.py`` from genuine models
 (knn on iris, cart-entropy on vote: scikit-learn's tree arrays), then runs ``ensemblekit show FILE`` and
 ``ensemblekit predict FILE DATA`` on each in a fresh process and reports the
 process's peak resident set size (``ru_maxrss`` from ``os.wait4``, taken by a
@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-import hostile_models as H  # noqa: E402
+from ektesting import hostile_models as H  # noqa: E402
 
 LIMIT_MB = 300
 IRIS = ROOT / "sample_data" / "iris.arff"

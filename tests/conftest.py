@@ -1,4 +1,4 @@
-"""Fixtures shared by the whole suite; plain helpers are in ``support.py``.
+"""Fixtures shared by the whole suite; plain helpers are in ``ektesting/support.py``.
 
 Markers (registered in pyproject.toml): ``slow`` (deselect with ``-m "not slow"`` for
 the fast subset), ``weka`` (compares with Weka itself; skipped without Java and its jar),
@@ -21,7 +21,7 @@ if "numpy" not in sys.modules:
 
 import pytest  # noqa: E402
 
-import support
+from ektesting import support
 
 
 @pytest.fixture

@@ -19,8 +19,9 @@ from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ensemblekit.bayesnet.classifier import K2Classifier
-from support import data_path
-from weka_tools import bayesnet_k2, needs_weka
+
+from ektesting.support import data_path
+from ektesting.weka_tools import bayesnet_k2, needs_weka
 
 # --------------------------------------------------------------------------
 # (1) a case small enough to compute by hand

@@ -15,9 +15,7 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from bn_reference import literal_k2, random_data, ref_posterior
 from ensemblekit.bayesnet.classifier import K2Classifier
 from ensemblekit.bayesnet.inner import (
     InnerEnsembleK2Classifier,
@@ -26,7 +24,10 @@ from ensemblekit.bayesnet.inner import (
 )
 from ensemblekit.bayesnet.k2 import k2_search, loo_posteriors, loo_score
 from ensemblekit.data import load_dataset
-from support import data_path
+
+from ektesting.bn_reference import literal_k2, random_data, ref_posterior
+from ektesting.estimator_checks import parametrize_with_checks_per_class
+from ektesting.support import data_path
 
 
 # --------------------------------------------------------------------------
@@ -294,13 +295,13 @@ def test_samples_are_drawn_once_and_are_what_the_search_used():
 # --------------------------------------------------------------------------
 # (4) scikit-learn API
 # --------------------------------------------------------------------------
-@parametrize_with_checks(
-    [
-        InnerEnsembleK2Classifier(n_estimators=3, random_state=0),
+@parametrize_with_checks_per_class(
+    [InnerEnsembleK2Classifier(n_estimators=3, random_state=0)],
+    variants=[
         InnerEnsembleK2Classifier(
             n_estimators=2, bootstrap=True, loo_duplicates="all", random_state=0
         ),
-    ]
+    ],
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -8,7 +8,6 @@ import arff
 import numpy as np
 import pytest
 
-from bn_reference import literal_k2, random_data, ref_posterior
 from ensemblekit.bayesnet.k2 import (
     fit_cpts,
     k2_search,
@@ -16,8 +15,10 @@ from ensemblekit.bayesnet.k2 import (
     loo_score,
     predict_proba,
 )
-from support import data_path
-from weka_tools import bayesnet_k2, needs_weka
+
+from ektesting.bn_reference import literal_k2, random_data, ref_posterior
+from ektesting.support import data_path
+from ektesting.weka_tools import bayesnet_k2, needs_weka
 
 
 # --------------------------------------------------------------------------

@@ -22,9 +22,13 @@ from ensemblekit.classifiers.bagging import (
 )
 from ensemblekit.classifiers.cart import CartEntropyTree
 from ensemblekit.data import load_dataset
-from support import data_path
+
+from ektesting.support import data_path
 
 
+# scikit-learn's checks of the class run on its default (c45) trees in test_bagging_c45_wiring.py;
+# these, with cart-entropy trees, in the whole suite only
+@pytest.mark.slow
 @parametrize_with_checks([BaggedTreeClassifier(n_estimators=3, tree="cart-entropy", random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -18,8 +18,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from ensemblekit import registry
 from ensemblekit.classifiers.bagging import BaggedTreeClassifier
 from ensemblekit.classifiers.c45 import C45Tree
-from support import data_path, load_coded, run_cli
-from weka_tools import needs_weka, run_weka
+
+from ektesting.support import data_path, load_coded, run_cli
+from ektesting.weka_tools import needs_weka, run_weka
 
 
 @parametrize_with_checks([BaggedTreeClassifier(n_estimators=3, random_state=0)])

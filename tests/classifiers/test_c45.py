@@ -1,6 +1,6 @@
 """C45Tree (Weka's J48) on cases worked out by hand, its scikit-learn contract and its errors.
 
-The agreement with Weka itself on 21 UCI files is tests/test_c45_weka.py; here every
+The agreement with Weka itself on 21 UCI files is test_c45_weka.py; here every
 expected value is derived from the rules of C4.5 release 8 independently of the code.
 """
 
@@ -10,11 +10,12 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ensemblekit.classifiers.c45 import C45Tree, add_errors, grow_c45, weka_number
 from ensemblekit.constraints import InvalidParameterError
-from support import load_coded
+
+from ektesting.estimator_checks import parametrize_with_checks_per_class
+from ektesting.support import load_coded
 
 # weather.nominal (Quinlan's 14 days): outlook, temperature, humidity, windy -> play
 OUTLOOK = ["sunny", "overcast", "rainy"]
@@ -264,6 +265,6 @@ def test_bad_input_is_refused():
         tree.predict_proba([[0.0]])
 
 
-@parametrize_with_checks([C45Tree(), C45Tree(unpruned=True, min_samples_leaf=1)])
+@parametrize_with_checks_per_class([C45Tree()], variants=[C45Tree(unpruned=True, min_samples_leaf=1)])
 def test_scikit_learn_contract(estimator, check):
     check(estimator)

@@ -16,7 +16,8 @@ import pytest
 from ensemblekit import model_types, trust
 from ensemblekit.classifiers.c45 import C45Tree
 from ensemblekit.persistence import load_model, save_model
-from support import load_coded
+
+from ektesting.support import load_coded
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ import math
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ensemblekit import api
 from ensemblekit.classifiers import ibk as ibk_module
@@ -21,12 +20,15 @@ from ensemblekit.classifiers.ibk import IBk
 from ensemblekit.constraints import InvalidParameterError
 from ensemblekit.model_types import check_model
 from ensemblekit.trust import DamagedModelError
-from support import data_path, load_coded
+
+from ektesting.estimator_checks import parametrize_with_checks_per_class
+from ektesting.support import data_path, load_coded
 
 nan = np.nan
 
 
-@parametrize_with_checks([IBk(), IBk(n_neighbors=3, weights="inverse", range_update="none")])
+@parametrize_with_checks_per_class(
+    [IBk()], variants=[IBk(n_neighbors=3, weights="inverse", range_update="none")])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

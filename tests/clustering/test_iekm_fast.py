@@ -28,7 +28,6 @@ import pytest
 from numpy.testing import assert_array_equal
 from threadpoolctl import threadpool_limits
 
-import support
 from ensemblekit.clustering._inner_kmeans_kernels import cluster_sums
 from ensemblekit.clustering.inner_kmeans import (
     InnerEnsembleKMeans,
@@ -39,6 +38,8 @@ from ensemblekit.clustering.inner_kmeans import (
     _vote_assign,
 )
 from ensemblekit.clustering.kmeans import initial_centers
+
+from ektesting import support
 
 
 def centred(name, rows=None):

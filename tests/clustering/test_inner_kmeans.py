@@ -5,9 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import support
 from ensemblekit.clustering.inner_kmeans import (
     InnerEnsembleKMeans,
     _draw_feature_weights,
@@ -18,6 +16,9 @@ from ensemblekit.clustering.inner_kmeans import (
     _vote_assign,
 )
 from ensemblekit.clustering.kmeans import KMeans, initial_centers
+
+from ektesting import support
+from ektesting.estimator_checks import parametrize_with_checks_per_class
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
@@ -363,8 +364,7 @@ def test_bad_data():
         InnerEnsembleKMeans(2).fit(X)
 
 
-@parametrize_with_checks([
-    InnerEnsembleKMeans(random_state=0),
+@parametrize_with_checks_per_class([InnerEnsembleKMeans(random_state=0)], variants=[
     InnerEnsembleKMeans(n_estimators=5, max_features=0.7, bootstrap_features=True,
                         resample="once", scale="zscore", random_state=0),
 ])

@@ -7,9 +7,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.cluster import KMeans as SkKMeans
 from sklearn.cluster import kmeans_plusplus
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import support
 from ensemblekit.clustering.kmeans import (
     KMeans,
     apply_scaling,
@@ -17,6 +15,9 @@ from ensemblekit.clustering.kmeans import (
     initial_centers,
     undo_scaling,
 )
+
+from ektesting import support
+from ektesting.estimator_checks import parametrize_with_checks_per_class
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
@@ -218,6 +219,7 @@ def test_bad_data():
         KMeans(3).fit(np.ones((6, 2)))
 
 
-@parametrize_with_checks([KMeans(random_state=0), KMeans(scale="minmax", random_state=0)])
+@parametrize_with_checks_per_class(
+    [KMeans(random_state=0)], variants=[KMeans(scale="minmax", random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

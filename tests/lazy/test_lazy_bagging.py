@@ -16,7 +16,6 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import support
 from ensemblekit import registry
 from ensemblekit.classifiers.cart import CartEntropyTree
 from ensemblekit.lazy.lazy_bagging import (
@@ -24,6 +23,8 @@ from ensemblekit.lazy.lazy_bagging import (
     _row_keys,
     lazy_bag_counts,
 )
+
+from ektesting import support
 
 
 @pytest.mark.slow  # each check predicts lazily: bags and trees per test row

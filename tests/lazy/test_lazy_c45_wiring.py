@@ -12,11 +12,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import support
 from ensemblekit import registry
 from ensemblekit.classifiers.c45 import C45Tree
 from ensemblekit.lazy.lazy_bagging import LazyBaggingClassifier, _row_keys, lazy_bag_counts
 from ensemblekit.lazy.lazy_stacking import LazyStackingClassifier
+
+from ektesting import support
 
 
 @pytest.fixture(scope="module")

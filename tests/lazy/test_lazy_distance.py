@@ -16,15 +16,16 @@ import math
 import numpy as np
 import pytest
 
-import support
 from ensemblekit.lazy.distance import (
     WeightedDistance,
     beta_similarity_k,
     gain_ratios,
     normalise_weights,
 )
-from support import data_path
-from weka_tools import needs_weka, run_weka
+
+from ektesting import support
+from ektesting.support import data_path
+from ektesting.weka_tools import needs_weka, run_weka
 
 _schema_arrays = support.load_coded
 

@@ -17,7 +17,6 @@ from sklearn.base import clone
 from sklearn.naive_bayes import CategoricalNB, GaussianNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import support
 from ensemblekit import registry
 from ensemblekit.classifiers.bagging import bootstrap_counts
 from ensemblekit.lazy.lazy_bagging import (
@@ -32,6 +31,8 @@ from ensemblekit.lazy.lazy_stacking import (
     _stack,
     parse_base_estimators,
 )
+
+from ektesting import support
 
 
 @pytest.mark.slow  # each check predicts lazily: bags and trees per test row

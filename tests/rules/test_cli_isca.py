@@ -12,7 +12,8 @@ from ensemblekit import metrics as M
 from ensemblekit import registry
 from ensemblekit.data import load_dataset
 from ensemblekit.scores import clustering as S
-from support import run_cli as run
+
+from ektesting.support import run_cli as run
 
 ROOT = Path(__file__).resolve().parents[2]
 IRIS = str(ROOT / "sample_data" / "iris.arff")

@@ -10,7 +10,8 @@ import numpy as np
 from ensemblekit import registry
 from ensemblekit.data import load_dataset
 from ensemblekit.persistence import load_model
-from support import run_cli as run
+
+from ektesting.support import run_cli as run
 
 HOUSING = Path(__file__).resolve().parents[2] / "sample_data" / "housing.arff"
 SMALL = ["--set", "n_estimators=15", "--set", "cv=3"]

@@ -20,7 +20,8 @@ from ensemblekit.rules._agreement import RuleAgreement, integer_weights, pack_ru
 from ensemblekit.rules.extract import extract_rules
 from ensemblekit.rules.isca import ISCA, rule_similarity, standardize_columns
 from ensemblekit.rules.isle import generate_isle
-from support import run_cli as run
+
+from ektesting.support import run_cli as run
 
 ROOT = Path(__file__).resolve().parents[2]
 IRIS = ROOT / "sample_data" / "iris.arff"

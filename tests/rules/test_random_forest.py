@@ -19,7 +19,8 @@ from ensemblekit import model_types, registry, trust
 from ensemblekit.persistence import ModelFileError, load_model, save_model
 from ensemblekit.rules.isle import generate_isle
 from ensemblekit.rules.postprocess import RuleEnsembleRegressor
-from support import registry_dataset
+
+from ektesting.support import registry_dataset
 
 
 def _friedman(n=160, seed=0):

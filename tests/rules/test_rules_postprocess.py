@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from sklearn.cross_decomposition import PLSRegression
 from sklearn.linear_model import Lasso
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ensemblekit import registry
 from ensemblekit.rules.postprocess import (
@@ -14,6 +13,8 @@ from ensemblekit.rules.postprocess import (
     _pls_fit,
     _pls_path,
 )
+
+from ektesting.estimator_checks import parametrize_with_checks_per_class
 
 
 def _friedman(n, seed):
@@ -29,8 +30,9 @@ def _seeds(random_state):
     return rng.randint(np.iinfo(np.int32).max, size=2)
 
 
-@parametrize_with_checks([
+@parametrize_with_checks_per_class([
     RuleEnsembleRegressor(method="pls", n_estimators=5, cv=3, random_state=0),
+], variants=[
     RuleEnsembleRegressor(method="lasso", basis="trees", n_estimators=5, cv=3, random_state=0),
     RuleEnsembleRegressor(method="oob", basis="trees", learning_rate=0.0, top_fraction=0.6,
                           n_estimators=5, cv=3, random_state=0),

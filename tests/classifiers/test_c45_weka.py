@@ -1,0 +1,102 @@
+"""C45Tree against Weka 3.9.7's J48 itself: 21 UCI files pruned and ``-U``, and each J48 option.
+
+For each file and setting Weka runs twice: ``J48 -t FILE -no-cv`` prints the tree, and the
+same with ``-classifications CSV -distribution -decimals 12`` prints its class distribution
+for every training row. Our tree, fitted on the same rows, must print the same text
+(structure, split values and nominal values as Weka prints them, leaf counts), have the
+same number of leaves and size, and give the same distributions within 1e-6.
+
+The files cover nominal and numeric attributes, missing values (fractional instances in
+growth, pruning and prediction: colic, hepatitis, credit-a, soybean, labor, vote, ...), empty
+branches printed ``(0.0)`` (audiology, soybean, primary-tumor), subtree raising (labor) and
+many classes (audiology, soybean, primary-tumor).
+"""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from ensemblekit.classifiers.c45 import C45Tree
+
+from ektesting.support import data_path, load_coded
+from ektesting.weka_tools import needs_weka, run_weka
+
+FILES = ["vote", "breast-cancer", "credit-a", "colic", "hepatitis", "soybean", "audiology",
+         "labor", "mushroom", "iris", "glass", "diabetes", "segment", "anneal", "heart-c",
+         "primary-tumor", "zoo", "lymph", "kr-vs-kp", "tic-tac-toe", "heart-h"]
+
+CSV_OUT = "weka.classifiers.evaluation.output.prediction.CSV -distribution -decimals 12"
+
+
+def weka_j48(path, options):
+    """Weka's tree text, leaf count, size, and training-file distributions."""
+    base = ["-t", str(path), "-no-cv", *options]
+    # the two runs of Java at once (the machine has 2 cores; each run is mostly start-up)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        tree_run = pool.submit(run_weka, "weka.classifiers.trees.J48", *base)
+        preds_run = pool.submit(run_weka, "weka.classifiers.trees.J48", *base,
+                                "-classifications", CSV_OUT)
+        out, preds = tree_run.result(), preds_run.result()
+    body = out.split("------------------\n", 1)[1]
+    text = body.split("\n\nNumber of Leaves", 1)[0].strip("\n")
+    leaves = int(re.search(r"Number of Leaves\s*:\s*(\d+)", out).group(1))
+    size = int(re.search(r"Size of the tree\s*:\s*(\d+)", out).group(1))
+    rows = []
+    for line in preds.splitlines():
+        parts = line.split(",")
+        if len(parts) > 4 and parts[0].isdigit():
+            rows.append([float(p.lstrip("*")) for p in parts[4:]])
+    return text, leaves, size, np.array(rows)
+
+
+@needs_weka
+@pytest.mark.slow  # 84 runs of Java
+@pytest.mark.parametrize("name", FILES)
+def test_tree_text_and_distributions_equal_j48(name):
+    ds, X, y, nominal, n_cat = load_coded(name)
+    keep = ds.y >= 0
+    feats = ds.schema.features
+    names = [a.name for a in feats]
+    classes = list(ds.schema.class_attribute.values)
+    categories = {j: list(feats[j].values) for j in nominal}
+    for unpruned in (False, True):
+        text, leaves, size, dist = weka_j48(data_path(f"{name}.arff"),
+                                            ["-U"] if unpruned else [])
+        tree = C45Tree(unpruned=unpruned, nominal_features=nominal, n_categories=n_cat,
+                       n_classes=len(classes)).fit(X, y)
+        assert tree.export_text(names, classes, categories) == text, (name, unpruned)
+        assert (tree.n_leaves_, tree.tree_size_) == (leaves, size)
+        assert dist.shape == (keep.size, len(classes))
+        np.testing.assert_allclose(tree.predict_proba(X), dist[keep], rtol=0, atol=1e-6)
+
+
+OPTIONS = [
+    (["-U", "-O"], {"unpruned": True, "collapse_tree": False}),
+    (["-S"], {"subtree_raising": False}),
+    (["-O"], {"collapse_tree": False}),
+    (["-C", "0.1", "-M", "5"], {"confidence_factor": 0.1, "min_samples_leaf": 5}),
+    (["-C", "0.5", "-M", "1"], {"confidence_factor": 0.5, "min_samples_leaf": 1}),
+]
+
+
+@needs_weka
+@pytest.mark.slow  # 20 runs of Java
+@pytest.mark.parametrize("name", ["colic", "labor"])  # missing values, subtree raising
+def test_each_j48_option_means_the_same(name):
+    ds, X, y, nominal, n_cat = load_coded(name)
+    keep = ds.y >= 0
+    feats = ds.schema.features
+    classes = list(ds.schema.class_attribute.values)
+    for options, params in OPTIONS:
+        text, leaves, size, dist = weka_j48(data_path(f"{name}.arff"), options)
+        tree = C45Tree(nominal_features=nominal, n_categories=n_cat, n_classes=len(classes),
+                       **params).fit(X, y)
+        got = tree.export_text([a.name for a in feats], classes,
+                               {j: list(feats[j].values) for j in nominal})
+        assert got == text, (name, options)
+        assert (tree.n_leaves_, tree.tree_size_) == (leaves, size)
+        np.testing.assert_allclose(tree.predict_proba(X), dist[keep], rtol=0, atol=1e-6)

@@ -1,0 +1,127 @@
+"""One error family: bad input exits 2, anything else is an unexpected failure (exit 1).
+
+A toy classifier whose ``fit`` raises a plain :class:`ValueError` stands for a bug inside
+numpy or an estimator. ``compare`` must record its units as failures of the algorithm,
+not of the input, and a lone ``fit`` must exit 1 with "unexpected failure"; a bad
+``--set`` value is still the user's mistake and exits 2.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ensemblekit import api, registry
+from ensemblekit.errors import EnsemblekitError, InputError
+
+from ektesting.support import data_path
+from ektesting.support import run_cli as run
+
+VOTE = data_path("vote.arff")
+
+BROKEN = textwrap.dedent('''
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    from ensemblekit.constraints import Constraint, validate_params
+
+
+    class BrokenClassifier(ClassifierMixin, BaseEstimator):
+        _parameter_constraints = {
+            "smoothing": Constraint("float", low=0.0, high=100.0, help="unused"),
+        }
+
+        def __init__(self, smoothing=1.0):
+            self.smoothing = smoothing
+
+        def fit(self, X, y):
+            validate_params(self)
+            raise ValueError("a bug deep inside fit")
+''')
+
+DRIVER = textwrap.dedent('''
+    import sys
+
+    from ensemblekit import registry
+
+    registry.ALGORITHMS["broken"] = registry.AlgorithmSpec(
+        name="broken", task=registry.CLASSIFICATION, description="raises in fit (tests only)",
+        estimator="broken_estimator:BrokenClassifier", exposed=("smoothing",),
+        preprocessing="nominal: one-hot; missing: training mean (numeric) / mode (nominal)")
+
+    from ensemblekit.cli import main
+
+    sys.argv = ["ensemblekit", *sys.argv[1:]]
+    main()
+''')
+
+
+@pytest.fixture
+def broken(tmp_path, monkeypatch):
+    """Register ``broken`` here, and write the module a subprocess needs to do the same."""
+    (tmp_path / "broken_estimator.py").write_text(BROKEN)
+    (tmp_path / "driver.py").write_text(DRIVER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(registry.ALGORITHMS, "broken", registry.AlgorithmSpec(
+        name="broken", task=registry.CLASSIFICATION, description="raises in fit (tests only)",
+        estimator="broken_estimator:BrokenClassifier", exposed=("smoothing",),
+        preprocessing="nominal: one-hot; missing: training mean (numeric) / mode (nominal)"))
+    return tmp_path
+
+
+def _ensemblekit(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "ENSEMBLEKIT_DEBUG"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, str(folder / "driver.py"), *args], capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def test_every_public_error_is_in_the_family():
+    from ensemblekit.clustering.consensus import MissingDependencyError
+    from ensemblekit.constraints import InvalidParameterError
+    from ensemblekit.data import DataError
+    from ensemblekit.experiment.protocol import ProtocolError
+    from ensemblekit.persistence import ModelFileError
+    from ensemblekit.plots import PlotError
+
+    for cls in (DataError, registry.ParameterError, registry.UnknownAlgorithmError, api.UsageError,
+                ModelFileError, ProtocolError, PlotError, InvalidParameterError):
+        assert issubclass(cls, InputError), cls
+    assert issubclass(MissingDependencyError, EnsemblekitError)
+    assert not issubclass(MissingDependencyError, InputError)  # a missing package is not bad input
+    assert api.input_errors() == (InputError,)
+
+
+def test_compare_records_a_plain_value_error_as_a_failure_of_the_algorithm(broken):
+    result = api.compare(["broken", "c45"], [VOTE], cv=2, repeats=1, seed=1,
+                         notify=lambda message: None)
+    assert len(result.failures) == 2
+    assert all(not f.bad_input and f.algorithm == "broken" for f in result.failures)
+    assert "ValueError: a bug deep inside fit" in result.failures[0].error
+    assert set(result.table("accuracy")["vote"]) >= {"c45"}
+    # the command line: every unit of one algorithm failed, not for the input's sake -> 1
+    compared = run("compare", "broken", "c45", "--data", VOTE, "--cv", "2", "--repeats", "1")
+    assert compared.exit_code == 1, compared.output
+
+
+def test_a_lone_fit_that_raises_a_plain_value_error_is_an_unexpected_failure(broken, tmp_path):
+    model = tmp_path / "m.ekm"
+    done = _ensemblekit(broken, "fit", "broken", VOTE, "-o", str(model))
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("ensemblekit: unexpected failure: ValueError: a bug deep inside fit")
+    assert "--debug" in done.stderr and "Traceback" not in done.stderr
+    assert not model.exists()
+    traced = _ensemblekit(broken, "--debug", "fit", "broken", VOTE, "-o", str(model))
+    assert traced.returncode == 1
+    assert "Traceback" in traced.stderr and "a bug deep inside fit" in traced.stderr
+
+
+def test_a_bad_set_value_is_still_bad_input(broken, tmp_path):
+    done = _ensemblekit(broken, "fit", "broken", VOTE, "-o", str(tmp_path / "m.ekm"),
+                        "--set", "smoothing=-1")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("ensemblekit: error:") and "smoothing" in done.stderr

@@ -1,0 +1,91 @@
+"""Shared paths and helpers of the test suite (``ektesting.support``; ``tests/`` is on pytest's path).
+
+Fixtures built on these live in ``conftest.py``; plain names (paths, a loader, the CLI
+runner) live here so test modules can use them at import time, in parametrize lists.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import arff
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Small real UCI files shipped with the project (one copy of each data file).
+SAMPLE_DATA = ROOT / "sample_data"
+#: Test-only data files (those not shipped in sample_data/).
+TEST_DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def data_path(name: str) -> Path:
+    """A data file by name: shipped sample data first, then test-only data.
+
+    Raises
+    ------
+    FileNotFoundError
+        If neither folder holds ``name``.
+    """
+    for folder in (SAMPLE_DATA, TEST_DATA):
+        if (folder / name).is_file():
+            return folder / name
+    raise FileNotFoundError(f"no data file {name!r} in sample_data/ or tests/data/")
+
+
+def load_numeric(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Features (float64, every attribute but the last) and class labels of an ARFF file,
+    read with liac-arff, independently of ensemblekit's reader."""
+    with open(data_path(name), encoding="utf-8") as fh:
+        rows = arff.load(fh)["data"]
+    X = np.array([row[:-1] for row in rows], dtype=np.float64)
+    y = np.array([row[-1] for row in rows])
+    return X, y
+
+
+def run_cli(*args, input=None):
+    """Run ``ensemblekit ARGS`` in-process (typer's CliRunner); paths may be Path objects."""
+    from typer.testing import CliRunner
+
+    from ensemblekit.cli import app
+
+    return CliRunner().invoke(app, [str(a) for a in args], input=input)
+
+
+def load_coded(name: str):
+    """A data file read by ensemblekit with its nominal codes, as the lazy learners take it.
+
+    Returns
+    -------
+    ds, X, y, nominal, n_categories
+        The Dataset; features and class of the rows with a known class; the indices of
+        the nominal features and their numbers of values.
+    """
+    from ensemblekit.data import load_dataset
+
+    ds = load_dataset(data_path(name if name.endswith(".arff") else f"{name}.arff"))
+    nominal = [i for i, a in enumerate(ds.schema.features) if a.kind != "numeric"]
+    n_categories = [len(ds.schema.features[i].values) for i in nominal]
+    keep = ds.y >= 0
+    return ds, ds.X[keep], ds.y[keep], nominal, n_categories
+
+
+def registry_dataset(name: str):
+    """The registry entry of ``name`` and a data set every algorithm of its task can fit.
+
+    Regression: housing; ss-isca: iris (a complete numeric target column); otherwise
+    labor (numeric and nominal attributes, missing values), with a nominal class for
+    classifiers.
+    """
+    from ensemblekit import registry
+    from ensemblekit.data import load_dataset
+
+    spec = registry.get(name)
+    if spec.task == registry.REGRESSION:
+        ds = load_dataset(data_path("housing.arff"))
+    elif spec.needs_targets:
+        ds = load_dataset(data_path("iris.arff"))
+    else:
+        ds = load_dataset(data_path("labor.arff"))
+        if spec.task == registry.CLASSIFICATION:
+            ds = ds.with_nominal_class()
+    return spec, ds

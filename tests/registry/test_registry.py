@@ -1,0 +1,97 @@
+
+import numpy as np
+import pytest
+
+from ensemblekit import registry
+from ensemblekit.registry import Param, ParameterError
+
+from ektesting.support import data_path
+
+
+def test_every_entry_has_a_known_task_and_unique_params():
+    for spec in registry.ALGORITHMS.values():
+        assert spec.task in (registry.CLASSIFICATION, registry.CLUSTERING, registry.REGRESSION)
+        assert len(set(spec.param_names)) == len(spec.param_names)
+        assert spec.preprocessing
+        for p in spec.params:
+            # every default must pass its own check
+            assert p.check(p.default) == p.default
+
+
+def test_resolve_parses_and_merges_defaults():
+    spec = registry.get("iekm")
+    params = spec.resolve({"n_estimators": "25", "bootstrap_features": "true", "max_features": "0.3"})
+    assert params["n_estimators"] == 25
+    assert params["bootstrap_features"] is True
+    assert params["max_features"] == pytest.approx(0.3)
+    assert params["init"] == "random"
+
+
+def test_unknown_key_lists_the_valid_keys():
+    with pytest.raises(ParameterError, match="unknown parameter 'n_trees'.*valid keys: n_clusters"):
+        registry.get("kmeans").resolve({"n_trees": "3"})
+
+
+@pytest.mark.parametrize(
+    "key,value,message",
+    [
+        ("max_features", "1.5", "expected float >= 0.1 and <= 1"),
+        ("max_features", "abc", "expected float"),
+        ("n_estimators", "0", "expected int >= 1"),
+        ("n_estimators", "2.5", "expected int"),
+        ("init", "forgy", "expected one of random, k-means\\+\\+"),
+        ("bootstrap_features", "maybe", "expected true or false"),
+        ("max_features", "nan", "must be finite"),
+    ],
+)
+def test_bad_values_are_refused_with_a_reason(key, value, message):
+    with pytest.raises(ParameterError, match=message):
+        registry.get("iekm").resolve({key: value})
+
+
+def test_none_is_accepted_only_where_declared():
+    assert registry.get("cart-entropy").resolve({"max_depth": "none"})["max_depth"] is None
+    assert registry.get("cart-entropy").resolve({"max_depth": "4"})["max_depth"] == 4
+    with pytest.raises(ParameterError):
+        registry.get("knn").resolve({"n_neighbors": "none"})
+
+
+def test_unknown_algorithm_lists_known_names():
+    with pytest.raises(registry.UnknownAlgorithmError,
+                       match="unknown algorithm 'kmedoids'; known: bagged-k2, bagging, c45"):
+        registry.get("kmedoids")
+
+
+def test_parse_settings():
+    assert registry.parse_settings(["a=1", "b=x=y", "a=2"]) == {"a": "2", "b": "x=y"}
+    with pytest.raises(ParameterError, match="key=value"):
+        registry.parse_settings(["novalue"])
+
+
+def test_param_describe_range():
+    assert Param("x", "int", 1, "", low=1).describe_range() == "int >= 1"
+    assert Param("x", "float", 0.5, "", low=0.1, high=1.0).describe_range() == "float >= 0.1 and <= 1"
+
+
+def test_registry_import_does_not_import_sklearn():
+    import subprocess
+    import sys
+
+    code = "import sys, ensemblekit.registry, ensemblekit.cli; print('sklearn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in registry.ALGORITHMS.items()
+                                        if s.task == registry.CLASSIFICATION))
+def test_classifiers_predict_the_first_most_probable_class(name):
+    # 'predict --proba' takes the labels from predict_proba (one pass over the rows),
+    # which is right only if every classifier's predict is that arg-max
+    from ensemblekit.data import load_dataset
+
+    ds = load_dataset(data_path("labor.arff"))
+    keep = ds.y >= 0
+    X, y = ds.X[keep], ds.y[keep]
+    model = registry.make_estimator(name, ds.schema, {}, 0).fit(X, y)
+    proba = model.predict_proba(X)
+    np.testing.assert_array_equal(model.predict(X), model.classes_[np.argmax(proba, axis=1)])
