@@ -168,7 +168,7 @@ class CheckedPrior(PriorClassifier):
 def test_a_state_check_declared_as_readme_says_guards_the_model(monkeypatch):
     from ensemblekit import model_types, trust
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     steps = readme[readme.index("**Adding an algorithm**"):readme.index("**Tests.**")]
     assert "one estimator module and one registry entry" in steps
     assert "_check_fitted_state = staticmethod(fitted_only(check))" in steps
