@@ -148,6 +148,7 @@ def test_bad_requests_raise_usage_error():
         api.cluster("ss-isca", IRIS, k=3)
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_public_names_load_lazily():
     import subprocess
     import sys

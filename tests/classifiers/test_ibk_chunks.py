@@ -156,6 +156,7 @@ def cluster():
         yield local
 
 
+@pytest.mark.slow  # starts a LocalCluster of two worker processes
 @pytest.mark.dask
 def test_a_cluster_gives_the_serial_bytes(cluster, model, split, whole, monkeypatch):
     serial = list(api.predict_chunks(model, split[1], proba=True))

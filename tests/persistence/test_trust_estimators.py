@@ -420,6 +420,7 @@ def test_a_damaged_model_file_is_refused_by_load_model_and_predict(tmp_path, mon
     assert len(lines) == 1 and "the model file is damaged" in lines[0] and "cpts_[2]" in lines[0]
 
 
+@pytest.mark.slow  # a fresh interpreter under a memory limit
 def test_a_crafted_huge_n_classes_is_refused_without_allocating_it():
     # the check compares classes_ with arange(n_classes): with n_classes = 2**31 - 1 that
     # array alone is 16 GiB, so the length must be compared first; run under a 2 GiB
