@@ -434,6 +434,7 @@ def test_compare_grid_table_matches_the_long_scores(tmp_path):
     assert table.exit_code == 0 and "% better" in table.stdout and "n_estimators (better)" in table.stdout
 
 
+@pytest.mark.slow  # two compares and three figures
 def test_compare_plots_and_refuses_unplottable_before_work(tmp_path):
     cd = tmp_path / "cd.png"
     result = run("compare", "knn", "c45", "k2", "--data", IRIS, "--data", SAMPLE / "wine.arff", "--cv",

@@ -58,7 +58,7 @@ OWN_CLASSES = (
     "ensemblekit.rules.postprocess.RuleEnsembleRegressor",
 )
 
-_SMALL_ISLE = {"n_estimators": "20", "cv": "3"}
+_SMALL_ISLE = {"n_estimators": "5", "cv": "3"}
 # registry algorithms with the parameter values that change what the fitted model stores
 # (ensemble sizes kept small: the structure of the state does not depend on them)
 CASES = [
