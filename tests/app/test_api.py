@@ -34,12 +34,17 @@ def cli_json(*args) -> dict:
     return json.loads(result.stdout)
 
 
-def test_readme_notebook_example_gives_the_cli_numbers():
+# README's example (every sample file, 10 runs) is slow; the fast subset compares on iris alone
+@pytest.mark.parametrize("data, n_data, runs", [
+    pytest.param(SAMPLE, 5, 10, marks=pytest.mark.slow, id="readme"),
+    pytest.param(Path(IRIS), 1, 2, id="iris"),
+])
+def test_readme_notebook_example_gives_the_cli_numbers(data, n_data, runs):
     from ensemblekit import compare
 
-    result = compare(["kmeans", "iekm"], [str(SAMPLE)], runs=10, seed=1)
+    result = compare(["kmeans", "iekm"], [str(data)], runs=runs, seed=1)
     table = result.table("nmi")
-    printed = cli_json("compare", "kmeans", "iekm", "--data", str(SAMPLE), "--runs", "10",
+    printed = cli_json("compare", "kmeans", "iekm", "--data", str(data), "--runs", str(runs),
                        "--seed", "1")
     rows = printed["metrics"]["nmi"]["rows"]
     assert [r["dataset"] for r in rows] == list(table)
@@ -50,7 +55,7 @@ def test_readme_notebook_example_gives_the_cli_numbers():
     assert json.loads(to_json(result.to_dict())) == printed
     assert isinstance(result, Comparison) and result.labels == ["kmeans", "iekm"]
     records = result.to_records()
-    assert len(records) == len(result.scores) == 5 * 2 * 10 * 2  # data sets x algos x runs x metrics
+    assert len(records) == len(result.scores) == n_data * 2 * runs * 2  # data sets x algos x runs x metrics
     assert {r["metric"] for r in records} == {"nmi", "purity"}
 
 
@@ -163,6 +168,7 @@ def test_input_errors_cover_every_bad_input_error():
         assert issubclass(error, api.input_errors()), error
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_public_names_load_lazily():
     import subprocess
     import sys

@@ -82,6 +82,7 @@ def test_many_tasks_come_back_in_order_for_every_format(cluster, lazy_model, mon
         assert _text(remote, fmt) == _text(serial, fmt), fmt
 
 
+@pytest.mark.slow  # the module's LocalCluster starts two worker processes
 @pytest.mark.dask
 def test_labels_alone_on_a_cluster(cluster, tmp_path, monkeypatch):
     model = _c45(tmp_path)
@@ -91,6 +92,7 @@ def test_labels_alone_on_a_cluster(cluster, tmp_path, monkeypatch):
     assert remote.predictions == serial.predictions and remote.probabilities is None
 
 
+@pytest.mark.slow  # the module's LocalCluster starts two worker processes
 @pytest.mark.dask
 def test_a_bad_row_is_reported_after_the_rows_before_it(cluster, tmp_path):
     model = _c45(tmp_path)
@@ -117,6 +119,7 @@ def test_a_bad_row_is_reported_after_the_rows_before_it(cluster, tmp_path):
     assert f"line {bad_line}" in str(remote_error)
 
 
+@pytest.mark.slow  # the module's LocalCluster starts two worker processes
 @pytest.mark.dask
 def test_chunks_are_read_only_a_few_ahead(cluster, tmp_path):
     from ensemblekit.experiment.runner import connect

@@ -88,7 +88,9 @@ def test_chunked_output_equals_whole_file_output(small_chunks, models, tmp_path,
         assert len(json.loads(result.stdout)) == 150
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+# each format's writer is shared with the classifier test above; csv and json in the fast subset
+@pytest.mark.parametrize("fmt", [f if f in ("csv", "json") else pytest.param(f, marks=pytest.mark.slow)
+                                 for f in FORMATS])
 def test_chunked_clustering_output_equals_whole_file_output(small_chunks, models, fmt):
     data = data_path("iris.arff")
     result = run_cli("predict", models["kmeans"], data, "--format", fmt)
@@ -226,6 +228,7 @@ def test_sparse_and_comment_lines_in_arff(tmp_path):
         assert np.array_equal(np.concatenate([c.lines for c in chunks]), whole.lines)
 
 
+@pytest.mark.slow  # reads 42,000 rows under tracemalloc
 def test_memory_does_not_grow_with_rows(tmp_path, monkeypatch):
     """The reader holds one chunk: reading 20x the rows takes no more peak Python memory."""
     import tracemalloc

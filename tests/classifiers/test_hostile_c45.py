@@ -4,7 +4,9 @@
 checking, so a model file whose child or feature indices were edited must be refused
 when it is opened, by ``show`` and by ``predict`` alike, with one line and exit code 2,
 before any row reaches the kernel. The files are real ``fit c45`` outputs with one array
-entry changed and the file's digest recomputed (as an attacker would).
+entry changed and the file's digest recomputed (as an attacker would). The commands run in
+real processes (slow: a crash in the kernel must not take the test run with it); the fast
+subset opens the same files with ``load_model``, which never reaches the kernel.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ import sys
 import numpy as np
 import pytest
 
+from ensemblekit.persistence import ModelFileError, load_model
+
 from ektesting import hostile_models as H
-from ektesting.support import SAMPLE_DATA
+from ektesting.support import SAMPLE_DATA, run_cli
 
 VOTE = SAMPLE_DATA / "vote.arff"
 
@@ -30,8 +34,8 @@ def _cli(*args):
 @pytest.fixture(scope="module")
 def c45_model(tmp_path_factory):
     path = tmp_path_factory.mktemp("c45") / "vote.ekm"
-    result = _cli("fit", "c45", VOTE, "-o", path)
-    assert result.returncode == 0, result.stderr
+    result = run_cli("fit", "c45", VOTE, "-o", path)
+    assert result.exit_code == 0, result.output
     return path
 
 
@@ -49,6 +53,7 @@ def _edited(source, path, attribute: str, index: int, value):
 
 
 # predict is the command whose rows would reach the kernel; show opens the file the same way
+@pytest.mark.slow  # a process per command
 @pytest.mark.parametrize("command, attribute, index, value", [
     ("predict", "child_start_", 0, 10**8),   # first child far past the last node
     ("show", "child_start_", 0, 10**8),
@@ -67,6 +72,17 @@ def test_crafted_node_arrays_are_refused_with_one_line(c45_model, tmp_path, comm
     assert len(lines) == 1 and "damaged" in lines[0] and attribute in lines[0], result.stderr
 
 
+@pytest.mark.parametrize("attribute, index, value", [
+    ("child_start_", 0, 10**8), ("child_start_", 0, -3), ("feature_", 0, 10**7),
+    ("n_children_", 0, 10**6),
+])
+def test_crafted_node_arrays_are_refused_by_load_model(c45_model, tmp_path, attribute, index, value):
+    path = _edited(c45_model, tmp_path / "bad.ekm", attribute, index, value)
+    with pytest.raises(ModelFileError, match="damaged.*" + attribute):
+        load_model(path)
+
+
+@pytest.mark.slow  # a process
 def test_the_untouched_file_still_predicts(c45_model):
     result = _cli("predict", c45_model, VOTE)
     assert result.returncode == 0, result.stderr

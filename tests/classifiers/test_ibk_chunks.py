@@ -117,7 +117,8 @@ def test_the_file_is_one_that_separate_calls_get_wrong(model, split, whole):
     assert (apart.argmax(axis=1) != whole.argmax(axis=1)).any()
 
 
-@pytest.mark.parametrize("chunk_rows", [1, 7, 500, None])
+# one row per chunk reads and predicts 1,710 chunks: slow
+@pytest.mark.parametrize("chunk_rows", [pytest.param(1, marks=pytest.mark.slow), 7, 500, None])
 def test_predict_is_the_same_for_any_chunk_size(model, split, whole, chunk_rows):
     got = api.predict(model, split[1], proba=True, chunk_rows=chunk_rows)
     np.testing.assert_array_equal(got.probabilities, whole)
@@ -126,12 +127,14 @@ def test_predict_is_the_same_for_any_chunk_size(model, split, whole, chunk_rows)
     assert [names.index(v) for v in got.predictions] == classes[whole.argmax(axis=1)].tolist()
 
 
+@pytest.mark.slow  # 1,710 rows, three at a time
 def test_small_model_calls_inside_chunks(model, split, whole, monkeypatch):
     monkeypatch.setattr(predicting, "PREDICT_CHUNK", 3)
     got = api.predict(model, split[1], proba=True, chunk_rows=50)
     np.testing.assert_array_equal(got.probabilities, whole)
 
 
+@pytest.mark.slow  # 1,710 rows predicted twice, the second time in 245 chunks
 def test_cli_output_does_not_depend_on_the_chunk_size(split, tmp_path, monkeypatch):
     path = tmp_path / "knn.ekm"
     assert run_cli("fit", "knn", split[0], "-o", path).exit_code == 0
@@ -157,6 +160,7 @@ def cluster():
         yield local
 
 
+@pytest.mark.slow  # starts a LocalCluster of two worker processes
 @pytest.mark.dask
 def test_a_cluster_gives_the_serial_bytes(cluster, model, split, whole, monkeypatch):
     serial = list(api.predict_chunks(model, split[1], proba=True))

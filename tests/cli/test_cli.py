@@ -293,6 +293,7 @@ def test_classifier_on_csv_with_numeric_labels(tmp_path):
     assert predicted == ["0"] * 10 + ["1"] * 10
 
 
+@pytest.mark.slow  # whole processes
 def test_table_output_into_closed_pipe_is_clean(tmp_path):
     if len(_ensemblekit()) != 1:
         pytest.skip("console script not installed")
@@ -306,6 +307,7 @@ def test_table_output_into_closed_pipe_is_clean(tmp_path):
     assert len(proc.stdout.splitlines()) == 2
 
 
+@pytest.mark.slow  # whole processes
 def test_usage_errors_from_option_parsing_are_one_line(tmp_path):
     if len(_ensemblekit()) != 1:
         pytest.skip("console script not installed")
@@ -432,6 +434,7 @@ def test_compare_grid_table_matches_the_long_scores(tmp_path):
     assert table.exit_code == 0 and "% better" in table.stdout and "n_estimators (better)" in table.stdout
 
 
+@pytest.mark.slow  # two compares and three figures
 def test_compare_plots_and_refuses_unplottable_before_work(tmp_path):
     cd = tmp_path / "cd.png"
     result = run("compare", "knn", "c45", "k2", "--data", IRIS, "--data", SAMPLE / "wine.arff", "--cv",

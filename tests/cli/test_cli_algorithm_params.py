@@ -124,6 +124,7 @@ def test_unknown_algorithm_is_a_usage_error_naming_the_valid_ones():
         assert all(name in result.stderr for name in NAMES)
 
 
+@pytest.mark.slow  # a whole process
 def test_parameters_go_to_stdout_and_nothing_to_stderr():
     exe = Path(sys.executable).parent / "ensemblekit"
     command = [str(exe)] if exe.exists() else [sys.executable, "-c",

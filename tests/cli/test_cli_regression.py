@@ -105,6 +105,7 @@ def test_fit_predict_equals_sklearn_by_hand(tmp_path):
     assert _predictions(run("predict", model, no_class).stdout) == tokens
 
 
+@pytest.mark.slow  # two fits and sixteen predictions of housing
 def test_predictions_are_byte_identical_in_every_format(tmp_path):
     first, second = tmp_path / "a.ekm", tmp_path / "b.ekm"
     assert run("fit", "ridge-test", HOUSING, "-o", first).exit_code == 0

@@ -86,7 +86,14 @@ def _with_model(args, model):
     return [model if a == "MODEL" else a for a in args]
 
 
-@pytest.mark.parametrize("args", _WRITES_STDOUT, ids=lambda a: " ".join(a)[:40] or "no args")
+def _slow_unless(cases, light):
+    """``cases`` with the ``slow`` marker on all but ``light`` (one process each, a second or so
+    for a command that loads the numeric libraries)."""
+    return [args if args in light else pytest.param(args, marks=pytest.mark.slow) for args in cases]
+
+
+@pytest.mark.parametrize("args", _slow_unless(_WRITES_STDOUT, [["--help"], ["--version"], []]),
+                         ids=lambda a: " ".join(a)[:40] or "no args")
 def test_closed_stdout_is_one_usage_error(args, iris_model):
     proc = _shell(_with_model(args, iris_model), ">&-")
     assert proc.returncode == 2, proc.stderr
@@ -124,7 +131,7 @@ _READS_STDIN = [
 ]
 
 
-@pytest.mark.parametrize("args", _READS_STDIN, ids=lambda a: " ".join(a)[:40])
+@pytest.mark.parametrize("args", _slow_unless(_READS_STDIN, [["info", "-"]]), ids=lambda a: " ".join(a)[:40])
 def test_closed_stdin_is_one_usage_error_when_data_is_dash(args, iris_model, tmp_path):
     out = tmp_path / "m.ekm"
     args = [str(out) if a == "OUT" else a for a in _with_model(args, iris_model)]
@@ -143,6 +150,7 @@ def test_closed_stdin_does_not_matter_when_no_command_reads_it(iris_model):
         assert closed.stdout == normal.stdout != ""
 
 
+@pytest.mark.slow  # three processes
 def test_closed_stderr_alone_changes_nothing_but_the_messages():
     ok, normal = _shell(["info", IRIS], "2>&-"), _shell(["info", IRIS], "")
     assert ok.returncode == 0 and ok.stdout == normal.stdout != ""

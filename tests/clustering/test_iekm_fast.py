@@ -186,12 +186,12 @@ def previous_fit(X, k, seed, E, max_features, bootstrap, resample, max_iter):
 # ---------------------------------------------------------------------------
 # tests
 # ---------------------------------------------------------------------------
-REAL = [("letter-300.arff", 30), ("pendigits-300.arff", 60), ("glass.arff", 80),
-        ("iris.arff", 150)]
+REAL = [pytest.param("letter-300.arff", 30, marks=pytest.mark.slow),  # 16 features, 26 centres
+        ("pendigits-300.arff", 60), ("glass.arff", 80), ("iris.arff", 150)]
 
 
 @pytest.mark.parametrize("name, rows", REAL)
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])  # a Python loop
 @pytest.mark.parametrize("bootstrap", [False, True])
 def test_kernel_matches_plain_fma_loop(name, rows, seed, bootstrap):
     X, k = centred(name)

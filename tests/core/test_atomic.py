@@ -524,6 +524,7 @@ def test_cli_fit_through_a_symlink(tmp_path, model):
     assert _entries(tmp_path / "models") == ["latest.ekm"]
 
 
+@pytest.mark.slow  # whole ensemblekit processes
 def test_cli_link_into_a_missing_folder_is_refused_before_work(tmp_path, model):
     os.symlink("gone/p.csv", tmp_path / "p.csv")
     done = _cli("predict", model, IRIS, "-o", tmp_path / "p.csv")
@@ -609,6 +610,7 @@ def test_plot_to_a_full_device_names_it(tmp_path):
         _write_bytes_atomic(private, b"\x89PNG")
 
 
+@pytest.mark.slow  # whole ensemblekit processes
 def test_cli_output_to_a_folder_or_socket_is_refused(tmp_path, model):
     done = _cli("predict", model, IRIS, "-o", tmp_path)
     assert done.returncode == 2

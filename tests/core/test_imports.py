@@ -107,6 +107,7 @@ def _scipy_facts(hooked: bool) -> dict:
     return json.loads(out.stdout)
 
 
+@pytest.mark.slow  # two fresh interpreters import scipy.stats
 def test_plain_scipy_docstrings_changes_only_the_docstring_note():
     if not hasattr(pytest.importorskip("scipy._lib._array_api"), "xp_capabilities_table"):
         pytest.skip("this scipy has no xp_capabilities decorator")

@@ -149,6 +149,7 @@ def test_killed_lazy_predict_leaves_no_worker(tmp_path):
 
 
 @linux_only
+@pytest.mark.slow  # starts two worker processes
 def test_prestarted_workers_are_the_ones_run_uses():
     # prestart starts the workers from a thread that ends after the warm-up; they must
     # survive it (a parent-death signal would kill them with that thread), and run()
@@ -189,6 +190,7 @@ def _run_cli(args: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run(_ensemblekit() + args, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow  # a process per value; worker_count's own refusal is tested above
 @pytest.mark.parametrize("n_jobs", ["100000", "0", "-1000"])
 def test_compare_refuses_n_jobs_out_of_range_in_one_line(n_jobs):
     before = set(os.listdir(SHM)) if SHM.is_dir() else set()
@@ -202,6 +204,7 @@ def test_compare_refuses_n_jobs_out_of_range_in_one_line(n_jobs):
         assert not {n for n in set(os.listdir(SHM)) - before if "loky" in n or "joblib" in n}
 
 
+@pytest.mark.slow  # two processes
 def test_predict_refuses_n_jobs_out_of_range_in_one_line(tmp_path):
     model = tmp_path / "knn.ekm"
     subprocess.run(_ensemblekit() + ["fit", "knn", IRIS, "-o", str(model)], check=True, capture_output=True)

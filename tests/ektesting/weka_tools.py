@@ -2,7 +2,8 @@
 
 The jar comes with the PyPI package python-weka-wrapper3 (a test dependency); it is
 found without importing the package. Tests that need it are decorated ``@needs_weka``:
-they carry the ``weka`` marker and skip where Java or the jar is missing.
+they carry the ``weka`` marker and skip where Java or the jar is missing, and the ``slow``
+marker too, since each starts Java once or more (about a second a run).
 """
 
 from __future__ import annotations
@@ -36,11 +37,12 @@ _skip_without_weka = pytest.mark.skipif(
 
 
 def needs_weka(test):
-    """Mark ``test`` (a function or class) ``weka`` and skip it where Java or the jar is missing.
+    """Mark ``test`` (a function or class) ``weka`` and ``slow``; skip it without Java or the jar.
 
-    ``pytest -m "not weka"`` then leaves out every comparison with Weka itself.
+    ``pytest -m "not weka"`` then leaves out every comparison with Weka itself, and so does
+    the fast subset, ``pytest -m "not slow"``: each test starts a Java virtual machine.
     """
-    return pytest.mark.weka(_skip_without_weka(test))
+    return pytest.mark.slow(pytest.mark.weka(_skip_without_weka(test)))
 
 
 def run_weka(main_class: str, *args: str, timeout: float = 300) -> str:

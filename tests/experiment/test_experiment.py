@@ -111,6 +111,7 @@ def _knn_tree_run(iris, **kwargs):
     return experiment.run([iris], work, protocol, ["accuracy"], **kwargs)
 
 
+@pytest.mark.slow  # starts two worker processes
 def test_parallel_run_equals_serial_run(iris):
     serial = _knn_tree_run(iris)
     parallel = _knn_tree_run(iris, n_jobs=2)
@@ -137,6 +138,7 @@ def test_journal_resumes_and_drops_a_half_written_line(iris, tmp_path):
     assert _knn_tree_run(iris, resume=journal).computed == 0
 
 
+@pytest.mark.slow  # starts two worker processes
 def test_parallel_journaled_run_records_every_unit_once_and_equals_the_serial_run(iris, tmp_path):
     journal = tmp_path / "j.jsonl"
     serial = _knn_tree_run(iris)
@@ -346,6 +348,7 @@ def test_runs_marks_use_the_wilcoxon_direction(iris):
     assert an.marks[("iris", "a")] == "▲"
 
 
+@pytest.mark.slow  # starts two worker processes
 def test_parallel_batches_of_several_units_equal_serial(iris):
     from ensemblekit import registry
     from ensemblekit.experiment.runner import _batches
@@ -380,6 +383,7 @@ def test_header_cut_short_starts_afresh(iris, tmp_path):
     assert _knn_tree_run(iris, resume=journal).computed == 12
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_one_core_limits_openmp_loaded_after_it_starts():
     # threadpoolctl only limits libraries already loaded: scikit-learn's OpenMP runtime
     # must be limited too when the first unit imports it inside the pinned block

@@ -496,6 +496,7 @@ def test_wilcoxon_pair_agrees_with_scipy_exact_and_with_enumeration():
         assert res.pvalue == pytest.approx(min(1.0, 2 * tail))
 
 
+@pytest.mark.slow  # scipy's exact test on 55 random pairs
 def test_wilcoxon_pair_agrees_with_scipy_after_demsars_zero_rule():
     # with ties and zeros: leave one of an odd number of zeros out, then scipy's own
     # zsplit test (its permutation route for N <= 13, its normal approximation beyond)
@@ -585,7 +586,8 @@ def _weak_orders(k):
     return sorted({tuple(sps.rankdata(v)) for v in itertools.product(range(k), repeat=k)})
 
 
-@pytest.mark.parametrize("k, n", [(3, 2), (3, 3), (3, 4), (4, 2), (4, 3)])
+@pytest.mark.parametrize("k, n", [(3, 2), (3, 3), (3, 4), (4, 2),
+                                  pytest.param(4, 3, marks=pytest.mark.slow)])  # 75**3 tables
 def test_friedman_min_pvalue_is_the_minimum_over_every_table(k, n):
     # every table of n rows, each a ranking of k algorithms with ties allowed: the statistics
     # depend on the table only through the rank sums, so collect every reachable sum vector

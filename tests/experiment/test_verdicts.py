@@ -238,6 +238,7 @@ def _random_table(rng, n, k):
     return np.round(rng.normal(shift, 0.7, (n, k)), 1)
 
 
+@pytest.mark.slow  # 300 random tables analysed and worded
 def test_verdicts_never_contradict_on_random_tables():
     rng = np.random.default_rng(2024)
     seen = {"better": 0, "same": 0, "unreachable": 0}
@@ -289,6 +290,7 @@ def test_verdicts_never_contradict_on_random_tables():
 
 
 # --------------------------------------------------------------------------- command line
+@pytest.mark.slow  # README's compare, twice, over every sample file
 def test_readme_compare_prints_agreeing_verdicts_without_inf_or_nemenyi():
     result = run("compare", "kmeans", "iekm", "--data", SAMPLE, "--runs", "10", "--seed", "1",
                  "--baseline", "kmeans", "-m", "nmi")

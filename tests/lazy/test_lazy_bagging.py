@@ -126,6 +126,7 @@ def test_cart_trees_see_cart_entropys_matrix(labor):
 # --------------------------------------------------------------------------
 # (3) determinism
 # --------------------------------------------------------------------------
+@pytest.mark.slow  # starts two worker processes
 def test_same_seed_identical_serial_parallel_and_chunked(labor):
     _, X, y, nominal, n_cat = labor
     params = {"n_estimators": 4, "nominal_features": nominal, "n_categories": n_cat, "random_state": 12}

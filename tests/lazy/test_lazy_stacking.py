@@ -227,6 +227,7 @@ def test_stacking_end_to_end(labor):
 # --------------------------------------------------------------------------
 # (5) determinism
 # --------------------------------------------------------------------------
+@pytest.mark.slow  # starts two worker processes
 def test_same_seed_identical_serial_parallel_and_chunked(labor):
     _, X, y, nominal, n_cat = labor
     params = {"n_estimators": 6, "nominal_features": nominal, "n_categories": n_cat, "random_state": 5}

@@ -1,15 +1,17 @@
 """Hostile model files (issue 16): each is refused with exit 2 and one line, before it can act.
 
-Every crafted file is tried with ``show`` and ``predict`` in a real process;
-the scipy payload would write a marker file if any of its code ran. The bombs
-are also loaded in-process with the decompressor watched, to show the
-refusal comes before anything is inflated.
+Every crafted file is tried with ``show`` and ``predict`` in a real process (slow: a process
+per file and command); the scipy payload would write a marker file if any of its code ran.
+The fast subset opens the same files with ``load_model`` in this process. The bombs are
+also loaded in-process with the decompressor watched, to show the refusal comes before
+anything is inflated.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -20,6 +22,7 @@ import pytest
 from ensemblekit.persistence import ModelFileError, _skops_io, load_model
 
 from ektesting import hostile_models as H
+from ektesting.support import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 IRIS = ROOT / "sample_data" / "iris.arff"
@@ -37,8 +40,8 @@ def models(tmp_path_factory):
     made = {}
     for algo, data in (("knn", IRIS), ("cart-entropy", VOTE)):
         path = folder / f"{algo}.ekm"
-        result = _cli("fit", algo, data, "-o", path)
-        assert result.returncode == 0, result.stderr
+        result = run_cli("fit", algo, data, "-o", path)
+        assert result.exit_code == 0, result.output
         made[algo] = path
     return made
 
@@ -93,11 +96,9 @@ EXPECTED = {
 }
 
 
-# one process per file and command: `show` stays in the fast subset, `predict` is slow, and
-# so are the three 1 GiB bombs (building them takes seconds)
-@pytest.mark.parametrize("command", ["show", pytest.param("predict", marks=pytest.mark.slow)])
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if "bomb" in n else n
-                                  for n in HOSTILE])
+@pytest.mark.slow  # one process per file and command, and three 1 GiB bombs to build
+@pytest.mark.parametrize("command", ["show", "predict"])
+@pytest.mark.parametrize("name", HOSTILE)
 def test_hostile_file_is_refused_with_one_line(name, command, models, request, tmp_path):
     bombs = request.getfixturevalue("bombs") if "bomb" in name else {}  # built only when needed
     path, data = _hostile(name, models, bombs, tmp_path)
@@ -109,6 +110,15 @@ def test_hostile_file_is_refused_with_one_line(name, command, models, request, t
     assert len(lines) == 1 and lines[0].startswith("ensemblekit: error: "), result.stderr
     assert EXPECTED[name] in lines[0]
     assert str(path) in lines[0]
+    assert not (tmp_path / H.MARKER_NAME).exists()
+
+
+@pytest.mark.parametrize("name", [n for n in HOSTILE if "bomb" not in n])
+def test_hostile_file_is_refused_by_load_model(name, models, tmp_path):
+    # the files of the test above, opened in this process (the bombs: test_bombs_are_refused...)
+    path, _ = _hostile(name, models, {}, tmp_path)
+    with pytest.raises(ModelFileError, match=re.escape(EXPECTED[name])):
+        load_model(path)
     assert not (tmp_path / H.MARKER_NAME).exists()
 
 
@@ -227,7 +237,8 @@ def test_metadata_json_is_bounded(models, tmp_path):
     assert json.loads(json.dumps(metadata))  # the metadata itself is ordinary JSON
 
 
-@pytest.mark.parametrize("command", ["show", pytest.param("predict", marks=pytest.mark.slow)])
+@pytest.mark.slow  # a process per command
+@pytest.mark.parametrize("command", ["show", "predict"])
 def test_schema_that_disagrees_with_the_estimator(models, tmp_path, command):
     # an attribute dropped from the schema, digest recomputed: the file is
     # intact as a file, but its metadata and its estimator disagree
@@ -243,6 +254,7 @@ def test_schema_that_disagrees_with_the_estimator(models, tmp_path, command):
             in result.stderr) or (command == "predict" and "sepallength" in result.stderr)
 
 
+@pytest.mark.slow  # a process
 def test_class_codes_that_do_not_index_the_class_values(models, tmp_path):
     metadata, members, _ = H.unpack(models["knn"])
     cls = metadata["schema"]["attributes"][metadata["schema"]["class_index"]]

@@ -699,6 +699,7 @@ def test_data_fingerprint():
         data_fingerprint(np.array([[1, "a"]], dtype=object))
 
 
+@pytest.mark.slow  # a fresh interpreter runs the round trips and the attacks
 def test_skops_imported_without_the_estimator_scan_keeps_the_policy(tmp_path):
     # ensemblekit imports skops with its default lists of trusted scikit-learn
     # estimators and scipy ufuncs left empty (persistence._skops_io). Every

@@ -43,7 +43,7 @@ def _small(name, spec):
     if name in ("isca", "ss-isca"):
         return {"n_stages": "5"}
     if "cv" in names:  # the ISLE family
-        return {"n_estimators": "20", "cv": "3"}
+        return {"n_estimators": "5", "cv": "3"}
     if name in ("random-forest", "rf-cluster"):
         return {"n_estimators": "20"}
     return {"n_estimators": "3"} if "n_estimators" in names else {}

@@ -58,7 +58,7 @@ OWN_CLASSES = (
     "ensemblekit.rules.postprocess.RuleEnsembleRegressor",
 )
 
-_SMALL_ISLE = {"n_estimators": "20", "cv": "3"}
+_SMALL_ISLE = {"n_estimators": "5", "cv": "3"}
 # registry algorithms with the parameter values that change what the fitted model stores
 # (ensemble sizes kept small: the structure of the state does not depend on them)
 CASES = [
@@ -432,6 +432,7 @@ def test_a_damaged_model_file_is_refused_by_load_model_and_predict(tmp_path, mon
     assert len(lines) == 1 and "the model file is damaged" in lines[0] and "cpts_[2]" in lines[0]
 
 
+@pytest.mark.slow  # a fresh interpreter under a memory limit
 def test_a_crafted_huge_n_classes_is_refused_without_allocating_it():
     # the check compares classes_ with arange(n_classes): with n_classes = 2**31 - 1 that
     # array alone is 16 GiB, so the length must be compared first; run under a 2 GiB

@@ -371,6 +371,7 @@ def test_the_registry_reads_parameters_from_the_declaration():
         broken.defaults()
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_parameter_names_are_known_without_importing_an_estimator():
     code = ("import sys; from ensemblekit import registry; "
             "names = [registry.get(n).param_names for n in registry.ALGORITHMS]; "

@@ -121,7 +121,7 @@ def test_cd_diagram_is_byte_identical(tmp_path, suffix):
     assert first.read_bytes() == second.read_bytes()
 
 
-@pytest.mark.parametrize("suffix", [".png", ".svg"])
+@pytest.mark.parametrize("suffix", [".png", pytest.param(".svg", marks=pytest.mark.slow)])
 def test_heatmaps_written_and_byte_identical(tmp_path, suffix):
     first, second = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
     plot_sensitivity_heatmaps(_panels(), first, title="iebn vs k2")

@@ -41,6 +41,7 @@ def fitted(algo, ds, params, seed, y=None):
     return model.named_steps["model"]
 
 
+@pytest.mark.slow  # isca at its default 50 stages, fitted three times
 def test_isca_on_iris_prints_the_table2_indices_of_its_own_labels(tmp_path):
     labels_file = tmp_path / "l.csv"
     result = run("cluster", "isca", IRIS, "-k", "3", "--format", "json", "--labels-out",

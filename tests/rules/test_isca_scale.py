@@ -142,6 +142,7 @@ def test_fitted_model_holds_the_packed_rules_and_yields_the_similarity_in_blocks
     assert_array_equal(model.labels_for(3), model.labels_)
 
 
+@pytest.mark.slow  # fits, saves and loads isca, then refits it
 def test_saved_model_is_small_loads_through_the_checks_and_keeps_its_similarity(tmp_path):
     result = api.cluster("isca", IRIS, k=3, params={"n_stages": 5}, seed=3)
     est = result.model.estimator

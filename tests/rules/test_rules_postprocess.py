@@ -171,6 +171,7 @@ def test_linear_terms_are_winsorised_and_scaled_as_rulefit():
     assert model.term_descriptions()[-1] == "linear: x19"
 
 
+@pytest.mark.slow  # ten ensembles of 40 trees with 5-fold inner CV
 def test_all_nine_registered_post_processors_learn_the_friedman_function():
     X, y = _friedman(450, 8)
     train, test = np.arange(300), np.arange(300, 450)
