@@ -89,3 +89,28 @@ def registry_dataset(name: str):
         if spec.task == registry.CLASSIFICATION:
             ds = ds.with_nominal_class()
     return spec, ds
+
+
+def fit_registered(name: str, params: dict):
+    """A registry algorithm's estimator fitted on :func:`registry_dataset`'s data.
+
+    ``params`` are the estimator's resolved parameters; clusterers get 3 clusters (and
+    ss-isca its first column as the target), classifiers and regressors the rows whose
+    class or target is known. Seed 1.
+    """
+    import numpy as np
+
+    from ensemblekit import registry
+
+    spec, ds = registry_dataset(name)
+    params = dict(params)
+    if spec.task == registry.CLUSTERING:
+        params["n_clusters"] = 3
+    model = registry.make_estimator(name, ds.schema, params, 1)
+    if spec.task == registry.CLUSTERING:
+        model.fit(ds.X, ds.X[:, :1] if spec.fixed.get("supervised") else None)
+    else:
+        y = np.asarray(ds.y, dtype=float)
+        keep = ~np.isnan(y) & (y >= 0 if spec.task == registry.CLASSIFICATION else True)
+        model.fit(ds.X[keep], ds.y[keep])
+    return model

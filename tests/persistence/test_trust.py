@@ -7,13 +7,12 @@ import json
 import zipfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from ensemblekit import model_types, registry, trust
 from ensemblekit.persistence import _nodes, _skops_io
 
-from ektesting.support import data_path, registry_dataset
+from ektesting.support import data_path, fit_registered
 
 ROOT = Path(__file__).resolve().parents[2]
 # mixed numeric and nominal attributes with missing values: every preprocessing path is stored
@@ -50,18 +49,8 @@ def _small(name, spec):
 
 
 def _fitted(name, settings):
-    spec, ds = registry_dataset(name)
-    params = spec.resolve({**_small(name, spec), **settings})
-    if spec.task == registry.CLUSTERING:
-        params["n_clusters"] = 3
-    model = registry.make_estimator(name, ds.schema, params, 1)
-    if spec.task == registry.CLUSTERING:
-        model.fit(ds.X, ds.X[:, :1] if spec.fixed.get("supervised") else None)
-    else:
-        y = np.asarray(ds.y, dtype=float)
-        keep = ~np.isnan(y) & (y >= 0 if spec.task == registry.CLASSIFICATION else True)
-        model.fit(ds.X[keep], ds.y[keep])
-    return model
+    spec = registry.get(name)
+    return fit_registered(name, spec.resolve({**_small(name, spec), **settings}))
 
 
 CASES = [(name, settings) for name, spec in registry.ALGORITHMS.items() if spec.missing_requirement() is None

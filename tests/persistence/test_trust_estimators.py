@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from ensemblekit import model_types, registry, trust
 from ensemblekit.persistence import ModelFileError, load_model, save_model
 
-from ektesting.support import data_path, registry_dataset
+from ektesting.support import data_path, fit_registered, registry_dataset
 
 ROOT = Path(__file__).resolve().parents[2]
 LABOR = data_path("labor.arff")  # numeric and nominal attributes, missing values
@@ -106,18 +106,7 @@ def _fitted(name, settings=None):
     settings = settings or {}
     key = (name, tuple(sorted(settings.items())))
     if key not in _FITTED:
-        spec, ds = _data(name)
-        params = spec.resolve(settings)
-        if spec.task == registry.CLUSTERING:
-            params["n_clusters"] = 3
-        model = registry.make_estimator(name, ds.schema, params, 1)
-        if spec.task == registry.CLUSTERING:
-            model.fit(ds.X, ds.X[:, :1] if spec.fixed.get("supervised") else None)
-        else:
-            y = np.asarray(ds.y, dtype=float)
-            keep = ~np.isnan(y) & (y >= 0 if spec.task == registry.CLASSIFICATION else True)
-            model.fit(ds.X[keep], ds.y[keep])
-        _FITTED[key] = model
+        _FITTED[key] = fit_registered(name, registry.get(name).resolve(settings))
     return _FITTED[key]
 
 
