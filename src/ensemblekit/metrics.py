@@ -445,7 +445,7 @@ def model_predictions(model, X, *, task: str, n_classes: int | None = None, prob
     """
     if task == _C and proba:
         if n_classes is None:
-            raise InputError("class probabilities need the number of declared classes")
+            raise ValueError("class probabilities need the number of declared classes")
         from ensemblekit import registry
 
         probabilities = registry.class_probabilities(model, X, n_classes)
@@ -517,7 +517,7 @@ def score_model(metrics: Sequence[str], model=None, X=None, *, task: str | None 
     specs = [metric_spec(name) for name in metrics]
     if predicted is None:
         if model is None or X is None:
-            raise InputError("score_model needs the predictions, or a fitted model and the rows X")
+            raise ValueError("score_model needs the predictions, or a fitted model and the rows X")
         wants_proba = with_proba or any(spec.needs_proba for spec in specs)
         predicted, computed = model_predictions(model, X, task=task, n_classes=n_classes,
                                                 proba=wants_proba)
@@ -525,7 +525,7 @@ def score_model(metrics: Sequence[str], model=None, X=None, *, task: str | None 
     space = None
     if any(spec.internal for spec in specs):
         if X is None:
-            raise InputError("an internal index needs the rows X")
+            raise ValueError("an internal index needs the rows X")
         # internal indices judge the rows in the space the estimator clustered: the
         # pipeline's preprocessing (one-hot, imputation) applied, the estimator's own
         # scaling not
@@ -604,7 +604,7 @@ def best_k(ks, values, name):
     """
     values = np.asarray(values, dtype=np.float64)
     if len(ks) != values.shape[0]:
-        raise InputError(f"{len(ks)} values of k but {values.shape[0]} index values")
+        raise ValueError(f"{len(ks)} values of k but {values.shape[0]} index values")
     finite = ~np.isnan(values)
     if not finite.any():
         return None

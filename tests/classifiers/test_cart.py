@@ -115,3 +115,16 @@ def test_bad_input():
         clf.predict([[1.0]])
     with pytest.raises(ValueError, match="[Ii]nfinity|infinite"):
         CartEntropyTree().fit([[np.inf], [1.0]], [0, 1])
+
+
+@pytest.mark.parametrize("big", [1e308, -1e308, 3.5e38])
+def test_values_beyond_float32_are_bad_input(big):
+    from ensemblekit.errors import InputError
+
+    X = np.array([[big, 0.0], [np.nan, 1.0], [0.0, 2.0], [1.0, 3.0]])
+    with pytest.raises(InputError, match=r"too large for dtype\('float32'\)"):
+        CartEntropyTree().fit(X, [0, 1, 0, 1])
+    fitted = CartEntropyTree().fit(np.nan_to_num(X * 0.0), [0, 1, 0, 1])  # in range: fits
+    with pytest.raises(InputError, match="float32"):
+        fitted.predict(X)
+    fitted.predict(np.array([[3.4e38, np.nan]]))  # the largest float32 and a missing value pass

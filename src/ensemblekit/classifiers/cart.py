@@ -61,7 +61,10 @@ def _check_float32_range(X) -> None:
         When a finite value of ``X`` lies beyond float32's range (about 3.4e38), so
         that the cast would make it infinite.
     """
-    if np.any(np.abs(np.asarray(X, dtype=np.float64)) > np.finfo(np.float32).max):
+    flat = np.asarray(X, dtype=np.float64).ravel()  # validated: already float64, so a view
+    big = np.finfo(np.float32).max
+    # fmax/fmin skip NaN (missing values) and allocate nothing
+    if flat.size and (np.fmax.reduce(flat) > big or np.fmin.reduce(flat) < -big):
         raise InputError("Input X contains a value too large for dtype('float32'): "
                          "cart-entropy grows scikit-learn's float32 trees, which hold values "
                          "up to about 3.4e38")
