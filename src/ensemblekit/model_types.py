@@ -26,7 +26,7 @@ runs: skops creates it with ``cls.__new__`` and hands its attributes to
 ``__setstate__`` (scikit-learn's ``BaseEstimator.__setstate__`` only stores
 them), or, for the tree and the distance metric, calls the class itself with
 numbers and arrays. None of them calls a function, imports a module or
-evaluates text taken from the file. ``tests/test_trust.py`` checks both
+evaluates text taken from the file. ``tests/persistence/test_trust.py`` checks both
 properties: that every type our fitted models store is listed, and that no
 listed type defines a rebuild hook outside that reviewed set.
 """

@@ -105,6 +105,7 @@ def test_compare_records_a_plain_value_error_as_a_failure_of_the_algorithm(broke
     assert compared.exit_code == 1, compared.output
 
 
+@pytest.mark.slow  # whole ensemblekit processes
 def test_a_lone_fit_that_raises_a_plain_value_error_is_an_unexpected_failure(broken, tmp_path):
     model = tmp_path / "m.ekm"
     done = _ensemblekit(broken, "fit", "broken", VOTE, "-o", str(model))
@@ -117,6 +118,7 @@ def test_a_lone_fit_that_raises_a_plain_value_error_is_an_unexpected_failure(bro
     assert "Traceback" in traced.stderr and "a bug deep inside fit" in traced.stderr
 
 
+@pytest.mark.slow  # whole ensemblekit processes
 def test_a_bad_set_value_is_still_bad_input(broken, tmp_path):
     done = _ensemblekit(broken, "fit", "broken", VOTE, "-o", str(tmp_path / "m.ekm"),
                         "--set", "smoothing=-1")

@@ -3,14 +3,28 @@
 The jar comes with the PyPI package python-weka-wrapper3 (a test dependency); it is
 found without importing the package. Tests that need it are decorated ``@needs_weka``:
 they carry the ``weka`` marker and skip where Java or the jar is missing, and the ``slow``
-marker too, since each starts Java once or more (about a second a run).
+marker too, since they run Java.
+
+``run_weka`` hands each command line to a Java VM that stays up for the test session
+(``WekaBatch.java`` beside this module; one VM per core, started on first use): starting
+Java and loading Weka's classes took longer than most runs themselves. Each command still
+runs Weka's own ``main``, with the arguments a command line would give it, and returns
+what it printed. Without Java's source launcher (a runtime without ``jdk.compiler``),
+every command starts its own ``java`` as before.
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
+import locale
+import os
+import queue
+import select
 import shutil
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -45,11 +59,148 @@ def needs_weka(test):
     return pytest.mark.slow(pytest.mark.weka(_skip_without_weka(test)))
 
 
+_JAVA = ["java", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-cp", str(WEKA_JAR)]
+_BATCH_SOURCE = Path(__file__).resolve().with_name("WekaBatch.java")
+
+
+class _WekaVM:
+    """One Java VM running ``WekaBatch.java``: Weka command lines, one after another."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([*_JAVA, str(_BATCH_SOURCE)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+        self._pending = b""
+        if self._line(time.monotonic() + 120) != b"ready":
+            raise OSError("WekaBatch.java did not start")
+
+    def _read(self, deadline: float) -> bytes:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+            raise subprocess.TimeoutExpired(_BATCH_SOURCE.name, 0)
+        data = os.read(self.proc.stdout.fileno(), 1 << 16)
+        if not data:
+            raise EOFError("the Java VM running Weka ended")
+        return data
+
+    def _line(self, deadline: float) -> bytes:
+        while b"\n" not in self._pending:
+            self._pending += self._read(deadline)
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line
+
+    def _bytes(self, n: int, deadline: float) -> bytes:
+        while len(self._pending) < n:
+            self._pending += self._read(deadline)
+        data, self._pending = self._pending[:n], self._pending[n:]
+        return data
+
+    def run(self, command: list[str], timeout: float) -> tuple[int, bytes, bytes]:
+        """(status, stdout, stderr) of ``command``: a main class and its arguments."""
+        if any("\t" in part or "\n" in part for part in command):
+            raise ValueError("arguments with tabs or line breaks cannot be sent to the VM")
+        deadline = time.monotonic() + timeout
+        self.proc.stdin.write(("\t".join(command) + "\n").encode("utf-8"))
+        status, n_out, n_err = (int(v) for v in self._line(deadline).split(b"\t"))
+        return status, self._bytes(n_out, deadline), self._bytes(n_err, deadline)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class _WekaVMs:
+    """Up to one idle :class:`_WekaVM` per core, lent to one ``run_weka`` call at a time."""
+
+    def __init__(self, size: int):
+        self.size, self.started, self.usable = size, 0, True
+        self.idle: queue.LifoQueue = queue.LifoQueue()
+        self.every: list[_WekaVM] = []
+        self.lock = threading.Lock()
+        atexit.register(self.close)
+
+    def borrow(self) -> _WekaVM | None:
+        """An idle VM, else a new one while fewer than ``size`` run, else the next one freed;
+        None where no VM can start (the caller then runs ``java`` itself)."""
+        while True:
+            try:
+                return self.idle.get_nowait()
+            except queue.Empty:
+                pass
+            with self.lock:
+                if not self.usable:
+                    return None
+                start = self.started < self.size
+                if start:
+                    self.started += 1
+            if start:
+                try:
+                    vm = _WekaVM()
+                except (OSError, EOFError, subprocess.TimeoutExpired):
+                    with self.lock:
+                        self.started -= 1
+                        self.usable = False  # no source launcher here: one java per command
+                    return None
+                self.every.append(vm)
+                return vm
+            try:
+                return self.idle.get(timeout=0.5)
+            except queue.Empty:
+                continue
+
+    def give_back(self, vm: _WekaVM, healthy: bool):
+        if healthy:
+            self.idle.put(vm)
+            return
+        vm.proc.kill()
+        vm.proc.wait()
+        with self.lock:
+            self.started -= 1
+
+    def close(self):
+        for vm in self.every:
+            vm.close()
+
+
+_VMS = _WekaVMs(os.cpu_count() or 1)
+
+
+def _text(data: bytes) -> str:
+    """Bytes Java printed, decoded as ``subprocess.run(..., text=True)`` decodes them."""
+    decoded = data.decode(locale.getpreferredencoding(False))
+    return decoded.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def run_weka(main_class: str, *args: str, timeout: float = 300) -> str:
-    """Standard output of ``java -cp weka.jar MAIN_CLASS ARGS...`` (raises on failure)."""
-    cmd = ["java", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-cp", str(WEKA_JAR),
-           main_class, *args]
-    return subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=timeout).stdout
+    """Standard output of ``java -cp weka.jar MAIN_CLASS ARGS...``.
+
+    Raises
+    ------
+    subprocess.CalledProcessError
+        If the main method threw (a VM of its own would have exited with status 1).
+    subprocess.TimeoutExpired
+        If the command took longer than ``timeout`` seconds.
+    """
+    command = [main_class, *args]
+    vm = _VMS.borrow()
+    if vm is None:
+        return subprocess.run([*_JAVA, *command], capture_output=True, text=True, check=True,
+                              timeout=timeout).stdout
+    healthy = False
+    try:
+        status, out, err = vm.run(command, timeout)
+        healthy = True
+    except EOFError:
+        raise subprocess.CalledProcessError(vm.proc.wait(), [*_JAVA, *command]) from None
+    finally:
+        _VMS.give_back(vm, healthy)
+    if status:
+        raise subprocess.CalledProcessError(status, [*_JAVA, *command], _text(out), _text(err))
+    return _text(out)
 
 
 def k2_options(max_parents: int, scoring: str) -> list[str]:
