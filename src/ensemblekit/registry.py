@@ -181,7 +181,7 @@ def _declared_params(spec: AlgorithmSpec) -> tuple[Param, ...]:
     """The exposed parameters of ``spec`` from its estimator's declaration and ``__init__``."""
     import inspect
 
-    cls = spec.estimator_class()
+    cls = spec.model_class()
     declared = getattr(cls, "_parameter_constraints", None)
     if declared is None:
         raise TypeError(f"{spec.name}: {cls.__name__} declares no _parameter_constraints; "
@@ -211,6 +211,15 @@ class AlgorithmSpec:
         One line for ``ensemblekit algorithms``.
     estimator : str
         ``"module:Class"`` of the estimator, imported lazily.
+    model : str or None
+        ``"module:Class"`` of the estimator's *model class*: the base of the
+        estimator that holds its parameters (``__init__`` and
+        ``_parameter_constraints``), its fitted-state declaration
+        (``_fitted_state``, ``_check_state``; see :mod:`ensemblekit.state`) and
+        its prediction, and imports numpy only. ``predict``, ``show`` and
+        ``evaluate MODEL`` rebuild a model file as this class, without
+        scikit-learn. None (an algorithm that refits at predict time, or one a
+        program registers): the estimator class is its own model class.
     preprocessing : str
         One line saying what is done to nominal attributes and missing values.
     exposed : tuple of str
@@ -285,6 +294,7 @@ class AlgorithmSpec:
     description: str
     estimator: str
     preprocessing: str
+    model: str | None = None
     exposed: tuple[str, ...] = ()
     cli_defaults: dict = field(default_factory=dict)
     params: Sequence[Param] | None = None
@@ -324,6 +334,15 @@ class AlgorithmSpec:
         import importlib
 
         module_name, class_name = self.estimator.split(":")
+        return getattr(importlib.import_module(module_name), class_name)
+
+    def model_class(self) -> type:
+        """Import and return the model class (see ``model``); numpy only when ``model`` is set."""
+        if self.model is None:
+            return self.estimator_class()
+        import importlib
+
+        module_name, class_name = self.model.split(":")
         return getattr(importlib.import_module(module_name), class_name)
 
     def missing_requirement(self) -> str | None:
@@ -774,25 +793,63 @@ def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
     from ensemblekit.preprocessing import make_preprocessor
 
     spec = get(name)
+    kwargs = estimator_kwargs(name, schema, params, random_state)
+    if spec.encode == "codes":
+        prep = "passthrough"
+    else:
+        prep = make_preprocessor(schema, impute_numeric=spec.impute_numeric, scale=spec.scale)
+    return Pipeline([("prep", prep), ("model", spec.estimator_class()(**kwargs))])
+
+
+def estimator_kwargs(name: str, schema, params: dict[str, Any] | None = None,
+                     random_state: int | None = None) -> dict[str, Any]:
+    """The constructor arguments of a registered algorithm's estimator (and model class).
+
+    What :func:`make_estimator` passes to the estimator, and what a model file's
+    model class is built with: the resolved ``params`` over the defaults, the
+    entry's ``fixed`` arguments, the seed, the declared number of classes, and
+    for ``encode="codes"`` the nominal columns and their numbers of values, all
+    derived from the schema. Imports numpy and scikit-learn only through the
+    model class (none for the classes ensemblekit ships).
+
+    Parameters
+    ----------
+    name : str
+        Registry name.
+    schema : ensemblekit.dataset.Schema
+        Training schema.
+    params : dict, optional
+        Resolved parameters (each is checked against its declaration).
+    random_state : int or None
+        Seed, for a class that takes one.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    UnknownAlgorithmError, ParameterError
+    """
+    import inspect
+
+    spec = get(name)
     values = spec.defaults()
     values.update(params or {})
     for p in spec.params:
         p.check(values[p.name])
-    cls = spec.estimator_class()
+    takes = inspect.signature(spec.model_class().__init__).parameters
     kwargs = dict(spec.fixed)
     kwargs.update(values)
-    if "random_state" in cls._get_param_names():
+    if "random_state" in takes:
         kwargs["random_state"] = random_state
-    if spec.task == CLASSIFICATION and "n_classes" in cls._get_param_names():
+    if spec.task == CLASSIFICATION and "n_classes" in takes:
         kwargs["n_classes"] = len(schema.class_attribute.values)
     if spec.encode == "codes":
         nominal = [i for i, a in enumerate(schema.features) if a.kind != "numeric"]
         kwargs["nominal_features"] = nominal
         kwargs["n_categories"] = [max(1, len(schema.features[i].values)) for i in nominal]
-        prep = "passthrough"
-    else:
-        prep = make_preprocessor(schema, impute_numeric=spec.impute_numeric, scale=spec.scale)
-    return Pipeline([("prep", prep), ("model", cls(**kwargs))])
+    return kwargs
 
 
 def class_probabilities(model, X, n_classes: int):
