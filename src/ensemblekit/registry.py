@@ -896,7 +896,7 @@ def model_feature_names(name: str, schema) -> list[str]:
     """
     if get(name).encode == "codes":
         return [a.name for a in schema.features]
-    from ensemblekit.preprocessing import feature_names
+    from ensemblekit.preprocessing_model import feature_names
 
     return feature_names(schema)
 

@@ -15,7 +15,8 @@ from ensemblekit import state
 
 
 def stored(est):
-    """``(params, scalars, arrays)`` as a model file would hold them (scalars through JSON)."""
+    """``(params, scalars, arrays)`` as a model file would hold them (scalars through JSON;
+    array names without the ``model/`` prefix, e.g. ``"feature_"``, ``"estimators_/0/value_"``)."""
     scalars, arrays = state.collect(est)
     return est.get_params(deep=False), json.loads(json.dumps(scalars)), dict(arrays)
 
@@ -29,4 +30,5 @@ def roundtrip(est, model_cls=None, *, tamper=None):
     params, scalars, arrays = stored(est)
     if tamper is not None:
         tamper(params, scalars, arrays)
-    return state.restore(model_cls, params, scalars, arrays)
+    return state.restore(model_cls, params, scalars,
+                         {f"model/{key}": value for key, value in arrays.items()})
