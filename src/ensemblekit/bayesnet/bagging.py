@@ -71,7 +71,8 @@ from ..trust import (
     n_jobs_attr,
     nested_attr,
 )
-from .classifier import K2_CONSTRAINTS, K2Classifier, _missing_target_mask
+from .classifier import K2Classifier, _missing_target_mask
+from .classifier_model import K2_CONSTRAINTS
 
 __all__ = ["BaggedK2Classifier"]
 
