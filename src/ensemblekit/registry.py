@@ -493,6 +493,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="C4.5 release 8 as Weka's J48 (gain ratio, multiway nominal splits, "
             "fractional missing values, error-based pruning with subtree raising)",
             estimator="ensemblekit.classifiers.c45:C45Tree",
+            model="ensemblekit.classifiers.c45_model:C45Model",
             exposed=("confidence_factor", "min_samples_leaf", "unpruned", "subtree_raising",
                      "collapse_tree"),
             preprocessing="none: nominal attributes as their values, missing values as "

@@ -265,11 +265,18 @@ def fit_weighted_c45(X, y, counts, *, min_samples_leaf=2, nominal_features=(),
 
 
 def c45_proba(tree, X, nominal_mask):
-    """A fitted C4.5 tree's ``predict_proba`` on rows already checked (no validation).
+    """A fitted C4.5 tree's ``predict_proba`` on rows already checked, compiled.
+
+    The lazy ensembles grow a tree per test row and apply it to that one row, while
+    fitting (numba is loaded to grow the tree anyway); the compiled walk
+    (:func:`ensemblekit.classifiers._c45_kernels.predict_proba`) costs a microsecond
+    there, where the numpy walk of the model class costs a few hundred. Both add the
+    same numbers in the same order: the probabilities are equal to the last bit
+    (tests/classifiers/test_c45_model.py compares them).
 
     Parameters
     ----------
-    tree : ensemblekit.classifiers.c45.C45Tree
+    tree : ensemblekit.classifiers.c45_model.C45Model
     X : ndarray of float64 of shape (n_samples, n_features), C-ordered
         Codes of the tree's nominal columns in range; NaN = missing.
     nominal_mask : ndarray of bool of shape (n_features,)
@@ -279,7 +286,11 @@ def c45_proba(tree, X, nominal_mask):
     -------
     ndarray of shape (n_samples, n_classes)
     """
-    return tree._proba(X, nominal_mask)
+    from . import _c45_kernels as kernels
+
+    return kernels.predict_proba(X, tree.feature_, tree.threshold_, nominal_mask,
+                                 tree.child_start_, tree.n_children_, tree.value_,
+                                 tree.bag_value_, tree.is_empty_, tree.classes_.size)
 
 
 def fitted_tree_layout(ctx: CheckContext, est, d: int) -> tuple[np.ndarray, np.ndarray, int]:
