@@ -481,6 +481,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="unpruned binary decision tree grown by information gain (scikit-learn's "
             "CART-style tree with the entropy criterion; not C4.5)",
             estimator="ensemblekit.classifiers.cart:CartEntropyTree",
+            model="ensemblekit.classifiers.cart_model:CartEntropyModel",
             exposed=("min_samples_leaf", "max_depth"),
             preprocessing="nominal: one-hot (missing: training mode); numeric missing values "
             "kept (the tree routes them)",
