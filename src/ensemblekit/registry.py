@@ -406,6 +406,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             task=CLUSTERING,
             description="Lloyd's K-means from seeded initial centres shared with iekm",
             estimator="ensemblekit.clustering.kmeans:KMeans",
+            model="ensemblekit.clustering.kmeans_model:KMeansModel",
             exposed=_KMEANS,
             preprocessing=_NUMERIC_PREP,
             shares_initial_centers=True,
@@ -417,6 +418,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="Inner-Ensemble K-means: assignment by a vote over random feature subsets "
             "(Abbasian et al. 2013, Alg. 6)",
             estimator="ensemblekit.clustering.inner_kmeans:InnerEnsembleKMeans",
+            model="ensemblekit.clustering.inner_kmeans_model:InnerEnsembleKMeansModel",
             exposed=_KMEANS + _SUBSETS + ("resample",),
             preprocessing=_NUMERIC_PREP,
             shares_initial_centers=True,
@@ -514,6 +516,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                 task=CLUSTERING,
                 description=description,
                 estimator=f"ensemblekit.clustering.consensus:{class_name}",
+                model=f"ensemblekit.clustering.consensus_model:{class_name}Model",
                 exposed=_KMEANS + _SUBSETS + extra,
                 preprocessing=_NUMERIC_PREP,
                 fixed=fixed,
@@ -546,6 +549,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="partitioning around medoids, BUILD + SWAP (kmedoids package; as R "
             "cluster::pam)",
             estimator="ensemblekit.clustering.baselines:PAM",
+            model="ensemblekit.clustering.baselines_model:PAMModel",
             exposed=("n_clusters", "scale", "max_iter"),
             preprocessing=_NUMERIC_PREP,
             model_summary="prototypes",
@@ -555,6 +559,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             task=CLUSTERING,
             description="divisive analysis (Kaufman & Rousseeuw), the tree cut into k clusters",
             estimator="ensemblekit.clustering.baselines:DIANA",
+            model="ensemblekit.clustering.baselines_model:DIANAModel",
             exposed=("n_clusters", "scale"),
             preprocessing=_NUMERIC_PREP,
             predicts_new_rows=False,
@@ -565,6 +570,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="Gaussian mixture, covariance type (and k) chosen by BIC: a stand-in "
             "for R's Mclust",
             estimator="ensemblekit.clustering.baselines:GaussianMixtureBIC",
+            model="ensemblekit.clustering.baselines_model:GaussianMixtureModel",
             exposed=("n_clusters", "covariance_type", "select_k", "n_init", "max_iter", "scale"),
             preprocessing=_NUMERIC_PREP,
             model_summary="prototypes",
@@ -575,6 +581,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="random-forest clustering: PAM on 1 - proximity of a forest that tells "
             "the data from column-permuted copies (Breiman; Shi & Horvath 2006)",
             estimator="ensemblekit.clustering.baselines:RandomForestClustering",
+            model="ensemblekit.clustering.baselines_model:RandomForestClusteringModel",
             exposed=("n_clusters", "n_estimators", "max_features", "min_samples_leaf",
                      "max_iter"),
             preprocessing=_NUMERIC_PREP,
