@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ensemblekit.bayesnet.bagging import BaggedK2Classifier
+from ensemblekit.bayesnet.bagging_model import BaggedK2Model
 from ensemblekit.bayesnet.classifier import K2Classifier
 from ensemblekit.bayesnet.classifier_model import K2Model
 from ensemblekit.bayesnet.inner import InnerEnsembleK2Classifier
@@ -105,6 +107,45 @@ def test_iebn_round_trip_predicts_the_same_bytes(labor):
     assert model.n_estimators == 4 and model.bootstrap is True
     _same_bytes(model, est, X)
     assert model.to_dot() == est.to_dot()
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["declared-classes", "labels"])
+@pytest.mark.parametrize("bootstrap", [True, False])
+def test_bagged_k2_round_trip_predicts_the_same_bytes(labor, declared, bootstrap):
+    X, y, kw = labor
+    if not declared:
+        kw = {**kw, "n_classes": None}
+    est = BaggedK2Classifier(n_estimators=5, max_samples=0.4, bootstrap=bootstrap,
+                             random_state=2, **kw).fit(X, y)
+    if declared:
+        assert all(m.classes_.size == 2 for m in est.estimators_)
+    model = roundtrip(est)
+    assert type(model) is BaggedK2Model
+    assert all(type(m) is K2Model for m in model.estimators_)
+    _same_bytes(model, est, X)
+    # what show reports: distinct rows per bag, arcs per network
+    assert [np.unique(b).size for b in model.estimators_samples_] \
+        == [np.unique(b).size for b in est.bagging_.estimators_samples_]
+    assert [m.parents_ for m in model.estimators_] == [m.parents_ for m in est.estimators_]
+
+
+def test_bagged_k2_predicts_the_bytes_of_scikit_learns_bagging(labor):
+    X, y, kw = labor
+    est = BaggedK2Classifier(n_estimators=6, random_state=0, **kw).fit(X, y)
+    assert est.predict_proba(X).tobytes() == est.bagging_.predict_proba(X).tobytes()
+    for rows, drawn in zip(est.estimators_samples_, est.bagging_.estimators_samples_):
+        assert rows.dtype == np.int64 and np.array_equal(rows, drawn)
+
+
+def test_bagged_k2_members_lacking_a_class_round_trip():
+    X, y = load_coded("iris")[1:3]
+    keep = np.r_[np.arange(100), [100, 120, 140]]  # 3 rows of the third class: bags miss it
+    X, y = X[keep], y[keep].astype(np.int64)
+    est = BaggedK2Classifier(n_estimators=10, max_samples=0.1, random_state=0).fit(X, y)
+    assert any(m.classes_.size < 3 for m in est.estimators_)  # members of a partial class set
+    model = roundtrip(est)
+    _same_bytes(model, est, X)
+    assert est.predict_proba(X).tobytes() == est.bagging_.predict_proba(X).tobytes()
 
 
 def test_unfitted_model_refuses_to_predict():
@@ -245,6 +286,49 @@ def test_a_bad_parent_index_would_break_the_drawing_without_the_check(k2):
         roundtrip(k2, K2Model, tamper=_set("parent_sets_/3", np.array([0, 99])))
 
 
+@pytest.fixture(scope="module")
+def bagged(labor):
+    X, y, kw = labor
+    return BaggedK2Classifier(n_estimators=3, random_state=0, **kw).fit(X, y)
+
+
+def _member_cycle(params, scalars, arrays):
+    """_cycle applied to the first member's arrays."""
+    prefix = "estimators_/0/"
+    member = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
+    _cycle(params, scalars, member)
+    arrays.update({prefix + k: v for k, v in member.items()})
+
+
+BAGGED_DAMAGE = [
+    ("a member's class outside the ensemble's", _set("estimators_/0/classes_", np.array([0, 5])),
+     "estimators_.0.classes_"),
+    ("a member with fewer classes than declared", _set("estimators_/1/classes_", np.array([1])),
+     "estimators_.1"),
+    ("a member reading other columns", lambda p, s, a: s["estimators_"][2].update(
+        n_features_in_=3), "estimators_.2"),
+    ("a member's cycle", _member_cycle, "estimators_.0.parent_sets_"),
+    ("fewer members than n_estimators", lambda p, s, a: s["estimators_"].pop(), "estimators_"),
+    ("a bag index out of range", _set("estimators_samples_/1", lambda b: b + 10**6),
+     "estimators_samples_.1"),
+    ("an empty bag", _set("estimators_samples_/0", np.zeros(0, dtype=np.int64)),
+     "estimators_samples_.0"),
+    ("bags of another dtype", _set("estimators_samples_/2", lambda b: b.astype(np.int32)),
+     "estimators_samples_.2"),
+    ("a missing bag", _drop("estimators_samples_/2"), "estimators_samples_"),
+    ("NaN in a member's CPT", _set("estimators_/1/cpts_/0", np.array([[np.nan, 1.0]])),
+     "estimators_.1.cpts_.0"),
+    ("ensemble classes not the declared codes", _set("classes_", np.array([1, 2])), "classes_"),
+]
+
+
+@pytest.mark.parametrize("tamper, text", [d[1:] for d in BAGGED_DAMAGE],
+                         ids=[d[0] for d in BAGGED_DAMAGE])
+def test_damaged_bagged_k2_state_is_refused_naming_the_entry(bagged, tamper, text):
+    with pytest.raises(DamagedModelError, match=text.replace(".", r"\.")):
+        roundtrip(bagged, tamper=tamper)
+
+
 # --------------------------------------------------------------------------- numpy only
 def _save_state(path: Path, est):
     params, scalars, arrays = stored(est)
@@ -291,3 +375,13 @@ def test_predicting_with_a_rebuilt_network_imports_no_scikit_learn(tmp_path, k2,
                                         describe="model.network(); model.to_dot()")
     assert out["loaded"] == []
     assert bytes.fromhex(out["proba"]) == k2.predict_proba(X).tobytes()
+
+
+def test_predicting_with_a_rebuilt_bagging_imports_no_scikit_learn(tmp_path, bagged, labor):
+    X = labor[0]
+    out = _predict_in_fresh_interpreter(
+        tmp_path, bagged, X, "BaggedK2Model",
+        extra_import="from ensemblekit.bayesnet.bagging_model import BaggedK2Model",
+        describe="[m.to_dot() for m in model.estimators_]; model.estimators_samples_")
+    assert out["loaded"] == []
+    assert bytes.fromhex(out["proba"]) == bagged.predict_proba(X).tobytes()
