@@ -445,8 +445,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="Bayesian network by global K2 search with the leave-one-out score "
             "(Weka BayesNet, global.K2 -S LOO-CV; Abbasian et al. 2013, Alg. 2-3)",
             estimator="ensemblekit.bayesnet.classifier:K2Classifier",
-            exposed=_K2,
             model="ensemblekit.bayesnet.classifier_model:K2Model",
+            exposed=_K2,
             preprocessing=_BN_PREP,
             encode="codes",
             impute_numeric=False,
@@ -458,8 +458,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="Inner-Ensemble k2: each structure scored by the mean leave-one-out score "
             "over E samples (Abbasian et al. 2013, Alg. 4); one network",
             estimator="ensemblekit.bayesnet.inner:InnerEnsembleK2Classifier",
-            exposed=("n_estimators", "max_samples", "bootstrap", "loo_duplicates") + _K2,
             model="ensemblekit.bayesnet.inner_model:InnerEnsembleK2Model",
+            exposed=("n_estimators", "max_samples", "bootstrap", "loo_duplicates") + _K2,
             preprocessing=_BN_PREP,
             encode="codes",
             impute_numeric=False,
@@ -471,8 +471,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="bagging of k2 (BGBN): members' class probabilities averaged, as "
             "Weka's Bagging",
             estimator="ensemblekit.bayesnet.bagging:BaggedK2Classifier",
-            exposed=("n_estimators", "max_samples", "bootstrap") + _K2,
             model="ensemblekit.bayesnet.bagging_model:BaggedK2Model",
+            exposed=("n_estimators", "max_samples", "bootstrap") + _K2,
             preprocessing=_BN_PREP + "; each member discretises its own bag",
             encode="codes",
             impute_numeric=False,
