@@ -430,6 +430,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="k-nearest-neighbour classifier as Weka's IBk (Euclidean distance on "
             "min-max ranges, 0/1 nominal mismatch, IBk's missing-value rules, k-th ties vote)",
             estimator="ensemblekit.classifiers.ibk:IBk",
+            model="ensemblekit.classifiers.ibk_model:IBkModel",
             exposed=("n_neighbors", "weights", "range_update"),
             preprocessing="nominal: codes (0/1 mismatch); numeric: scaled by the training "
             "minimum and maximum (widened by each test row, as Weka); missing: IBk's "
