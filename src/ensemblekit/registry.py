@@ -624,6 +624,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="traditional bagging (TB) of unpruned trees (c45 = J48 -U, or "
             "cart-entropy), probabilities averaged as Weka's Bagging",
             estimator="ensemblekit.classifiers.bagging:BaggedTreeClassifier",
+            model="ensemblekit.classifiers.bagging_model:BaggedTreesModel",
             exposed=("n_estimators", "voting", "tree", "min_samples_leaf", "max_depth"),
             preprocessing="as the chosen tree's entry: c45 reads nominal codes and missing "
             "values as they are; cart-entropy one-hots nominal attributes (missing: training "

@@ -32,6 +32,13 @@ from .coded import check_codes
 
 __all__ = ["C45Model", "weka_number"]
 
+
+def _fail(ctx: CheckContext, entry: str, what: str) -> None:
+    """Fail naming the entry (``"estimators_.3"``: a member) after the model's path."""
+    ctx.path.extend(entry.split("."))
+    ctx.fail(what)
+
+
 _SMALL = 1e-6  # Weka's Utils.SMALL
 
 
@@ -343,21 +350,21 @@ nominal_features, n_categories, n_classes
         """
         classes = self.classes_
         if not classes.size or not np.array_equal(classes, np.arange(classes.size)):
-            ctx.fail("classes_: not the class codes 0 .. n_classes - 1")
+            _fail(ctx, "classes_", "not the class codes 0 .. n_classes - 1")
         nominal = self.nominal_features_
         if nominal.size > 1 and np.any(nominal[1:] <= nominal[:-1]):
-            ctx.fail("nominal_features_: not distinct indices in ascending order")
+            _fail(ctx, "nominal_features_", "not distinct indices in ascending order")
         feature, threshold = self.feature_, self.threshold_
         start, count = self.child_start_, self.n_children_
         n, d = feature.size, self.n_features_in_
         if n == 0:
-            ctx.fail("feature_: empty (a tree has at least its root)")
+            _fail(ctx, "feature_", "empty (a tree has at least its root)")
         leaf = feature < 0
         if np.any(leaf != (count == 0)) or np.any(leaf != (start < 0)):
-            ctx.fail("feature_, n_children_, child_start_: a node is a leaf by one array and "
-                     "a split by another")
+            _fail(ctx, "feature_", "a node is a leaf by one of feature_, n_children_, "
+                  "child_start_ and a split by another")
         if np.any(leaf & ~np.isnan(threshold)):
-            ctx.fail("threshold_: a leaf holds a threshold")
+            _fail(ctx, "threshold_", "a leaf holds a threshold")
         width = np.full(d, 2, dtype=np.int64)
         width[nominal] = self.n_categories_
         is_nominal = np.zeros(d, dtype=bool)
@@ -365,20 +372,21 @@ nominal_features, n_categories, n_classes
         split = np.flatnonzero(~leaf)
         f = feature[split]
         if np.any(count[split] != width[f]):
-            ctx.fail("n_children_: a split does not have one child per branch of its test")
+            _fail(ctx, "n_children_", "a split does not have one child per branch of its test")
         if np.any(~np.isfinite(threshold[split[~is_nominal[f]]])) or np.any(
                 ~np.isnan(threshold[split[is_nominal[f]]])):
-            ctx.fail("threshold_: a numeric test has no finite threshold, or a nominal test "
-                     "has one")
+            _fail(ctx, "threshold_", "a numeric test has no finite threshold, or a nominal "
+                  "test has one")
         if np.any(start[split] <= split) or np.any(start[split] + count[split] > n):
-            ctx.fail("child_start_: a node's children are not after it inside the node arrays")
+            _fail(ctx, "child_start_", "a node's children are not after it inside the node "
+                  "arrays")
         parents = np.zeros(n + 1, dtype=np.int64)
         np.add.at(parents, start[split], 1)
         np.add.at(parents, start[split] + count[split], -1)
         parents = np.cumsum(parents)[:n]
         if parents[0] != 0 or np.any(parents[1:] != 1):
-            ctx.fail("child_start_: the nodes do not form one tree (a node with no parent or "
-                     "with several)")
+            _fail(ctx, "child_start_", "the nodes do not form one tree (a node with no parent "
+                  "or with several)")
 
     # ---- prediction
     def _fitted(self) -> None:
