@@ -666,6 +666,7 @@ ALGORITHMS.update({
         task=REGRESSION,
         description=description,
         estimator="ensemblekit.rules.postprocess:RuleEnsembleRegressor",
+        model="ensemblekit.rules.postprocess_model:RuleEnsembleModel",
         exposed=_ISLE + extra,
         # oob-weighted-top keeps the best 60% of the trees; the estimator's default keeps all
         cli_defaults={"top_fraction": 0.6} if "top_fraction" in extra else {},
@@ -687,6 +688,7 @@ ALGORITHMS["random-forest"] = AlgorithmSpec(
     "fraction max_features of the attributes tried at each split, equal weights (as "
     "scikit-learn's RandomForestRegressor)",
     estimator="ensemblekit.rules.postprocess:RuleEnsembleRegressor",
+    model="ensemblekit.rules.postprocess_model:RuleEnsembleModel",
     exposed=("n_estimators", "max_features", "min_samples_leaf", "max_depth"),
     cli_defaults={"max_depth": None},
     preprocessing=_NUMERIC_PREP,
@@ -706,6 +708,7 @@ ALGORITHMS.update({
         description="ISCA: rules of ISLE trees fitted to random projections of the attributes; "
         "average linkage on 1 - rule agreement (Akdemir & Jannink 2014, Alg. 2)",
         estimator="ensemblekit.rules.isca:ISCA",
+        model="ensemblekit.rules.isca_model:ISCAModel",
         exposed=_ISCA,
         preprocessing=_NUMERIC_PREP,
         exports_similarity=True,
@@ -718,6 +721,7 @@ ALGORITHMS.update({
         description="SS-ISCA: as isca, the rules fitted to random projections of target "
         "attributes (cluster --targets) (Akdemir & Jannink 2014, Sect. 3)",
         estimator="ensemblekit.rules.isca:ISCA",
+        model="ensemblekit.rules.isca_model:ISCAModel",
         exposed=_ISCA + ("similarity", "postprocess"),
         preprocessing=_NUMERIC_PREP + "; targets: numeric as they are, nominal one-hot, missing: "
         "column mean",
