@@ -18,6 +18,8 @@ model-based clustering (R's Mclust) and random-forest clustering. Here:
   copy whose columns are permuted independently; ``1 - proximity`` is then
   clustered by PAM.
 
+Each estimator fits here; what it predicts with, and what a model file keeps, is
+its model class in :mod:`ensemblekit.clustering.baselines_model` (numpy only).
 Algorithm code here never reads files or prints; numpy arrays in, arrays out.
 All distances are Euclidean on the (optionally scaled) attributes, R's
 default (``stand = FALSE``).

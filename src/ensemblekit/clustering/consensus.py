@@ -42,8 +42,10 @@ occurrence, so the output does not depend on how partitioners name parts):
   ``"hamming"`` on the ``n x E`` label matrix; then scipy's single, average
   or complete linkage and a cut into exactly ``k`` clusters.
 
-Algorithm code here never reads data files or prints; estimators follow the
-scikit-learn API.
+A fitted ensemble labels new rows by the nearest consensus centroid; that rule,
+the parameters and the state a model file keeps are the model classes' in
+:mod:`ensemblekit.clustering.consensus_model` (numpy only). Algorithm code here
+never reads data files or prints; estimators follow the scikit-learn API.
 """
 
 from __future__ import annotations
