@@ -528,7 +528,19 @@ class ISCA(ISCAModel, ClusterMixin, BaseEstimator):
         which ``similarity_`` and :meth:`similarity_blocks` are computed.
     rules_ : ensemblekit.rules.extract.RuleSet
         The gathered rules, stage by stage; ``rules_.transform(X)`` is ``T``
-        (``n_samples x n_rules_``), ``rules_.support`` their supports.
+        (``n_samples x n_rules_``), ``rules_.support`` their supports. Not
+        stored in a model file: a loaded model reads the rules from the
+        arrays below (:class:`ensemblekit.rules.extract_model.FittedRules`).
+    n_trees_ : int
+        Number of ISLE trees that gave at least one kept rule.
+    rule_tree_, rule_node_, rule_length_, condition_feature_, condition_greater_, \
+condition_threshold_ : ndarray
+        Each rule's tree, node and number of conditions, and the conditions
+        rule after rule (:func:`ensemblekit.rules.extract_model.flatten_rules`).
+    rule_support_ : ndarray of shape (n_rules_,), float64
+        Fraction of the training rows each rule fires for.
+    n_candidates_ : int
+        Tree nodes the rules were taken from, before duplicates were dropped.
     n_rules_ : int
         Number of rules r (at most ``n_stages * n_rules``).
     rule_stages_ : ndarray of shape (n_rules_,), int

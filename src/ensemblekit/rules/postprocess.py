@@ -133,9 +133,30 @@ class RuleEnsembleRegressor(RuleEnsembleModel, RegressorMixin, BaseEstimator):
     Attributes
     ----------
     trees_ : list of sklearn.tree.DecisionTreeRegressor
-        The ISLE trees.
+        The ISLE trees (not stored in a model file; a loaded model reads
+        their number, and for ``basis="trees"`` their nodes, from the arrays
+        below).
     rules_ : ensemblekit.rules.extract.RuleSet or None
-        The kept rules (``basis="rules"``).
+        The kept rules (``basis="rules"``; not stored either, see below).
+    n_trees_ : int
+        Number of ISLE trees.
+    tree_node_count_, tree_children_left_, tree_children_right_, tree_feature_, \
+tree_threshold_, tree_value_ : ndarray or None
+        ``basis="trees"``: the trees' nodes, tree after tree, which
+        :meth:`predict` walks (:func:`ensemblekit.rules.isle_model.tree_outputs`).
+    rule_tree_, rule_node_, rule_length_, condition_feature_, condition_greater_, \
+condition_threshold_ : ndarray or None
+        ``basis="rules"``: each kept rule's tree, node and number of
+        conditions, and the conditions rule after rule
+        (:func:`ensemblekit.rules.extract_model.flatten_rules`).
+    rule_support_ : ndarray of shape (n_rules,) or None
+        Fraction of the training rows each kept rule fires for.
+    n_candidates_ : int or None
+        Rules before duplicates, complements and constant rules were dropped.
+    train_target_, train_basis_, train_rules_ : ndarray or None
+        ``kernel``: the training targets, and their tree outputs
+        (``basis="trees"``) or their rule matrix bit-packed along the rules
+        (``basis="rules"``, ``numpy.packbits``).
     coef_ : ndarray of shape (n_terms,) or None
         Weight of each basis column, then of each linear term; None for
         ``kernel``.
