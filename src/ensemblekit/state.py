@@ -467,7 +467,7 @@ def _check_values(decl: Array, arr: np.ndarray, obj, symbols, ctx) -> None:
     low = _value(decl.low, obj, symbols, ctx)
     high = _value(decl.high, obj, symbols, ctx)
     below = _value(decl.below, obj, symbols, ctx)
-    smallest, largest = values.min(), values.max()
+    smallest, largest = values.min().item(), values.max().item()
     if low is not None and smallest < low:
         ctx.fail(f"holds {smallest!r}, below its least value {low}")
     if high is not None and largest > high:

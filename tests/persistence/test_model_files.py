@@ -121,14 +121,16 @@ import json, sys
 from ensemblekit.cli import main
 
 codes = []
-for args in json.loads(sys.argv[1]):
+report_args = list(sys.argv)
+for args in json.loads(report_args[1]):
     sys.argv = ["ensemblekit", *args]
     try:
         main()
     except SystemExit as exc:
         codes.append(exc.code)
-heavy = sorted({m.split(".")[0] for m in sys.modules} & set(json.loads(sys.argv[-1])))
-print("\n" + json.dumps({"codes": codes, "heavy": heavy}))
+heavy = sorted({m.split(".")[0] for m in sys.modules} & set(json.loads(report_args[2])))
+with open(report_args[3], "w") as fh:
+    json.dump({"codes": codes, "heavy": heavy}, fh)
 """
 
 
@@ -153,8 +155,9 @@ def test_predict_show_and_evaluate_load_numpy_alone(name, params, tmp_path):
         if spec.task == registry.CLASSIFICATION:
             commands.append(["predict", str(path), data, "--proba", "-o", str(tmp_path / "q.csv")])
         commands.append(["evaluate", str(path), data])
-    done = subprocess.run([sys.executable, "-c", _RUN, json.dumps(commands), json.dumps(HEAVY)],
-                          capture_output=True, text=True, timeout=120)
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    out = tmp_path / "report.json"
+    done = subprocess.run([sys.executable, "-c", _RUN, json.dumps(commands), json.dumps(HEAVY),
+                           str(out)], capture_output=True, text=True, timeout=120)
+    report = json.loads(out.read_text())
     assert report["codes"] == [0] * len(commands), done.stderr
     assert report["heavy"] == [], f"{name} loaded {report['heavy']}"
