@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ektesting.state_roundtrip import roundtrip
-from ektesting.support import data_path
 
 from ensemblekit.data import load_dataset
 from ensemblekit.preprocessing import Preprocessor, make_preprocessor
 from ensemblekit.preprocessing_model import PreprocessorModel, feature_names
 from ensemblekit.trust import DamagedModelError
+
+from ektesting.state_roundtrip import roundtrip
+from ektesting.support import data_path
 
 
 def _sklearn_step(schema, impute_numeric, scale):
