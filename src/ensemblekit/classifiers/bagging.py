@@ -302,13 +302,9 @@ class BaggedTreeClassifier(BaggedTreesModel, ClassifierMixin, BaseEstimator):
         tree grown (:func:`ensemblekit.classifiers.cart.cart_model`).
     bag_counts_ : ndarray of shape (n_estimators, n_samples)
         Bootstrap counts of every bag (fitting only: a model file does not keep them).
-    nominal_features_, numeric_features_ : ndarray of int
-        Column indices of the nominal and numeric attributes.
-    n_categories_ : ndarray of int
-        Categories of each nominal column.
-    modes_ : ndarray of int
-        Training mode of each nominal column (fills its missing values for the
-        ``cart-entropy`` trees).
+    nominal_features_, numeric_features_, n_categories_, modes_ : ndarray of int64
+        The coded layout of the columns, as
+        :class:`~ensemblekit.classifiers.bagging_model.BaggedTreesModel` describes it.
     classes_ : ndarray of shape (n_classes,)
         Class labels, sorted, or ``arange(n_classes)``.
     n_features_in_ : int

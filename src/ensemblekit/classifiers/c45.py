@@ -477,24 +477,12 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (n_classes,)
         Class labels (``arange(n_classes)`` when declared).
     n_features_in_ : int
-    nominal_features_ : ndarray of int64
-        Indices of the nominal columns (sorted).
-    n_categories_ : ndarray of int64
-        Declared values of each of them.
-    feature_ : ndarray of int64 of shape (n_nodes,)
-        Attribute tested at each node, -1 at a leaf. Node 0 is the root.
-    threshold_ : ndarray of float64 of shape (n_nodes,)
-        Threshold of a numeric test (``x <= t`` is the first branch), NaN otherwise.
-    child_start_, n_children_ : ndarray of int64 of shape (n_nodes,)
-        The children of node ``i`` are nodes ``child_start_[i] .. + n_children_[i] - 1``
-        (branch order: the nominal values, or ``<=`` then ``>``); -1 and 0 at a leaf.
-    value_ : ndarray of float64 of shape (n_nodes, n_classes)
-        Training weight of each class at the node (fractional with missing values).
-    bag_value_ : ndarray of float64 of shape (n_nodes, n_classes)
-        Class weights of the node's branch as its parent's split counts them (what J48
-        prints at a leaf and uses for the missing-value branch weights).
-    is_empty_ : ndarray of bool of shape (n_nodes,)
-        Leaves that received no training weight.
+    nominal_features_, n_categories_ : ndarray of int64
+        The nominal columns (sorted) and the declared values of each.
+    feature_, threshold_, child_start_, n_children_, value_, bag_value_, is_empty_ : ndarray
+        The tree's node arrays (node 0 is the root, the children of a node stored
+        contiguously after it), as :class:`~ensemblekit.classifiers.c45_model.C45Model`
+        describes them.
 
     References
     ----------
