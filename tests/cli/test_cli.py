@@ -550,8 +550,8 @@ def test_iebn_is_one_network_and_reproducible(tmp_path):
 def test_predict_in_chunks_with_n_jobs_equals_one_call(tmp_path):
     # diabetes has 768 rows: two chunks of 'predict'; the CSV must hold exactly what one
     # predict_proba call on all rows gives, with and without --n-jobs
-    from ensemblekit.data import load_dataset
     from ensemblekit.api import load_model
+    from ensemblekit.data import load_dataset
 
     data = str(data_path("diabetes.arff"))
     for algo in ("knn", "k2"):
@@ -594,8 +594,8 @@ def test_predict_with_a_clusterer_that_cannot_label_new_rows(tmp_path):
 def test_evaluate_saved_clusterer_with_an_internal_index(tmp_path):
     from sklearn.metrics import silhouette_score
 
-    from ensemblekit.data import load_dataset
     from ensemblekit.api import load_model
+    from ensemblekit.data import load_dataset
 
     model = tmp_path / "km.ekm"
     assert run("fit", "kmeans", IRIS, "-o", str(model), "-k", "3", "--seed", "2").exit_code == 0

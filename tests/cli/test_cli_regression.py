@@ -15,7 +15,6 @@ from pathlib import Path
 import arff
 import numpy as np
 import pytest
-
 from sklearn.linear_model import Ridge
 
 from ensemblekit import registry
@@ -350,10 +349,12 @@ def test_model_with_a_nominal_class_schema_is_refused_as_damaged(tmp_path):
     prep, prep_arrays = state.collect(model[0], "prep/")
     fitted, arrays = state.collect(model[-1], "model/")
     # written below the app's save, which would refuse it as it stands
-    save_model(path, {"prep": prep, "model": fitted}, {**prep_arrays, **arrays}, {"algorithm": "ridge-test", "task": "regression", "params": {"alpha": 1.0},
-                             "seed": 1, "schema": ds.schema.to_dict(),
-                             "training_data": {"name": "iris", "instances": 150,
-                                               "fingerprint": data_fingerprint(ds.X, ds.y)}})
+    parts = {"prep": prep, "model": fitted}
+    metadata = {"algorithm": "ridge-test", "task": "regression", "params": {"alpha": 1.0},
+                "seed": 1, "schema": ds.schema.to_dict(),
+                "training_data": {"name": "iris", "instances": 150,
+                                  "fingerprint": data_fingerprint(ds.X, ds.y)}}
+    save_model(path, parts, {**prep_arrays, **arrays}, metadata)
     result = run("predict", path, IRIS)
     assert result.exit_code == 2
     assert "metadata is damaged (a regression model's schema needs a numeric class)" in result.stderr
