@@ -104,7 +104,8 @@ class Scalar:
     choices : tuple of str, optional
         The allowed texts of a ``str``.
     inf : bool, default=False
-        A float may be +-infinity (never NaN).
+        A float may be +-infinity (never NaN); a model file stores it as the
+        text ``"inf"`` or ``"-inf"``, JSON having no infinity.
     optional : bool, default=False
         The attribute may be None.
     """
@@ -235,7 +236,14 @@ def _plain_scalar(decl: Scalar, value, where: str):
              "bool": (bool, np.bool_), "str": (str,)}[decl.kind]
     if not isinstance(value, kinds) or (decl.kind != "bool" and isinstance(value, (bool, np.bool_))):
         raise TypeError(f"{where} is a {type(value).__name__}, declared {decl.kind}")
-    return {"int": int, "float": float, "bool": bool, "str": str}[decl.kind](value)
+    value = {"int": int, "float": float, "bool": bool, "str": str}[decl.kind](value)
+    if decl.kind == "float" and value != value:
+        raise TypeError(f"{where} is NaN, which no scalar may be")
+    if decl.kind == "float" and value in (np.inf, -np.inf):
+        if not decl.inf:
+            raise TypeError(f"{where} is infinite, declared finite")
+        return "inf" if value > 0 else "-inf"  # JSON has no infinity
+    return value
 
 
 def _exact_array(decl: Array, value, where: str) -> np.ndarray:
@@ -403,6 +411,8 @@ def _check_scalar(decl: Scalar, value, obj, symbols, ctx):
             ctx.fail("is null")
         return None
     kind = decl.kind
+    if kind == "float" and decl.inf and value in ("inf", "-inf"):
+        value = float(value)
     ok = {"int": type(value) is int, "float": type(value) in (int, float),
           "bool": type(value) is bool, "str": type(value) is str}[kind]
     if not ok:
