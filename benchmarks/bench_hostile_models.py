@@ -70,6 +70,7 @@ GENUINE = {
     "k2": ("k2", "vote", []),
     "knn": ("knn", "iris", []),
     "bagging": ("bagging", "iris", ["--set", "n_estimators=5"]),
+    "kmeans": ("kmeans", "iris", ["-k", "3"]),
 }
 
 
@@ -389,13 +390,13 @@ def tree_cycle(good, out):
 def _k2_parents(members):
     """(layout, per-node parent arrays) of a k2 model; NotBuilt if neither layout is there."""
     require3(members)
-    listed = sorted((n for n in members if n.startswith("model/parents_/") and n.endswith(".npy")),
+    listed = sorted((n for n in members if n.startswith("model/parent_sets_/") and n.endswith(".npy")),
                     key=lambda n: int(n.rsplit("/", 1)[1][:-4]))
     if listed:
         return "list", [np.load(io.BytesIO(members[n]), allow_pickle=False) for n in listed]
-    if "model/parents_.npy" in members:
-        return "matrix", array_of(members, "model/parents_")
-    raise NotBuilt("no model/parents_/<i>.npy nor model/parents_.npy in the k2 model")
+    if "model/parent_sets_.npy" in members:
+        return "matrix", array_of(members, "model/parent_sets_")
+    raise NotBuilt("no model/parent_sets_/<i>.npy nor model/parent_sets_.npy in the k2 model")
 
 
 def network_cycle(good, out):
@@ -410,7 +411,7 @@ def network_cycle(good, out):
             raise NotBuilt("no node with a parent in the network")
         a, b = pairs[0]
         edited = dict(members)
-        edited[f"model/parents_/{b}.npy"] = npy(np.append(parents[b], np.asarray(a, dtype=parents[b].dtype)))
+        edited[f"model/parent_sets_/{b}.npy"] = npy(np.append(parents[b], np.asarray(a, dtype=parents[b].dtype)))
         repack(redigest(edited), out)
         return
     matrix = parents.copy()  # adjacency (parent, child) or (child, parent): either way a 2-cycle
@@ -419,7 +420,7 @@ def network_cycle(good, out):
         raise NotBuilt("no edge in the network")
     i, j = ones[0]
     matrix[j, i] = matrix[i, j]
-    repack(set_array(members, "model/parents_", matrix), out)
+    repack(set_array(members, "model/parent_sets_", matrix), out)
 
 
 def member_index(good, out):
@@ -441,11 +442,12 @@ def prep_length(good, out):
     require3(members)
     names = sorted(n for n in members if n.startswith("prep/") and n.endswith(".npy"))
     if not names:
-        raise NotBuilt("no prep/<attr>.npy member in the knn model")
-    name = names[0][:-4]
+        raise NotBuilt("no prep/<attr>.npy member in the kmeans model")
+    sized = [n[:-4] for n in names if array_of(members, n[:-4]).ndim and array_of(members, n[:-4]).shape[0]]
+    if not sized:
+        raise NotBuilt("no prep array has a first axis to shorten")
+    name = sized[0]
     arr = array_of(members, name)
-    if arr.ndim == 0 or arr.shape[0] == 0:
-        raise NotBuilt(f"{name} has no first axis to shorten")
     repack(set_array(members, name, arr[:-1]), out)
 
 
@@ -571,8 +573,8 @@ CASES = [
     Case("c45 infinite threshold_ at the root's split", "c45",
          edit_array("model/threshold_", _set_value(0, np.inf)), "threshold_"),
     Case("bagging member 3: feature_ index 10**7", "bagging", member_index, "estimators_"),
-    Case("k2 network with a cycle", "k2", network_cycle, "parents_"),
-    Case("knn prep array one short", "knn", prep_length, "prep"),
+    Case("k2 network with a cycle", "k2", network_cycle, "parent_sets_"),
+    Case("kmeans prep array one short", "kmeans", prep_length, "prep"),
     # metadata (format 3, digest recomputed)
     Case("algorithm 'no-such-algorithm'", "c45", edit_metadata(_set("algorithm", "no-such-algorithm")),
          "no-such-algorithm"),

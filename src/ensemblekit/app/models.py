@@ -139,7 +139,8 @@ def _check_metadata(path, metadata: dict):
             raise InputError(f"seed {seed!r} is not a whole number in [0, 2**32)")
         _training_prior(metadata, schema)
     except (KeyError, TypeError, ValueError, registry.UnknownAlgorithmError) as exc:
-        what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+        missing = isinstance(exc, KeyError) and not isinstance(exc, registry.UnknownAlgorithmError)
+        what = f"missing {exc}" if missing else str(exc).strip("'\"")
         raise ModelFileError(f"{path}: the model's metadata is damaged ({what})") from None
     return spec, schema
 
