@@ -411,7 +411,8 @@ def network_cycle(good, out):
             raise NotBuilt("no node with a parent in the network")
         a, b = pairs[0]
         edited = dict(members)
-        edited[f"model/parent_sets_/{b}.npy"] = npy(np.append(parents[b], np.asarray(a, dtype=parents[b].dtype)))
+        grown = np.append(parents[b], np.asarray(a, dtype=parents[b].dtype))
+        edited[f"model/parent_sets_/{b}.npy"] = npy(grown)
         repack(redigest(edited), out)
         return
     matrix = parents.copy()  # adjacency (parent, child) or (child, parent): either way a 2-cycle
