@@ -1,7 +1,7 @@
 """Start-up speed: adjust a library module while Python first imports it.
 
 A command-line run of ensemblekit spends most of its time importing the
-scientific stack, not computing. Two pieces of that import work build things
+scientific stack, not computing. One piece of that import work builds things
 ensemblekit never reads:
 
 * scipy (1.15 and later) rewrites the docstring of every function that its
@@ -10,10 +10,6 @@ ensemblekit never reads:
   backends. ``import scipy.stats`` alone decorates hundreds of functions:
   about 0.2 s of a 1 s ``ensemblekit fit`` (scipy issue #22510 discusses the
   same cost for the distributions' docstrings).
-* skops (``skops.io._trusted_types``) builds its default list of trusted
-  types when first imported, looking up every scipy ufunc in every loaded
-  module (about 0.1 s once scikit-learn is loaded). ensemblekit's own trust
-  policy judges scipy ufuncs instead (see :mod:`ensemblekit.persistence`).
 
 :func:`around_import` runs code just before and just after the body of one
 named module executes, the first time it is imported, through a one-shot

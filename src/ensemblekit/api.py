@@ -18,35 +18,62 @@ Examples
 
 The functions live in :mod:`ensemblekit.app`, one module per command family
 (``common``, ``models``, ``predicting``, ``clustering``, ``evaluating``,
-``comparing``, ``plotting``); this module is their public face. None of them
-imports a numeric library until it runs, so the command line starts fast.
+``comparing``, ``plotting``); this module is their public face, and imports each
+family's module when one of its names is first used. None of them imports a numeric
+library until it runs, so the command line starts fast.
 """
 
 from __future__ import annotations
 
-from ensemblekit.app.clustering import cluster, select_k
-from ensemblekit.app.common import Notify as Notify
-from ensemblekit.app.common import Progress as Progress
-from ensemblekit.app.common import describe_data, load_data, reading
-from ensemblekit.app.common import resolve_params as resolve_params
-from ensemblekit.app.common import worker_count as worker_count
-from ensemblekit.app.comparing import compare
-from ensemblekit.app.comparing import data_files as data_files
-from ensemblekit.app.evaluating import evaluate, evaluate_model, evaluate_split, split_rows
-from ensemblekit.app.models import describe_model, fit, load_model, save_model
-from ensemblekit.app.models import network_dot as network_dot
-from ensemblekit.app.models import read_model_metadata as read_model_metadata
-from ensemblekit.app.plotting import plot_comparison, plot_paths
-from ensemblekit.app.predicting import PREDICT_CHUNK as PREDICT_CHUNK
-from ensemblekit.app.predicting import predict, predict_chunks
+import importlib
+from typing import TYPE_CHECKING
+
 from ensemblekit.errors import InputError, UsageError
+
+if TYPE_CHECKING:  # the names, for readers and tools; at run time __getattr__ imports them
+    from ensemblekit.app.clustering import cluster, select_k
+    from ensemblekit.app.common import describe_data, load_data, reading
+    from ensemblekit.app.comparing import compare
+    from ensemblekit.app.evaluating import evaluate, evaluate_model, evaluate_split, split_rows
+    from ensemblekit.app.models import describe_model, fit, load_model, save_model
+    from ensemblekit.app.plotting import plot_comparison, plot_paths
+    from ensemblekit.app.predicting import predict, predict_chunks
+
+#: Each public name, with the module of :mod:`ensemblekit.app` that defines it. A name is
+#: imported on first use (PEP 562), so a command loads only its own family's modules:
+#: ``predict`` and ``show`` never load those of ``compare`` or ``cluster``.
+_HOMES = {
+    "cluster": "clustering", "select_k": "clustering",
+    "Notify": "common", "Progress": "common", "describe_data": "common", "load_data": "common",
+    "reading": "common", "resolve_params": "common", "worker_count": "common",
+    "compare": "comparing", "data_files": "comparing",
+    "evaluate": "evaluating", "evaluate_model": "evaluating", "evaluate_split": "evaluating",
+    "split_rows": "evaluating",
+    "describe_model": "models", "fit": "models", "load_model": "models", "save_model": "models",
+    "network_dot": "models", "read_model_metadata": "models",
+    "plot_comparison": "plotting", "plot_paths": "plotting",
+    "PREDICT_CHUNK": "predicting", "predict": "predicting", "predict_chunks": "predicting",
+}
 
 __all__ = ["UsageError", "cluster", "compare", "describe_data", "describe_model", "evaluate",
            "evaluate_model", "evaluate_split", "fit", "load_data", "load_model", "plot_comparison",
            "plot_paths", "predict", "predict_chunks", "reading", "save_model", "select_k", "split_rows"]
-# Imported ``as`` themselves above: public too, though not in ``__all__`` (what the command
-# line and scripts use besides it): Notify, Progress, PREDICT_CHUNK, data_files, network_dot,
-# read_model_metadata, resolve_params, worker_count.
+# Public too, though not in ``__all__`` (what the command line and scripts use besides it):
+# Notify, Progress, PREDICT_CHUNK, data_files, network_dot, read_model_metadata,
+# resolve_params, worker_count.
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"ensemblekit.app.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
 
 
 def input_errors() -> tuple[type[Exception], ...]:

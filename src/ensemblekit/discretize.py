@@ -26,8 +26,8 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ensemblekit.discretize_model import bin_codes
 from ensemblekit.errors import InputError
-from ensemblekit.trust import CheckContext, feature_count, fitted_only, float_array, index_set, int_array
 
 __all__ = ["MDLDiscretizer", "equal_frequency_cut_points", "mdl_cut_points"]
 
@@ -291,33 +291,6 @@ def equal_frequency_cut_points(x, n_bins):
     return (xs[chosen - 1] + xs[chosen]) / 2.0
 
 
-def _check_mdl_discretizer(disc, ctx: CheckContext) -> None:
-    """``MDLDiscretizer``: sorted finite cut points per numeric column, bin counts that match.
-
-    ``transform`` codes a numeric value by ``searchsorted`` into its column's cut
-    points (codes ``0 .. len(cuts)``), so ``n_bins_[f] = len(cut_points_[f]) + 1``;
-    nominal columns pass through and have no cut points.
-    """
-    d = feature_count(ctx, disc)
-    ctx.choice(disc, "method", ("mdl", "equal-frequency"))
-    nominal = index_set(ctx, ctx.attr(disc, "nominal_features_"), "nominal_features_", d)
-    bins = int_array(ctx, ctx.attr(disc, "n_bins_"), "n_bins_", low=1, shape=(d,))
-    cut_points = ctx.attr(disc, "cut_points_")
-    if type(cut_points) is not list or len(cut_points) != d:
-        ctx.fail(f"cut_points_ is not a list of {d} arrays (one per column)")
-    is_nominal = np.zeros(d, dtype=bool)
-    is_nominal[nominal] = True
-    for f, cuts in enumerate(cut_points):
-        name = f"cut_points_[{f}]"
-        cuts = float_array(ctx, cuts, name, ndim=1)
-        if cuts.size > 1 and np.any(cuts[1:] < cuts[:-1]):
-            ctx.fail(f"{name} is not sorted")
-        if is_nominal[f] and cuts.size:
-            ctx.fail(f"{name} cuts a nominal column")
-        if not is_nominal[f] and bins[f] != cuts.size + 1:
-            ctx.fail(f"n_bins_[{f}] = {int(bins[f])}, but {name} makes {cuts.size + 1} bins")
-
-
 class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Discretise numeric columns into integer bin codes.
 
@@ -381,9 +354,6 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     array([[ 0.,  2.],
            [nan,  1.]])
     """
-
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_mdl_discretizer))
 
     def __init__(self, method="mdl", n_bins=10, nominal_features=None):
         self.method = method
@@ -539,13 +509,4 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         X = validate_data(
             self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False
         )
-        Xt = X.copy()
-        for f, cuts in enumerate(self.cut_points_):
-            if f in self.nominal_features_:
-                continue
-            col = X[:, f]
-            # side="left": v <= cuts[j] gives code j, Weka's bin rule.
-            codes = np.searchsorted(cuts, col, side="left").astype(np.float64)
-            codes[np.isnan(col)] = np.nan
-            Xt[:, f] = codes
-        return Xt
+        return bin_codes(X, self.cut_points_, self.nominal_features_)

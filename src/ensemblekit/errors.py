@@ -28,7 +28,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["EnsemblekitError", "InputError", "UsageError"]
+__all__ = ["EnsemblekitError", "InputError", "NotFittedError", "UsageError"]
 
 
 class EnsemblekitError(Exception):
@@ -44,3 +44,7 @@ class InputError(EnsemblekitError, ValueError):
 
 class UsageError(InputError):
     """A request that cannot be carried out as asked: the message says what to change."""
+
+
+class NotFittedError(EnsemblekitError, ValueError, AttributeError):
+    """A model was asked to predict before it was fitted (as scikit-learn's ``NotFittedError``)."""

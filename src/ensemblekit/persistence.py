@@ -1,60 +1,60 @@
-"""Model files: safe to load, byte-for-byte reproducible, written atomically.
+"""Model files: data only, safe to load, byte-for-byte reproducible, written atomically.
 
-A model file is a zip archive with exactly two members:
+A model file (format 3) is a zip archive of plain data, described precisely in
+``docs/model-format.md``:
 
 ``metadata.json``
     A JSON object with sorted keys: ``format_version`` (:data:`FORMAT_VERSION`),
-    ``ensemblekit_version``, ``payload`` (the byte size of ``model.skops`` and
-    of every member inside it, recorded at write time), ``digest`` (see
-    below) and every key the caller passed to :func:`save_model` (by
-    convention ``algorithm``, ``task``, ``params``, ``schema``, ``seed`` and
-    ``training_data`` with a :func:`data_fingerprint`).
-``model.skops``
-    The estimator in the `skops <https://skops.readthedocs.io>`_ format: a
-    zip of a JSON description of the object tree (``schema.json``) plus
-    ``.npy`` arrays. skops does not use :mod:`pickle`.
+    ``ensemblekit_version``, ``state`` (the scalars of the stored state, see
+    :func:`ensemblekit.state.collect`), ``arrays`` (the byte size of every
+    array member, recorded at write time), ``digest`` (see below) and every
+    key the caller passed to :func:`save_model` (by convention ``algorithm``,
+    ``task``, ``params``, ``schema``, ``seed`` and ``training_data``).
+``<name>.npy``
+    One array per member, in numpy's ``.npy`` format (C order, little-endian,
+    a plain numeric or boolean dtype), named after its place in the state
+    (``model/feature_.npy``, ``model/estimators_/3/value_.npy``).
 
-Reading a model file is reading untrusted input (README, "Model files are
-untrusted input"). :func:`load_model` goes in this order, and nothing is
-decompressed beyond a size that was checked first:
+Nothing in a file names a class or a module: the reader of the metadata
+(:mod:`ensemblekit.app.models`) chooses the class from the registry entry that
+``algorithm`` names and rebuilds it with :func:`ensemblekit.state.restore`,
+which checks every array and scalar against the class's declaration.
+
+Reading a model file is reading untrusted input. :func:`load_model` goes in
+this order, and nothing is decompressed beyond a size that was checked first:
 
 1. The file is a regular file no larger than :func:`max_model_bytes`; the zip
-   directory lists exactly the two members, neither encrypted, stored or
-   deflated, with declared sizes within the limits (``metadata.json`` at most
-   :data:`MAX_METADATA_BYTES`).
+   directory holds ``metadata.json`` and at most :data:`MAX_ARRAYS` arrays,
+   none encrypted, each stored or deflated with a declared size within the
+   limits (``metadata.json`` at most :data:`MAX_METADATA_BYTES`).
 2. ``metadata.json`` is read through a bounded reader and parsed with a
-   nesting limit (:mod:`ensemblekit.safejson`).
-3. ``model.skops`` is read through a reader that stops at the size the
-   metadata records, and the digest is checked: one SHA-256 over the
-   metadata (every key but ``digest``, in a canonical JSON form) and the
-   payload bytes, so editing either is noticed.
-4. Each member of the payload must have exactly the recorded size and be
-   referenced by ``schema.json``; every object the schema describes must be
-   one of the exact types of :mod:`ensemblekit.model_types`.
-5. Only then does skops build the objects, from an uncompressed copy of the
-   payload whose sizes are known; :func:`ensemblekit.model_types.check_model` then
-   checks their state (tree indices, shapes) before anything runs.
+   nesting limit (:mod:`ensemblekit.safejson`); the array members must be
+   exactly those it records, with the recorded sizes, together within
+   :func:`max_model_bytes`.
+3. Each array member is read through a reader that stops at its recorded size,
+   and the digest is checked: one SHA-256 over the metadata (every key but
+   ``digest``, in a canonical JSON form) and each member's name and bytes, in
+   name order, so editing any of them is noticed.
+4. Each ``.npy`` header is parsed (numpy's own parser) and must describe a
+   C-order array of a plain dtype whose data is exactly the rest of the
+   member, so a header that lies about its shape or dtype is refused before
+   anything is allocated; the data is then read with
+   ``numpy.load(..., allow_pickle=False)``.
 
 The digest is a check against damage and accidental editing, not proof of who
-wrote the file: anyone can recompute it. Against a hostile file, steps 1, 2,
-4 and 5 are what protect.
+wrote the file: anyone can recompute it. Against a hostile file, the bounds,
+the declared state and the checks of each model class are what protect.
 
-Reproducibility: the same estimator state and metadata give the same bytes.
-skops names objects and array files after memory addresses (``id()``) and
-stamps zip members with the current time; :func:`save_model` renumbers the
-objects and files in document order, orders set members, and rewrites both
-zips (ours and skops') with the fixed date 1980-01-01 (numpy already writes
-the ``.npz`` files of sparse matrices with that date).
+Reproducibility: the same state and metadata give the same bytes (sorted
+members, fixed dates, sorted JSON keys).
 
-:func:`read_metadata` only needs the standard library, so ``ensemblekit
-show`` stays fast; skops (and with it scikit-learn) is imported inside
-:func:`save_model` and :func:`load_model`.
+This module imports only the standard library and numpy (inside the functions
+that need it), so ``predict`` and ``show`` start fast.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import io
 import json
 import os
@@ -69,36 +69,41 @@ from ensemblekit.errors import InputError
 
 __all__ = [
     "FORMAT_VERSION",
+    "MAX_ARRAYS",
     "MAX_METADATA_BYTES",
     "ModelFileError",
+    "StoredArray",
     "save_model",
     "load_model",
     "read_metadata",
     "data_fingerprint",
     "max_model_bytes",
+    "redigest",
 ]
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Version of the model-file layout written by this module; bumped on any incompatible change.
 
-Version 2 (ensemblekit 0.2) added the recorded sizes and one digest over
-metadata and payload; version 1 files are refused with advice to fit again.
+Version 3 (ensemblekit 0.3) holds plain arrays and JSON only; versions 1 and 2
+(object graphs) are refused with advice to fit the model again.
 """
 
 METADATA_MEMBER = "metadata.json"
-PAYLOAD_MEMBER = "model.skops"
-SCHEMA_MEMBER = "schema.json"
-_RESERVED_KEYS = ("format_version", "ensemblekit_version", "payload", "digest")
+_RESERVED_KEYS = ("format_version", "ensemblekit_version", "state", "arrays", "digest")
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # earliest date a zip entry can hold
 
-MAX_METADATA_BYTES = 1 << 20
-"""Largest ``metadata.json`` read (1 MiB; a model's schema of 10,000 attributes needs about 0.5 MiB)."""
+MAX_METADATA_BYTES = 8 << 20
+"""Largest ``metadata.json`` read (8 MiB: a schema of 10,000 attributes needs about 0.5 MiB,
+and the scalars of an ensemble of 1,000 members a few hundred KiB)."""
 
-_MAX_METADATA_DEPTH = 16  # metadata nests a few levels (schema -> attributes -> values)
-_MAX_SCHEMA_DEPTH = 400  # skops nests ~3 levels per object level; loading recurses once per level
+MAX_ARRAYS = 200_000
+"""Most array members a model file may hold (a forest of 10,000 trees of ten arrays fits)."""
+
+_MAX_METADATA_DEPTH = 16  # metadata nests a few levels (schema -> attributes -> values; state -> members)
 _DEFAULT_MAX_MODEL_MB = 256
 _LIMIT_VARIABLE = "ENSEMBLEKIT_MAX_MODEL_MB"
-_DIGEST_PREFIX = b"ensemblekit model v2\n"
+_DIGEST_PREFIX = b"ensemblekit model v3\n"
+_PLAIN_DTYPES = frozenset("?bBhHiIlLqQefd")  # numpy type characters of the dtypes a state may hold
 
 
 def max_model_bytes() -> int:
@@ -144,12 +149,12 @@ class ModelFileError(InputError):
 # ---------------------------------------------------------------------------
 
 
-def save_model(path, estimator, metadata) -> None:
-    """Write an estimator and its metadata to a model file, atomically.
+def save_model(path, state, arrays, metadata) -> None:
+    """Write a model's stored state and its metadata to a model file, atomically.
 
-    The bytes depend only on the estimator's state, the metadata and the
-    versions of ensemblekit/skops/numpy/zlib: saving the same fitted model
-    twice (even from different processes) gives identical files.
+    The bytes depend only on ``state``, ``arrays`` and ``metadata`` (and the
+    versions of ensemblekit, numpy and zlib): saving the same fitted model
+    twice, even from different processes, gives identical files.
 
     Parameters
     ----------
@@ -157,33 +162,33 @@ def save_model(path, estimator, metadata) -> None:
         Destination (see :func:`ensemblekit.atomic.write_atomic`: a regular
         file is replaced atomically, a symlink's target is written, a device
         or FIFO is written in place). On any error ``path`` is left as it was.
-    estimator : object
-        A fitted estimator whose every object is of a type
-        :mod:`ensemblekit.model_types` allows.
+    state : dict
+        JSON-ready scalars of the stored state (what :func:`ensemblekit.state.collect`
+        gives, grouped by part: ``{"prep": ..., "model": ...}``).
+    arrays : mapping of str to ndarray
+        Array name (``"model/feature_"``) -> array of a plain numeric or boolean dtype.
     metadata : mapping
         JSON-serialisable information to keep next to the model, e.g.
         ``{"algorithm": "c45", "params": {...}, "schema": schema.to_dict(),
         "seed": 1}``. numpy scalars and arrays are converted to Python numbers
-        and lists, tuples become lists. Must not use the keys
-        ``format_version``, ``ensemblekit_version``, ``payload`` or
-        ``digest``, which this function fills in.
+        and lists, tuples become lists. Must not use the keys of
+        ``_RESERVED_KEYS`` (``format_version``, ``ensemblekit_version``,
+        ``state``, ``arrays``, ``digest``), which this function fills in.
 
     Raises
     ------
     ModelFileError
-        If the file cannot be written (the OS error is in the message); if
-        the estimator holds a type that :func:`load_model` refuses, or its
-        state fails the checks of :func:`ensemblekit.model_types.check_model`, or
-        it is larger than :func:`max_model_bytes` -- so a model that could
-        not be loaded back is never written.
+        If the file cannot be written (the OS error is in the message), or the
+        model is larger than :func:`max_model_bytes` or holds more than
+        :data:`MAX_ARRAYS` arrays -- so a model that could not be loaded back
+        is never written.
     ValueError
         If ``metadata`` uses a reserved key.
     TypeError
-        If ``metadata`` is not a mapping or holds a value JSON cannot store,
-        or if skops cannot store the estimator (skops' own error).
+        If ``metadata`` is not a mapping or holds a value JSON cannot store, or
+        an array has a dtype a model file cannot hold.
     """
-    from ensemblekit import model_types
-    from ensemblekit.trust import DamagedModelError
+    import numpy as np
 
     name = os.fspath(path)
     if not isinstance(metadata, Mapping):
@@ -191,55 +196,99 @@ def save_model(path, estimator, metadata) -> None:
     clash = sorted(set(metadata) & set(_RESERVED_KEYS))
     if clash:
         raise InputError(f"metadata key(s) {', '.join(clash)} are reserved for the model file itself")
-
-    sio = _skops_io()
-    payload = _canonical_skops(sio.dumps(estimator, compression=zipfile.ZIP_DEFLATED))
-    members = _member_sizes(payload)
+    members = {}
+    for key in sorted(arrays):
+        arr = np.ascontiguousarray(arrays[key])
+        if arr.dtype.char not in _PLAIN_DTYPES:
+            raise TypeError(f"array {key} has dtype {arr.dtype}, which a model file cannot hold")
+        if arr.dtype.byteorder == ">":
+            arr = arr.astype(arr.dtype.newbyteorder("<"))
+        buffer = io.BytesIO()
+        np.lib.format.write_array(buffer, arr, version=(1, 0), allow_pickle=False)
+        members[f"{key}.npy"] = buffer.getvalue()
     limit = max_model_bytes()
-    if max(len(payload), sum(members.values())) > limit:
+    if len(members) > MAX_ARRAYS:
+        raise ModelFileError(f"cannot save {name}: the model holds {len(members)} arrays, more than "
+                             f"the {MAX_ARRAYS} a model file may hold")
+    if sum(map(len, members.values())) > limit:
         raise ModelFileError(f"cannot save {name}: the model is larger than {_limit_text(limit)}")
-    with zipfile.ZipFile(io.BytesIO(payload)) as inner:
-        schema = json.loads(inner.read(SCHEMA_MEMBER))
-    refused = model_types.refused_nodes(_nodes(schema))
-    if refused:
-        raise ModelFileError(
-            f"cannot save {name}: the model holds types that ensemblekit refuses to load: "
-            f"{', '.join(refused)}"
-        )
-    try:
-        model_types.check_model(estimator)
-    except DamagedModelError as exc:
-        raise ModelFileError(
-            f"cannot save {name}: the model's state would be refused on loading: {exc}") from None
 
     record = dict(metadata)
     record["format_version"] = FORMAT_VERSION
     record["ensemblekit_version"] = __version__
-    record["payload"] = {"bytes": len(payload), "members": members}
+    record["state"] = state
+    record["arrays"] = {member: len(data) for member, data in members.items()}
     try:
         record = json.loads(json.dumps(record, default=_json_default, allow_nan=False))
     except (TypeError, ValueError) as exc:
         raise TypeError(f"metadata for {name} cannot be stored as JSON: {exc}") from exc
-    record["digest"] = _digest(record, payload)
-    text = json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False)
+    record["digest"] = _digest(record, members)
+    text = json.dumps(record, sort_keys=True, indent=1, ensure_ascii=False)
     raw = (text + "\n").encode("utf-8")
     if len(raw) > MAX_METADATA_BYTES or safejson.nesting_depth(text) > _MAX_METADATA_DEPTH:
         raise ModelFileError(f"cannot save {name}: the metadata is larger or deeper than a model file allows")
-    archive = _zip_bytes([(METADATA_MEMBER, raw), (PAYLOAD_MEMBER, payload)])
+    archive = _zip_bytes([(METADATA_MEMBER, raw), *members.items()])
     _atomic_write(name, archive)
 
 
-def load_model(path):
-    """Read a model file written by :func:`save_model`, refusing untrusted or damaged content.
+class StoredArray:
+    """One array member of a model file: its header read and checked, its data not yet.
+
+    Attributes
+    ----------
+    name : str
+        The member's name without ``.npy`` (``"model/feature_"``).
+    shape : tuple of int
+        As the header declares it; the member holds exactly that many items.
+    dtype : numpy.dtype
+        A plain numeric or boolean dtype.
+    """
+
+    def __init__(self, source: str, name: str, data: bytes):
+        import numpy as np
+
+        self.name, self._source, self._data = name, source, data
+        buffer = io.BytesIO(data)
+        try:
+            version = np.lib.format.read_magic(buffer)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(buffer)
+            elif version == (2, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(buffer)
+            else:
+                raise ValueError(f"npy version {version}")
+        except (ValueError, SyntaxError, TypeError, OverflowError, MemoryError) as exc:
+            raise _damaged(source, f"{name}.npy: not a .npy array ({_one_line(exc)})") from None
+        if dtype.hasobject or dtype.char not in _PLAIN_DTYPES or dtype.byteorder == ">":
+            raise _damaged(source, f"{name}.npy holds dtype {dtype}, not plain numbers")
+        if fortran:
+            raise _damaged(source, f"{name}.npy is in Fortran order; model files hold C order")
+        count = 1
+        for axis in shape:
+            count *= axis
+        if count * dtype.itemsize != len(data) - buffer.tell():
+            raise _damaged(source, f"{name}.npy: its header declares shape {shape} of {dtype}, "
+                                   f"{count * dtype.itemsize} bytes, but the member holds "
+                                   f"{len(data) - buffer.tell()}")
+        self.shape, self.dtype = tuple(shape), dtype
+
+    def read(self):
+        """The array (read with ``numpy.load(..., allow_pickle=False)``)."""
+        import numpy as np
+
+        try:
+            return np.load(io.BytesIO(self._data), allow_pickle=False)
+        except (ValueError, OSError, EOFError) as exc:
+            raise _damaged(self._source, f"{self.name}.npy: {_one_line(exc)}") from None
+
+
+def load_model(path) -> tuple[dict, dict]:
+    """Read a model file written by :func:`save_model`, refusing damaged or hostile content.
 
     The checks, in order, are those of the module docstring: sizes and zip
-    flags before reading, bounded reads, the nesting of both JSON documents,
-    the digest over metadata and payload, the payload's recorded member
-    sizes, the exact types of every described object
-    (:func:`ensemblekit.model_types.refused_nodes`), and, once built, the state of
-    every object (:func:`ensemblekit.model_types.check_model`). No code named by
-    the file runs: only the allowed classes are created, and none of them
-    calls or evaluates anything from the file while being rebuilt.
+    flags before reading, bounded reads, the nesting of the JSON, the members
+    against the recorded ones, the digest, and every ``.npy`` header against
+    its member's size. Nothing in the file is executed or names code.
 
     Parameters
     ----------
@@ -248,62 +297,42 @@ def load_model(path):
 
     Returns
     -------
-    estimator : object
-        The rebuilt estimator.
     metadata : dict
         The full content of ``metadata.json``: the caller's keys plus
-        ``format_version``, ``ensemblekit_version``, ``payload`` and
+        ``format_version``, ``ensemblekit_version``, ``state``, ``arrays`` and
         ``digest``.
+    arrays : dict of str to StoredArray
+        Array name (without ``.npy``) -> its checked header and data. The
+        caller checks them against a declaration
+        (:func:`ensemblekit.state.restore`) before reading them.
 
     Raises
     ------
     ModelFileError
         One line naming the file, when: it cannot be read or is not a regular
         file; it is not a zip, is truncated or damaged, or lacks a valid
-        ``metadata.json`` / payload ("... is not an ensemblekit model file
-        (...)"); it is larger than :func:`max_model_bytes` or a member is
-        encrypted; its format version differs from this ensemblekit's (both
-        versions named); it was edited or damaged after saving ("... was
-        modified after it was written"); it names a type that is not allowed
-        (the types named); the objects cannot be rebuilt; or their state is
-        not one a fit produces ("... the model file is damaged: ...").
+        ``metadata.json`` ("... is not an ensemblekit model file (...)"); it is
+        larger than :func:`max_model_bytes`, holds too many members or an
+        encrypted one; its format version differs from this ensemblekit's
+        (earlier: "written by an earlier version; fit it again"); it was edited
+        or damaged after saving ("... was modified after it was written"); or
+        an array member is not a plain ``.npy`` array of the size it declares
+        ("... the model file is damaged: ...").
     """
-    from ensemblekit import model_types
-    from ensemblekit.trust import DamagedModelError
-
     name = os.fspath(path)
-    metadata, payload = _read_archive(name, with_payload=True)
-    if _digest(metadata, payload) != metadata["digest"]:
+    metadata, members = _read_archive(name, with_arrays=True)
+    if _digest(metadata, members) != metadata["digest"]:
         raise ModelFileError(f"{name} was modified after it was written (the model digest does not match)")
-    members, schema = _read_payload(name, payload, metadata["payload"]["members"])
-    refused = model_types.refused_nodes(_nodes(schema))
-    if refused:
-        raise ModelFileError(
-            f"{name} names types that ensemblekit does not trust, refusing to load it: {', '.join(refused)}"
-        )
-    sio = _skops_io()
-    stored = _zip_bytes([(member, data, zipfile.ZIP_STORED) for member, data in members.items()])
-    del members
-    try:
-        estimator = sio.loads(stored, trusted=sio.get_untrusted_types(data=stored))
-    except Exception as exc:
-        raise ModelFileError(
-            f"{name}: the model could not be rebuilt ({_one_line(exc)}); it was written by "
-            f"ensemblekit {metadata.get('ensemblekit_version', '?')}, possibly with other library versions"
-        ) from exc
-    try:
-        model_types.check_model(estimator)
-    except DamagedModelError as exc:
-        raise ModelFileError(f"{name}: the model file is damaged: {exc}") from None
-    return estimator, metadata
+    arrays = {member[:-4]: StoredArray(name, member[:-4], data) for member, data in members.items()}
+    return metadata, arrays
 
 
 def read_metadata(path) -> dict:
-    """Read only the metadata of a model file, without loading the model.
+    """Read only the metadata of a model file, without its arrays.
 
-    Imports neither skops nor scikit-learn (nor numpy), so it is fast; it
-    checks the zip directory and the metadata's own form, but not the digest
-    or the payload (:func:`load_model` does).
+    Imports neither numpy nor anything else outside the standard library, so
+    it is fast; it checks the zip directory and the metadata's own form, but
+    not the digest or the arrays (:func:`load_model` does).
 
     Parameters
     ----------
@@ -323,8 +352,9 @@ def read_metadata(path) -> dict:
         encrypted member), or has another format version (both versions
         named).
     """
-    metadata, _ = _read_archive(os.fspath(path), with_payload=False)
+    metadata, _ = _read_archive(os.fspath(path), with_arrays=False)
     return metadata
+
 
 
 def data_fingerprint(X, y=None) -> str:
@@ -392,8 +422,8 @@ def _damaged(name, why):
     return ModelFileError(f"{name}: the model file is damaged: {why}")
 
 
-def _read_archive(name, *, with_payload):
-    """Open and validate the outer zip; return (metadata, payload bytes or None)."""
+def _read_archive(name, *, with_arrays):
+    """Open and validate the zip; return (metadata, {member: bytes} or None)."""
     limit = max_model_bytes()
     try:
         with open(name, "rb") as fh:
@@ -413,18 +443,15 @@ def _read_archive(name, *, with_payload):
                     ) from None
                 raise _not_a_model(name, "not a zip archive") from None
             with archive:
-                entries = {i.filename: i for i in archive.infolist()}
+                listed = archive.infolist()
+                if len(listed) > MAX_ARRAYS + 1:
+                    raise _damaged(name, f"it holds {len(listed)} members, more than a model file may")
+                entries = {i.filename: i for i in listed}
                 if METADATA_MEMBER not in entries:
                     raise _not_a_model(name, f"no {METADATA_MEMBER} inside")
-                if with_payload and PAYLOAD_MEMBER not in entries:
-                    raise _not_a_model(name, f"no {PAYLOAD_MEMBER} inside")
-                extra = sorted(set(entries) - {METADATA_MEMBER, PAYLOAD_MEMBER})
-                if extra or len(archive.infolist()) != len(entries):
-                    raise _damaged(name,
-                                   f"unexpected members in the archive ({', '.join(extra) or 'duplicates'})")
-                bounds = {METADATA_MEMBER: MAX_METADATA_BYTES, PAYLOAD_MEMBER: limit}
-                for member, entry in entries.items():
-                    _check_entry(name, entry, bounds[member])
+                if len(listed) != len(entries):
+                    raise _damaged(name, "a member appears twice in the archive")
+                _check_entry(name, entries[METADATA_MEMBER], MAX_METADATA_BYTES)
                 raw = _read_bounded(name, archive, entries[METADATA_MEMBER], MAX_METADATA_BYTES)
                 try:
                     metadata = safejson.loads(raw.decode("utf-8"), max_depth=_MAX_METADATA_DEPTH)
@@ -432,16 +459,26 @@ def _read_archive(name, *, with_payload):
                     raise _not_a_model(name,
                                        f"{METADATA_MEMBER} is not valid JSON: {_one_line(exc)}") from None
                 _check_metadata(name, metadata)
-                payload = None
-                if with_payload:
-                    size = metadata["payload"]["bytes"]
-                    if entries[PAYLOAD_MEMBER].file_size != size:
-                        raise _damaged(name, f"{PAYLOAD_MEMBER} is {entries[PAYLOAD_MEMBER].file_size} bytes "
-                                             f"in the zip directory but {size} in the metadata")
-                    payload = _read_bounded(name, archive, entries[PAYLOAD_MEMBER], size)
+                recorded = metadata["arrays"]
+                extra = sorted(set(entries) - set(recorded) - {METADATA_MEMBER})
+                missing = sorted(set(recorded) - set(entries))
+                if extra or missing:
+                    what = (f"unexpected members in the archive ({', '.join(extra[:3])})" if extra
+                            else f"recorded members missing from the archive ({', '.join(missing[:3])})")
+                    raise _damaged(name, what)
+                members = None
+                if with_arrays:
+                    members = {}
+                    for member in sorted(recorded):
+                        entry = entries[member]
+                        _check_entry(name, entry, recorded[member])
+                        if entry.file_size != recorded[member]:
+                            raise _damaged(name, f"{member} is {entry.file_size} bytes in the zip "
+                                                 f"directory but {recorded[member]} in the metadata")
+                        members[member] = _read_bounded(name, archive, entry, recorded[member])
     except OSError as exc:
         raise ModelFileError(f"cannot read model file {name}: {exc.strerror or _one_line(exc)}") from exc
-    return metadata, payload
+    return metadata, members
 
 
 def _check_entry(name, entry: zipfile.ZipInfo, bound: int) -> None:
@@ -451,9 +488,8 @@ def _check_entry(name, entry: zipfile.ZipInfo, bound: int) -> None:
     if entry.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
         raise _damaged(name, f"{entry.filename} uses compression method {entry.compress_type}")
     if entry.file_size > bound:
-        allowed = _limit_text(bound) if entry.filename == PAYLOAD_MEMBER else f"the {bound} bytes allowed"
-        raise _damaged(name,
-                       f"{entry.filename} would inflate to {entry.file_size} bytes, more than {allowed}")
+        raise _damaged(name, f"{entry.filename} would inflate to {entry.file_size} bytes, more than "
+                             f"the {bound} bytes allowed")
 
 
 def _read_bounded(name, archive, entry: zipfile.ZipInfo, size: int) -> bytes:
@@ -475,183 +511,53 @@ def _check_metadata(name, metadata):
     version = metadata.get("format_version")
     if isinstance(version, bool) or not isinstance(version, int):
         raise _not_a_model(name, f"{METADATA_MEMBER} has no valid format_version")
-    if version != FORMAT_VERSION:
-        advice = "upgrade ensemblekit" if version > FORMAT_VERSION else "fit the model again"
+    if version < FORMAT_VERSION:
         written_by = metadata.get("ensemblekit_version", "an unknown version")
         raise ModelFileError(
-            f"{name} has model file format version {version} (written by ensemblekit {written_by}), "
-            f"but this ensemblekit ({__version__}) reads format version {FORMAT_VERSION}; {advice}"
-        )
+            f"{name}: written by an earlier version (ensemblekit {written_by}, model file format "
+            f"{version}; this ensemblekit {__version__} reads format {FORMAT_VERSION}); fit it again")
+    if version > FORMAT_VERSION:
+        raise ModelFileError(
+            f"{name} has model file format version {version}, but this ensemblekit ({__version__}) "
+            f"reads format version {FORMAT_VERSION}; upgrade ensemblekit")
     digest = metadata.get("digest")
     if not isinstance(digest, str) or not digest.startswith("sha256:"):
         raise _damaged(name, f"{METADATA_MEMBER} has no digest")
-    record = metadata.get("payload")
+    record = metadata.get("arrays")
     limit = max_model_bytes()
-    if not isinstance(record, dict) or not _is_size(record.get("bytes")) or not isinstance(
-            record.get("members"), dict) or not all(
-            isinstance(k, str) and _is_size(v) for k, v in record["members"].items()):
-        raise _damaged(name, f"{METADATA_MEMBER} does not record the payload's sizes")
-    total = sum(record["members"].values())
-    if record["bytes"] > limit or total > limit:
-        raise _damaged(name, f"its payload would take {max(total, record['bytes'])} bytes, more than "
-                             f"{_limit_text(limit)}")
+    if not isinstance(record, dict) or not all(
+            isinstance(k, str) and k.endswith(".npy") and _is_size(v) for k, v in record.items()):
+        raise _damaged(name, f"{METADATA_MEMBER} does not record the arrays' sizes")
+    if len(record) > MAX_ARRAYS:
+        raise _damaged(name, f"it records {len(record)} arrays, more than the {MAX_ARRAYS} allowed")
+    total = sum(record.values())
+    if total > limit:
+        raise _damaged(name, f"its arrays would take {total} bytes, more than {_limit_text(limit)}")
+    if not isinstance(metadata.get("state"), dict):
+        raise _damaged(name, f"{METADATA_MEMBER} holds no state")
 
 
 def _is_size(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _digest(metadata: dict, payload: bytes) -> str:
-    """SHA-256 over the metadata without ``digest`` (canonical JSON) and the payload bytes."""
+def _digest(metadata: dict, members: Mapping) -> str:
+    """SHA-256 over the metadata without ``digest`` (canonical JSON) and each member, by name."""
     body = {k: v for k, v in metadata.items() if k != "digest"}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     digest = hashlib.sha256(_DIGEST_PREFIX)
     digest.update(text.encode("ascii"))
-    digest.update(b"\n")
-    digest.update(payload)
+    for member in sorted(members):
+        data = members[member]
+        digest.update(f"\n{member} {len(data)}\n".encode())
+        digest.update(data)
     return "sha256:" + digest.hexdigest()
 
 
-def _member_sizes(payload: bytes) -> dict:
-    with zipfile.ZipFile(io.BytesIO(payload)) as inner:
-        return {i.filename: i.file_size for i in inner.infolist()}
-
-
-def _read_payload(name, payload: bytes, recorded: dict):
-    """The skops payload's members (bounded by the recorded sizes) and its parsed schema."""
-    try:
-        inner = zipfile.ZipFile(io.BytesIO(payload))
-    except (zipfile.BadZipFile, EOFError, ValueError, OverflowError, NotImplementedError) as exc:
-        raise _damaged(name, f"{PAYLOAD_MEMBER} is not a zip archive ({_one_line(exc)})") from None
-    with inner:
-        entries = {i.filename: i for i in inner.infolist()}
-        if len(entries) != len(inner.infolist()) or set(entries) != set(recorded):
-            raise _damaged(name, f"the members of {PAYLOAD_MEMBER} are not the recorded ones")
-        if SCHEMA_MEMBER not in entries:
-            raise _damaged(name, f"{PAYLOAD_MEMBER} has no {SCHEMA_MEMBER}")
-        for member, entry in entries.items():
-            _check_entry(name, entry, recorded[member])
-            if entry.file_size != recorded[member]:
-                raise _damaged(name, f"{member} is {entry.file_size} bytes in the zip directory but "
-                                     f"{recorded[member]} in the metadata")
-        members = {member: _read_bounded(name, inner, entry, recorded[member])
-                   for member, entry in entries.items()}
-    try:
-        schema = safejson.loads(members[SCHEMA_MEMBER].decode("utf-8"), max_depth=_MAX_SCHEMA_DEPTH)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise _damaged(name, f"{SCHEMA_MEMBER}: {_one_line(exc)}") from None
-    files = _referenced_files(schema)
-    unused = sorted(set(members) - files - {SCHEMA_MEMBER})
-    missing = sorted(files - set(members))
-    if unused or missing:
-        raise _damaged(name, f"{PAYLOAD_MEMBER} " + (f"holds members no object uses ({', '.join(unused[:3])})"
-                                                     if unused else f"lacks {', '.join(missing[:3])}"))
-    return members, schema
-
-
-def _referenced_files(schema) -> set:
-    files = set()
-    stack = [schema]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            if _is_node(value) and isinstance(value.get("file"), str):
-                files.add(value["file"])
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-    return files
-
-
-# ---------------------------------------------------------------------------
-# what a payload describes
-# ---------------------------------------------------------------------------
-
-
-def _is_node(value) -> bool:
-    """True for a dict describing one object in skops' schema."""
-    return (
-        isinstance(value, dict)
-        and isinstance(value.get("__loader__"), str)
-        and isinstance(value.get("__module__"), str)
-        and isinstance(value.get("__class__"), str)
-    )
-
-
-def _nodes(schema):
-    """Every (module, class, loader) the schema describes.
-
-    A dict carrying any of skops' three keys counts, whatever their values,
-    so a node skops would read cannot hide from :func:`ensemblekit.model_types.refused_nodes`
-    by a malformed key.
-    """
-    found = set()
-    stack = [schema]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            if {"__loader__", "__module__", "__class__"} & value.keys():
-                found.add(tuple(str(value.get(key)) for key in ("__module__", "__class__", "__loader__")))
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-    return found
-
-
-def _skops_io():
-    """Import and return ``skops.io``, skipping its scans for default trusted types.
-
-    When ``skops.io`` is first imported it builds its default list of
-    trusted types: every scikit-learn estimator, found with
-    ``sklearn.utils.all_estimators()`` (which imports every module of
-    scikit-learn, about half a second), and every scipy ufunc, each looked
-    up in every loaded module (about 0.1 s). ensemblekit never relies on
-    skops' list: :func:`load_model` screens every object the payload
-    describes against the exact types of :mod:`ensemblekit.model_types` before
-    skops sees it, so the import runs with ``all_estimators`` answering an
-    empty list and the ufunc lookup answering none for ``scipy.special``.
-    If skops was already imported elsewhere, it is returned as it is.
-    """
-    if "skops.io" in sys.modules:
-        return sys.modules["skops.io"]
-    from ensemblekit._imports import around_import
-
-    # both scans run in the body of skops.io._trusted_types
-    finder = around_import("skops.io._trusted_types", before=_skip_default_scans,
-                           after=_restore_default_scans)
-    try:
-        import skops.io
-    finally:
-        if finder is not None:
-            finder.remove()
-    return skops.io
-
-
-def _skip_default_scans():
-    """Make ``all_estimators`` answer no classes and skops' public-type scan no
-    names for ``scipy.special``; return the two real functions."""
-    import scipy.special
-    import sklearn.utils
-
-    utils = importlib.import_module("skops.io._utils")
-    real_estimators = sklearn.utils.all_estimators
-    real_names = getattr(utils, "get_public_type_names", None)
-    sklearn.utils.all_estimators = lambda *args, **kwargs: []
-    if real_names is not None:
-        def public_type_names(module, oftype):
-            return [] if module is scipy.special else real_names(module=module, oftype=oftype)
-
-        utils.get_public_type_names = public_type_names
-    return real_estimators, real_names
-
-
-def _restore_default_scans(module, reals) -> None:
-    import sklearn.utils
-
-    real_estimators, real_names = reals
-    sklearn.utils.all_estimators = real_estimators
-    if real_names is not None:
-        sys.modules["skops.io._utils"].get_public_type_names = real_names
+def redigest(metadata: dict, members: Mapping) -> str:
+    """The digest :func:`save_model` would record for ``metadata`` and ``members`` (bytes by
+    member name, ``.npy`` included); for tools and tests that build model files by hand."""
+    return _digest(metadata, members)
 
 
 # ---------------------------------------------------------------------------
@@ -668,56 +574,16 @@ def _json_default(value):
 
 
 def _zip_bytes(members) -> bytes:
-    """A zip of (name, bytes, [compress_type]) with fixed dates and attributes."""
+    """A zip of (name, bytes) with fixed dates and attributes, deflated."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        for member in members:
-            member_name, data = member[0], member[1]
-            compress = member[2] if len(member) > 2 else zipfile.ZIP_DEFLATED
+        for member_name, data in members:
             info = zipfile.ZipInfo(member_name, date_time=_ZIP_DATE)
-            info.compress_type = compress
+            info.compress_type = zipfile.ZIP_DEFLATED
             info.create_system = 3  # same header on every platform
             info.external_attr = 0o644 << 16
-            archive.writestr(info, data)
+            archive.writestr(info, data, compresslevel=6)
     return buffer.getvalue()
-
-
-def _canonical_skops(data) -> bytes:
-    """Make a skops archive independent of memory addresses and the clock.
-
-    (Sets, whose saved order follows hashing, cannot occur: no allowed type is a set.)
-    """
-    with zipfile.ZipFile(io.BytesIO(data)) as src:
-        schema = json.loads(src.read("schema.json"))
-        stored = {i.filename: (src.read(i), i.compress_type) for i in src.infolist()}
-
-    new_ids = {}
-    new_files = {}
-
-    def renumber(value):
-        if isinstance(value, dict):
-            if _is_node(value):
-                old = value.get("__id__")
-                if isinstance(old, int) and not isinstance(old, bool):
-                    value["__id__"] = new_ids.setdefault(old, len(new_ids) + 1)  # skops skips id 0
-                old_file = value.get("file")
-                if isinstance(old_file, str):
-                    if old_file not in new_files:
-                        new_files[old_file] = f"{len(new_files) + 1}{os.path.splitext(old_file)[1]}"
-                    value["file"] = new_files[old_file]
-            for child in value.values():
-                renumber(child)
-        elif isinstance(value, list):
-            for child in value:
-                renumber(child)
-
-    renumber(schema)
-    members = []
-    for old_file, new_file in new_files.items():
-        content, compress = stored[old_file]
-        members.append((new_file, content, compress))
-    members.append(("schema.json", json.dumps(schema, indent=2).encode("utf-8"), zipfile.ZIP_DEFLATED))
-    return _zip_bytes(members)
 
 
 def _atomic_write(name, data) -> None:
@@ -727,3 +593,4 @@ def _atomic_write(name, data) -> None:
         write_atomic(name, data, fsync=True)
     except OSError as exc:  # one line; a full disk reads "no space left on device writing NAME"
         raise ModelFileError(write_error_message(name, exc, "model file")) from exc
+

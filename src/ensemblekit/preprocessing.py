@@ -1,27 +1,106 @@
-"""Turning a :class:`~ensemblekit.data.Dataset` feature matrix into what an estimator needs.
+"""The preprocessing step an estimator is fitted behind: the scikit-learn face of its model.
 
-Feature matrices hold numeric attributes as numbers and nominal attributes as integer
-codes into their declared values, with ``NaN`` for a missing value (see
-:mod:`ensemblekit.data`). Estimators that need numbers get nominal attributes one-hot
-encoded over *all declared values* (so the encoding is the same in every fold and on
-new data); missing values are replaced by the training mode (nominal) and, where the
-estimator cannot route gaps itself, the training mean (numeric). Everything here is
-fitted on training data only and is stored in the model file with the estimator.
+:class:`Preprocessor` learns the training means, ranges and modes that
+:class:`~ensemblekit.preprocessing_model.PreprocessorModel` (numpy only, what a
+model file rebuilds) applies; see that module for the columns it produces.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
 
 from ensemblekit.errors import InputError
+from ensemblekit.preprocessing_model import PreprocessorModel, feature_names, layout
+
+__all__ = ["Preprocessor", "feature_names", "make_preprocessor"]
 
 
-def make_preprocessor(schema, *, impute_numeric: bool = True, scale: str = "none"):
+class Preprocessor(PreprocessorModel, TransformerMixin, BaseEstimator):
+    """Impute, scale and one-hot encode the attributes of a data set (the ``prep`` step).
+
+    Parameters are those of :class:`~ensemblekit.preprocessing_model.PreprocessorModel`;
+    :func:`make_preprocessor` derives them from a training schema.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensemblekit.preprocessing import Preprocessor
+    >>> step = Preprocessor([0], [1], [3]).fit(np.array([[1.0, 2.0], [np.nan, 0.0], [3.0, 2.0]]))
+    >>> step.transform(np.array([[np.nan, np.nan]])).tolist()
+    [[2.0, 0.0, 0.0, 1.0]]
+    """
+
+    def fit(self, X, y=None):
+        """Learn the fill values and ranges from training rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numbers and nominal codes, NaN for a missing value.
+        y : ignored
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ensemblekit.errors.InputError
+            ``X`` is not 2-d numbers, its width is not the schema's, or it holds infinity.
+        """
+        numeric, nominal = list(self.numeric_features), list(self.nominal_features)
+        if self.scale not in ("none", "minmax"):
+            raise InputError(f"scale must be 'none' or 'minmax', got {self.scale!r}")
+        self.n_features_in_ = len(numeric) + len(nominal)
+        X = self._rows(X)
+        values = X[:, numeric]
+        gaps = np.isnan(values)
+        if self.impute_numeric:
+            # the masked mean: the sum of the known values (gaps as 0) times 1., over their count
+            count = (~gaps).sum(axis=0)
+            total = np.where(gaps, 0.0, values).sum(axis=0) * 1.0
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = total / count
+            mean[count == 0] = 0.0
+            self.numeric_fill_ = mean
+            values = values.copy()
+            values[gaps] = np.broadcast_to(mean, values.shape)[gaps]
+        else:
+            self.numeric_fill_ = None
+        if self.scale == "minmax":
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
+                low, high = np.nanmin(values, axis=0), np.nanmax(values, axis=0)
+            span = high - low
+            span[span < 10 * np.finfo(np.float64).eps] = 1.0
+            self.scale_ = (1.0 - 0.0) / span
+            self.min_ = 0.0 - low * self.scale_
+        else:
+            self.scale_ = self.min_ = None
+        modes = np.zeros(len(nominal), dtype=np.float64)
+        for j, column in enumerate(nominal):
+            known = X[:, column][~np.isnan(X[:, column])]
+            if known.size:
+                found, counts = np.unique(known, return_counts=True)
+                modes[j] = found[np.argmax(counts)]  # the smallest of the most frequent
+        self.nominal_fill_ = modes
+        return self
+
+    def _rows(self, X) -> np.ndarray:
+        from ensemblekit.rows import check_rows
+
+        return check_rows(self, X)
+
+
+def make_preprocessor(schema, *, impute_numeric: bool = True, scale: str = "none") -> Preprocessor:
     """Build the unfitted ``prep`` step for a training schema.
 
     Parameters
     ----------
-    schema : ensemblekit.data.Schema
+    schema : ensemblekit.dataset.Schema
         Training schema; its features fix the column layout of ``X``
         (n_samples, n_features).
     impute_numeric : bool, default=True
@@ -33,70 +112,16 @@ def make_preprocessor(schema, *, impute_numeric: bool = True, scale: str = "none
 
     Returns
     -------
-    sklearn.compose.ColumnTransformer
+    Preprocessor
         Output columns: numeric attributes first (file order), then one indicator
-        column per declared value of each nominal attribute (file order). Output
-        feature names are ``attr`` and ``attr=value``.
+        column per declared value of each nominal attribute (file order); their
+        names are :func:`feature_names`.
 
     Raises
     ------
     ValueError
         If ``scale`` is not one of the accepted values.
     """
-    from sklearn.compose import ColumnTransformer
-    from sklearn.impute import SimpleImputer
-    from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import MinMaxScaler, OneHotEncoder
-
     if scale not in ("none", "minmax"):
         raise InputError(f"scale must be 'none' or 'minmax', got {scale!r}")
-    numeric = [i for i, a in enumerate(schema.features) if a.kind == "numeric"]
-    nominal = [i for i, a in enumerate(schema.features) if a.kind != "numeric"]
-    transformers = []
-    if numeric:
-        steps = []
-        if impute_numeric:
-            steps.append(("impute", SimpleImputer(strategy="mean", keep_empty_features=True)))
-        if scale == "minmax":
-            steps.append(("scale", MinMaxScaler(clip=False)))
-        if not steps:
-            steps.append(("keep", "passthrough"))
-        transformers.append(("numeric", Pipeline(steps), numeric))
-    if nominal:
-        categories = [
-            np.arange(max(len(schema.features[i].values), 1), dtype=float) for i in nominal
-        ]
-        encoder = Pipeline(
-            [
-                ("impute", SimpleImputer(strategy="most_frequent", keep_empty_features=True)),
-                ("onehot", OneHotEncoder(categories=categories, handle_unknown="ignore",
-                                         sparse_output=False, dtype=np.float64)),
-            ]
-        )
-        transformers.append(("nominal", encoder, nominal))
-    return ColumnTransformer(
-        transformers,
-        remainder="drop",
-        sparse_threshold=0.0,
-        verbose_feature_names_out=False,
-    )
-
-
-def feature_names(schema) -> list[str]:
-    """Names of the columns :func:`make_preprocessor` produces, in order.
-
-    Parameters
-    ----------
-    schema : ensemblekit.data.Schema
-
-    Returns
-    -------
-    list of str
-        ``attr`` for numeric attributes, then ``attr=value`` for each declared
-        value of each nominal attribute.
-    """
-    names = [a.name for a in schema.features if a.kind == "numeric"]
-    for a in schema.features:
-        if a.kind != "numeric":
-            names.extend(f"{a.name}={v}" for v in a.values)
-    return names
+    return Preprocessor(**layout(schema, impute_numeric=impute_numeric, scale=scale))

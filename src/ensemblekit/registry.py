@@ -181,7 +181,7 @@ def _declared_params(spec: AlgorithmSpec) -> tuple[Param, ...]:
     """The exposed parameters of ``spec`` from its estimator's declaration and ``__init__``."""
     import inspect
 
-    cls = spec.estimator_class()
+    cls = spec.model_class()
     declared = getattr(cls, "_parameter_constraints", None)
     if declared is None:
         raise TypeError(f"{spec.name}: {cls.__name__} declares no _parameter_constraints; "
@@ -211,6 +211,15 @@ class AlgorithmSpec:
         One line for ``ensemblekit algorithms``.
     estimator : str
         ``"module:Class"`` of the estimator, imported lazily.
+    model : str or None
+        ``"module:Class"`` of the estimator's *model class*: the base of the
+        estimator that holds its parameters (``__init__`` and
+        ``_parameter_constraints``), its fitted-state declaration
+        (``_fitted_state``, ``_check_state``; see :mod:`ensemblekit.state`) and
+        its prediction, and imports numpy only. ``predict``, ``show`` and
+        ``evaluate MODEL`` rebuild a model file as this class, without
+        scikit-learn. None (an algorithm that refits at predict time, or one a
+        program registers): the estimator class is its own model class.
     preprocessing : str
         One line saying what is done to nominal attributes and missing values.
     exposed : tuple of str
@@ -285,6 +294,7 @@ class AlgorithmSpec:
     description: str
     estimator: str
     preprocessing: str
+    model: str | None = None
     exposed: tuple[str, ...] = ()
     cli_defaults: dict = field(default_factory=dict)
     params: Sequence[Param] | None = None
@@ -324,6 +334,15 @@ class AlgorithmSpec:
         import importlib
 
         module_name, class_name = self.estimator.split(":")
+        return getattr(importlib.import_module(module_name), class_name)
+
+    def model_class(self) -> type:
+        """Import and return the model class (see ``model``); numpy only when ``model`` is set."""
+        if self.model is None:
+            return self.estimator_class()
+        import importlib
+
+        module_name, class_name = self.model.split(":")
         return getattr(importlib.import_module(module_name), class_name)
 
     def missing_requirement(self) -> str | None:
@@ -387,6 +406,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             task=CLUSTERING,
             description="Lloyd's K-means from seeded initial centres shared with iekm",
             estimator="ensemblekit.clustering.kmeans:KMeans",
+            model="ensemblekit.clustering.kmeans_model:KMeansModel",
             exposed=_KMEANS,
             preprocessing=_NUMERIC_PREP,
             shares_initial_centers=True,
@@ -398,6 +418,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="Inner-Ensemble K-means: assignment by a vote over random feature subsets "
             "(Abbasian et al. 2013, Alg. 6)",
             estimator="ensemblekit.clustering.inner_kmeans:InnerEnsembleKMeans",
+            model="ensemblekit.clustering.inner_kmeans_model:InnerEnsembleKMeansModel",
             exposed=_KMEANS + _SUBSETS + ("resample",),
             preprocessing=_NUMERIC_PREP,
             shares_initial_centers=True,
@@ -409,6 +430,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="k-nearest-neighbour classifier as Weka's IBk (Euclidean distance on "
             "min-max ranges, 0/1 nominal mismatch, IBk's missing-value rules, k-th ties vote)",
             estimator="ensemblekit.classifiers.ibk:IBk",
+            model="ensemblekit.classifiers.ibk_model:IBkModel",
             exposed=("n_neighbors", "weights", "range_update"),
             preprocessing="nominal: codes (0/1 mismatch); numeric: scaled by the training "
             "minimum and maximum (widened by each test row, as Weka); missing: IBk's "
@@ -424,6 +446,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="Bayesian network by global K2 search with the leave-one-out score "
             "(Weka BayesNet, global.K2 -S LOO-CV; Abbasian et al. 2013, Alg. 2-3)",
             estimator="ensemblekit.bayesnet.classifier:K2Classifier",
+            model="ensemblekit.bayesnet.classifier_model:K2Model",
             exposed=_K2,
             preprocessing=_BN_PREP,
             encode="codes",
@@ -436,6 +459,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="Inner-Ensemble k2: each structure scored by the mean leave-one-out score "
             "over E samples (Abbasian et al. 2013, Alg. 4); one network",
             estimator="ensemblekit.bayesnet.inner:InnerEnsembleK2Classifier",
+            model="ensemblekit.bayesnet.inner_model:InnerEnsembleK2Model",
             exposed=("n_estimators", "max_samples", "bootstrap", "loo_duplicates") + _K2,
             preprocessing=_BN_PREP,
             encode="codes",
@@ -448,6 +472,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="bagging of k2 (BGBN): members' class probabilities averaged, as "
             "Weka's Bagging",
             estimator="ensemblekit.bayesnet.bagging:BaggedK2Classifier",
+            model="ensemblekit.bayesnet.bagging_model:BaggedK2Model",
             exposed=("n_estimators", "max_samples", "bootstrap") + _K2,
             preprocessing=_BN_PREP + "; each member discretises its own bag",
             encode="codes",
@@ -460,6 +485,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="unpruned binary decision tree grown by information gain (scikit-learn's "
             "CART-style tree with the entropy criterion; not C4.5)",
             estimator="ensemblekit.classifiers.cart:CartEntropyTree",
+            model="ensemblekit.classifiers.cart_model:CartEntropyModel",
             exposed=("min_samples_leaf", "max_depth"),
             preprocessing="nominal: one-hot (missing: training mode); numeric missing values "
             "kept (the tree routes them)",
@@ -472,6 +498,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="C4.5 release 8 as Weka's J48 (gain ratio, multiway nominal splits, "
             "fractional missing values, error-based pruning with subtree raising)",
             estimator="ensemblekit.classifiers.c45:C45Tree",
+            model="ensemblekit.classifiers.c45_model:C45Model",
             exposed=("confidence_factor", "min_samples_leaf", "unpruned", "subtree_raising",
                      "collapse_tree"),
             preprocessing="none: nominal attributes as their values, missing values as "
@@ -491,6 +518,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                 task=CLUSTERING,
                 description=description,
                 estimator=f"ensemblekit.clustering.consensus:{class_name}",
+                model=f"ensemblekit.clustering.consensus_model:{class_name}Model",
                 exposed=_KMEANS + _SUBSETS + extra,
                 preprocessing=_NUMERIC_PREP,
                 fixed=fixed,
@@ -523,6 +551,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="partitioning around medoids, BUILD + SWAP (kmedoids package; as R "
             "cluster::pam)",
             estimator="ensemblekit.clustering.baselines:PAM",
+            model="ensemblekit.clustering.baselines_model:PAMModel",
             exposed=("n_clusters", "scale", "max_iter"),
             preprocessing=_NUMERIC_PREP,
             model_summary="prototypes",
@@ -532,6 +561,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             task=CLUSTERING,
             description="divisive analysis (Kaufman & Rousseeuw), the tree cut into k clusters",
             estimator="ensemblekit.clustering.baselines:DIANA",
+            model="ensemblekit.clustering.baselines_model:DIANAModel",
             exposed=("n_clusters", "scale"),
             preprocessing=_NUMERIC_PREP,
             predicts_new_rows=False,
@@ -542,6 +572,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="Gaussian mixture, covariance type (and k) chosen by BIC: a stand-in "
             "for R's Mclust",
             estimator="ensemblekit.clustering.baselines:GaussianMixtureBIC",
+            model="ensemblekit.clustering.baselines_model:GaussianMixtureModel",
             exposed=("n_clusters", "covariance_type", "select_k", "n_init", "max_iter", "scale"),
             preprocessing=_NUMERIC_PREP,
             model_summary="prototypes",
@@ -552,6 +583,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="random-forest clustering: PAM on 1 - proximity of a forest that tells "
             "the data from column-permuted copies (Breiman; Shi & Horvath 2006)",
             estimator="ensemblekit.clustering.baselines:RandomForestClustering",
+            model="ensemblekit.clustering.baselines_model:RandomForestClusteringModel",
             exposed=("n_clusters", "n_estimators", "max_features", "min_samples_leaf",
                      "max_iter"),
             preprocessing=_NUMERIC_PREP,
@@ -592,6 +624,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             description="traditional bagging (TB) of unpruned trees (c45 = J48 -U, or "
             "cart-entropy), probabilities averaged as Weka's Bagging",
             estimator="ensemblekit.classifiers.bagging:BaggedTreeClassifier",
+            model="ensemblekit.classifiers.bagging_model:BaggedTreesModel",
             exposed=("n_estimators", "voting", "tree", "min_samples_leaf", "max_depth"),
             preprocessing="as the chosen tree's entry: c45 reads nominal codes and missing "
             "values as they are; cart-entropy one-hots nominal attributes (missing: training "
@@ -633,6 +666,7 @@ ALGORITHMS.update({
         task=REGRESSION,
         description=description,
         estimator="ensemblekit.rules.postprocess:RuleEnsembleRegressor",
+        model="ensemblekit.rules.postprocess_model:RuleEnsembleModel",
         exposed=_ISLE + extra,
         # oob-weighted-top keeps the best 60% of the trees; the estimator's default keeps all
         cli_defaults={"top_fraction": 0.6} if "top_fraction" in extra else {},
@@ -654,6 +688,7 @@ ALGORITHMS["random-forest"] = AlgorithmSpec(
     "fraction max_features of the attributes tried at each split, equal weights (as "
     "scikit-learn's RandomForestRegressor)",
     estimator="ensemblekit.rules.postprocess:RuleEnsembleRegressor",
+    model="ensemblekit.rules.postprocess_model:RuleEnsembleModel",
     exposed=("n_estimators", "max_features", "min_samples_leaf", "max_depth"),
     cli_defaults={"max_depth": None},
     preprocessing=_NUMERIC_PREP,
@@ -673,6 +708,7 @@ ALGORITHMS.update({
         description="ISCA: rules of ISLE trees fitted to random projections of the attributes; "
         "average linkage on 1 - rule agreement (Akdemir & Jannink 2014, Alg. 2)",
         estimator="ensemblekit.rules.isca:ISCA",
+        model="ensemblekit.rules.isca_model:ISCAModel",
         exposed=_ISCA,
         preprocessing=_NUMERIC_PREP,
         exports_similarity=True,
@@ -685,6 +721,7 @@ ALGORITHMS.update({
         description="SS-ISCA: as isca, the rules fitted to random projections of target "
         "attributes (cluster --targets) (Akdemir & Jannink 2014, Sect. 3)",
         estimator="ensemblekit.rules.isca:ISCA",
+        model="ensemblekit.rules.isca_model:ISCAModel",
         exposed=_ISCA + ("similarity", "postprocess"),
         preprocessing=_NUMERIC_PREP + "; targets: numeric as they are, nominal one-hot, missing: "
         "column mean",
@@ -774,25 +811,63 @@ def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
     from ensemblekit.preprocessing import make_preprocessor
 
     spec = get(name)
+    kwargs = estimator_kwargs(name, schema, params, random_state)
+    if spec.encode == "codes":
+        prep = "passthrough"
+    else:
+        prep = make_preprocessor(schema, impute_numeric=spec.impute_numeric, scale=spec.scale)
+    return Pipeline([("prep", prep), ("model", spec.estimator_class()(**kwargs))])
+
+
+def estimator_kwargs(name: str, schema, params: dict[str, Any] | None = None,
+                     random_state: int | None = None) -> dict[str, Any]:
+    """The constructor arguments of a registered algorithm's estimator (and model class).
+
+    What :func:`make_estimator` passes to the estimator, and what a model file's
+    model class is built with: the resolved ``params`` over the defaults, the
+    entry's ``fixed`` arguments, the seed, the declared number of classes, and
+    for ``encode="codes"`` the nominal columns and their numbers of values, all
+    derived from the schema. Imports numpy and scikit-learn only through the
+    model class (none for the classes ensemblekit ships).
+
+    Parameters
+    ----------
+    name : str
+        Registry name.
+    schema : ensemblekit.dataset.Schema
+        Training schema.
+    params : dict, optional
+        Resolved parameters (each is checked against its declaration).
+    random_state : int or None
+        Seed, for a class that takes one.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    UnknownAlgorithmError, ParameterError
+    """
+    import inspect
+
+    spec = get(name)
     values = spec.defaults()
     values.update(params or {})
     for p in spec.params:
         p.check(values[p.name])
-    cls = spec.estimator_class()
+    takes = inspect.signature(spec.model_class().__init__).parameters
     kwargs = dict(spec.fixed)
     kwargs.update(values)
-    if "random_state" in cls._get_param_names():
+    if "random_state" in takes:
         kwargs["random_state"] = random_state
-    if spec.task == CLASSIFICATION and "n_classes" in cls._get_param_names():
+    if spec.task == CLASSIFICATION and "n_classes" in takes:
         kwargs["n_classes"] = len(schema.class_attribute.values)
     if spec.encode == "codes":
         nominal = [i for i, a in enumerate(schema.features) if a.kind != "numeric"]
         kwargs["nominal_features"] = nominal
         kwargs["n_categories"] = [max(1, len(schema.features[i].values)) for i in nominal]
-        prep = "passthrough"
-    else:
-        prep = make_preprocessor(schema, impute_numeric=spec.impute_numeric, scale=spec.scale)
-    return Pipeline([("prep", prep), ("model", cls(**kwargs))])
+    return kwargs
 
 
 def class_probabilities(model, X, n_classes: int):
@@ -839,7 +914,7 @@ def model_feature_names(name: str, schema) -> list[str]:
     """
     if get(name).encode == "codes":
         return [a.name for a in schema.features]
-    from ensemblekit.preprocessing import feature_names
+    from ensemblekit.preprocessing_model import feature_names
 
     return feature_names(schema)
 

@@ -662,14 +662,11 @@ def model_description(description: dict) -> list:
         out.append(c45_tree_text(estimator, names, description["class_values"],
                                  description["category_names"]))
     elif kind == "tree":
-        from sklearn.tree import export_text
-
-        tree = estimator.tree_
-        # the tree's own classes (those with training rows), in its column order
-        classes = [description["class_values"][int(c)] for c in tree.classes_]
-        out.append(Text(f"decision tree: {tree.get_n_leaves()} leaves, depth {tree.get_depth()}\n"
-                        + export_text(tree, feature_names=[printable(n) for n in names],
-                                      class_names=[printable(c) for c in classes], decimals=4)))
+        out.append(Text(
+            f"decision tree: {estimator.get_n_leaves()} leaves, depth {estimator.get_depth()}\n"
+            + estimator.tree_text([printable(n) for n in names],
+                                  [printable(c) for c in description["class_values"]],
+                                  decimals=4)))
     elif kind == "network":
         table = Table(title="Bayesian network: parents of each node", title_justify="left")
         for col in ("node", "values", "parents", "CPT size"):

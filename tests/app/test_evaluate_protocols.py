@@ -143,7 +143,7 @@ def test_resubstitution_is_said_on_stderr(tmp_path):
 def test_model_file_without_training_counts_is_reported_without_relative_errors(tmp_path):
     model = tmp_path / "vote.ekm"
     assert run_cli("fit", "knn", VOTE, "-o", model).exit_code == 0
-    metadata, members, _ = H.unpack(model)
+    metadata, members = H.unpack(model)
     del metadata["training_data"]["class_counts"]  # as files written before they were recorded
     old = H.pack(tmp_path / "old.ekm", metadata, members)
     result = run_cli("evaluate", old, VOTE, "--format", "json")
@@ -157,7 +157,7 @@ def test_model_file_without_training_counts_is_reported_without_relative_errors(
 def test_damaged_training_counts_are_refused(counts, tmp_path):
     model = tmp_path / "vote.ekm"
     assert run_cli("fit", "knn", VOTE, "-o", model).exit_code == 0
-    metadata, members, _ = H.unpack(model)
+    metadata, members = H.unpack(model)
     metadata["training_data"]["class_counts"] = counts
     bad = H.pack(tmp_path / "bad.ekm", metadata, members)
     result = run_cli("evaluate", bad, VOTE)

@@ -1,12 +1,12 @@
-"""One registry entry adds an algorithm (issue 17, acceptance 4).
+"""One estimator module and one registry entry add an algorithm (issues 17 and 28).
 
-A toy classifier, defined here and registered with a single ``AlgorithmSpec``, goes
-through ``fit``, ``predict``, ``evaluate``, ``compare`` and ``show`` with no other file
-edited: its parameters come from its own ``_parameter_constraints``, model files
-allow its class because the registry names it, and ``show`` describes it by the
-entry's ``model_summary``. Without a state check of its own, a loaded model of it gets
-the plain one; a subclass that declares one, as README's Development section says, is
-checked by it.
+A toy classifier, defined here with its parameter constraints and its fitted-state
+declaration, and registered with a single ``AlgorithmSpec``, goes through ``fit``,
+``predict``, ``evaluate``, ``compare`` and ``show`` with no other file edited: its
+parameters come from its own ``_parameter_constraints``, its model file holds exactly
+the state it declares in ``_fitted_state`` (rebuilt as the class the registry names,
+and checked by its ``_check_state``), and ``show`` describes it by the entry's
+``model_summary``.
 
 The toy predicts the training class frequencies, smoothed by a pseudo-count, for
 every row, so each figure below can be checked by hand on vote (267 democrat,
@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ensemblekit import api, registry
 from ensemblekit.constraints import Constraint, validate_params
-from ensemblekit.trust import class_labels, fitted_only, float_array
+from ensemblekit.state import Array, Scalar
 
 from ektesting.support import run_cli as run
 
@@ -40,13 +40,24 @@ class PriorClassifier(ClassifierMixin, BaseEstimator):
                                 help="pseudo-count added to each class count"),
     }
 
+    _fitted_state = {
+        "n_features_in_": Scalar("int", low=1),
+        "classes_": Array("int64", ("n_classes",), low=0),
+        "prior_": Array("float64", ("n_classes",), low=0, high=1),
+    }
+
     def __init__(self, smoothing=1.0):
         self.smoothing = smoothing
+
+    def _check_state(self, ctx):
+        if abs(self.prior_.sum() - 1) > 1e-9:
+            ctx.fail("prior_ does not sum to 1")
 
     def fit(self, X, y):
         validate_params(self)
         X, y = validate_data(self, X, y, ensure_all_finite="allow-nan")
-        self.classes_, counts = np.unique(y, return_counts=True)
+        classes, counts = np.unique(y, return_counts=True)
+        self.classes_ = classes.astype(np.int64)
         self.prior_ = (counts + self.smoothing) / (counts.sum() + self.smoothing * counts.size)
         return self
 
@@ -114,71 +125,55 @@ def test_compare_and_evaluate_by_cross_validation():
     assert result.table("accuracy")["vote"]["prior"] == cell["mean"]
 
 
-def test_a_registered_class_is_allowed_in_model_files_only_while_registered(tmp_path,
-                                                                            monkeypatch):
-    from ensemblekit import model_types
+def test_the_model_file_holds_the_declared_state_and_its_check_guards_it(tmp_path):
+    import io
+    import zipfile
 
-    name = f"{__name__}.PriorClassifier"
-    assert name in model_types.ALLOWED_TYPES
-    model = api.fit("prior", VOTE)
+    from ensemblekit.persistence import redigest
+
     path = tmp_path / "prior.ekm"
-    api.save_model(model, path)
-    monkeypatch.delitem(registry.ALGORITHMS, "prior")
-    assert name not in model_types.ALLOWED_TYPES
-    refused = run("show", path)
+    api.save_model(api.fit("prior", VOTE), path)
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    assert sorted(members) == ["metadata.json", "model/classes_.npy", "model/prior_.npy",
+                               "prep/nominal_fill_.npy", "prep/numeric_fill_.npy"]
+    metadata = json.loads(members.pop("metadata.json"))
+    assert metadata["state"]["model"] == {"n_features_in_": 32}
+    assert np.load(io.BytesIO(members["model/prior_.npy"])).tolist() == [268 / 437, 169 / 437]
+    # a prior that is not a distribution passes the declaration ([0, 1]) but not the check
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([0.5, 0.6]))
+    members["model/prior_.npy"] = buffer.getvalue()
+    metadata["arrays"]["model/prior_.npy"] = len(buffer.getvalue())
+    metadata["digest"] = redigest(metadata, members)
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("metadata.json", json.dumps(metadata))
+        for name, data in members.items():
+            archive.writestr(name, data)
+    refused = run("predict", path, VOTE)
     assert refused.exit_code == 2
+    assert "model.prior_ does not sum to 1" in refused.stderr or "prior_ does not sum to 1" in (
+        refused.output)
 
 
-def test_an_estimator_without_a_check_of_its_own_gets_the_plain_one():
-    from ensemblekit import model_types, trust
-
-    assert trust.declared_check(PriorClassifier) is None
-    pipeline = api.fit("prior", VOTE).pipeline
-    model_types.check_model(pipeline)  # n_features_in_ and classes_ are checked
-    pipeline.named_steps["model"].classes_ = np.array([])
-    with pytest.raises(trust.DamagedModelError, match="classes_ is empty"):
-        model_types.check_model(pipeline)
-
-
-def test_shipped_estimators_declare_their_own_state_checks():
-    # each states its fitted state beside its fit: a check its class declares, and so do
-    # the helper classes it lists as parts of that state
-    from ensemblekit import trust
+def test_shipped_estimators_declare_their_fitted_state():
+    # each states its fitted state beside its parameters, in its model class; every algorithm
+    # that predicts without refitting has a model class apart from its estimator
+    from ensemblekit.state import declared_state
 
     for spec in registry.ALGORITHMS.values():
         if spec.name == "prior":
             continue
-        cls = spec.estimator_class()
-        for part in (cls, *trust.declared_parts(cls)):
-            assert trust.declared_check(part) is not None, (spec.name, part)
+        cls = spec.model_class()
+        assert declared_state(cls), spec.name
+        assert "_parameter_constraints" in {k for c in cls.__mro__ for k in vars(c)}, spec.name
+        if not spec.name.startswith("lazy-"):
+            assert spec.model is not None, spec.name
+            assert issubclass(spec.estimator_class(), cls), spec.name
 
 
-def _check_prior(est, ctx):
-    """What PriorClassifier's fit leaves: one probability per class."""
-    classes = class_labels(ctx, est)
-    float_array(ctx, ctx.attr(est, "prior_"), "prior_", low=0, high=1, shape=classes.shape)
-
-
-class CheckedPrior(PriorClassifier):
-    """The toy with its state check declared as README's Development section says."""
-
-    _check_fitted_state = staticmethod(fitted_only(_check_prior))
-
-
-def test_a_state_check_declared_as_readme_says_guards_the_model(monkeypatch):
-    from ensemblekit import model_types, trust
-
+def test_the_development_section_says_how(monkeypatch):
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     steps = readme[readme.index("**Adding an algorithm**"):readme.index("**Tests.**")]
-    assert "one estimator module and one registry entry" in steps
-    assert "_check_fitted_state = staticmethod(fitted_only(check))" in steps
-    monkeypatch.setitem(registry.ALGORITHMS, "checked-prior", registry.AlgorithmSpec(
-        name="checked-prior", task=registry.CLASSIFICATION, description="tests only",
-        estimator=f"{__name__}:CheckedPrior", exposed=("smoothing",),
-        preprocessing="nominal: one-hot; missing: training mean (numeric) / mode (nominal)"))
-    assert model_types.type_checks()[f"{__name__}.CheckedPrior"][1] is trust.declared_check(CheckedPrior)
-    pipeline = api.fit("checked-prior", VOTE).pipeline
-    model_types.check_model(pipeline)
-    pipeline.named_steps["model"].prior_ = np.array([0.5, 0.5, 0.5])
-    with pytest.raises(trust.DamagedModelError, match=r"prior_ has shape \(3,\), expected \(2\)"):
-        model_types.check_model(pipeline)
+    assert "one estimator module" in steps and "one registry entry" in steps
+    assert "_fitted_state" in steps and "_check_state" in steps

@@ -127,13 +127,21 @@ def test_proba_combines_the_members(iris, voting):
     assert (clf.predict(X) == y).mean() > 0.95
 
 
+def _tree_seeds(random_state, n_samples, n_estimators):
+    """The seeds ``fit`` gives its trees: drawn after the bags, from the bags' generator."""
+    rng = np.random.default_rng(np.random.RandomState(random_state).randint(np.iinfo(np.int32).max))
+    bootstrap_counts(rng, n_samples, n_estimators)
+    return rng.integers(0, np.iinfo(np.int32).max, size=n_estimators)
+
+
 def test_each_member_is_cart_on_its_bag(iris):
     X, y = iris
     clf = BaggedTreeClassifier(n_estimators=4, tree="cart-entropy", random_state=5).fit(X, y)
     X32 = X.astype(np.float32)
-    for tree, counts in zip(clf.estimators_, clf.bag_counts_):
+    seeds = _tree_seeds(5, len(y), 4)
+    for tree, counts, seed in zip(clf.estimators_, clf.bag_counts_, seeds):
         rows = np.repeat(np.arange(len(y)), counts.astype(int))
-        ref = CartEntropyTree(random_state=tree.random_state).fit(X32[rows], y[rows])
+        ref = CartEntropyTree(random_state=int(seed)).fit(X32[rows], y[rows])
         np.testing.assert_array_equal(tree.predict_proba(X32), _full_proba(tree.classes_, ref)(X32))
 
 

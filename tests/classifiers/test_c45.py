@@ -180,7 +180,7 @@ def test_thresholds_print_as_weka_doubletostring(value, text):
     (15.27, "15.27"), (0.29, "0.29"), (7390.0, "7390.0"), (1e7, "1.0E7"),
     (12345678.9, "1.23456789E7"), (0.0, "0.0")])
 def test_leaf_counts_print_as_java_double_tostring(value, text):
-    from ensemblekit.classifiers.c45 import _java_double
+    from ensemblekit.classifiers.c45_model import _java_double
 
     assert _java_double(value) == text  # Java 17's ""+Utils.roundDouble(value, 2)
 

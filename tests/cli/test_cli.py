@@ -550,8 +550,8 @@ def test_iebn_is_one_network_and_reproducible(tmp_path):
 def test_predict_in_chunks_with_n_jobs_equals_one_call(tmp_path):
     # diabetes has 768 rows: two chunks of 'predict'; the CSV must hold exactly what one
     # predict_proba call on all rows gives, with and without --n-jobs
+    from ensemblekit.api import load_model
     from ensemblekit.data import load_dataset
-    from ensemblekit.persistence import load_model
 
     data = str(data_path("diabetes.arff"))
     for algo in ("knn", "k2"):
@@ -564,7 +564,7 @@ def test_predict_in_chunks_with_n_jobs_equals_one_call(tmp_path):
         rows = list(csv.reader(io.StringIO(plain.stdout)))[1:]
         assert len(rows) == 768
         ds = load_dataset(data)
-        expected = load_model(model)[0].predict_proba(ds.X)
+        expected = load_model(model).pipeline.predict_proba(ds.X)
         got = np.array([[float(v) for v in r[2:]] for r in rows])
         np.testing.assert_allclose(got, expected, atol=5e-7)  # CSV keeps 6 decimals or more
     bad = run("predict", str(model), data, "--n-jobs", "0")
@@ -594,15 +594,15 @@ def test_predict_with_a_clusterer_that_cannot_label_new_rows(tmp_path):
 def test_evaluate_saved_clusterer_with_an_internal_index(tmp_path):
     from sklearn.metrics import silhouette_score
 
+    from ensemblekit.api import load_model
     from ensemblekit.data import load_dataset
-    from ensemblekit.persistence import load_model
 
     model = tmp_path / "km.ekm"
     assert run("fit", "kmeans", IRIS, "-o", str(model), "-k", "3", "--seed", "2").exit_code == 0
     result = run("evaluate", str(model), IRIS, "--metric", "silhouette", "--format", "json")
     assert result.exit_code == 0, result.stderr
     got = json.loads(result.stdout)
-    pipe = load_model(model)[0]
+    pipe = load_model(model).pipeline
     ds = load_dataset(IRIS)
     expected = silhouette_score(pipe[:-1].transform(ds.X), pipe.predict(ds.X))
     assert got["scores"]["silhouette"] == pytest.approx(expected, rel=1e-12)

@@ -1,10 +1,11 @@
-"""Builders of hostile model files, shared by the tests and benchmarks/bench_hostile_models.py.
+"""Builders of hostile model files (format 3), shared by the tests and the hostile benchmark.
 
 Each builder takes a genuine model file written by ``ensemblekit fit`` and
 writes a crafted one the way an attacker who knows the format would: the
-digest and the recorded sizes are recomputed unless the attack is on them.
-The marker file named by :data:`MARKER_NAME` is what the code-running payload
-would create; its absence after loading shows nothing ran.
+digest and the recorded sizes are recomputed (with
+:func:`ensemblekit.persistence.redigest`) unless the attack is on them. The
+marker file named by :data:`MARKER_NAME` is what a pickle payload would create;
+its absence after loading shows nothing ran.
 """
 
 from __future__ import annotations
@@ -12,63 +13,73 @@ from __future__ import annotations
 import copy
 import io
 import json
+import pickle
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from ensemblekit.persistence import _digest, _zip_bytes
+from ensemblekit.persistence import redigest
 
 MARKER_NAME = "pwned.txt"
 GIB = 1 << 30
+_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 # --------------------------------------------------------------------------- reading and writing
 def unpack(path):
-    """(metadata dict, {member: bytes} of the payload, schema) of a model file."""
-    with zipfile.ZipFile(path) as outer:
-        metadata = json.loads(outer.read("metadata.json"))
-        payload = outer.read("model.skops")
-    with zipfile.ZipFile(io.BytesIO(payload)) as inner:
-        members = {name: inner.read(name) for name in inner.namelist()}
-    return metadata, members, json.loads(members["schema.json"])
+    """(metadata dict, {member: bytes} of every array member) of a model file."""
+    with zipfile.ZipFile(path) as archive:
+        metadata = json.loads(archive.read("metadata.json"))
+        members = {n: archive.read(n) for n in archive.namelist() if n != "metadata.json"}
+    return metadata, members
 
 
-def pack(path, metadata, members, schema=None, *, redigest=True, resize=True):
+def pack(path, metadata, members, *, digest=True, resize=True):
     """Write a model file from parts; by default with honest sizes and a valid digest."""
-    members = dict(members)
-    if schema is not None:
-        members["schema.json"] = json.dumps(schema).encode()
-    payload = _zip_bytes(list(members.items()))
     metadata = copy.deepcopy(metadata)
     if resize:
-        metadata["payload"] = {"bytes": len(payload),
-                               "members": {name: len(data) for name, data in members.items()}}
-    if redigest:
-        metadata["digest"] = _digest(metadata, payload)
-    raw = json.dumps(metadata, indent=1).encode()
-    Path(path).write_bytes(_zip_bytes([("metadata.json", raw), ("model.skops", payload)]))
+        metadata["arrays"] = {name: len(data) for name, data in members.items()}
+    if digest:
+        metadata["digest"] = redigest(metadata, members)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(zipfile.ZipInfo("metadata.json", _DATE), json.dumps(metadata, indent=1),
+                         compress_type=zipfile.ZIP_DEFLATED)
+        for name, data in members.items():
+            archive.writestr(zipfile.ZipInfo(name, _DATE), data, compress_type=zipfile.ZIP_DEFLATED)
     return Path(path)
 
 
-def nodes(schema, **where):
-    """Every node dict of the schema whose keys equal ``where`` (e.g. __class__="Tree")."""
-    found, stack = [], [schema]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            if all(value.get(k) == v for k, v in where.items()):
-                found.append(value)
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-    return found
+def npy(arr) -> bytes:
+    """``arr`` in numpy's .npy format."""
+    buffer = io.BytesIO()
+    np.save(buffer, arr, allow_pickle=arr.dtype.hasobject)
+    return buffer.getvalue()
+
+
+def array(members, member):
+    """The array stored in ``member`` (``"model/feature_.npy"``)."""
+    return np.load(io.BytesIO(members[member]), allow_pickle=False)
+
+
+def edit_array(source, path, member, change):
+    """A model file whose array ``member`` is replaced by ``change(array)`` (honest digest)."""
+    metadata, members = unpack(source)
+    members[member] = npy(change(array(members, member).copy()))
+    return pack(path, metadata, members)
+
+
+def edit_metadata(source, path, change):
+    """A model file whose metadata is ``change``d in place (honest digest)."""
+    metadata, members = unpack(source)
+    change(metadata)
+    return pack(path, metadata, members)
 
 
 def _deflated_zeros(archive: zipfile.ZipFile, name: str, size: int) -> None:
     """Stream ``size`` zero bytes into a deflated member (about 1 MB per GiB on disk)."""
     chunk = bytes(1 << 24)
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info = zipfile.ZipInfo(name, date_time=_DATE)
     info.compress_type = zipfile.ZIP_DEFLATED
     with archive.open(info, "w") as fh:
         written = 0
@@ -79,60 +90,51 @@ def _deflated_zeros(archive: zipfile.ZipFile, name: str, size: int) -> None:
 
 
 # --------------------------------------------------------------------------- the attacks
-def scipy_distribution(source, path, marker_dir):
-    """A scipy.stats distribution (norm_gen) whose argument-parser template is Python code.
+class _Marker:
+    """Unpickling this writes the marker file: what a pickle inside a .npy could do."""
 
-    Rebuilding it calls ``rv_generic.__setstate__``, which runs ``exec`` on the
-    template: with the old package-wide trust of scipy this wrote the marker.
-    """
-    import scipy.stats
+    def __init__(self, path):
+        self.path = str(path)
 
-    from ensemblekit.persistence import _skops_io
-
-    metadata, members, schema = unpack(source)
-    sio = _skops_io()
-    with zipfile.ZipFile(io.BytesIO(sio.dumps({"x": scipy.stats.norm}))) as z:
-        evil_schema = json.loads(z.read("schema.json"))
-        extra = {f"evil-{n}": z.read(n) for n in z.namelist() if n != "schema.json"}
-    evil = evil_schema["content"]["x"]
-    for node in nodes(evil):
-        if isinstance(node.get("file"), str):
-            node["file"] = f"evil-{node['file']}"
-    code = f"open({str(Path(marker_dir) / MARKER_NAME)!r}, 'w').write('ran')\n"
-    state = [n for n in nodes(evil)
-             if isinstance(n.get("content"), dict) and "_parse_arg_template" in n["content"]]
-    state[0]["content"]["_parse_arg_template"]["content"] = json.dumps(code)
-    attrs = schema["content"]  # the attributes of the Pipeline, the root object
-    attrs["content"]["evil"] = evil
-    types = attrs["key_types"]["content"]  # skops pairs each key with a type node
-    types.append(copy.deepcopy(types[0]))
-    return pack(path, metadata, {**members, **extra}, schema)
+    def __reduce__(self):
+        return (Path(self.path).write_text, ("ran",))
 
 
-def tree_arrays(source, path, field: str, value: int, node: int = 0):
-    """A fitted tree's node array with one entry changed (child or feature index)."""
-    metadata, members, schema = unpack(source)
-    tree = nodes(schema, __class__="Tree")[0]
-    name = nodes(tree["content"], __class__="ndarray")
-    files = [n["file"] for n in name if "file" in n]
-    for file in files:
-        arr = np.load(io.BytesIO(members[file]), allow_pickle=False)
-        if arr.dtype.names and field in arr.dtype.names:
-            arr[field][node] = value
-            buffer = io.BytesIO()
-            np.save(buffer, arr, allow_pickle=False)
-            members[file] = buffer.getvalue()
-            return pack(path, metadata, members, schema)
-    raise AssertionError("no node array in the model")
+def pickled_array(source, path, member, marker_dir):
+    """``member`` replaced by an object array whose pickle writes the marker when loaded."""
+    metadata, members = unpack(source)
+    evil = np.empty(1, dtype=object)
+    evil[0] = _Marker(Path(marker_dir) / MARKER_NAME)
+    members[member] = npy(evil)
+    assert b"write_text" in members[member] and pickle  # the payload is really in the member
+    return pack(path, metadata, members)
+
+
+def lying_header(source, path, member, *, shape=None, descr=None):
+    """``member``'s .npy header claims another ``shape`` or dtype ``descr``; the data is kept."""
+    metadata, members = unpack(source)
+    raw = members[member]
+    header_len = int.from_bytes(raw[8:10], "little")
+    header = raw[10:10 + header_len].decode("latin1")
+    fields = eval(header)  # noqa: S307 - our own test file's header, a dict literal
+    if shape is not None:
+        fields["shape"] = shape
+    if descr is not None:
+        fields["descr"] = descr
+    text = repr(fields)
+    text = text + " " * ((64 - (10 + len(text) + 1) % 64) % 64) + "\n"
+    members[member] = raw[:8] + len(text).to_bytes(2, "little") + text.encode("latin1") + \
+        raw[10 + header_len:]
+    return pack(path, metadata, members)
 
 
 def metadata_bomb(source, path, size=GIB):
     """metadata.json declared (honestly) to inflate to ``size`` bytes."""
-    with zipfile.ZipFile(source) as outer:
-        payload = outer.read("model.skops")
+    _, members = unpack(source)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         _deflated_zeros(archive, "metadata.json", size)
-        archive.writestr("model.skops", payload)
+        for name, data in members.items():
+            archive.writestr(name, data)
     return Path(path)
 
 
@@ -140,74 +142,55 @@ def lying_metadata_bomb(source, path, size=GIB):
     """Like :func:`metadata_bomb`, but the zip directory claims 100 bytes."""
     metadata_bomb(source, path, size)
     data = bytearray(Path(path).read_bytes())
-    entries = []
     pos = data.find(b"PK\x01\x02")
     while pos != -1:
-        entries.append(pos)
-        pos = data.find(b"PK\x01\x02", pos + 4)
-    for pos in entries:
         name_len = int.from_bytes(data[pos + 28:pos + 30], "little")
         if bytes(data[pos + 46:pos + 46 + name_len]) == b"metadata.json":
             data[pos + 24:pos + 28] = (100).to_bytes(4, "little")
+        pos = data.find(b"PK\x01\x02", pos + 4)
     Path(path).write_bytes(bytes(data))
     return Path(path)
 
 
-def payload_bomb(source, path, size=GIB):
-    """An extra .npy member inside the payload that inflates to ``size`` bytes.
-
-    The recorded sizes and the digest are honest, as an attacker would make
-    them; only the size limit stands in the way.
-    """
-    metadata, members, schema = unpack(source)
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as inner:
-        for name, data in members.items():
-            inner.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data,
-                           compress_type=zipfile.ZIP_DEFLATED)
-        _deflated_zeros(inner, "bomb.npy", size)
-    payload = buffer.getvalue()
+def array_bomb(source, path, size=GIB):
+    """An extra array member that inflates to ``size`` bytes, recorded honestly (valid digest
+    cannot be computed without inflating it, so the attacker records the size and hopes)."""
+    metadata, members = unpack(source)
     metadata = copy.deepcopy(metadata)
-    metadata["payload"] = {"bytes": len(payload),
-                           "members": {**{n: len(d) for n, d in members.items()}, "bomb.npy": size}}
-    metadata["digest"] = _digest(metadata, payload)
-    raw = json.dumps(metadata, indent=1).encode()
-    Path(path).write_bytes(_zip_bytes([("metadata.json", raw), ("model.skops", payload)]))
+    metadata["arrays"] = {**{n: len(d) for n, d in members.items()}, "model/bomb.npy": size}
+    metadata["digest"] = redigest(metadata, members)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("metadata.json", json.dumps(metadata))
+        for name, data in members.items():
+            archive.writestr(name, data)
+        _deflated_zeros(archive, "model/bomb.npy", size)
     return Path(path)
 
 
 def edited_metadata(source, path):
     """The class values reversed in metadata.json, digest left as it was (a careless edit)."""
-    metadata, members, schema = unpack(source)
-    with zipfile.ZipFile(source) as outer:
-        payload = outer.read("model.skops")
+    metadata, members = unpack(source)
     values = metadata["schema"]["attributes"][metadata["schema"]["class_index"]]["values"]
     values.reverse()
-    raw = json.dumps(metadata, indent=1).encode()
-    Path(path).write_bytes(_zip_bytes([("metadata.json", raw), ("model.skops", payload)]))
-    return Path(path)
+    return pack(path, metadata, members, digest=False)
 
 
 def deep_metadata(source, path, depth=200_000):
     """metadata.json nested ``depth`` levels deep."""
-    with zipfile.ZipFile(source) as outer:
-        payload = outer.read("model.skops")
-    raw = b'{"format_version": 2, "x": ' + b"[" * depth + b"]" * depth + b"}"
-    Path(path).write_bytes(_zip_bytes([("metadata.json", raw), ("model.skops", payload)]))
+    _, members = unpack(source)
+    raw = '{"format_version": 3, "x": ' + "[" * depth + "]" * depth + "}"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("metadata.json", raw)
+        for name, data in members.items():
+            archive.writestr(name, data)
     return Path(path)
-
-
-def deep_schema(source, path, depth=200_000):
-    """schema.json inside the payload nested ``depth`` levels deep (sizes and digest honest)."""
-    metadata, members, _ = unpack(source)
-    members["schema.json"] = b"[" * depth + b"]" * depth
-    return pack(path, metadata, members)
 
 
 def encrypted_member(source, path, member="metadata.json"):
     """The encryption flag set on one member, in its local header and in the directory."""
     data = bytearray(Path(source).read_bytes())
-    for signature, flag_at, name_len_at, name_at in ((b"PK\x03\x04", 6, 26, 30), (b"PK\x01\x02", 8, 28, 46)):
+    for signature, flag_at, name_len_at, name_at in ((b"PK\x03\x04", 6, 26, 30),
+                                                     (b"PK\x01\x02", 8, 28, 46)):
         pos = data.find(signature)
         while pos != -1:
             name_len = int.from_bytes(data[pos + name_len_at:pos + name_len_at + 2], "little")

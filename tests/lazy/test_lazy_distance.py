@@ -301,3 +301,19 @@ def test_bad_input():
         gain_ratios(X, [0, 1])
     with pytest.raises(ValueError, match="continuous|Unknown label type"):
         gain_ratios(X, [0.5, 1.5, 2.5])
+
+
+@pytest.mark.parametrize("weights", ["gain-ratio", "uniform"])
+def test_a_distance_rebuilt_from_its_parts_answers_as_the_fitted_one(weights):
+    # a lazy ensemble stores the training rows and gain ratios, and rebuilds its distances
+    _, X, y, nominal, n_cat = support.load_coded("labor")
+    fitted = WeightedDistance(weights, nominal, n_cat).fit(X, y)
+    rebuilt = WeightedDistance.from_fitted(fitted.X_.copy(), fitted.weights_.copy(),
+                                           fitted.nominal_features_, fitted.n_categories_,
+                                           gain_ratios=fitted.gain_ratios_)
+    for name in ("weights_", "min_", "range_", "_inv_range", "complete_"):
+        assert getattr(rebuilt, name).tobytes() == getattr(fitted, name).tobytes()
+    queries = X[::3]
+    for a, b in zip(rebuilt.kneighbors(queries, 7), fitted.kneighbors(queries, 7)):
+        assert a.tobytes() == b.tobytes()
+    assert rebuilt.pairwise(queries).tobytes() == fitted.pairwise(queries).tobytes()

@@ -123,23 +123,25 @@ def test_targets_are_taken_out_of_the_features_and_given_as_y(tmp_path):
 
 
 def test_saved_model_loads_back_with_its_rules_and_targets(tmp_path):
-    from ensemblekit.persistence import load_model
+    from ensemblekit.api import load_model
 
-    path = tmp_path / "m.skops"
+    path = tmp_path / "m.ekm"
     result = run("cluster", "ss-isca", IRIS, "--targets", "petalwidth", "-s", "n_stages=3",
                  "--save", path)
     assert result.exit_code == 0, result.stderr
-    model, metadata = load_model(path)
+    loaded = load_model(path)
+    metadata = loaded.metadata
     assert metadata["targets"] == ["petalwidth"]
     assert [a["name"] for a in metadata["schema"]["attributes"]] == [
         "sepallength", "sepalwidth", "petallength", "class"]
     ds = load_dataset(IRIS)
     reduced, Y, _ = ds.split_targets(["petalwidth"])
     again = fitted("ss-isca", reduced, {"n_clusters": 3, "n_stages": 3}, 1, Y)
-    estimator = model.named_steps["model"]
+    estimator = loaded.estimator
     assert_array_equal(estimator.labels_, again.labels_)
     assert estimator.describe_rules() == again.describe_rules()
-    assert_array_equal(estimator.rules_.transform(reduced.X).toarray(),
+    # the loaded model computes its rules from their conditions, as a dense 0/1 matrix
+    assert_array_equal(estimator.rules_.transform(reduced.X),
                        again.rules_.transform(reduced.X).toarray())
 
 
@@ -221,9 +223,9 @@ def test_show_a_saved_isca_model_lists_cluster_sizes_and_rules_in_words(tmp_path
     assert saved.exit_code == 0, saved.output
     shown = run("show", model_file)
     assert shown.exit_code == 0, shown.output
-    from ensemblekit.persistence import load_model
+    from ensemblekit.api import load_model
 
-    estimator = load_model(model_file)[0].named_steps["model"]
+    estimator = load_model(model_file).estimator
     names = registry.model_feature_names("isca", load_dataset(str(IRIS)).schema)
     first = estimator.describe_rules(names)[0]
     assert f"{estimator.n_rules_} rules from 4 stages" in shown.output

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from ensemblekit import registry
+from ensemblekit.api import load_model
 from ensemblekit.data import load_dataset
-from ensemblekit.persistence import load_model
 
 from ektesting.support import run_cli as run
 
@@ -25,8 +25,7 @@ def test_fit_rule_pls_and_show_prints_the_top_rules_in_words(tmp_path):
     assert run("fit", "rule-pls", HOUSING, "-o", model_file, *SMALL).exit_code == 0
     shown = run("show", model_file)
     assert shown.exit_code == 0, shown.output
-    model, metadata = load_model(model_file)
-    estimator = model.named_steps["model"]
+    estimator = load_model(model_file).estimator
     names = registry.model_feature_names("rule-pls", load_dataset(str(HOUSING)).schema)
     top = estimator.ranked_terms(names, top=3)
     assert top and all(t["term"] in shown.output for t in top)
@@ -73,7 +72,7 @@ def test_predict_writes_the_models_predictions_in_row_order(tmp_path):
     assert result.exit_code == 0
     rows = list(csv.reader(io.StringIO(result.stdout)))
     assert rows[0] == ["row", "prediction"] and len(rows) == 507
-    model, _ = load_model(model_file)
+    model = load_model(model_file).pipeline
     expected = model.predict(load_dataset(str(HOUSING)).X)
     np.testing.assert_array_equal([float(r[1]) for r in rows[1:]], expected)
 

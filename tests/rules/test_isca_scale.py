@@ -13,7 +13,7 @@ from scipy.cluster.hierarchy import linkage
 from scipy.spatial.distance import pdist, squareform
 from sklearn.linear_model import LassoLarsIC
 
-from ensemblekit import api, model_types, trust, writers
+from ensemblekit import api, trust, writers
 from ensemblekit.data import load_dataset
 from ensemblekit.rules import isca as isca_module
 from ensemblekit.rules._agreement import RuleAgreement, integer_weights, pack_rules
@@ -21,6 +21,7 @@ from ensemblekit.rules.extract import extract_rules
 from ensemblekit.rules.isca import ISCA, rule_similarity, standardize_columns
 from ensemblekit.rules.isle import generate_isle
 
+from ektesting.state_roundtrip import roundtrip
 from ektesting.support import run_cli as run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,13 +154,12 @@ def test_saved_model_is_small_loads_through_the_checks_and_keeps_its_similarity(
     assert loaded.similarity_.tobytes() == est.similarity_.tobytes()
     assert_array_equal(loaded.labels_for(5), est.labels_for(5))
     # a damaged packed rule matrix is refused, naming it
-    for bad in (est.rule_matrix_[:, :-1].copy(), est.rule_matrix_.astype(np.int64),
-                est.rule_matrix_[:2].copy()):
-        damaged = ISCA()
-        damaged.__dict__.update(vars(est))
-        damaged.rule_matrix_ = bad
+    for bad in (lambda m: m[:, :-1].copy(), lambda m: m.astype(np.int64), lambda m: m[:2].copy()):
+        def tamper(params, scalars, arrays, bad=bad):
+            arrays["rule_matrix_"] = bad(arrays["rule_matrix_"])
+
         with pytest.raises(trust.DamagedModelError, match="rule_matrix_"):
-            model_types.check_model(damaged)
+            roundtrip(est, tamper=tamper)
 
 
 def test_similarity_out_is_written_in_blocks_with_the_same_bytes(tmp_path):

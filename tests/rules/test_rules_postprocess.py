@@ -166,7 +166,7 @@ def test_linear_terms_are_winsorised_and_scaled_as_rulefit():
     low, high = np.quantile(X, [0.025, 0.975], axis=0)
     clipped = np.clip(X, low, high)
     linear = clipped * (0.4 / clipped.std(axis=0))
-    Z = model._design(X)
+    Z = model._training_design(X)
     np.testing.assert_allclose(Z.toarray()[:, n_rules:], linear)
     assert model.term_descriptions()[-1] == "linear: x19"
 

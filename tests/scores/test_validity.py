@@ -200,7 +200,7 @@ def test_internal_indices_refuse_bad_input(f):
 
 
 @pytest.mark.parametrize("f, message", [
-    # Dunn checks it itself; the others pass scikit-learn's check on
+    # Dunn's own message; the others keep scikit-learn's words
     (S.silhouette, "Number of labels is 1"), (S.dunn, "needs at least 2 clusters, got 1"),
     (S.davies_bouldin, "Number of labels is 1"), (S.calinski_harabasz, "Number of labels is 1")])
 def test_internal_indices_need_two_clusters(f, message):

@@ -66,10 +66,39 @@ def fit(algorithm: str, data, *, target: str | None = None, params: dict | None 
 
 
 def save_model(model: FittedModel, path) -> None:
-    """Write a fitted model to ``path`` (atomically; see :mod:`ensemblekit.persistence`)."""
+    """Write a fitted model to ``path`` (atomically; see :mod:`ensemblekit.persistence`).
+
+    What is written is the declared state of the preprocessing step and of the
+    estimator (:func:`ensemblekit.state.collect`); it is rebuilt in memory
+    first, exactly as :func:`load_model` will, so a model that would be refused
+    on loading is never written.
+
+    Raises
+    ------
+    ensemblekit.persistence.ModelFileError
+        The file cannot be written, or the state would be refused on loading.
+    """
+    import json
+
+    from ensemblekit import state
+    from ensemblekit.persistence import ModelFileError
     from ensemblekit.persistence import save_model as write
 
-    write(path, model.pipeline, model.metadata)
+    steps = model.pipeline.steps
+    prep, estimator = steps[0][1], steps[-1][1]
+    arrays: dict = {}
+    scalars: dict = {"prep": None, "model": None}
+    if prep != "passthrough":
+        scalars["prep"], found = state.collect(prep, "prep/")
+        arrays.update(found)
+    scalars["model"], found = state.collect(estimator, "model/")
+    arrays.update(found)
+    try:
+        _rebuild(str(path), model.metadata, json.loads(json.dumps(scalars)), arrays)
+    except ModelFileError as exc:
+        raise ModelFileError(f"cannot save {path}: the model's state would be refused on "
+                             f"loading ({exc})") from None
+    write(path, scalars, arrays, model.metadata)
 
 
 def read_model_metadata(path) -> dict:
@@ -80,10 +109,18 @@ def read_model_metadata(path) -> dict:
     ensemblekit.persistence.ModelFileError
         If a required key is missing or does not fit the registry.
     """
-    from ensemblekit.dataset import Schema
-    from ensemblekit.persistence import ModelFileError, read_metadata
+    from ensemblekit.persistence import read_metadata
 
     metadata = read_metadata(path)
+    _check_metadata(path, metadata)
+    return metadata
+
+
+def _check_metadata(path, metadata: dict):
+    """The registry entry and schema a model's metadata names, checked against each other."""
+    from ensemblekit.dataset import Schema
+    from ensemblekit.persistence import ModelFileError
+
     try:
         spec = registry.get(metadata["algorithm"])
         if metadata["task"] != spec.task:
@@ -97,53 +134,103 @@ def read_model_metadata(path) -> dict:
         if spec.task == registry.REGRESSION and (
                 schema.class_attribute is None or schema.class_attribute.kind != "numeric"):
             raise InputError("a regression model's schema needs a numeric class")
+        seed = metadata.get("seed")
+        if seed is not None and (type(seed) is not int or not 0 <= seed < 2**32):
+            raise InputError(f"seed {seed!r} is not a whole number in [0, 2**32)")
         _training_prior(metadata, schema)
     except (KeyError, TypeError, ValueError, registry.UnknownAlgorithmError) as exc:
-        what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+        missing = isinstance(exc, KeyError) and not isinstance(exc, registry.UnknownAlgorithmError)
+        what = f"missing {exc}" if missing else str(exc).strip("'\"")
         raise ModelFileError(f"{path}: the model's metadata is damaged ({what})") from None
-    return metadata
+    return spec, schema
 
 
-def load_model(path) -> FittedModel:
-    """Load a model file and check that the estimator is exactly the one its metadata names.
+def _rebuild(path, metadata: dict, scalars, arrays):
+    """The fitted ``prep -> model`` pair a model's metadata and arrays describe, checked.
 
-    The file is untrusted input: :func:`ensemblekit.persistence.load_model` allows
-    only exact types and checks their state; here the estimator must be the class
-    of the registry entry the metadata names, read the schema's width, and (for a
-    classifier) have class codes that index the schema's class values.
+    The classes come from the registry entry the metadata names (its model
+    class, and the preprocessing step it declares), their constructor
+    arguments from the checked ``params`` and the schema, and their state from
+    ``scalars`` and ``arrays`` through :func:`ensemblekit.state.restore`.
 
     Raises
     ------
     ensemblekit.persistence.ModelFileError
+        Naming the file and the entry that is wrong.
     """
     import numpy as np
-    from sklearn.pipeline import Pipeline
 
-    from ensemblekit.dataset import Schema
+    from ensemblekit import state
     from ensemblekit.persistence import ModelFileError
-    from ensemblekit.persistence import load_model as read
+    from ensemblekit.pipeline import ModelPipeline
+    from ensemblekit.preprocessing_model import PreprocessorModel, layout
+    from ensemblekit.trust import DamagedModelError
 
-    read_model_metadata(path)
-    pipeline, metadata = read(path)
-    spec = registry.get(metadata["algorithm"])
-    steps = pipeline.steps if type(pipeline) is Pipeline else []
-    step = steps[-1][1] if [name for name, _ in steps] == ["prep", "model"] else None
-    if step is None or type(step) is not spec.estimator_class():
-        raise ModelFileError(f"{path}: the stored estimator is not a {spec.name} model")
-    schema = Schema.from_dict(metadata["schema"])
-    first = steps[0][1] if steps[0][1] != "passthrough" else step
-    width = getattr(first, "n_features_in_", None)
-    if width is not None and width != len(schema.features):
+    spec, schema = _check_metadata(path, metadata)
+    params = metadata["params"]
+    unknown = sorted(set(params) - set(spec.exposed))
+    if unknown:
+        raise ModelFileError(f"{path}: the model's metadata is damaged (params: {spec.name} has "
+                             f"no parameter {unknown[0]!r})")
+    try:
+        kwargs = registry.estimator_kwargs(spec.name, schema, params, metadata.get("seed"))
+    except InputError as exc:
+        raise ModelFileError(f"{path}: the model's metadata is damaged (params: {exc})") from None
+    if type(scalars) is not dict or set(scalars) != {"prep", "model"}:
+        raise ModelFileError(f"{path}: the model file is damaged: its state is not one of a "
+                             "preprocessing step and a model")
+    parts = {"prep": {}, "model": {}}
+    for key, value in arrays.items():
+        head = key.split("/", 1)[0]
+        if head not in parts:
+            raise ModelFileError(f"{path}: the model file is damaged: {key}: not part of the model")
+        parts[head][key] = value
+    try:
+        if spec.encode == "codes":
+            if scalars["prep"] is not None or parts["prep"]:
+                raise DamagedModelError("prep: this algorithm has no preprocessing step")
+            prep = "passthrough"
+        else:
+            prep = state.restore(PreprocessorModel, layout(
+                schema, impute_numeric=spec.impute_numeric, scale=spec.scale),
+                scalars["prep"], parts["prep"], name="prep")
+        model = state.restore(spec.model_class(), kwargs, scalars["model"], parts["model"],
+                              name="model")
+    except DamagedModelError as exc:
+        raise ModelFileError(f"{path}: the model file is damaged: {exc}") from None
+    width = getattr(model, "n_features_in_", None)
+    if spec.encode == "codes" and width is not None and width != len(schema.features):
         raise ModelFileError(f"{path}: the model file is damaged: its schema has "
                              f"{len(schema.features)} attributes but the estimator reads {width}")
     if spec.task == registry.CLASSIFICATION:
-        codes = np.asarray(getattr(step, "classes_", ()))
+        codes = np.asarray(getattr(model, "classes_", ()))
         n_values = len(schema.class_attribute.values)
         if codes.ndim != 1 or codes.size == 0 or codes.dtype.kind not in "iuf" or np.any(
                 (codes < 0) | (codes >= n_values) | (codes != np.round(codes))):
             raise ModelFileError(f"{path}: the model file is damaged: its classes do not index "
                                  f"the {n_values} values of class "
                                  f"'{schema.class_attribute.name}'")
+    return ModelPipeline([("prep", prep), ("model", model)])
+
+
+def load_model(path) -> FittedModel:
+    """Load a model file: its metadata, then its state rebuilt as the registry's model classes.
+
+    The file is untrusted input: :func:`ensemblekit.persistence.load_model`
+    bounds and checks the container; here the classes come from the registry
+    entry the metadata names, never from the file, and every stored array and
+    scalar passes the class's declaration and its ``_check_state`` before it
+    is used (:func:`ensemblekit.state.restore`). The model class of every
+    algorithm that predicts without refitting imports numpy alone.
+
+    Raises
+    ------
+    ensemblekit.persistence.ModelFileError
+    """
+    from ensemblekit.persistence import load_model as read
+
+    metadata, arrays = read(path)
+    pipeline = _rebuild(path, metadata, metadata["state"], arrays)
     return FittedModel(pipeline, metadata)
 
 

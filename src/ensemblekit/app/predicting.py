@@ -130,7 +130,7 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     model = _as_model(model)
     if n_jobs is not None:
         workers = worker_count(n_jobs)
-        if "n_jobs" in model.estimator.get_params(deep=False):
+        if "n_jobs" in getattr(type(model.estimator), "_parameter_constraints", {}):
             model.pipeline.set_params(model__n_jobs=workers)
     metadata, pipeline = model.metadata, model.pipeline
     task = metadata["task"]

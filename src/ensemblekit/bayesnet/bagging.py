@@ -11,12 +11,14 @@ the members' distributions and normalises the sum, i.e. takes their mean,
 and every member BayesNet runs its own supervised discretisation on the bag
 it is given.
 
-The resampling and averaging are delegated to scikit-learn's
+The resampling is delegated to scikit-learn's
 :class:`~sklearn.ensemble.BaggingClassifier` (bags drawn by row indexing,
 since :class:`K2Classifier` takes no ``sample_weight``; all features, in
-their original order, for every member). Its ``predict_proba`` adds each
-member's probabilities into the columns of the member's own classes
-(``proba[:, member.classes_] += member_proba``) and divides by
+their original order, for every member). The averaging is the numpy-only
+model class's, :class:`~ensemblekit.bayesnet.bagging_model.BaggedK2Model`,
+done as ``BaggingClassifier.predict_proba`` does it: each member's
+probabilities are added into the columns of the member's own classes
+(``proba[:, member.classes_] += member_proba``) and the sum is divided by
 ``n_estimators``, so a member whose bag lacked a class contributes 0 to that
 class and the rows still sum to one. With declared classes (``n_classes``)
 every member knows them all, as Weka's members share the ARFF header: a class
@@ -53,25 +55,10 @@ from sklearn.utils.validation import (
 from ensemblekit.errors import InputError
 
 from ..class_domain import declared_classes
-from ..constraints import MAX_MEMBERS, Constraint, validate_params
+from ..constraints import validate_params
 from ..discretize import MDLDiscretizer
-from ..trust import (
-    COUNT_MAX,
-    CheckContext,
-    check_bagging,
-    checked_array,
-    class_codes,
-    class_labels,
-    declared_codes,
-    feature_count,
-    fitted_member,
-    fitted_only,
-    flag_value,
-    instance_list,
-    n_jobs_attr,
-    nested_attr,
-)
-from .classifier import K2_CONSTRAINTS, K2Classifier, _missing_target_mask
+from .bagging_model import BaggedK2Model
+from .classifier import K2Classifier, _missing_target_mask
 
 __all__ = ["BaggedK2Classifier"]
 
@@ -87,9 +74,6 @@ class _DeclaredClassBagging(BaggingClassifier):
     is scikit-learn's class unchanged.
     """
 
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(check_bagging))
-
     def _validate_y(self, y):
         n_classes = getattr(self.estimator, "n_classes", None)
         if n_classes is None:
@@ -99,64 +83,7 @@ class _DeclaredClassBagging(BaggingClassifier):
         return codes
 
 
-def _check_bagged_k2(est, ctx: CheckContext) -> None:
-    """``BaggedK2Classifier``: K2 members over all columns, in order, voting on ``classes_``.
-
-    scikit-learn's bagging adds each member's probabilities at the columns its
-    ``classes_`` name (codes into the ensemble's classes), and ``show`` redraws
-    the bags from ``bagging_``'s seeds and sizes. ``bagging_`` is scikit-learn's
-    class (model files written before declared classes) or the subclass that
-    keeps declared class codes.
-    """
-    d = feature_count(ctx, est)
-    classes = class_labels(ctx, est)
-    declared_codes(ctx, est, classes)
-    bag = ctx.instance(ctx.attr(est, "bagging_"), "bagging_",
-                       (BaggingClassifier, _DeclaredClassBagging))
-    members = instance_list(ctx, ctx.attr(est, "estimators_"), "estimators_", (K2Classifier,),
-                            nonempty=True)
-    inner = instance_list(ctx, nested_attr(ctx, bag, "estimators_", "bagging_.estimators_"),
-                          "bagging_.estimators_", (K2Classifier,), length=len(members))
-    if ctx.integer(bag, "bagging_.n_features_in_", value=nested_attr(ctx, bag, "n_features_in_")) != d:
-        ctx.fail("bagging_ reads another number of columns than the model")
-    bag_classes = class_labels(ctx, bag, "bagging_.classes_", value=nested_attr(ctx, bag, "classes_"))
-    if bag_classes.dtype.kind != classes.dtype.kind or not np.array_equal(bag_classes, classes):
-        ctx.fail("classes_ are not bagging_.classes_")
-    if ctx.integer(bag, "bagging_.n_classes_", value=nested_attr(ctx, bag, "n_classes_")) != classes.size:
-        ctx.fail("bagging_.n_classes_ is not the number of classes")
-    if ctx.integer(bag, "bagging_.n_estimators",
-                   value=nested_attr(ctx, bag, "n_estimators")) != len(inner):
-        ctx.fail("bagging_.n_estimators is not the number of members")
-    n_jobs_attr(ctx, bag, "bagging_.n_jobs")
-    lists = [("estimators_", members)]
-    if inner is not members:
-        lists.append(("bagging_.estimators_", inner))
-    for label, listed in lists:
-        for i, member in enumerate(listed):
-            name = f"{label}[{i}]"
-            fitted_member(ctx, member, name, d)
-            class_codes(ctx, nested_attr(ctx, member, "classes_", f"{name}.classes_"), f"{name}.classes_",
-                        classes.size)
-    features = nested_attr(ctx, bag, "estimators_features_", "bagging_.estimators_features_")
-    if type(features) is not list or len(features) != len(inner) or not all(
-            type(f) is np.ndarray and f.dtype.kind in "iu" and f.shape == (d,)
-            and np.array_equal(f, np.arange(d)) for f in features):
-        ctx.fail("bagging_.estimators_features_ does not give every member all columns in order")
-    # what estimators_samples_ (show) redraws: one seed per member, bags of _max_samples rows
-    checked_array(ctx, nested_attr(ctx, bag, "_seeds", "bagging_._seeds"), "bagging_._seeds", kinds="iu",
-                  shape=(len(inner),))
-    n_rows = ctx.integer(bag, "bagging_._n_samples", 1, COUNT_MAX,
-                         value=nested_attr(ctx, bag, "_n_samples"))
-    ctx.integer(bag, "bagging_._max_samples", 1, n_rows, value=nested_attr(ctx, bag, "_max_samples"))
-    if ctx.integer(bag, "bagging_._max_features", value=nested_attr(ctx, bag, "_max_features")) != d:
-        ctx.fail("bagging_._max_features is not the number of columns")
-    flag_value(ctx, nested_attr(ctx, bag, "bootstrap"), "bagging_.bootstrap")
-    if (nested_attr(ctx, bag, "bootstrap_features") is not False
-            or nested_attr(ctx, bag, "_sample_weight") is not None):
-        ctx.fail("bagging_ draws features or weights rows, which ensemblekit never does")
-
-
-class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
+class BaggedK2Classifier(BaggedK2Model, ClassifierMixin, BaseEstimator):
     """Bagging of K2 Bayesian-network classifiers (BGBN), averaging probabilities.
 
     Every member is a :class:`~ensemblekit.bayesnet.classifier.K2Classifier`
@@ -224,12 +151,16 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
         were fitted on class *indices* into ``classes_``, so a member's
         ``classes_`` holds the indices of the classes present in its bag
         (all ``n_classes`` codes when ``n_classes`` is given).
-    estimators_samples_ : list of n_estimators ndarrays of int
+    estimators_samples_ : list of n_estimators ndarrays of int64
         Row indices of every bag (with repeats when ``bootstrap=True``),
         counted among the training rows that have a class label.
+    n_training_rows_ : int
+        Number of training rows that have a class label (the rows the bags
+        drew from).
     bagging_ : sklearn.ensemble.BaggingClassifier
-        The fitted scikit-learn ensemble doing the resampling and averaging
-        (a subclass that keeps declared class codes).
+        The fitted scikit-learn ensemble that drew the bags (a subclass that
+        keeps declared class codes). Only the estimator holds it: a model file
+        keeps the members and their bags, and prediction does not use it.
     classes_ : ndarray of shape (n_classes,)
         Class labels, sorted (``np.unique``), or ``arange(n_classes)``.
     n_features_in_ : int
@@ -263,50 +194,6 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
     >>> clf.predict([[1.5, 0], [5.5, 1]]).tolist()
     ['a', 'b']
     """
-
-    #: ensemblekit classes besides the registry's estimators that the state may hold.
-    _state_parts = (_DeclaredClassBagging,)
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_bagged_k2))
-
-    _parameter_constraints = {
-        "n_estimators": Constraint("int", "number of bagged networks", low=1, high=MAX_MEMBERS),
-        "max_samples": Constraint("float", "bag size as a fraction of the training set", low=0,
-                                  high=1, closed="right"),
-        "bootstrap": Constraint("bool", "draw bags with replacement"),
-        "random_state": Constraint("any", "seed of the bags"),
-        **K2_CONSTRAINTS,
-    }
-
-    def __init__(
-        self,
-        n_estimators=10,
-        max_samples=1.0,
-        bootstrap=True,
-        random_state=None,
-        max_parents=2,
-        init="naive-bayes",
-        scoring="loo-probability",
-        alpha=0.5,
-        discretize="mdl",
-        n_bins=10,
-        nominal_features=None,
-        n_categories=None,
-        n_classes=None,
-    ):
-        self.n_estimators = n_estimators
-        self.max_samples = max_samples
-        self.bootstrap = bootstrap
-        self.random_state = random_state
-        self.max_parents = max_parents
-        self.init = init
-        self.scoring = scoring
-        self.alpha = alpha
-        self.discretize = discretize
-        self.n_bins = n_bins
-        self.nominal_features = nominal_features
-        self.n_categories = n_categories
-        self.n_classes = n_classes
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -412,17 +299,20 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
                 raise RuntimeError(
                     "BaggingClassifier permuted the feature columns; K2 needs them in order"
                 )
+        # what prediction and show read, as BaggedK2Model's declared state
         self.estimators_ = self.bagging_.estimators_
         self.classes_ = self.bagging_.classes_
+        self.n_training_rows_ = int(X.shape[0])
+        self.estimators_samples_ = [np.asarray(rows, dtype=np.int64)
+                                    for rows in self.bagging_.estimators_samples_]
         return self
 
-    @property
-    def estimators_samples_(self):
-        check_is_fitted(self, "bagging_")
-        return self.bagging_.estimators_samples_
-
     def predict_proba(self, X):
-        """Mean of the members' class probabilities.
+        """Mean of the members' class probabilities (see :meth:`BaggedK2Model.predict_proba`).
+
+        ``X`` is first checked as scikit-learn checks it (column names of a
+        data frame, ``NotFittedError``); the computation is the model's, which
+        gives the bytes ``BaggingClassifier.predict_proba`` gives.
 
         Parameters
         ----------
@@ -444,27 +334,8 @@ class BaggedK2Classifier(ClassifierMixin, BaseEstimator):
             If ``X`` has the wrong number of columns or infinite values, or a
             nominal column holds a code outside ``0 .. n_categories - 1``.
         """
-        check_is_fitted(self, "bagging_")
+        check_is_fitted(self, "estimators_")
         X = validate_data(
             self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False
         )
-        return self.bagging_.predict_proba(X)
-
-    def predict(self, X):
-        """Class with the largest mean probability (the first class on ties).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-
-        Raises
-        ------
-        See :meth:`predict_proba`.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        return super().predict_proba(X)

@@ -19,8 +19,9 @@ structure search:
    ``SimpleEstimator -A alpha``; :func:`~ensemblekit.bayesnet.k2.fit_cpts`).
 
 Prediction discretises with the learnt cut points, fills missing values with
-the training modes and evaluates the network
-(:func:`~ensemblekit.bayesnet.k2.predict_proba`).
+the training modes and evaluates the network; it is the numpy-only model
+class's, :class:`~ensemblekit.bayesnet.classifier_model.K2Model`, which the
+estimator extends with ``fit`` and a model file is rebuilt as.
 
 References
 ----------
@@ -50,22 +51,11 @@ from sklearn.utils.validation import (
 
 from ensemblekit.errors import InputError
 
-from ..class_domain import N_CLASSES, declared_classes
-from ..constraints import Constraint, validate_params
+from ..class_domain import declared_classes
+from ..constraints import validate_params
 from ..discretize import MDLDiscretizer
-from ..trust import (
-    CheckContext,
-    checked_array,
-    class_labels,
-    declared_codes,
-    feature_count,
-    fitted_member,
-    fitted_only,
-    int_array,
-    nested_attr,
-)
-from .k2 import _check_network, fit_cpts, k2_search
-from .k2 import predict_proba as _network_proba
+from .classifier_model import K2Model
+from .k2 import fit_cpts, k2_search
 
 __all__ = ["K2Classifier"]
 
@@ -98,50 +88,7 @@ def _training_modes(codes: np.ndarray, cardinalities: np.ndarray) -> np.ndarray:
     return modes
 
 
-#: Parameters of the K2 search and the CPTs, shared by ``k2``, ``iebn`` and ``bagged-k2``.
-K2_CONSTRAINTS = {
-    "max_parents": Constraint("int", "parent limit, the class included (1 = naive Bayes; "
-                              "none = unlimited)", low=0, none_ok=True),
-    "init": Constraint("choice", "initial structure", choices=("naive-bayes", "empty")),
-    "scoring": Constraint("choice", "LOO score: mean posterior of the true class (Weka's "
-                          "default) or 0/1 accuracy", choices=("loo-probability", "loo-accuracy")),
-    "alpha": Constraint("float", "Dirichlet pseudo-count of the CPTs (Weka -A)", low=0,
-                        closed="right"),
-    "discretize": Constraint("choice", "numeric attributes: supervised MDL (Fayyad & Irani, as "
-                             "Weka) or equal-frequency bins", choices=("mdl", "equal-frequency")),
-    "n_bins": Constraint("int", "bins for equal-frequency discretisation", low=1, high=1000),
-    "nominal_features": Constraint("any", "indices of the columns holding nominal codes"),
-    "n_categories": Constraint("any", "number of categories of each nominal column"),
-    "n_classes": N_CLASSES,
-}
-
-
-def _check_k2(est, ctx: CheckContext) -> None:
-    """``K2Classifier`` / ``InnerEnsembleK2Classifier``: what ``predict_proba``, ``network`` read.
-
-    Node 0 is the class (``len(classes_)`` values), node ``j`` feature ``j - 1``
-    with ``cardinalities_[j - 1]`` values, the discretizer's numbers of bins; the
-    training modes that fill missing values are codes of their feature.
-    """
-    d = feature_count(ctx, est)
-    classes = class_labels(ctx, est)
-    declared_codes(ctx, est, classes)
-    n_classes = classes.size
-    disc = ctx.instance(ctx.attr(est, "discretizer_"), "discretizer_", (MDLDiscretizer,))
-    fitted_member(ctx, disc, "discretizer_", d)
-    card = int_array(ctx, ctx.attr(est, "cardinalities_"), "cardinalities_", low=1, shape=(d,))
-    bins = checked_array(ctx, nested_attr(ctx, disc, "n_bins_", "discretizer_.n_bins_"),
-                         "discretizer_.n_bins_", kinds="iu", shape=(d,))
-    if not np.array_equal(card, bins):
-        ctx.fail("cardinalities_ are not the discretizer's numbers of bins")
-    modes = int_array(ctx, ctx.attr(est, "modes_"), "modes_", shape=(d,))
-    if np.any(modes >= card):
-        ctx.fail("modes_ holds a code outside its feature's values")
-    _check_network(ctx, ctx.attr(est, "parents_"), ctx.attr(est, "cpts_"),
-                   [n_classes, *(int(r) for r in card)])
-
-
-class K2Classifier(ClassifierMixin, BaseEstimator):
+class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
     """Bayesian-network classifier learnt by K2 with the global LOO score.
 
     The estimator reproduces Weka's ``weka.classifiers.bayes.BayesNet -Q
@@ -198,7 +145,13 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
         Class labels, sorted (``np.unique``), or ``arange(n_classes)`` when
         ``n_classes`` is given; node 0 takes codes into it.
     discretizer_ : MDLDiscretizer
-        The fitted discretiser (cut points per numeric column).
+        The fitted discretiser (cut points per numeric column). Only the
+        estimator holds it; a model file keeps ``cut_points_`` and
+        ``nominal_features_``, which prediction reads.
+    cut_points_ : list of n_features_in_ ndarrays of float64
+        The discretiser's cut points of every column (empty for nominal ones).
+    nominal_features_ : ndarray of int64
+        Sorted indices of the nominal columns.
     cardinalities_ : ndarray of int of shape (n_features_in_,)
         Number of values of every feature node after discretisation.
     modes_ : ndarray of int of shape (n_features_in_,)
@@ -206,7 +159,9 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
         ties go to the lowest code, as in Weka.
     parents_ : list of n_features_in_ + 1 tuples of int
         Parent sets in order of addition; node 0 is the class, node ``j`` is
-        feature ``j - 1``.
+        feature ``j - 1`` (read only: derived from ``parent_sets_``).
+    parent_sets_ : list of n_features_in_ + 1 ndarrays of int64
+        The same parent sets as arrays, as a model file stores them.
     cpts_ : list of n_features_in_ + 1 ndarrays
         ``cpts_[v]`` has shape ``(prod(r_p for p in parents_[v]), r_v)``, the
         parent configuration being the mixed-radix number whose most
@@ -240,65 +195,12 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
     ['a', 'b']
     """
 
-    #: ensemblekit classes besides the registry's estimators that the state may hold.
-    _state_parts = (MDLDiscretizer,)
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_k2))
-
-    _parameter_constraints = K2_CONSTRAINTS
-
-    def __init__(
-        self,
-        max_parents=2,
-        init="naive-bayes",
-        scoring="loo-probability",
-        alpha=0.5,
-        discretize="mdl",
-        n_bins=10,
-        nominal_features=None,
-        n_categories=None,
-        n_classes=None,
-    ):
-        self.max_parents = max_parents
-        self.init = init
-        self.scoring = scoring
-        self.alpha = alpha
-        self.discretize = discretize
-        self.n_bins = n_bins
-        self.nominal_features = nominal_features
-        self.n_categories = n_categories
-        self.n_classes = n_classes
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
 
     # ------------------------------------------------------------------
-    def _codes(self, X: np.ndarray) -> np.ndarray:
-        """Discretise, fill missing values with the modes, check the codes."""
-        Xt = self.discretizer_.transform(X)
-        missing = np.isnan(Xt)
-        if missing.any():
-            Xt = np.where(missing, self.modes_[None, :].astype(np.float64), Xt)
-        nominal = self.discretizer_.nominal_features_
-        if nominal.size:
-            sub = Xt[:, nominal]
-            bad = (
-                (sub < 0)
-                | (sub != np.floor(sub))
-                | (sub >= self.cardinalities_[nominal])
-            )
-            if bad.any():
-                i, k = np.argwhere(bad)[0]
-                f = int(nominal[k])
-                raise InputError(
-                    f"nominal feature {f} holds code {float(X[i, f]):g} in row {i}, but the model "
-                    f"was fitted with codes 0..{int(self.cardinalities_[f]) - 1} for it "
-                    "(an unseen category: refit with n_categories covering it)"
-                )
-        return Xt.astype(np.int64)
-
     def fit(self, X, y):
         """Learn the discretisation, the network structure and its CPTs.
 
@@ -359,15 +261,19 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
         codes = np.where(missing, self.modes_[None, :].astype(np.float64), codes)
         codes = codes.astype(np.int64)
         # (3) structure search, (4) CPTs on the full training data
-        self.parents_ = self._search_structure(codes, y_codes, n_classes)
+        parents = self._search_structure(codes, y_codes, n_classes)
         self.cpts_ = fit_cpts(
             codes,
             y_codes,
-            self.parents_,
+            parents,
             self.cardinalities_,
             n_classes,
             alpha=self.alpha,
         )
+        self.parent_sets_ = [np.array(ps, dtype=np.int64) for ps in parents]
+        # what prediction reads of the discretiser, as plain arrays (K2Model's state)
+        self.nominal_features_ = self.discretizer_.nominal_features_.astype(np.int64)
+        self.cut_points_ = [np.asarray(c, dtype=np.float64) for c in self.discretizer_.cut_points_]
         return self
 
     def _search_structure(self, codes, y_codes, n_classes):
@@ -381,7 +287,10 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
                          alpha=self.alpha)
 
     def predict_proba(self, X):
-        """Class probabilities of the fitted network.
+        """Class probabilities of the fitted network (see :meth:`K2Model.predict_proba`).
+
+        ``X`` is first checked as scikit-learn checks it (column names of a
+        data frame, ``NotFittedError``); the computation is the model's.
 
         Parameters
         ----------
@@ -406,112 +315,4 @@ class K2Classifier(ClassifierMixin, BaseEstimator):
         X = validate_data(
             self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False
         )
-        codes = self._codes(X)
-        return _network_proba(
-            codes, self.parents_, self.cpts_, self.cardinalities_, self.classes_.size
-        )
-
-    def predict(self, X):
-        """Most probable class of every row (the first class on ties, as Weka).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-
-        Raises
-        ------
-        See :meth:`predict_proba`.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
-
-    # ------------------------------------------------------------------
-    def _node_names(self, feature_names, class_name) -> list[str]:
-        check_is_fitted(self, "cpts_")
-        d = self.n_features_in_
-        if feature_names is None:
-            names = getattr(self, "feature_names_in_", None)
-            feature_names = (
-                list(names) if names is not None else [f"x{j}" for j in range(d)]
-            )
-        feature_names = [str(n) for n in feature_names]
-        if len(feature_names) != d:
-            raise InputError(
-                f"feature_names has {len(feature_names)} names for {d} features"
-            )
-        names = [str(class_name), *feature_names]
-        if len(set(names)) != len(names):
-            raise InputError(f"node names must be distinct, got {names}")
-        return names
-
-    def network(self, feature_names=None, class_name="class") -> list[dict]:
-        """The learnt network, one record per node (class first).
-
-        Parameters
-        ----------
-        feature_names : sequence of str or None, default=None
-            One name per feature; default ``feature_names_in_`` when ``fit``
-            saw column names, else ``x0, x1, ...``.
-        class_name : str, default="class"
-
-        Returns
-        -------
-        list of n_features_in_ + 1 dicts
-            Keys ``name`` (str), ``parents`` (list of names, in order of
-            addition), ``n_values`` (int, the node's cardinality) and
-            ``cpt_shape`` (tuple ``(n_parent_configurations, n_values)``).
-
-        Raises
-        ------
-        sklearn.exceptions.NotFittedError
-            Before :meth:`fit`.
-        ValueError
-            If ``feature_names`` has the wrong length or names repeat.
-        """
-        names = self._node_names(feature_names, class_name)
-        card = [int(self.classes_.size), *(int(r) for r in self.cardinalities_)]
-        return [
-            {
-                "name": names[v],
-                "parents": [names[p] for p in ps],
-                "n_values": card[v],
-                "cpt_shape": tuple(int(s) for s in self.cpts_[v].shape),
-            }
-            for v, ps in enumerate(self.parents_)
-        ]
-
-    def to_dot(self, feature_names=None, class_name="class") -> str:
-        """Graphviz DOT text of the network (arcs parent -> child).
-
-        Node identifiers are the quoted node names (backslashes, double quotes
-        and newlines escaped); nodes are listed class first, then features in
-        column order, arcs per child in order of addition, so the text is
-        deterministic. Parameters and errors: see :meth:`network`.
-
-        Returns
-        -------
-        str
-            A ``digraph`` ending with a newline.
-        """
-
-        def q(s: str) -> str:
-            s = s.replace("\\", "\\\\").replace('"', '\\"')
-            s = s.replace("\r", "\\r").replace("\n", "\\n")
-            return f'"{s}"'
-
-        nodes = self.network(feature_names, class_name)
-        lines = ["digraph K2 {"]
-        for i, node in enumerate(nodes):
-            style = ", shape=doublecircle" if i == 0 else ""
-            label = f"{node['name']} ({node['n_values']})"
-            lines.append(f"  {q(node['name'])} [label={q(label)}{style}];")
-        for node in nodes:
-            for p in node["parents"]:
-                lines.append(f"  {q(p)} -> {q(node['name'])};")
-        lines.append("}")
-        return "\n".join(lines) + "\n"
+        return super().predict_proba(X)

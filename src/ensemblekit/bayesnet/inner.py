@@ -26,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..constraints import MAX_MEMBERS, Constraint
-from .classifier import K2_CONSTRAINTS, K2Classifier
+from .classifier import K2Classifier
+from .inner_model import InnerEnsembleK2Model
 from .k2 import k2_search
 
 __all__ = ["InnerEnsembleK2Classifier", "draw_samples", "sample_size"]
@@ -87,7 +87,7 @@ def draw_samples(
     return [rng.permutation(n)[:size].astype(np.int64) for _ in range(n_estimators)]
 
 
-class InnerEnsembleK2Classifier(K2Classifier):
+class InnerEnsembleK2Classifier(InnerEnsembleK2Model, K2Classifier):
     """Inner-Ensemble Bayesian network: K2 scored by the mean LOO over E samples.
 
     The structure search is K2Classifier's (Weka's global K2: class first,
@@ -178,53 +178,6 @@ class InnerEnsembleK2Classifier(K2Classifier):
     >>> len(clf.parents_), clf.sample_size_
     (4, 30)
     """
-
-    _parameter_constraints = {
-        "n_estimators": Constraint("int", "ensemble size E: samples the score averages over",
-                                   low=1, high=MAX_MEMBERS),
-        "max_samples": Constraint("float", "sample size as a fraction of the training set",
-                                  low=0, high=1, closed="right"),
-        "bootstrap": Constraint("bool", "draw the samples with replacement"),
-        "loo_duplicates": Constraint("choice", "leaving out a duplicated row removes one copy (as "
-                                     "Weka's weighted update) or all copies",
-                                     choices=("one", "all")),
-        "random_state": Constraint("any", "seed of the samples"),
-        **K2_CONSTRAINTS,
-    }
-
-    def __init__(
-        self,
-        n_estimators=10,
-        max_samples=0.5,
-        bootstrap=False,
-        loo_duplicates="one",
-        random_state=None,
-        max_parents=2,
-        init="naive-bayes",
-        scoring="loo-probability",
-        alpha=0.5,
-        discretize="mdl",
-        n_bins=10,
-        nominal_features=None,
-        n_categories=None,
-        n_classes=None,
-    ):
-        super().__init__(
-            max_parents=max_parents,
-            init=init,
-            scoring=scoring,
-            alpha=alpha,
-            discretize=discretize,
-            n_bins=n_bins,
-            nominal_features=nominal_features,
-            n_categories=n_categories,
-            n_classes=n_classes,
-        )
-        self.n_estimators = n_estimators
-        self.max_samples = max_samples
-        self.bootstrap = bootstrap
-        self.loo_duplicates = loo_duplicates
-        self.random_state = random_state
 
     def fit(self, X, y):
         """Prepare the data as K2Classifier does, search with the ensemble score, fit CPTs.

@@ -84,7 +84,15 @@ import numpy as np
 
 from ensemblekit.errors import InputError
 
-from ..trust import CheckContext, checked_array
+from .classifier_model import (
+    _check_card,
+    _check_codes,
+    _check_parents,
+    _extend_all,
+    _extend_codes,
+    _in_family,
+)
+from .classifier_model import network_proba as predict_proba
 
 __all__ = [
     "fit_cpts",
@@ -111,37 +119,6 @@ def _check_alpha(alpha: float) -> float:
     return alpha
 
 
-def _check_card(cardinalities, n_classes, d: int) -> np.ndarray:
-    card = np.asarray(cardinalities)
-    if card.ndim != 1 or card.shape[0] != d:
-        raise InputError(
-            f"cardinalities must be a 1-D array of length {d} (one per column of X), "
-            f"got shape {card.shape}"
-        )
-    if card.size and (not np.issubdtype(card.dtype, np.integer) or card.min() < 1):
-        raise InputError("cardinalities must be integers >= 1")
-    if int(n_classes) != n_classes or int(n_classes) < 1:
-        raise InputError(f"n_classes must be an integer >= 1, got {n_classes!r}")
-    return np.concatenate([[int(n_classes)], card.astype(np.int64)])
-
-
-def _check_codes(X, card: np.ndarray, name: str = "X") -> np.ndarray:
-    X = np.asarray(X)
-    if X.ndim != 2 or X.shape[1] != card.shape[0] - 1:
-        raise InputError(
-            f"{name} must be a 2-D array with {card.shape[0] - 1} columns, got shape {X.shape}"
-        )
-    if X.size and not np.issubdtype(X.dtype, np.integer):
-        raise InputError(f"{name} must hold integer codes, got dtype {X.dtype}")
-    X = X.astype(np.int64, copy=False)
-    if X.size and ((X < 0).any() or (X >= card[1:]).any()):
-        bad = np.argwhere((X < 0) | (X >= card[1:]))[0]
-        raise InputError(
-            f"{name}[{bad[0]}, {bad[1]}] = {X[bad[0], bad[1]]} is outside 0..{card[bad[1] + 1] - 1}"
-        )
-    return X
-
-
 def _check_data(X, y, cardinalities, n_classes):
     X = np.asarray(X)
     if X.ndim != 2:
@@ -166,81 +143,6 @@ def _check_data(X, y, cardinalities, n_classes):
     return vals, card
 
 
-def _check_parents(parents, n_nodes: int) -> list[tuple[int, ...]]:
-    if len(parents) != n_nodes:
-        raise InputError(
-            f"parents must hold {n_nodes} parent sets (class + attributes), got {len(parents)}"
-        )
-    out = []
-    for v, ps in enumerate(parents):
-        ps = tuple(int(p) for p in ps)
-        if len(set(ps)) != len(ps) or any(p < 0 or p >= n_nodes or p == v for p in ps):
-            raise InputError(f"invalid parent set {ps} for node {v}")
-        out.append(ps)
-    # acyclicity (Kahn's algorithm)
-    indeg = [len(ps) for ps in out]
-    children: list[list[int]] = [[] for _ in range(n_nodes)]
-    for v, ps in enumerate(out):
-        for p in ps:
-            children[p].append(v)
-    stack = [v for v in range(n_nodes) if indeg[v] == 0]
-    seen = 0
-    while stack:
-        u = stack.pop()
-        seen += 1
-        for w in children[u]:
-            indeg[w] -= 1
-            if indeg[w] == 0:
-                stack.append(w)
-    if seen != n_nodes:
-        raise InputError("the parent sets contain a directed cycle")
-    return out
-
-
-
-def _check_network(ctx: CheckContext, parents, cpts, sizes: list[int]) -> None:
-    """Parent sets and CPTs of a network whose node ``v`` takes ``sizes[v]`` values.
-
-    Every parent set is a list of other nodes' indices without repeats, the graph
-    has no directed cycle, and ``cpts_[v]`` has shape ``(prod(sizes[p] for p in
-    parents_[v]), sizes[v])`` with probabilities in (0, 1] and rows summing to one
-    (``predict_proba`` takes their logarithms at the rows the parents' values give).
-    """
-    n_nodes = len(sizes)
-    if type(parents) is not list or len(parents) != n_nodes:
-        ctx.fail(f"parents_ is not a list of {n_nodes} parent sets (the class, then one per "
-                 "feature)")
-    if type(cpts) is not list or len(cpts) != n_nodes:
-        ctx.fail(f"cpts_ is not a list of {n_nodes} tables (the class, then one per feature)")
-    for v, ps in enumerate(parents):
-        if type(ps) not in (tuple, list) or not all(
-                type(p) is int or isinstance(p, np.integer) for p in ps):
-            ctx.fail(f"parents_[{v}] is not a tuple of node indices")
-        ps = [int(p) for p in ps]
-        if len(set(ps)) != len(ps) or any(p < 0 or p >= n_nodes or p == v for p in ps):
-            ctx.fail(f"parents_[{v}] = {tuple(ps)} is not a set of other nodes' indices "
-                     f"in [0, {n_nodes})")
-        table = checked_array(ctx, cpts[v], f"cpts_[{v}]", kinds="f", ndim=2)
-        rows = 1
-        for p in ps:  # stop as soon as the product exceeds the table (it may be astronomical)
-            rows *= sizes[p]
-            if rows > table.shape[0]:
-                break
-        if table.shape != (rows, sizes[v]):
-            want = (f"({rows}, {sizes[v]})" if rows <= table.shape[0]
-                    else f"more than {table.shape[0]} rows")
-            ctx.fail(f"cpts_[{v}] has shape {table.shape}; its parents' and its own numbers of "
-                     f"values give {want}")
-        if table.size and (not np.all(np.isfinite(table)) or table.min() <= 0 or table.max() > 1):
-            ctx.fail(f"cpts_[{v}] holds a probability outside (0, 1]")
-        if table.size and np.any(np.abs(table.sum(axis=1) - 1.0) > 1e-6):
-            ctx.fail(f"a row of cpts_[{v}] does not sum to one")
-    try:  # the same validation a fit applies to given parent sets: also no directed cycle
-        _check_parents(parents, n_nodes)
-    except ValueError as exc:
-        ctx.fail(f"parents_: {exc}")
-
-
 # --------------------------------------------------------------------------
 # kernels
 # --------------------------------------------------------------------------
@@ -258,22 +160,6 @@ def _family_codes(part: _Samples, card: np.ndarray, ps: Sequence[int]) -> tuple[
     ``(base, stride, size)`` with ``size = n_samples * prod(card[ps])``.
     """
     return _extend_all(part.vals, card, ps, (part.sid.astype(np.int64), 0, part.n_samples))
-
-
-def _extend_all(vals, card, ps: Sequence[int], codes) -> tuple[np.ndarray, int, int]:
-    """Append the parents ``ps`` in order to the codes ``(base, stride, size)``."""
-    for p in ps:
-        codes = _extend_codes(vals, card, codes, p)
-    return codes
-
-
-def _extend_codes(vals, card, codes, p: int) -> tuple[np.ndarray, int, int]:
-    """Codes of the family after appending parent ``p`` (least significant digit)."""
-    base, stride, size = codes
-    rp = int(card[p])
-    if p == 0:  # the new digit is the substituted class itself
-        return base * rp, stride * rp + 1, size * rp
-    return base * rp + vals[:, p], stride * rp, size * rp
 
 
 def _compress_codes(codes, n_classes: int) -> tuple[np.ndarray, int, int]:
@@ -330,10 +216,6 @@ def _node_factor(part, card: np.ndarray, v: int, codes, alpha: float) -> np.ndar
         (row[row_t] + ra) - drop
     )
     return G
-
-
-def _in_family(v: int, ps: Sequence[int]) -> bool:
-    return v == 0 or 0 in ps
 
 
 def _log_sum(factors) -> np.ndarray:
@@ -788,63 +670,3 @@ def fit_cpts(X, y, parents, cardinalities, n_classes, alpha=0.5) -> list[np.ndar
         )
         cpts.append((counts + alpha) / (counts.sum(axis=1, keepdims=True) + r * alpha))
     return cpts
-
-
-def predict_proba(X, parents, cpts, cardinalities, n_classes) -> np.ndarray:
-    """Class posteriors of a Bayesian-network classifier.
-
-    ``P(c | x)`` is proportional to the product over nodes of
-    ``cpts[v][J_v(x, c), value of v]``; only the class node and its children
-    depend on ``c``, so the others are skipped.
-
-    Parameters
-    ----------
-    X : array-like of int, shape (m, d)
-        Attribute codes of the instances to classify.
-    parents : sequence of d + 1 sequences of int
-        The structure.
-    cpts : list of d + 1 ndarrays
-        Tables from :func:`fit_cpts` for the same structure.
-    cardinalities : array-like of int, shape (d,)
-    n_classes : int
-
-    Returns
-    -------
-    ndarray of float, shape (m, C)
-        Rows sum to one.
-
-    Raises
-    ------
-    ValueError
-        Malformed or out-of-range codes, a bad parent set, or tables whose
-        shapes do not match the structure.
-    """
-    X = np.asarray(X)
-    if X.ndim != 2:
-        raise InputError(f"X must be a 2-D array, got shape {X.shape}")
-    card = _check_card(cardinalities, n_classes, X.shape[1])
-    X = _check_codes(X, card)
-    parents = _check_parents(parents, card.shape[0])
-    if len(cpts) != card.shape[0]:
-        raise InputError(f"cpts must hold {card.shape[0]} tables, got {len(cpts)}")
-    m, C = X.shape[0], int(card[0])
-    vals = np.empty((m, X.shape[1] + 1), dtype=np.int64)
-    vals[:, 0] = 0
-    vals[:, 1:] = X
-    L = np.zeros((m, C))
-    for v, ps in enumerate(parents):
-        size = int(np.prod([int(card[p]) for p in ps])) if ps else 1
-        table = np.asarray(cpts[v], dtype=np.float64)
-        if table.shape != (size, int(card[v])):
-            raise InputError(
-                f"cpts[{v}] has shape {table.shape}, expected {(size, int(card[v]))}"
-            )
-        if not _in_family(v, ps):
-            continue
-        base, stride, _ = _extend_all(vals, card, ps, (np.zeros(m, dtype=np.int64), 0, 1))
-        J = base[:, None] + stride * np.arange(C)[None, :]
-        K = np.arange(C)[None, :] if v == 0 else vals[:, v, None]
-        L += np.log(table)[J, K]
-    # the softmax over the classes, as Weka normalises its log posteriors
-    E = np.exp(L - L.max(axis=1, keepdims=True))
-    return E / E.sum(axis=1, keepdims=True)

@@ -18,6 +18,10 @@ The base tree is chosen by ``tree`` (shared with the lazy ensembles, see
   and one indicator column per nominal value (a missing nominal value replaced
   by the training mode), as ``bagging`` did before version 0.2.
 
+The fitted trees, their prediction and the model-file state are the numpy-only
+:class:`~ensemblekit.classifiers.bagging_model.BaggedTreesModel`, the first base of
+:class:`BaggedTreeClassifier`; this module grows the trees.
+
 A bag is a vector of bootstrap *counts* (how many times each training row was
 drawn) given to the tree as sample weights; no row is copied. Weka's J48 counts
 instance weights everywhere (class distributions, ``-M``), so a count of 3 is the
@@ -50,41 +54,15 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ensemblekit.errors import InputError
 
-from ..class_domain import N_CLASSES, declared_classes, widen_proba
-from ..constraints import MAX_MEMBERS, Constraint, validate_params
-from ..trust import (
-    CheckContext,
-    checked_array,
-    class_codes,
-    class_labels,
-    declared_codes,
-    feature_count,
-    fitted_member,
-    fitted_only,
-    float_array,
-    index_set,
-    instance_list,
-    int_array,
-    nested_attr,
-)
+from ..class_domain import declared_classes
+from ..constraints import validate_params
+from .bagging_model import TREE_CONSTRAINTS, TREES, BaggedTreesModel, onehot_tree_matrix
+from .cart import cart_model
 from .coded import coded_layout
 
 __all__ = ["TREES", "TREE_CONSTRAINTS", "BaggedTreeClassifier", "bootstrap_counts",
            "c45_proba", "check_tree_choice", "fit_weighted_c45", "fit_weighted_tree",
-           "fitted_tree_choice", "fitted_tree_layout", "nominal_modes", "onehot_tree_matrix"]
-
-
-#: The base trees the tree ensembles can grow (their ``tree`` parameter).
-TREES = ("c45", "cart-entropy")
-
-#: The trees' parameters, shared by ``bagging`` and the lazy ensembles.
-TREE_CONSTRAINTS = {
-    "tree": Constraint("choice", "base tree: c45 (unpruned J48, as the papers) or cart-entropy "
-                       "(scikit-learn's binary entropy tree)", choices=TREES),
-    "min_samples_leaf": Constraint("int", "minimum instances per leaf (J48 -M)", low=1),
-    "max_depth": Constraint("int", "maximum tree depth, tree=cart-entropy only (none = "
-                            "unlimited)", low=1, none_ok=True),
-}
+           "nominal_modes", "onehot_tree_matrix"]
 
 
 def check_tree_choice(estimator) -> None:
@@ -112,25 +90,6 @@ def nominal_modes(X, nominal, n_categories):
         seen = X[~np.isnan(X[:, f]), f].astype(np.intp)
         modes[j] = int(np.argmax(np.bincount(seen, minlength=int(r)))) if seen.size else 0
     return modes
-
-
-def onehot_tree_matrix(X, numeric, nominal, n_categories, modes):
-    """The matrix the ``cart-entropy`` trees see, as the ``cart-entropy`` entry builds it.
-
-    Numeric columns as they are (NaN kept), then one 0/1 column per declared
-    value of each nominal column, a missing value replaced by the column's
-    training mode: the column layout of :func:`ensemblekit.preprocessing.make_preprocessor`
-    with ``impute_numeric=False``.
-
-    Returns
-    -------
-    ndarray of float32 of shape (n_samples, len(numeric) + sum(n_categories)), C-ordered
-    """
-    parts = [X[:, numeric]]
-    for j, (f, r) in enumerate(zip(nominal, n_categories)):
-        col = np.where(np.isnan(X[:, f]), modes[j], X[:, f])
-        parts.append(col[:, None] == np.arange(r)[None, :])
-    return np.ascontiguousarray(np.hstack(parts), dtype=np.float32)
 
 
 def bootstrap_counts(rng, n_samples, n_bags):
@@ -265,11 +224,18 @@ def fit_weighted_c45(X, y, counts, *, min_samples_leaf=2, nominal_features=(),
 
 
 def c45_proba(tree, X, nominal_mask):
-    """A fitted C4.5 tree's ``predict_proba`` on rows already checked (no validation).
+    """A fitted C4.5 tree's ``predict_proba`` on rows already checked, compiled.
+
+    The lazy ensembles grow a tree per test row and apply it to that one row, while
+    fitting (numba is loaded to grow the tree anyway); the compiled walk
+    (:func:`ensemblekit.classifiers._c45_kernels.predict_proba`) costs a microsecond
+    there, where the numpy walk of the model class costs a few hundred. Both add the
+    same numbers in the same order: the probabilities are equal to the last bit
+    (tests/classifiers/test_c45_model.py compares them).
 
     Parameters
     ----------
-    tree : ensemblekit.classifiers.c45.C45Tree
+    tree : ensemblekit.classifiers.c45_model.C45Model
     X : ndarray of float64 of shape (n_samples, n_features), C-ordered
         Codes of the tree's nominal columns in range; NaN = missing.
     nominal_mask : ndarray of bool of shape (n_features,)
@@ -279,103 +245,14 @@ def c45_proba(tree, X, nominal_mask):
     -------
     ndarray of shape (n_samples, n_classes)
     """
-    return tree._proba(X, nominal_mask)
+    from . import _c45_kernels as kernels
+
+    return kernels.predict_proba(X, tree.feature_, tree.threshold_, nominal_mask,
+                                 tree.child_start_, tree.n_children_, tree.value_,
+                                 tree.bag_value_, tree.is_empty_, tree.classes_.size)
 
 
-def fitted_tree_layout(ctx: CheckContext, est, d: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """The coded columns of a tree ensemble; returns ``(nominal, n_categories, width)``.
-
-    ``nominal_features_`` and ``numeric_features_`` split the ``d`` columns,
-    ``modes_`` are codes of their columns, and ``width`` is the number of
-    columns the ``cart-entropy`` trees read (numeric, then one per category).
-    """
-    nominal = index_set(ctx, ctx.attr(est, "nominal_features_"), "nominal_features_", d)
-    categories = int_array(ctx, ctx.attr(est, "n_categories_"), "n_categories_", low=1,
-                           shape=nominal.shape)
-    numeric = checked_array(ctx, ctx.attr(est, "numeric_features_"), "numeric_features_", kinds="iu", ndim=1)
-    if numeric.tolist() != np.setdiff1d(np.arange(d), nominal).tolist():
-        ctx.fail("numeric_features_ is not the list of the columns that are not nominal")
-    modes = int_array(ctx, ctx.attr(est, "modes_"), "modes_", shape=nominal.shape)
-    if np.any(modes >= categories):
-        ctx.fail("modes_ holds a code outside its column's categories")
-    return nominal, categories, numeric.size + sum(int(r) for r in categories)
-
-
-def fitted_tree_choice(ctx: CheckContext, est) -> str:
-    """The base tree (``tree``) of bagging or a lazy ensemble, one of ``TREES``."""
-    if "tree" not in vars(est):
-        ctx.fail("holds no tree choice: the model was written by ensemblekit 0.1, before "
-                 "bagging and the lazy ensembles grew c45 trees; fit it again")
-    return ctx.choice(est, "tree", TREES)
-
-
-def _check_c45_members(ctx: CheckContext, trees, name: str, d: int, n_classes: int,
-                       nominal: np.ndarray, categories: np.ndarray) -> None:
-    """Unpruned C4.5 members: fitted on the owner's ``d`` columns, nominal columns and classes.
-
-    Each member's own state is checked by the C4.5 tree's check; here that it
-    reads the columns and gives the probability columns its owner expects.
-    """
-    for i, tree in enumerate(trees):
-        label = f"{name}[{i}]"
-        fitted_member(ctx, tree, label, d)
-        codes = checked_array(ctx, nested_attr(ctx, tree, "classes_", f"{label}.classes_"),
-                              f"{label}.classes_", kinds="iu", ndim=1)
-        if codes.tolist() != list(range(n_classes)):
-            ctx.fail(f"{label} does not give one probability per class of the model")
-        for attr, want in (("nominal_features_", nominal), ("n_categories_", categories)):
-            got = checked_array(ctx, nested_attr(ctx, tree, attr, f"{label}.{attr}"), f"{label}.{attr}",
-                                kinds="iu")
-            if got.tolist() != want.tolist():
-                ctx.fail(f"{label}.{attr} is not the model's {attr}")
-        if nested_attr(ctx, tree, "unpruned", f"{label}.unpruned") is not True:
-            ctx.fail(f"{label} is not an unpruned tree")
-
-
-def _check_bagged_trees(est, ctx: CheckContext) -> None:
-    """``BaggedTreeClassifier``: trees over all columns, each with every class (codes 0 .. C-1).
-
-    ``predict_proba`` adds the trees' probability rows, so each tree must give one
-    column per class of ``classes_`` (a ``c45`` tree: per declared class). The
-    ``cart-entropy`` trees read the one-hot matrix of the coded columns.
-    """
-    d = feature_count(ctx, est)
-    classes = class_labels(ctx, est)
-    n_classes = classes.size
-    declared = declared_codes(ctx, est, classes)
-    ctx.choice(est, "voting", ("soft", "hard"))
-    kind = fitted_tree_choice(ctx, est)
-    nominal, categories, width = fitted_tree_layout(ctx, est, d)
-    counts = float_array(ctx, ctx.attr(est, "bag_counts_"), "bag_counts_", ndim=2, low=0)
-    if kind == "c45":
-        from .c45 import C45Tree
-
-        trees = instance_list(ctx, ctx.attr(est, "estimators_"), "estimators_", (C45Tree,),
-                              nonempty=True)
-        _check_c45_members(ctx, trees, "estimators_", d, n_classes, nominal, categories)
-        if counts.shape[0] != len(trees):
-            ctx.fail("bag_counts_ does not hold one bag per tree")
-        return
-    trees = instance_list(ctx, ctx.attr(est, "estimators_"), "estimators_", (DecisionTreeClassifier,),
-                          nonempty=True)
-    first = None
-    for i, tree in enumerate(trees):
-        name = f"estimators_[{i}]"
-        fitted_member(ctx, tree, name, width)
-        codes = class_codes(ctx, nested_attr(ctx, tree, "classes_", f"{name}.classes_"),
-                            f"{name}.classes_", n_classes)
-        # every class, or (declared classes) every class that has training rows
-        if codes.size != n_classes and not declared:
-            ctx.fail(f"{name} does not know every class")
-        if first is None:
-            first = codes
-        elif not np.array_equal(codes, first):
-            ctx.fail(f"{name} knows other classes than estimators_[0]")
-    if counts.shape[0] != len(trees):
-        ctx.fail("bag_counts_ does not hold one bag per tree")
-
-
-class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
+class BaggedTreeClassifier(BaggedTreesModel, ClassifierMixin, BaseEstimator):
     """Traditional bagging (TB) of unpruned trees, the rival of the lazy ensembles.
 
     ``n_estimators`` trees, each grown on its own bootstrap bag of ``N``
@@ -418,18 +295,16 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    estimators_ : list of C45Tree or of sklearn.tree.DecisionTreeClassifier
+    estimators_ : list of C45Tree or of CartEntropyModel
         The fitted trees (fitted on the class codes into ``classes_`` of all
-        training rows, so every tree knows every class that has rows).
+        training rows, so every tree knows every class that has rows); a
+        ``cart-entropy`` tree is kept as the node arrays of the scikit-learn
+        tree grown (:func:`ensemblekit.classifiers.cart.cart_model`).
     bag_counts_ : ndarray of shape (n_estimators, n_samples)
-        Bootstrap counts of every bag.
-    nominal_features_, numeric_features_ : ndarray of int
-        Column indices of the nominal and numeric attributes.
-    n_categories_ : ndarray of int
-        Categories of each nominal column.
-    modes_ : ndarray of int
-        Training mode of each nominal column (fills its missing values for the
-        ``cart-entropy`` trees).
+        Bootstrap counts of every bag (fitting only: a model file does not keep them).
+    nominal_features_, numeric_features_, n_categories_, modes_ : ndarray of int64
+        The coded layout of the columns, as
+        :class:`~ensemblekit.classifiers.bagging_model.BaggedTreesModel` describes it.
     classes_ : ndarray of shape (n_classes,)
         Class labels, sorted, or ``arange(n_classes)``.
     n_features_in_ : int
@@ -453,33 +328,6 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
     >>> clf.predict([[0.5], [4.5]]).tolist()
     [0, 1]
     """
-
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_bagged_trees))
-
-    _parameter_constraints = {
-        "n_estimators": Constraint("int", "number of bagged trees (L)", low=1, high=MAX_MEMBERS),
-        "voting": Constraint("choice", "mean tree probabilities (Weka) or majority vote",
-                             choices=("soft", "hard")),
-        **TREE_CONSTRAINTS,
-        "nominal_features": Constraint("any", "indices of the columns holding nominal codes"),
-        "n_categories": Constraint("any", "number of categories of each nominal column"),
-        "random_state": Constraint("any", "seed of the bags and the trees"),
-        "n_classes": N_CLASSES,
-    }
-
-    def __init__(self, n_estimators=10, voting="soft", tree="c45", min_samples_leaf=2,
-                 max_depth=None, nominal_features=None, n_categories=None, random_state=None,
-                 n_classes=None):
-        self.n_estimators = n_estimators
-        self.voting = voting
-        self.tree = tree
-        self.min_samples_leaf = min_samples_leaf
-        self.max_depth = max_depth
-        self.nominal_features = nominal_features
-        self.n_categories = n_categories
-        self.random_state = random_state
-        self.n_classes = n_classes
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -517,9 +365,11 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
         y = column_or_1d(y)
         check_classification_targets(y)
         self.classes_, codes = declared_classes(y, self.n_classes)
-        self.nominal_features_, self.n_categories_, self.numeric_features_ = coded_layout(
-            X, self.nominal_features, self.n_categories)
-        self.modes_ = nominal_modes(X, self.nominal_features_, self.n_categories_)
+        nominal, categories, numeric = coded_layout(X, self.nominal_features, self.n_categories)
+        self.nominal_features_ = nominal.astype(np.int64)
+        self.n_categories_ = categories.astype(np.int64)
+        self.numeric_features_ = numeric.astype(np.int64)
+        self.modes_ = nominal_modes(X, nominal, categories).astype(np.int64)
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         rng = np.random.default_rng(seed)
         counts = bootstrap_counts(rng, X.shape[0], int(self.n_estimators))
@@ -533,21 +383,23 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
             ]
         else:
             X32 = self._tree_matrix(X)
+            # each scikit-learn tree is kept as the numpy model of its node arrays
             self.estimators_ = [
-                fit_weighted_tree(X32, codes, counts[b], min_samples_leaf=self.min_samples_leaf,
-                                  max_depth=self.max_depth, random_state=int(tree_seeds[b]))
+                cart_model(fit_weighted_tree(X32, codes, counts[b],
+                                             min_samples_leaf=self.min_samples_leaf,
+                                             max_depth=self.max_depth,
+                                             random_state=int(tree_seeds[b])))
                 for b in range(int(self.n_estimators))
             ]
         self.bag_counts_ = counts
         return self
 
-    def _tree_matrix(self, X):
-        """What the ``cart-entropy`` trees read: numeric columns, then nominal indicators."""
-        return onehot_tree_matrix(X, self.numeric_features_, self.nominal_features_,
-                                  self.n_categories_, self.modes_)
-
     def predict_proba(self, X):
         """Mean leaf class distributions (soft) or vote shares (hard) of the trees.
+
+        :meth:`BaggedTreesModel.predict_proba
+        <ensemblekit.classifiers.bagging_model.BaggedTreesModel.predict_proba>` after
+        scikit-learn's checks of ``X`` (feature names of a data frame).
 
         Parameters
         ----------
@@ -557,9 +409,6 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            Columns follow ``classes_``; rows sum to 1 (0 for a declared class
-            without training rows). With ``c45`` trees and soft voting, the sum
-            of the trees' rows normalised, as Weka's ``Bagging``.
 
         Raises
         ------
@@ -571,37 +420,4 @@ class BaggedTreeClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "estimators_")
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
-        if self.tree == "c45":
-            Xt = X
-            present = np.arange(self.classes_.size)  # every tree has every declared class
-        else:
-            Xt = self._tree_matrix(X)
-            present = self.estimators_[0].classes_  # the codes with training rows, in every tree
-        proba = np.zeros((X.shape[0], present.size))
-        for tree in self.estimators_:
-            p = tree.predict_proba(Xt)
-            if self.voting == "soft":
-                proba += p
-            else:
-                proba[np.arange(X.shape[0]), np.argmax(p, axis=1)] += 1.0
-        if self.tree == "c45" and self.voting == "soft":
-            # J48 drops the share of a missing value's empty branches, so a tree's row may
-            # sum to less than 1: Weka's Bagging normalises the sum of the trees' rows
-            total = proba.sum(axis=1, keepdims=True)
-            return proba / np.where(total > 0, total, 1.0)
-        return widen_proba(proba / len(self.estimators_), present, self.classes_.size)
-
-    def predict(self, X):
-        """Class with the largest :meth:`predict_proba` (the first in ``classes_`` on ties).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        return super().predict_proba(X)

@@ -25,7 +25,9 @@ arrays that are already valid, with no per-tree checks: the path of the bagging 
 which grow many small unpruned trees.
 
 The fitted tree is a set of flat numpy arrays (one entry per node, children of a node
-stored contiguously), which keeps persistence and the model-file checks simple.
+stored contiguously), held, checked, applied and printed by the numpy-only model class
+:class:`~ensemblekit.classifiers.c45_model.C45Model`, the first base of :class:`C45Tree`:
+a model file rebuilds that class, without numba or scikit-learn.
 
 Weights: J48 weighs instances everywhere (``-M``, the minimum split, the error
 estimates), so a weight of 3 grows the same tree as the row written three times. The one
@@ -45,38 +47,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ensemblekit.errors import InputError
 
-from ..class_domain import N_CLASSES, declared_classes
-from ..constraints import Constraint, validate_params
-from ..trust import (
-    COUNT_MAX,
-    CheckContext,
-    checked_array,
-    class_labels,
-    count_attr,
-    declared_codes,
-    feature_count,
-    fitted_only,
-    flag_value,
-    float_array,
-    index_set,
-    int_array,
-    real_attr,
-)
-from .coded import check_codes, coded_layout
+from ..class_domain import declared_classes
+from ..constraints import validate_params
+from .c45_model import _SMALL, C45Model, _depth, _first_max, weka_number
+from .coded import coded_layout
 
-__all__ = ["C45Tree", "grow_c45"]
-
-_SMALL = 1e-6  # Weka's Utils.SMALL
-
-
-def _first_max(values) -> int:
-    """Index of Weka's ``maxClass``: the first value exceeding all earlier ones by 1e-6."""
-    best, index = 0.0, 0
-    for i, v in enumerate(values.tolist() if isinstance(values, np.ndarray) else values):
-        if v - best > _SMALL:
-            best, index = v, i
-    return index
-
+__all__ = ["C45Tree", "add_errors", "grow_c45", "weka_number"]
 
 def _normal_inverse(p: float) -> float:
     from scipy.special import ndtri
@@ -459,132 +435,8 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     return _flatten(root, int(n_classes))
 
 
-def _depth(child_start, n_children) -> int:
-    """Depth of a tree given as node arrays (children after their parent)."""
-    depth = np.zeros(child_start.size, dtype=np.int64)
-    for i in np.flatnonzero(n_children > 0).tolist():
-        s = child_start[i]
-        depth[s:s + n_children[i]] = depth[i] + 1
-    return int(depth.max())
 
-
-# ---- Weka's number formats
-def _java_double(x: float) -> str:
-    """Java's ``Double.toString`` for the counts J48 prints (rounded to 2 decimals)."""
-    if x == 0:
-        return "-0.0" if math.copysign(1, x) < 0 else "0.0"
-    a = abs(x)
-    if 1e-3 <= a < 1e7:
-        s = repr(float(x))
-        return s if ("." in s or "e" in s) else s + ".0"
-    mant, exp = f"{x:.17e}".split("e")
-    digits = repr(float(x))
-    from decimal import Decimal
-
-    d = Decimal(digits)
-    sign, dig, e = d.as_tuple()
-    s = "".join(map(str, dig)).rstrip("0") or "0"
-    exp10 = len(dig) + e - 1
-    body = s[0] + "." + (s[1:] or "0")
-    return ("-" if sign else "") + body + "E" + str(exp10)
-
-
-def _round2(x: float) -> float:
-    """Weka's ``Utils.roundDouble(x, 2)`` (Java's ``Math.round``: half up)."""
-    return math.floor(x * 100.0 + 0.5) / 100.0
-
-
-def weka_number(x: float, decimals: int = 6) -> str:
-    """Weka's ``Utils.doubleToString(x, decimals)``: a ``DecimalFormat`` rounding half up.
-
-    At most ``decimals`` digits after the point, trailing zeros and the point dropped, no
-    grouping; a negative value that rounds to zero keeps its sign (``-0``).
-    """
-    from decimal import ROUND_HALF_UP, Decimal
-
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    d = Decimal(x).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
-    s = format(d, "f")
-    if "." in s:
-        s = s.rstrip("0").rstrip(".")
-    if s in ("0", "-0"):
-        s = "-0" if (x < 0 or math.copysign(1, x) < 0) else "0"
-    return s
-
-
-def _check_c45(est, ctx: CheckContext) -> None:
-    """``C45Tree``: flat node arrays that form one tree over the model's columns and classes.
-
-    The compiled prediction walk indexes these arrays without bounds checks, so: node 0 is
-    the root; the children of node ``i`` are ``child_start_[i] .. + n_children_[i] - 1``,
-    all after ``i`` and inside the arrays, and every node but the root has exactly one
-    parent (no cycle, no sharing); a leaf has ``feature_ == -1``, no children and no
-    threshold; a numeric test has two children and a finite threshold, a nominal test one
-    child per declared value of its column; class weights are finite and >= 0, one column
-    per class.
-    """
-    d = feature_count(ctx, est)
-    classes = class_labels(ctx, est)
-    declared_codes(ctx, est, classes)
-    k = classes.size
-    real_attr(ctx, est, "confidence_factor", low=0)
-    count_attr(ctx, est, "min_samples_leaf")
-    for name in ("unpruned", "subtree_raising", "collapse_tree"):
-        flag_value(ctx, ctx.attr(est, name), name)
-    nominal = index_set(ctx, ctx.attr(est, "nominal_features_"), "nominal_features_", d)
-    cats = int_array(ctx, ctx.attr(est, "n_categories_"), "n_categories_", low=1, high=COUNT_MAX,
-                     shape=nominal.shape)
-    feature = int_array(ctx, ctx.attr(est, "feature_"), "feature_", low=-1, high=d, ndim=1)
-    n = feature.size
-    if n == 0:
-        ctx.fail("feature_ is empty (a tree has at least its root)")
-    for name in ("feature_", "child_start_", "n_children_"):
-        if ctx.attr(est, name).dtype != np.int64:
-            ctx.fail(f"{name} is not an int64 array")
-    threshold = float_array(ctx, ctx.attr(est, "threshold_"), "threshold_", nan=True, shape=(n,))
-    if threshold.dtype != np.float64:
-        ctx.fail("threshold_ is not a float64 array")
-    start = int_array(ctx, ctx.attr(est, "child_start_"), "child_start_", low=-1, high=n,
-                      shape=(n,))
-    count = int_array(ctx, ctx.attr(est, "n_children_"), "n_children_", high=n, shape=(n,))
-    for name in ("value_", "bag_value_"):
-        arr = float_array(ctx, ctx.attr(est, name), name, low=0, shape=(n, k))
-        if arr.dtype != np.float64:
-            ctx.fail(f"{name} is not a float64 array")
-    empty = checked_array(ctx, ctx.attr(est, "is_empty_"), "is_empty_", kinds="b", shape=(n,))
-    del empty
-    leaf = feature < 0
-    if np.any(leaf != (count == 0)) or np.any(leaf != (start < 0)):
-        ctx.fail("a node is a leaf by one array and a split by another")
-    if np.any(leaf & ~np.isnan(threshold)):
-        ctx.fail("a leaf holds a threshold")
-    width = np.zeros(d, dtype=np.int64)
-    width[:] = 2
-    width[nominal] = cats
-    is_nominal = np.zeros(d, dtype=bool)
-    is_nominal[nominal] = True
-    split = np.flatnonzero(~leaf)
-    f = feature[split]
-    if np.any(count[split] != width[f]):
-        ctx.fail("a split does not have one child per branch of its test")
-    numeric_split = split[~is_nominal[f]]
-    if np.any(~np.isfinite(threshold[numeric_split])) or np.any(
-            ~np.isnan(threshold[split[is_nominal[f]]])):
-        ctx.fail("a numeric test has no finite threshold, or a nominal test has one")
-    if np.any(start[split] <= split) or np.any(start[split] + count[split] > n):
-        ctx.fail("a node's children are not after it inside the node arrays")
-    parents = np.zeros(n + 1, dtype=np.int64)
-    np.add.at(parents, start[split], 1)
-    np.add.at(parents, start[split] + count[split], -1)
-    parents = np.cumsum(parents)[:n]
-    if parents[0] != 0 or np.any(parents[1:] != 1):
-        ctx.fail("the nodes do not form one tree (a node with no parent or with several)")
-
-
-class C45Tree(ClassifierMixin, BaseEstimator):
+class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
     """C4.5 release 8 decision tree, as Weka 3.9.7's J48 (``c45``, alias ``j48``).
 
     Multiway splits on nominal attributes, binary splits on numeric ones chosen by gain
@@ -625,24 +477,12 @@ class C45Tree(ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (n_classes,)
         Class labels (``arange(n_classes)`` when declared).
     n_features_in_ : int
-    nominal_features_ : ndarray of int64
-        Indices of the nominal columns (sorted).
-    n_categories_ : ndarray of int64
-        Declared values of each of them.
-    feature_ : ndarray of int64 of shape (n_nodes,)
-        Attribute tested at each node, -1 at a leaf. Node 0 is the root.
-    threshold_ : ndarray of float64 of shape (n_nodes,)
-        Threshold of a numeric test (``x <= t`` is the first branch), NaN otherwise.
-    child_start_, n_children_ : ndarray of int64 of shape (n_nodes,)
-        The children of node ``i`` are nodes ``child_start_[i] .. + n_children_[i] - 1``
-        (branch order: the nominal values, or ``<=`` then ``>``); -1 and 0 at a leaf.
-    value_ : ndarray of float64 of shape (n_nodes, n_classes)
-        Training weight of each class at the node (fractional with missing values).
-    bag_value_ : ndarray of float64 of shape (n_nodes, n_classes)
-        Class weights of the node's branch as its parent's split counts them (what J48
-        prints at a leaf and uses for the missing-value branch weights).
-    is_empty_ : ndarray of bool of shape (n_nodes,)
-        Leaves that received no training weight.
+    nominal_features_, n_categories_ : ndarray of int64
+        The nominal columns (sorted) and the declared values of each.
+    feature_, threshold_, child_start_, n_children_, value_, bag_value_, is_empty_ : ndarray
+        The tree's node arrays (node 0 is the root, the children of a node stored
+        contiguously after it), as :class:`~ensemblekit.classifiers.c45_model.C45Model`
+        describes them.
 
     References
     ----------
@@ -662,37 +502,6 @@ class C45Tree(ClassifierMixin, BaseEstimator):
     x0 <= 3: 0 (3.0)
     x0 > 3: 1 (3.0)
     """
-
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_c45))
-
-    _parameter_constraints = {
-        "confidence_factor": Constraint("float", "confidence of the pruning error estimate (J48 -C)",
-                                        low=0, high=0.5, closed="right"),
-        "min_samples_leaf": Constraint("int", "minimum instances in two branches (J48 -M)", low=1),
-        "unpruned": Constraint("bool", "do not prune (J48 -U)"),
-        "subtree_raising": Constraint("bool", "raise the largest branch when pruning "
-                                      "(false = J48 -S)"),
-        "collapse_tree": Constraint("bool", "collapse subtrees that do not reduce training "
-                                    "error (false = J48 -O)"),
-        "nominal_features": Constraint("any", "indices of the nominal columns (codes)",
-                                       none_ok=True),
-        "n_categories": Constraint("any", "declared values of each nominal column",
-                                   none_ok=True),
-        "n_classes": N_CLASSES,
-    }
-
-    def __init__(self, confidence_factor=0.25, min_samples_leaf=2, unpruned=False,
-                 subtree_raising=True, collapse_tree=True, nominal_features=None,
-                 n_categories=None, n_classes=None):
-        self.confidence_factor = confidence_factor
-        self.min_samples_leaf = min_samples_leaf
-        self.unpruned = unpruned
-        self.subtree_raising = subtree_raising
-        self.collapse_tree = collapse_tree
-        self.nominal_features = nominal_features
-        self.n_categories = n_categories
-        self.n_classes = n_classes
 
     # ---- fitting
     def fit(self, X, y, sample_weight=None):
@@ -762,8 +571,8 @@ class C45Tree(ClassifierMixin, BaseEstimator):
                          subtree_raising=self.subtree_raising, collapse_tree=self.collapse_tree)
         self.classes_ = classes
         self.n_features_in_ = d
-        self.nominal_features_ = nominal
-        self.n_categories_ = cats
+        self.nominal_features_ = np.asarray(nominal, dtype=np.int64)
+        self.n_categories_ = np.asarray(cats, dtype=np.int64)
         self.feature_ = state["feature"]
         self.threshold_ = state["threshold"]
         self.child_start_ = state["child_start"]
@@ -773,20 +582,12 @@ class C45Tree(ClassifierMixin, BaseEstimator):
         self.is_empty_ = state["is_empty"]
         return self
 
-    # ---- prediction
-    def _validated_X(self, X):
-        check_is_fitted(self, "feature_")
-        X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
-        check_codes(X, self.nominal_features_, self.n_categories_)
-        return X
-
-    def _nominal_mask(self):
-        mask = np.zeros(self.n_features_in_, dtype=np.bool_)
-        mask[self.nominal_features_] = True
-        return mask
-
+    # ---- prediction (computed by C45Model; here scikit-learn's checks of the input)
     def predict_proba(self, X):
         """Class probabilities as J48's ``distributionForInstance`` (no Laplace correction).
+
+        :meth:`C45Model.predict_proba <ensemblekit.classifiers.c45_model.C45Model.predict_proba>`
+        after scikit-learn's checks of ``X`` (feature names of a data frame).
 
         Parameters
         ----------
@@ -796,10 +597,6 @@ class C45Tree(ClassifierMixin, BaseEstimator):
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            The class frequencies of the leaf reached; with a missing value at a split, the
-            average over the branches weighted by their training weight. (As in J48, a row
-            sent by a missing value into a branch with no training instances loses that
-            branch's share, so such a row may sum to less than 1.)
 
         Raises
         ------
@@ -809,129 +606,9 @@ class C45Tree(ClassifierMixin, BaseEstimator):
             If ``X`` has another number of columns than in ``fit`` or a nominal column holds
             a value that is not one of its codes.
         """
-        X = self._validated_X(X)
-        return self._proba(X, self._nominal_mask())
-
-    def _proba(self, X, nominal_mask):
-        """:meth:`predict_proba` of rows already checked (float64, C order, codes in range):
-        the compiled walk down the tree, also used per bag by the lazy ensembles."""
-        from . import _c45_kernels as kernels
-
-        return kernels.predict_proba(X, self.feature_, self.threshold_, nominal_mask,
-                                     self.child_start_, self.n_children_, self.value_,
-                                     self.bag_value_, self.is_empty_, self.classes_.size)
-
-    def predict(self, X):
-        """The class of each row: the first class of largest probability (J48's tie rule).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
-
-    def predict_log_proba(self, X):
-        """Natural logarithm of :meth:`predict_proba` (``-inf`` for zero)."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    # ---- size and text
-    def get_n_leaves(self) -> int:
-        """Number of leaves (J48's "Number of Leaves")."""
         check_is_fitted(self, "feature_")
-        return int(np.sum(self.feature_ < 0))
-
-    @property
-    def n_leaves_(self) -> int:
-        """Number of leaves (J48's "Number of Leaves")."""
-        return self.get_n_leaves()
-
-    @property
-    def tree_size_(self) -> int:
-        """Number of nodes (J48's "Size of the tree")."""
-        check_is_fitted(self, "feature_")
-        return int(self.feature_.size)
-
-    def get_depth(self) -> int:
-        """Length of the longest path from the root to a leaf (0 for a single leaf)."""
-        check_is_fitted(self, "feature_")
-        return _depth(self.child_start_, self.n_children_)
-
-    def _label(self, node, parent, class_names):
-        """J48's leaf label ``class (n/errors)`` from the parent's count of the branch."""
-        bag = self.bag_value_[node]
-        tot = float(bag.sum())
-        if tot > _SMALL:
-            cls = _first_max(bag)
-        else:
-            cls = _first_max(self.value_[parent] if parent >= 0 else bag)
-        wrong = tot - float(bag[cls])
-        text = f"{class_names[cls]} ({_java_double(_round2(tot))}"
-        if wrong > _SMALL:
-            text += "/" + _java_double(_round2(wrong))
-        return text + ")"
-
-    def export_text(self, feature_names=None, class_names=None, category_names=None) -> str:
-        """The tree as J48 prints it (between its "----" line and "Number of Leaves").
-
-        Parameters
-        ----------
-        feature_names : sequence of str or None
-            Name of each column; default ``x0, x1, ...``.
-        class_names : sequence of str or None
-            Name of each class; default the labels of ``classes_``.
-        category_names : dict or sequence or None
-            Names of the values of each nominal column: ``{column: [names]}`` or a list
-            indexed by column (None entries for numeric columns); default the codes.
-
-        Returns
-        -------
-        str
-            One line per branch, ``|   `` per level, ``name = value`` or ``name <= t`` /
-            ``name > t`` (``t`` with at most 6 decimals), and at leaves
-            ``: class (weight/errors)`` (the errors left out when there are none). A tree
-            that is a single leaf prints ``: class (weight)``.
-        """
-        check_is_fitted(self, "feature_")
-        d = self.n_features_in_
-        names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
-        cnames = ([str(c) for c in class_names] if class_names is not None
-                  else [str(c) for c in self.classes_])
-        if isinstance(category_names, dict):
-            cats = category_names
-        elif category_names is not None:
-            cats = dict(enumerate(category_names))
-        else:
-            cats = {}
-        if self.feature_[0] < 0:
-            return ": " + self._label(0, -1, cnames)
-        lines = []
-        stack = [(0, 0, 0)]  # (node, next branch, depth): depth first, branches in order
-        while stack:
-            node, j, depth = stack.pop()
-            if j >= self.n_children_[node]:
-                continue
-            stack.append((node, j + 1, depth))
-            att = int(self.feature_[node])
-            ch = int(self.child_start_[node]) + j
-            if self.threshold_[node] == self.threshold_[node]:
-                t = weka_number(float(self.threshold_[node]))
-                side = f" <= {t}" if j == 0 else f" > {t}"
-            else:
-                vals = cats.get(att)
-                side = f" = {vals[j] if vals is not None else j}"
-            line = "|   " * depth + names[att] + side
-            if self.feature_[ch] < 0:
-                lines.append(line + ": " + self._label(ch, node, cnames))
-            else:
-                lines.append(line)
-                stack.append((ch, 0, depth + 1))
-        return "\n".join(lines)
+        X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
+        return super().predict_proba(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -4,6 +4,10 @@ Until version 0.2 this tree was ensemblekit's ``c45``. It is a CART-style tree
 (binary splits, information gain, no pruning), not Quinlan's C4.5; the faithful
 C4.5 (Weka's J48) is :class:`ensemblekit.classifiers.c45.C45Tree`. This one stays
 as a fast rival and as a choice of base tree for the bagging ensembles.
+
+The estimator grows the tree with scikit-learn and copies its node arrays out;
+prediction, and everything a saved model needs, is the numpy-only
+:class:`~ensemblekit.classifiers.cart_model.CartEntropyModel` it derives from.
 """
 
 from __future__ import annotations
@@ -14,63 +18,68 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ensemblekit.errors import InputError
+from ..class_domain import declared_classes
+from ..constraints import validate_params
+from .cart_model import CartEntropyModel, check_float32_range
 
-from ..class_domain import N_CLASSES, declared_classes, widen_proba
-from ..constraints import Constraint, validate_params
-from ..trust import (
-    CheckContext,
-    class_codes,
-    class_labels,
-    declared_codes,
-    feature_count,
-    fitted_member,
-    fitted_only,
-    nested_attr,
-)
-
-__all__ = ["CartEntropyTree"]
+__all__ = ["CartEntropyTree", "cart_model"]
 
 
-def _check_cart(est, ctx: CheckContext) -> None:
-    """``CartEntropyTree``: the scikit-learn tree it wraps reads the same columns and classes.
+def take_tree_arrays(model: CartEntropyModel, tree) -> CartEntropyModel:
+    """Copy a fitted scikit-learn tree's node arrays into ``model`` (its ``classes_`` set).
 
-    With declared classes (``n_classes``) ``classes_`` are the codes ``0 .. n - 1``
-    and the tree's classes are those of them that have training rows
-    (``predict_proba`` spreads the tree's columns to those codes).
+    Parameters
+    ----------
+    model : CartEntropyModel
+        Holds ``classes_`` already: the tree's classes, or declared codes that
+        include them.
+    tree : sklearn.tree.DecisionTreeClassifier
+        Fitted, single output.
+
+    Returns
+    -------
+    CartEntropyModel
+        ``model``, with ``n_features_in_``, ``tree_classes_``, ``children_left_``,
+        ``children_right_``, ``feature_``, ``threshold_``, ``missing_go_to_left_``
+        and ``value_`` set (copies, of the dtypes its declaration names).
     """
-    d = feature_count(ctx, est)
-    classes = class_labels(ctx, est)
-    tree = ctx.instance(ctx.attr(est, "tree_"), "tree_", (DecisionTreeClassifier,))
-    fitted_member(ctx, tree, "tree_", d)
-    inner = class_labels(ctx, tree, "tree_.classes_",
-                         value=nested_attr(ctx, tree, "classes_", "tree_.classes_"))
-    if not declared_codes(ctx, est, classes):
-        if inner.dtype.kind != classes.dtype.kind or not np.array_equal(inner, classes):
-            ctx.fail("classes_ are not the tree's classes")
-    class_codes(ctx, inner, "tree_.classes_", classes.size)
+    t = tree.tree_
+    model.n_features_in_ = int(tree.n_features_in_)
+    model.tree_classes_ = np.searchsorted(model.classes_, tree.classes_).astype(np.int64)
+    model.children_left_ = np.asarray(t.children_left, dtype=np.int64).copy()
+    model.children_right_ = np.asarray(t.children_right, dtype=np.int64).copy()
+    model.feature_ = np.asarray(t.feature, dtype=np.int64).copy()
+    model.threshold_ = np.asarray(t.threshold, dtype=np.float64).copy()
+    model.missing_go_to_left_ = np.asarray(t.missing_go_to_left).astype(bool)
+    # scikit-learn's classifier trees hold each node's weighted class fractions, which
+    # predict_proba returns as they are (Tree.predict: value.take(leaves))
+    model.value_ = np.ascontiguousarray(t.value[:, 0, :], dtype=np.float64).copy()
+    return model
 
 
+def cart_model(tree, classes=None) -> CartEntropyModel:
+    """A :class:`CartEntropyModel` of a fitted scikit-learn entropy tree (a bagging member).
 
-def _check_float32_range(X) -> None:
-    """Refuse values scikit-learn's trees cannot hold: they cast ``X`` to float32.
+    Parameters
+    ----------
+    tree : sklearn.tree.DecisionTreeClassifier
+        Fitted, single output (e.g. by
+        :func:`ensemblekit.classifiers.bagging.fit_weighted_tree`).
+    classes : ndarray, optional
+        The model's ``classes_`` (sorted; they must include the tree's). Default:
+        the tree's own classes, so that ``predict_proba`` gives the tree's columns.
 
-    Raises
-    ------
-    InputError
-        When a finite value of ``X`` lies beyond float32's range (about 3.4e38), so
-        that the cast would make it infinite.
+    Returns
+    -------
+    CartEntropyModel
+        Predicts as ``tree`` does, byte for byte (on rows within float32's range).
     """
-    flat = np.asarray(X, dtype=np.float64).ravel()  # validated: already float64, so a view
-    big = np.finfo(np.float32).max
-    # fmax/fmin skip NaN (missing values) and allocate nothing
-    if flat.size and (np.fmax.reduce(flat) > big or np.fmin.reduce(flat) < -big):
-        raise InputError("Input X contains a value too large for dtype('float32'): "
-                         "cart-entropy grows scikit-learn's float32 trees, which hold values "
-                         "up to about 3.4e38")
+    model = CartEntropyModel()
+    model.classes_ = np.asarray(tree.classes_ if classes is None else classes)
+    return take_tree_arrays(model, tree)
 
 
-class CartEntropyTree(ClassifierMixin, BaseEstimator):
+class CartEntropyTree(CartEntropyModel, ClassifierMixin, BaseEstimator):
     """Unpruned binary decision tree grown with the entropy criterion (``cart-entropy``).
 
     The tree is scikit-learn's :class:`~sklearn.tree.DecisionTreeClassifier`
@@ -118,6 +127,13 @@ class CartEntropyTree(ClassifierMixin, BaseEstimator):
         The fitted scikit-learn tree. Its low-level node arrays are in
         ``tree_.tree_`` (``feature``, ``threshold``, ``impurity`` in bits,
         ``value``, ...); its ``classes_`` are the classes with training rows.
+        Only fitting leaves it: a saved model holds the arrays below, copied
+        from it, and predicts with them (as this estimator does too).
+    children_left_, children_right_, feature_, threshold_, missing_go_to_left_, value_ : ndarray
+        The tree's node arrays, as :class:`~ensemblekit.classifiers.cart_model.CartEntropyModel`
+        declares them; prediction walks them.
+    tree_classes_ : ndarray of int64
+        Positions in ``classes_`` of the tree's classes (the columns of ``value_``).
     classes_ : ndarray of shape (n_classes,)
         Class labels seen in ``fit``, sorted, or ``arange(n_classes)``.
     n_features_in_ : int
@@ -152,23 +168,6 @@ class CartEntropyTree(ClassifierMixin, BaseEstimator):
     [0, 1]
     """
 
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_cart))
-
-    _parameter_constraints = {
-        "min_samples_leaf": Constraint("int", "minimum instances per leaf (J48 -M)", low=1,
-                                       alt=Constraint("float", low=0, high=1, closed="neither")),
-        "max_depth": Constraint("int", "maximum depth (none = unlimited)", low=1, none_ok=True),
-        "random_state": Constraint("any", "seed of the order features are tried in"),
-        "n_classes": N_CLASSES,
-    }
-
-    def __init__(self, min_samples_leaf=2, max_depth=None, random_state=None, n_classes=None):
-        self.min_samples_leaf = min_samples_leaf
-        self.max_depth = max_depth
-        self.random_state = random_state
-        self.n_classes = n_classes
-
     def fit(self, X, y):
         """Grow the tree on training data.
 
@@ -198,7 +197,7 @@ class CartEntropyTree(ClassifierMixin, BaseEstimator):
         """
         validate_params(self)
         X, y = validate_data(self, X, y, ensure_all_finite="allow-nan")
-        _check_float32_range(X)
+        check_float32_range(X)
         check_classification_targets(y)
         if self.n_classes is not None:
             declared_classes(y, self.n_classes)  # checks the codes
@@ -212,80 +211,15 @@ class CartEntropyTree(ClassifierMixin, BaseEstimator):
         tree.fit(X, y)
         self.tree_ = tree
         self.classes_ = tree.classes_ if self.n_classes is None else np.arange(self.n_classes)
+        take_tree_arrays(self, tree)
         return self
 
-    def _validated_X(self, X):
+    def _checked_rows(self, X):
+        # scikit-learn's checks first (NotFittedError, feature names of a data frame),
+        # then the model's own; the prediction itself is CartEntropyModel's
         check_is_fitted(self, "tree_")
         X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan")
-        _check_float32_range(X)
-        return X
-
-    def predict(self, X):
-        """Predict the class of each row.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features_in_)
-            Features, float; NaN marks a missing value.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            For each row, the majority class of the leaf it reaches (one of
-            ``classes_``).
-
-        Raises
-        ------
-        sklearn.exceptions.NotFittedError
-            If called before ``fit``.
-        ValueError
-            If ``X`` has a different number of features than in ``fit``.
-        """
-        X = self._validated_X(X)
-        return self.tree_.predict(X)
-
-    def predict_proba(self, X):
-        """Class probabilities: the class frequencies of the leaf each row reaches.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features_in_)
-            Features, float; NaN marks a missing value.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Rows sum to 1; column ``k`` is the (weighted) fraction of training
-            instances of class ``classes_[k]`` in the leaf (0 for a declared
-            class without training rows). No Laplace correction is applied.
-
-        Raises
-        ------
-        sklearn.exceptions.NotFittedError
-            If called before ``fit``.
-        ValueError
-            If ``X`` has a different number of features than in ``fit``.
-        """
-        X = self._validated_X(X)
-        proba = self.tree_.predict_proba(X)
-        if self.classes_.size == self.tree_.classes_.size:
-            return proba
-        return widen_proba(proba, self.tree_.classes_, self.classes_.size)
-
-    def predict_log_proba(self, X):
-        """Natural logarithm of :meth:`predict_proba` (``-inf`` for zero).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features_in_)
-            Features, float; NaN marks a missing value.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-        """
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+        return super()._checked_rows(X)
 
     @property
     def feature_importances_(self):

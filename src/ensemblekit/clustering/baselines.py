@@ -18,6 +18,8 @@ model-based clustering (R's Mclust) and random-forest clustering. Here:
   copy whose columns are permuted independently; ``1 - proximity`` is then
   clustered by PAM.
 
+Each estimator fits here; what it predicts with, and what a model file keeps, is
+its model class in :mod:`ensemblekit.clustering.baselines_model` (numpy only).
 Algorithm code here never reads files or prints; numpy arrays in, arrays out.
 All distances are Euclidean on the (optionally scaled) attributes, R's
 default (``stand = FALSE``).
@@ -34,36 +36,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ensemblekit.errors import InputError
 
-from ..constraints import MAX_ITERATIONS, MAX_MEMBERS, MAX_TREES, Constraint, validate_params
-from ..trust import (
-    CheckContext,
-    checked_array,
-    count_attr,
-    feature_count,
-    fitted_member,
-    fitted_only,
-    float_array,
-    instance_list,
-    int_array,
-    nested_attr,
+from ..constraints import validate_params
+from .baselines_model import (
+    COVARIANCE_TYPES,
+    DIANAModel,
+    GaussianMixtureModel,
+    PAMModel,
+    RandomForestClusteringModel,
 )
-from .kmeans import (
-    PROTOTYPE_CONSTRAINTS,
-    _BasePrototypeClustering,
-    _check_prototypes,
-    _scaling,
-    apply_scaling,
-    fit_scaling,
-    undo_scaling,
-)
+from .kmeans import _BasePrototypeClustering, apply_scaling, fit_scaling, undo_scaling
 
 __all__ = ["COVARIANCE_TYPES", "DIANA", "GaussianMixtureBIC", "PAM", "RandomForestClustering", "diana"]
-
-#: Covariance structures searched by :class:`GaussianMixtureBIC` (scikit-learn's names).
-COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
-
-# Rows per block when predicting with the forest proximity.
-_PREDICT_ROWS = 256
 
 
 def _check_fit_input(estimator, X):
@@ -86,16 +69,7 @@ def _pam_on(dissimilarity, n_clusters, max_iter, random_state):
 # ---------------------------------------------------------------------------
 # PAM
 # ---------------------------------------------------------------------------
-def _check_pam(est, ctx: CheckContext) -> None:
-    """``PAM``: medoids are training rows; their scaled values are the centres."""
-    _, k, labels = _check_prototypes(est, ctx)
-    medoids = int_array(ctx, ctx.attr(est, "medoid_indices_"), "medoid_indices_", high=labels.size,
-                        shape=(k,))
-    if np.unique(medoids).size != k:
-        ctx.fail("medoid_indices_ repeats a row")
-
-
-class PAM(_BasePrototypeClustering):
+class PAM(PAMModel, _BasePrototypeClustering):
     """Partitioning Around Medoids: BUILD then SWAP (Kaufman & Rousseeuw).
 
     Chooses ``k`` instances (medoids) minimising the sum of Euclidean
@@ -160,22 +134,6 @@ class PAM(_BasePrototypeClustering):
     >>> PAM(n_clusters=2).fit(X).medoid_indices_.tolist()
     [1, 3]
     """
-
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_pam))
-
-    _parameter_constraints = {
-        "n_clusters": PROTOTYPE_CONSTRAINTS["n_clusters"],
-        "scale": PROTOTYPE_CONSTRAINTS["scale"],
-        "max_iter": Constraint("int", "maximum SWAP passes", low=1, high=MAX_ITERATIONS),
-        "random_state": Constraint("any", "passed to kmedoids (BUILD and SWAP are deterministic)"),
-    }
-
-    def __init__(self, n_clusters=3, *, scale="none", max_iter=300, random_state=None):
-        self.n_clusters = n_clusters
-        self.scale = scale
-        self.max_iter = max_iter
-        self.random_state = random_state
 
     def fit(self, X, y=None):
         """Find the medoids of ``X``.
@@ -325,17 +283,7 @@ def diana(dissimilarity, n_clusters):
     return rank[inverse.ravel()], np.asarray(heights, dtype=np.float64)
 
 
-def _check_diana(est, ctx: CheckContext) -> None:
-    """``DIANA``: labels of the training rows and the heights of the ``n_clusters - 1`` splits."""
-    feature_count(ctx, est)
-    k = count_attr(ctx, est, "n_clusters")
-    labels = int_array(ctx, ctx.attr(est, "labels_"), "labels_", high=k, ndim=1)
-    if labels.size < k:
-        ctx.fail(f"labels_ has fewer rows than n_clusters = {k}")
-    float_array(ctx, ctx.attr(est, "split_heights_"), "split_heights_", low=0, shape=(k - 1,))
-
-
-class DIANA(ClusterMixin, BaseEstimator):
+class DIANA(DIANAModel, ClusterMixin, BaseEstimator):
     """DIvisive ANAlysis clustering (Kaufman & Rousseeuw), cut into ``n_clusters`` clusters.
 
     Euclidean dissimilarities; see :func:`diana` for the algorithm. DIANA is
@@ -380,18 +328,6 @@ class DIANA(ClusterMixin, BaseEstimator):
     [0, 0, 1, 1, 2]
     """
 
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_diana))
-
-    _parameter_constraints = {
-        "n_clusters": PROTOTYPE_CONSTRAINTS["n_clusters"],
-        "scale": PROTOTYPE_CONSTRAINTS["scale"],
-    }
-
-    def __init__(self, n_clusters=3, *, scale="none"):
-        self.n_clusters = n_clusters
-        self.scale = scale
-
     def fit(self, X, y=None):
         """Split ``X`` top-down into ``n_clusters`` clusters.
 
@@ -419,36 +355,7 @@ class DIANA(ClusterMixin, BaseEstimator):
 # ---------------------------------------------------------------------------
 # Gaussian mixtures chosen by BIC
 # ---------------------------------------------------------------------------
-def _check_gaussian_mixture_bic(est, ctx: CheckContext) -> None:
-    """``GaussianMixtureBIC``: the chosen mixture has ``n_components_`` means of the input width."""
-    from sklearn.mixture import GaussianMixture
-
-    d = feature_count(ctx, est)
-    mixture = ctx.instance(ctx.attr(est, "mixture_"), "mixture_", (GaussianMixture,))
-    fitted_member(ctx, mixture, "mixture_", d)
-    kind = ctx.choice(est, "covariance_type_", COVARIANCE_TYPES)
-    inner = nested_attr(ctx, mixture, "covariance_type", "mixture_.covariance_type")
-    if type(inner) is not str or inner != kind:
-        ctx.fail("covariance_type_ is not the mixture's covariance type")
-    k = count_attr(ctx, est, "n_components_")
-    if ctx.integer(mixture, "mixture_.n_components", value=nested_attr(ctx, mixture, "n_components")) != k:
-        ctx.fail("n_components_ is not the mixture's number of components")
-    checked_array(ctx, nested_attr(ctx, mixture, "means_", "mixture_.means_"), "mixture_.means_",
-                  kinds="f", shape=(k, d))
-    checked_array(ctx, nested_attr(ctx, mixture, "weights_", "mixture_.weights_"),
-                  "mixture_.weights_", kinds="f", shape=(k,))
-    float_array(ctx, ctx.attr(est, "cluster_centers_"), "cluster_centers_", shape=(k, d))
-    _scaling(ctx, est, d)
-    int_array(ctx, ctx.attr(est, "labels_"), "labels_", high=k, ndim=1)
-    bic = ctx.attr(est, "bic_")
-    if type(bic) is not dict or not all(
-            type(n) is int and type(fits) is dict
-            and all(type(c) is str and type(b) is float for c, b in fits.items())
-            for n, fits in bic.items()):
-        ctx.fail("bic_ is not {n_components: {covariance_type: BIC}}")
-
-
-class GaussianMixtureBIC(ClusterMixin, BaseEstimator):
+class GaussianMixtureBIC(GaussianMixtureModel, ClusterMixin, BaseEstimator):
     """Gaussian mixture clustering with the covariance structure (and k) chosen by BIC.
 
     Fits scikit-learn's :class:`~sklearn.mixture.GaussianMixture` (EM) for
@@ -484,14 +391,25 @@ class GaussianMixtureBIC(ClusterMixin, BaseEstimator):
     labels_ : ndarray of shape (n_samples,)
         Most probable component of every training instance.
     mixture_ : sklearn.mixture.GaussianMixture
-        The chosen model (fitted in the scaled space).
+        The chosen model (fitted in the scaled space). A record of the fit:
+        prediction reads ``weights_``, ``means_`` and ``precision_factors_``,
+        and a model file keeps those, not this object.
+    weights_ : ndarray of shape (n_components_,)
+        The chosen mixture's component weights.
+    means_ : ndarray of shape (n_components_, n_features)
+        Its component means, in the scaled space.
+    precision_factors_ : ndarray of shape (n_factors,)
+        Its ``precisions_cholesky_`` (Cholesky factors of the precision
+        matrices), flattened in C order: ``n_components_ * n_features**2``
+        values for "full", ``n_features**2`` for "tied", ``n_components_ *
+        n_features`` for "diag", ``n_components_`` for "spherical".
     covariance_type_ : str
         Its covariance type.
     n_components_ : int
         Its number of components.
     bic_ : dict
         ``{n_components: {covariance_type: BIC}}`` of every fit tried (lower is
-        better; plain keys so that the model can be saved).
+        better). A record of the fit that a model file does not keep.
     cluster_centers_ : ndarray of shape (n_components_, n_features)
         Component means, in input units.
     n_iter_ : int
@@ -510,30 +428,6 @@ class GaussianMixtureBIC(ClusterMixin, BaseEstimator):
     analysis, and density estimation", JASA 97(458):611-631, 2002 (Mclust);
     G. Schwarz, "Estimating the dimension of a model", Ann. Stat. 6(2), 1978 (BIC).
     """
-
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_gaussian_mixture_bic))
-
-    def __init__(self, n_clusters=3, *, covariance_type="auto", select_k=False, n_init=1,
-                 max_iter=100, scale="none", random_state=None):
-        self.n_clusters = n_clusters
-        self.covariance_type = covariance_type
-        self.select_k = select_k
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.scale = scale
-        self.random_state = random_state
-
-    _parameter_constraints = {
-        "n_clusters": PROTOTYPE_CONSTRAINTS["n_clusters"],
-        "covariance_type": Constraint("choice", "covariance structure (auto: lowest BIC of the "
-                                      "four)", choices=("auto", *COVARIANCE_TYPES)),
-        "select_k": Constraint("bool", "also choose k in 1..n_clusters by BIC"),
-        "n_init": Constraint("int", "EM restarts per fit", low=1, high=MAX_MEMBERS),
-        "max_iter": Constraint("int", "EM iterations per restart", low=1, high=MAX_ITERATIONS),
-        "scale": PROTOTYPE_CONSTRAINTS["scale"],
-        "random_state": Constraint("any", "seed of the k-means initialisations of EM"),
-    }
 
     def fit(self, X, y=None):
         """Fit the mixtures and keep the one with the lowest BIC.
@@ -574,14 +468,18 @@ class GaussianMixtureBIC(ClusterMixin, BaseEstimator):
         self.n_iter_ = int(best.n_iter_)
         self.scaling_offset_ = offset
         self.scaling_factor_ = factor
+        # The chosen mixture as the arrays prediction reads (GaussianMixtureModel).
+        self.weights_ = np.array(best.weights_, dtype=np.float64)
+        self.means_ = np.array(best.means_, dtype=np.float64, order="C")
+        self.precision_factors_ = np.array(best.precisions_cholesky_, dtype=np.float64,
+                                           order="C").ravel()
         self.cluster_centers_ = undo_scaling(best.means_, offset, factor)
         self.labels_ = np.asarray(best.predict(Xs), dtype=np.intp)
         return self
 
-    def _scaled(self, X):
+    def _validated(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
-        return apply_scaling(X, self.scaling_offset_, self.scaling_factor_)
+        return validate_data(self, X, dtype=np.float64, order="C", reset=False)
 
     def predict(self, X):
         """Most probable component of each row.
@@ -593,9 +491,10 @@ class GaussianMixtureBIC(ClusterMixin, BaseEstimator):
         Returns
         -------
         labels : ndarray of shape (n_samples,)
+            ``argmax_k log(w_k) + log N(x | mu_k, Sigma_k)`` in the scaled
+            space (first on ties), as the chosen mixture's ``predict``.
         """
-        Xs = self._scaled(X)
-        return np.asarray(self.mixture_.predict(Xs), dtype=np.intp)
+        return super().predict(self._validated(X))
 
     def predict_proba(self, X):
         """Posterior probability of every component for each row.
@@ -607,35 +506,15 @@ class GaussianMixtureBIC(ClusterMixin, BaseEstimator):
         Returns
         -------
         proba : ndarray of shape (n_samples, n_components_)
-            Rows sum to 1.
+            Rows sum to 1; the chosen mixture's ``predict_proba``.
         """
-        Xs = self._scaled(X)
-        return self.mixture_.predict_proba(Xs)
+        return super().predict_proba(self._validated(X))
 
 
 # ---------------------------------------------------------------------------
 # random-forest clustering
 # ---------------------------------------------------------------------------
-def _check_rf_clustering(est, ctx: CheckContext) -> None:
-    """``RandomForestClustering``: medoid rows and their leaf in every tree of the forest."""
-    from sklearn.ensemble import RandomForestClassifier
-    from sklearn.tree import DecisionTreeClassifier
-
-    d = feature_count(ctx, est)
-    k = count_attr(ctx, est, "n_clusters")
-    forest = ctx.instance(ctx.attr(est, "forest_"), "forest_", (RandomForestClassifier,))
-    fitted_member(ctx, forest, "forest_", d)
-    trees = instance_list(ctx, nested_attr(ctx, forest, "estimators_", "forest_.estimators_"),
-                          "forest_.estimators_", (DecisionTreeClassifier,), nonempty=True)
-    labels = int_array(ctx, ctx.attr(est, "labels_"), "labels_", high=k, ndim=1)
-    medoids = int_array(ctx, ctx.attr(est, "medoid_indices_"), "medoid_indices_", high=labels.size,
-                        shape=(k,))
-    if np.unique(medoids).size != k:
-        ctx.fail("medoid_indices_ repeats a row")
-    int_array(ctx, ctx.attr(est, "medoid_leaves_"), "medoid_leaves_", shape=(k, len(trees)))
-
-
-class RandomForestClustering(ClusterMixin, BaseEstimator):
+class RandomForestClustering(RandomForestClusteringModel, ClusterMixin, BaseEstimator):
     """Random-forest clustering: PAM on one minus the unsupervised random-forest proximity.
 
     1. A synthetic copy of the data is made by permuting every column
@@ -669,7 +548,17 @@ class RandomForestClustering(ClusterMixin, BaseEstimator):
     medoid_indices_ : ndarray of shape (n_clusters,)
         Row numbers of the PAM medoids.
     forest_ : sklearn.ensemble.RandomForestClassifier
-        The forest separating real from synthetic rows.
+        The forest separating real from synthetic rows. A record of the fit:
+        ``predict`` walks the trees' node arrays below, and a model file
+        keeps those, not this object.
+    tree_left_, tree_right_ : list of ndarray of shape (n_nodes_t,), int64
+        Per tree, the left and right child of every node (-1 at a leaf):
+        ``tree_.children_left`` and ``tree_.children_right`` of each member.
+    tree_feature_ : list of ndarray of shape (n_nodes_t,), int64
+        Per tree, the split feature of every node (-2 at a leaf).
+    tree_threshold_ : list of ndarray of shape (n_nodes_t,), float64
+        Per tree, the split threshold: a row goes left when its value,
+        rounded to float32 as scikit-learn's trees round it, is ``<=`` it.
     medoid_leaves_ : ndarray of shape (n_clusters, n_estimators)
         Leaf of each medoid in each tree (used by ``predict``).
     n_iter_ : int
@@ -697,29 +586,6 @@ class RandomForestClustering(ClusterMixin, BaseEstimator):
     "Unsupervised learning with random forest predictors", J. Comput. Graph.
     Stat. 15(1):118-138, 2006.
     """
-
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_rf_clustering))
-
-    _parameter_constraints = {
-        "n_clusters": PROTOTYPE_CONSTRAINTS["n_clusters"],
-        "n_estimators": Constraint("int", "trees in the forest", low=1, high=MAX_TREES),
-        "max_features": Constraint("choice", "attributes tried per split",
-                                   choices=("sqrt", "log2"),
-                                   alt=Constraint("float", low=0, high=1, closed="right")),
-        "min_samples_leaf": Constraint("int", "minimum instances per leaf", low=1),
-        "max_iter": Constraint("int", "maximum PAM swap passes", low=1, high=MAX_ITERATIONS),
-        "random_state": Constraint("any", "seed of the permutations and of the forest"),
-    }
-
-    def __init__(self, n_clusters=3, *, n_estimators=500, max_features="sqrt", min_samples_leaf=1,
-                 max_iter=300, random_state=None):
-        self.n_clusters = n_clusters
-        self.n_estimators = n_estimators
-        self.max_features = max_features
-        self.min_samples_leaf = min_samples_leaf
-        self.max_iter = max_iter
-        self.random_state = random_state
 
     def fit(self, X, y=None):
         """Grow the forest on real vs. synthetic rows and cluster 1 - proximity with PAM.
@@ -759,7 +625,12 @@ class RandomForestClustering(ClusterMixin, BaseEstimator):
         self.forest_ = forest
         self.labels_ = labels
         self.medoid_indices_ = medoids
-        self.medoid_leaves_ = leaves[medoids].copy()
+        self.medoid_leaves_ = np.array(leaves[medoids], dtype=np.int64)
+        trees = [member.tree_ for member in forest.estimators_]
+        self.tree_left_ = [np.array(tree.children_left, dtype=np.int64) for tree in trees]
+        self.tree_right_ = [np.array(tree.children_right, dtype=np.int64) for tree in trees]
+        self.tree_feature_ = [np.array(tree.feature, dtype=np.int64) for tree in trees]
+        self.tree_threshold_ = [np.array(tree.threshold, dtype=np.float64) for tree in trees]
         return self
 
     @staticmethod
@@ -792,11 +663,4 @@ class RandomForestClustering(ClusterMixin, BaseEstimator):
             Cluster of the medoid with the highest proximity (lowest index on ties).
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
-        leaves = self.forest_.apply(X)
-        out = np.empty(X.shape[0], dtype=np.intp)
-        for start in range(0, X.shape[0], _PREDICT_ROWS):
-            block = leaves[start:start + _PREDICT_ROWS]
-            shared = (block[:, None, :] == self.medoid_leaves_[None, :, :]).sum(axis=2)
-            out[start:start + _PREDICT_ROWS] = self.labels_[self.medoid_indices_][shared.argmax(axis=1)]
-        return out
+        return super().predict(validate_data(self, X, dtype=np.float64, order="C", reset=False))

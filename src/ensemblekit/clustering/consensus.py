@@ -42,15 +42,16 @@ occurrence, so the output does not depend on how partitioners name parts):
   ``"hamming"`` on the ``n x E`` label matrix; then scipy's single, average
   or complete linkage and a cut into exactly ``k`` clusters.
 
-Algorithm code here never reads data files or prints; estimators follow the
-scikit-learn API.
+A fitted ensemble labels new rows by the nearest consensus centroid; that rule,
+the parameters and the state a model file keeps are the model classes' in
+:mod:`ensemblekit.clustering.consensus_model` (numpy only). Algorithm code here
+never reads data files or prints; estimators follow the scikit-learn API.
 """
 
 from __future__ import annotations
 
 import numbers
 import warnings
-from dataclasses import replace
 
 import numpy as np
 from scipy import sparse
@@ -60,16 +61,21 @@ from sklearn.utils.validation import validate_data
 
 from ensemblekit.errors import EnsemblekitError, InputError
 
-from ..constraints import Constraint, validate_params
-from ..trust import CheckContext, count_attr, fitted_only, float_array, int_array
-from .inner_kmeans import SUBSET_CONSTRAINTS, _draw_feature_weights, _n_subset_features
-from .kmeans import (
-    PROTOTYPE_CONSTRAINTS,
-    _BasePrototypeClustering,
-    _check_prototypes,
-    _seeded_start,
-    undo_scaling,
+from ..constraints import validate_params
+from .consensus_model import (
+    _IMBALANCE,
+    _OBJECTIVE,
+    _PARTITIONER,
+    HGPA_OBJECTIVES,
+    LINKAGES,
+    PARTITIONERS,
+    CoAssociationHACModel,
+    CSPAModel,
+    HGPAModel,
+    MCLAModel,
 )
+from .inner_kmeans import _draw_feature_weights, _n_subset_features
+from .kmeans import _BasePrototypeClustering, _seeded_start, undo_scaling
 
 __all__ = [
     "CSPA",
@@ -95,18 +101,11 @@ __all__ = [
 #: own copies that is roughly 3 GB at the limit. Above it CSPA refuses at once.
 CSPA_MAX_SAMPLES = 10_000
 
-#: Values of the ``partitioner`` parameter of CSPA and MCLA.
-PARTITIONERS = ("auto", "metis", "spectral")
-
-#: Values of the ``linkage`` parameter of :class:`CoAssociationHAC`.
-LINKAGES = ("single", "average", "complete")
-
 # Jaccard weights of MCLA's meta-graph are given to METIS as integers (METIS
 # takes integer edge weights): round(J * _JACCARD_SCALE), at least 1 when J > 0.
 _JACCARD_SCALE = 10**6
 
-#: Values of HGPA's ``objective`` parameter (KaHyPar settings file of each).
-HGPA_OBJECTIVES = ("cut", "km1")
+# KaHyPar settings file of each of HGPA's objectives.
 _KAHYPAR_CONFIG = {"cut": "hgpa_kahypar_cut.ini", "km1": "hgpa_kahypar_km1.ini"}
 
 
@@ -287,13 +286,6 @@ def check_n_clusters(n_clusters, n_samples):
         raise InputError(f"n_clusters must be an integer >= 1; got {n_clusters!r}.")
     if n_clusters > n_samples:
         raise InputError(f"n_samples={n_samples} should be >= n_clusters={n_clusters}.")
-
-
-_IMBALANCE = Constraint("float", "allowed part-size excess", low=0.001, high=1.0)
-_PARTITIONER = Constraint("choice", "graph partitioner (auto: METIS when pymetis is installed)",
-                          choices=PARTITIONERS)
-_OBJECTIVE = Constraint("choice", "hyperedges cut (the paper) or connectivity - 1",
-                        choices=HGPA_OBJECTIVES)
 
 
 def _check_imbalance(imbalance):
@@ -751,52 +743,16 @@ def cut_dendrogram(tree, n, n_clusters):
 # ---------------------------------------------------------------------------
 # estimators
 # ---------------------------------------------------------------------------
-def _check_consensus(est, ctx: CheckContext, partitioners: tuple[str, ...] = (), *,
-                     linkage: bool = False) -> None:
-    """Cluster ensembles: centroids of the consensus clusters and the members' labelings.
-
-    ``members_`` (rows x members) holds each member's clusters renumbered
-    ``0 .. k_q - 1``; the K-means members' starting centres and feature
-    multiplicities are stored unless the labelings were given to ``fit``.
-    """
-    members = int_array(ctx, ctx.attr(est, "members_"), "members_", ndim=2)
-    n, n_members = members.shape
-    if n < 1 or n_members < 1 or int(members.max()) >= n:
-        ctx.fail("members_ is not a labeling of every training row by at least one member")
-    d, _, _ = _check_prototypes(est, ctx, exact=False, length=n)
-    init, weights = ctx.attr(est, "init_centers_"), ctx.attr(est, "feature_weights_")
-    if (init is None) != (weights is None):
-        ctx.fail("init_centers_ and feature_weights_ are not both stored or both absent")
-    if init is not None:
-        float_array(ctx, init, "init_centers_", shape=(count_attr(ctx, est, "n_clusters"), d))
-        float_array(ctx, weights, "feature_weights_", low=0, shape=(n_members, d))
-    count_attr(ctx, est, "n_subset_features_", 1, d, none=init is None)
-    if partitioners:
-        ctx.choice(est, "partitioner_", partitioners)
-    if linkage:
-        ctx.choice(est, "linkage", ("single", "average", "complete"))
-
-
 class _ConsensusClustering(_BasePrototypeClustering):
     """Fit skeleton shared by the cluster-ensemble estimators.
 
-    Subclasses set their parameters in ``__init__`` and declare them in
-    ``_parameter_constraints``, may check what a declaration cannot say (an
-    installed package) in ``_check_consensus_params`` and implement
+    An estimator is ``class Name(NameModel, _ConsensusClustering)``: its model
+    class (:mod:`ensemblekit.clustering.consensus_model`) sets the parameters
+    in ``__init__``, declares them and the fitted state, and labels new rows;
+    the estimator may check what a declaration cannot say (an installed
+    package) in ``_check_consensus_params`` and implements
     ``_consensus(members, rng)``.
     """
-
-    _partitioner_name = None
-
-    _parameter_constraints = {
-        **PROTOTYPE_CONSTRAINTS,
-        **SUBSET_CONSTRAINTS,
-        "n_estimators": replace(SUBSET_CONSTRAINTS["n_estimators"],
-                                help="ensemble size E: number of K-means members"),
-        "max_features": replace(SUBSET_CONSTRAINTS["max_features"],
-                                help="fraction of the features in each member's subset (as iekm)"),
-        "memory": Constraint("any", "cache of the K-means members (joblib.Memory or a folder)"),
-    }
 
     def _check_consensus_params(self):
         pass
@@ -988,6 +944,8 @@ _COMMON_ATTRS_DOC = """
         The same in the scaled space (what ``predict`` uses).
     members_ : ndarray of shape (n_samples, n_members), int32
         The member labelings that were combined, each renumbered 0 .. k_q - 1.
+        With ``feature_weights_``, ``n_subset_features_`` and ``init_centers_``,
+        a record of the fit that a model file does not keep.
     feature_weights_ : ndarray of shape (n_estimators, n_features) or None
         Feature multiplicities of the K-means members (None when ``members``
         were given).
@@ -1007,33 +965,7 @@ _COMMON_ATTRS_DOC = """
         Number of attributes seen in ``fit``."""
 
 
-class _GraphConsensus(_ConsensusClustering):
-    """Parameters shared by the consensus functions that cut a graph (CSPA, MCLA):
-    the partitioner and the allowed part-size excess."""
-
-    def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5, bootstrap_features=False,
-                 init="random", scale="none", max_iter=300, random_state=None, partitioner="auto",
-                 imbalance=0.05, memory=None):
-        self.n_clusters = n_clusters
-        self.n_estimators = n_estimators
-        self.max_features = max_features
-        self.bootstrap_features = bootstrap_features
-        self.init = init
-        self.scale = scale
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.partitioner = partitioner
-        self.imbalance = imbalance
-        self.memory = memory
-
-    _parameter_constraints = {
-        **_ConsensusClustering._parameter_constraints,
-        "partitioner": _PARTITIONER,
-        "imbalance": _IMBALANCE,
-    }
-
-
-class CSPA(_GraphConsensus):
+class CSPA(CSPAModel, _ConsensusClustering):
     __doc__ = f"""Cluster ensemble with the CSPA consensus (co-association graph partitioning).
 
     Builds ``E`` K-means members on random feature subsets (or takes given
@@ -1073,10 +1005,6 @@ class CSPA(_GraphConsensus):
     [0, 0, 1, 1]
     """
 
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(
-        lambda e, c: _check_consensus(e, c, ("metis", "spectral"))))
-
     def _check_size(self, n_samples):
         _check_cspa_size(n_samples)
 
@@ -1086,7 +1014,7 @@ class CSPA(_GraphConsensus):
                               partitioner=self.partitioner_, imbalance=self.imbalance)
 
 
-class HGPA(_ConsensusClustering):
+class HGPA(HGPAModel, _ConsensusClustering):
     __doc__ = f"""Cluster ensemble with the HGPA consensus (balanced hypergraph cut, KaHyPar).
 
     Builds ``E`` K-means members on random feature subsets (or takes given
@@ -1118,30 +1046,6 @@ class HGPA(_ConsensusClustering):
     Strehl & Ghosh, *Cluster Ensembles*, JMLR 3:583-617, 2002, Sect. 3.3.
     """
 
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(lambda e, c: _check_consensus(e, c, ("kahypar",))))
-
-    def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5, bootstrap_features=False,
-                 init="random", scale="none", max_iter=300, random_state=None, imbalance=0.05,
-                 objective="cut", memory=None):
-        self.n_clusters = n_clusters
-        self.n_estimators = n_estimators
-        self.max_features = max_features
-        self.bootstrap_features = bootstrap_features
-        self.init = init
-        self.scale = scale
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.imbalance = imbalance
-        self.objective = objective
-        self.memory = memory
-
-    _parameter_constraints = {
-        **_ConsensusClustering._parameter_constraints,
-        "imbalance": _IMBALANCE,
-        "objective": _OBJECTIVE,
-    }
-
     def _check_consensus_params(self):
         _import_kahypar()  # fail before building members
 
@@ -1151,7 +1055,7 @@ class HGPA(_ConsensusClustering):
                               objective=self.objective)
 
 
-class MCLA(_GraphConsensus):
+class MCLA(MCLAModel, _ConsensusClustering):
     __doc__ = f"""Cluster ensemble with the MCLA consensus (meta-clustering of the members' clusters).
 
     Builds ``E`` K-means members on random feature subsets (or takes given
@@ -1178,24 +1082,13 @@ class MCLA(_GraphConsensus):
     Strehl & Ghosh, *Cluster Ensembles*, JMLR 3:583-617, 2002, Sect. 3.4.
     """
 
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(
-        lambda e, c: _check_consensus(e, c, ("metis", "spectral"))))
-
-    _parameter_constraints = {
-        **_GraphConsensus._parameter_constraints,
-        "partitioner": replace(_PARTITIONER, help="meta-graph partitioner (auto: METIS when "
-                               "pymetis is installed)"),
-        "imbalance": replace(_IMBALANCE, help="allowed meta-cluster weight excess"),
-    }
-
     def _consensus(self, members, rng):
         self.partitioner_ = resolve_partitioner(self.partitioner)
         return consensus_mcla(members, self.n_clusters, random_state=rng,
                               partitioner=self.partitioner_, imbalance=self.imbalance)
 
 
-class CoAssociationHAC(_ConsensusClustering):
+class CoAssociationHAC(CoAssociationHACModel, _ConsensusClustering):
     __doc__ = f"""Cluster ensemble with co-association consensus and hierarchical clustering.
 
     Builds ``E`` K-means members on random feature subsets (or takes given
@@ -1223,29 +1116,6 @@ class CoAssociationHAC(_ConsensusClustering):
     Fred & Jain, IEEE TPAMI 27(6):835-850, 2005; Abbasian et al., *Inner
     Ensembles*, ECML PKDD 2013, Sect. 3.2 ("HAC" consensus).
     """
-
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(lambda e, c: _check_consensus(e, c, linkage=True)))
-
-    def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5, bootstrap_features=False,
-                 init="random", scale="none", max_iter=300, random_state=None, linkage="average",
-                 memory=None):
-        self.n_clusters = n_clusters
-        self.n_estimators = n_estimators
-        self.max_features = max_features
-        self.bootstrap_features = bootstrap_features
-        self.init = init
-        self.scale = scale
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.linkage = linkage
-        self.memory = memory
-
-    _parameter_constraints = {
-        **_ConsensusClustering._parameter_constraints,
-        "linkage": Constraint("choice", "linkage criterion on 1 - co-association",
-                              choices=LINKAGES),
-    }
 
     def _consensus(self, members, rng):
         return consensus_hac(members, self.n_clusters, linkage=self.linkage)

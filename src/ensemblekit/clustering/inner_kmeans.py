@@ -7,7 +7,9 @@ Ensembles: Using Ensemble Methods Inside the Learning Algorithm*, ECML PKDD
 The decision inside K-means that the paper turns into an ensemble is "which
 centre is nearest to this instance". Each of ``E`` members answers it on a
 random subset of the features; the centre named most often wins. Centres
-stay ordinary means, so the model keeps one prototype per cluster.
+stay ordinary means, so the model keeps one prototype per cluster, and a
+fitted model labels a new row by its nearest centre without voting
+(:mod:`ensemblekit.clustering.inner_kmeans_model`, numpy only).
 
 Computation. For a feature-weight matrix ``W`` (E x d; ``W[e, f]`` is how
 many times feature ``f`` is in member ``e``'s subset), the weighted squared
@@ -40,14 +42,10 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..constraints import MAX_MEMBERS, Constraint
-from ..trust import fitted_only
-from .kmeans import PROTOTYPE_CONSTRAINTS, _BasePrototypeClustering, _check_kmeans
+from .inner_kmeans_model import RESAMPLE_MODES, SUBSET_CONSTRAINTS, InnerEnsembleKMeansModel
+from .kmeans import _BasePrototypeClustering
 
-__all__ = ["InnerEnsembleKMeans", "RESAMPLE_MODES"]
-
-#: Values of the ``resample`` parameter.
-RESAMPLE_MODES = ("each-iteration", "once")
+__all__ = ["InnerEnsembleKMeans", "RESAMPLE_MODES", "SUBSET_CONSTRAINTS"]
 
 # Rows per block of the assignment kernel when chunk_size is None. A member's
 # pass over a block reads its m feature rows of the block once per centre, so
@@ -95,16 +93,6 @@ def _draw_feature_weights(rng, n_estimators, n_features, n_subset, bootstrap):
     flat = (np.arange(n_estimators)[:, None] * n_features + drawn).ravel()
     counts = np.bincount(flat, minlength=n_estimators * n_features)
     return counts.reshape(n_estimators, n_features).astype(np.float64)
-
-
-#: The feature-subset parameters shared by IEK-m and the cluster ensembles.
-SUBSET_CONSTRAINTS = {
-    "n_estimators": Constraint("int", "ensemble size E: votes per instance and step", low=1,
-                               high=MAX_MEMBERS),
-    "max_features": Constraint("float", "fraction of the features in each subset", low=0.1,
-                               high=1.0),
-    "bootstrap_features": Constraint("bool", "draw subset features with replacement"),
-}
 
 
 def _subset_sq_distances(X, centers, W):
@@ -360,7 +348,7 @@ def _inner_lloyd(X, centers_init, draw_weights, max_iter, chunk_size=None):
     return centers, labels, inertia, n_iter
 
 
-class InnerEnsembleKMeans(_BasePrototypeClustering):
+class InnerEnsembleKMeans(InnerEnsembleKMeansModel, _BasePrototypeClustering):
     """Inner Ensemble K-means (IEK-m): K-means with a voted assignment step.
 
     Algorithm 6 of Abbasian et al. (2013). Each assignment step asks
@@ -429,7 +417,8 @@ class InnerEnsembleKMeans(_BasePrototypeClustering):
         Sum of squared full-space distances of the instances to their centre,
         in the scaled space.
     init_centers_ : ndarray of shape (n_clusters, n_features)
-        Starting centres, in input units.
+        Starting centres, in input units (a record of the fit, not kept in a
+        model file).
     n_subset_features_ : int
         Features per member subset.
     scaling_offset_, scaling_factor_ : ndarray of shape (n_features,)
@@ -499,32 +488,6 @@ class InnerEnsembleKMeans(_BasePrototypeClustering):
     >>> sorted(np.bincount(model.labels_).tolist())
     [2, 2]
     """
-
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_kmeans))
-
-    _parameter_constraints = {
-        **PROTOTYPE_CONSTRAINTS,
-        **SUBSET_CONSTRAINTS,
-        "resample": Constraint("choice", "redraw the E subsets at every step or once per fit",
-                               choices=RESAMPLE_MODES),
-        "chunk_size": Constraint("int", "rows per block of the assignment step (none: 256)",
-                                 low=1, none_ok=True),
-    }
-
-    def __init__(self, n_clusters=3, *, n_estimators=10, max_features=0.5,
-                 bootstrap_features=False, resample="each-iteration", init="random",
-                 scale="none", max_iter=300, random_state=None, chunk_size=None):
-        self.n_clusters = n_clusters
-        self.n_estimators = n_estimators
-        self.max_features = max_features
-        self.bootstrap_features = bootstrap_features
-        self.resample = resample
-        self.init = init
-        self.scale = scale
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.chunk_size = chunk_size
 
     def _run(self, Xs, init_scaled, rng):
         n_features = Xs.shape[1]

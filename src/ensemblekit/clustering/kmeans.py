@@ -10,9 +10,13 @@ have in common:
   K-means, IEK-m and the cluster-ensemble members start from the very same
   prototypes, as the Inner Ensembles experiments do;
 * the attribute scaling helpers :func:`fit_scaling`, :func:`apply_scaling` and
-  :func:`undo_scaling` (``"none"``, ``"minmax"``, ``"zscore"``);
-* a private base class with ``predict``, ``transform`` and ``score`` over the
-  fitted prototypes.
+  :func:`undo_scaling` (``"none"``, ``"minmax"``, ``"zscore"``; the last two
+  live in :mod:`ensemblekit.clustering.kmeans_model`);
+* a private base class that fits the prototypes and checks the input of
+  ``predict``, ``transform`` and ``score`` as scikit-learn does; the
+  prediction itself (nearest prototype) is the model class's, in
+  :mod:`ensemblekit.clustering.kmeans_model`, which a model file rebuilds
+  without scikit-learn.
 
 Source: Algorithm 5 (K-means) of Abbasian, Drummond, Japkowicz and Matwin,
 *Inner Ensembles: Using Ensemble Methods Inside the Learning Algorithm*,
@@ -36,8 +40,16 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ensemblekit.errors import InputError
 
-from ..constraints import MAX_ITERATIONS, Constraint, validate_params
-from ..trust import CheckContext, cluster_labels, count_attr, feature_count, fitted_only, float_array
+from ..constraints import validate_params
+from .kmeans_model import (
+    INIT_METHODS,
+    PROTOTYPE_CONSTRAINTS,
+    SCALE_METHODS,
+    KMeansModel,
+    PrototypeModel,
+    apply_scaling,
+    undo_scaling,
+)
 
 __all__ = [
     "INIT_METHODS",
@@ -49,28 +61,6 @@ __all__ = [
     "initial_centers",
     "undo_scaling",
 ]
-
-#: Names accepted by the ``scale`` parameter.
-SCALE_METHODS = ("none", "minmax", "zscore")
-
-#: Names accepted by the ``init`` parameter (an explicit array is accepted too).
-INIT_METHODS = ("random", "k-means++")
-
-#: The parameters of :class:`KMeans`, which the other prototype clusterers share.
-PROTOTYPE_CONSTRAINTS = {
-    "n_clusters": Constraint("int", "number of clusters k (cluster -k sets it)", low=1),
-    "init": Constraint("choice", "initial centres: k distinct instances, or k-means++",
-                       choices=INIT_METHODS, array_ok=True),
-    "scale": Constraint("choice", "attribute scaling fitted on the training data",
-                        choices=SCALE_METHODS),
-    "max_iter": Constraint("int", "maximum number of assignment/update iterations", low=1,
-                          high=MAX_ITERATIONS),
-    "random_state": Constraint("any", "seed: its first draw chooses the initial centres"),
-}
-
-# Rows per block when assigning new rows to their nearest prototype in predict.
-_PREDICT_CHUNK = 4096
-
 
 # ---------------------------------------------------------------------------
 # Scaling helpers
@@ -150,42 +140,6 @@ def _common_factor(X) -> float:
         return 1.0
     exponent = math.frexp(float(np.max(np.abs(X))))[1]
     return math.ldexp(1.0, exponent - _LARGE_EXPONENT) if exponent > _LARGE_EXPONENT else 1.0
-
-
-def apply_scaling(X, offset, factor):
-    """Scale rows with a map learnt by :func:`fit_scaling`.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        Data in input units.
-    offset, factor : ndarray of shape (n_features,)
-        Output of :func:`fit_scaling`.
-
-    Returns
-    -------
-    ndarray of shape (n_samples, n_features)
-        ``(X - offset) / factor`` as a new C-contiguous float64 array.
-    """
-    return np.ascontiguousarray((np.asarray(X, dtype=np.float64) - offset) / factor)
-
-
-def undo_scaling(Xs, offset, factor):
-    """Map scaled rows (for example cluster centres) back to input units.
-
-    Parameters
-    ----------
-    Xs : ndarray of shape (n_rows, n_features)
-        Rows in the scaled space.
-    offset, factor : ndarray of shape (n_features,)
-        Output of :func:`fit_scaling`.
-
-    Returns
-    -------
-    ndarray of shape (n_rows, n_features)
-        ``Xs * factor + offset``.
-    """
-    return np.asarray(Xs, dtype=np.float64) * factor + offset
 
 
 # ---------------------------------------------------------------------------
@@ -388,55 +342,20 @@ def _check_init_array(init, n_clusters, n_features):
 # ---------------------------------------------------------------------------
 # Shared estimator base
 # ---------------------------------------------------------------------------
-def _nearest_center(Xs, centers):
-    """Index of the nearest centre (squared Euclidean, first index on ties), by row blocks."""
-    c_sq = np.einsum("ij,ij->i", centers, centers)
-    labels = np.empty(Xs.shape[0], dtype=np.intp)
-    for start in range(0, Xs.shape[0], _PREDICT_CHUNK):
-        block = Xs[start : start + _PREDICT_CHUNK] @ centers.T
-        block *= -2.0
-        block += c_sq
-        labels[start : start + _PREDICT_CHUNK] = block.argmin(axis=1)
-    return labels
-
-
-def _scaling(ctx: CheckContext, est, d: int) -> None:
-    """``scaled = (X - scaling_offset_) / scaling_factor_``: finite, factors > 0."""
-    float_array(ctx, ctx.attr(est, "scaling_offset_"), "scaling_offset_", shape=(d,))
-    factor = float_array(ctx, ctx.attr(est, "scaling_factor_"), "scaling_factor_", shape=(d,))
-    if factor.size and factor.min() <= 0:
-        ctx.fail("scaling_factor_ holds a factor that is not positive")
-
-
-def _check_prototypes(est, ctx: CheckContext, *, exact: bool = True, length: int | None = None):
-    """Prototype clusterers (``predict``: nearest row of ``scaled_centers_`` after scaling).
-
-    Returns ``(d, k, labels)``: ``k`` centres, ``n_clusters`` of them (at most, when
-    not ``exact``: a consensus may find fewer clusters).
-    """
-    d = feature_count(ctx, est)
-    n_clusters = count_attr(ctx, est, "n_clusters")
-    centers = float_array(ctx, ctx.attr(est, "scaled_centers_"), "scaled_centers_", ndim=2)
-    k = centers.shape[0]
-    if centers.shape[1] != d:
-        ctx.fail(f"scaled_centers_ has {centers.shape[1]} columns for {d} features")
-    if not (1 <= k <= n_clusters) or (exact and k != n_clusters):
-        ctx.fail(f"scaled_centers_ holds {k} centres for n_clusters = {n_clusters}")
-    float_array(ctx, ctx.attr(est, "cluster_centers_"), "cluster_centers_", shape=(k, d))
-    _scaling(ctx, est, d)
-    labels = cluster_labels(ctx, est, k, length=length)
-    return d, k, labels
-
-
 class _BasePrototypeClustering(
-    ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator
+    PrototypeModel, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator
 ):
-    """Fit skeleton and prototype-based ``predict``/``transform``/``score``.
+    """Fit skeleton, scikit-learn's input checks and ``transform`` of the prototype clusterers.
 
-    Subclasses set ``n_clusters``, ``init``, ``scale``, ``max_iter`` and
-    ``random_state`` in ``__init__``, declare them in ``_parameter_constraints``
-    and implement ``_run(Xs, init_scaled, rng)``, which returns
-    ``(centers_scaled, labels, inertia, n_iter)`` in the scaled space.
+    An estimator is ``class Name(NameModel, _BasePrototypeClustering)``: its
+    model class (a :class:`~ensemblekit.clustering.kmeans_model.PrototypeModel`)
+    sets ``n_clusters``, ``init``, ``scale``, ``max_iter`` and ``random_state``
+    in ``__init__`` and declares them; the estimator implements
+    ``_run(Xs, init_scaled, rng)``, which returns ``(centers_scaled, labels,
+    inertia, n_iter)`` in the scaled space. ``PrototypeModel`` comes after
+    this class in the estimator's method order, so ``predict`` and ``score``
+    here check the input as scikit-learn does (feature names, fitted state)
+    and then run the model's.
     """
 
     def _run(self, Xs, init_scaled, rng):  # pragma: no cover - overridden
@@ -491,10 +410,12 @@ class _BasePrototypeClustering(
         self._n_features_out = self.n_clusters
         return self
 
-    def _scaled_input(self, X):
+    def _validated(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
-        return apply_scaling(X, self.scaling_offset_, self.scaling_factor_)
+        return validate_data(self, X, dtype=np.float64, order="C", reset=False)
+
+    def _scaled_input(self, X):
+        return apply_scaling(self._validated(X), self.scaling_offset_, self.scaling_factor_)
 
     def predict(self, X):
         """Assign each row to its nearest prototype (full feature space).
@@ -519,7 +440,7 @@ class _BasePrototypeClustering(
         ValueError
             On NaN/infinite data or a wrong number of columns.
         """
-        return _nearest_center(self._scaled_input(X), self.scaled_centers_)
+        return super().predict(self._validated(X))
 
     def transform(self, X):
         """Euclidean distance of each row to every prototype, in the scaled space.
@@ -554,20 +475,10 @@ class _BasePrototypeClustering(
             ``-sum_i min_c ||x_i - mu_c||^2`` in the scaled space (<= 0; higher
             is better).
         """
-        Xs = self._scaled_input(X)
-        labels = _nearest_center(Xs, self.scaled_centers_)
-        return -float(((Xs - self.scaled_centers_[labels]) ** 2).sum())
+        return super().score(self._validated(X))
 
 
-def _check_kmeans(est, ctx: CheckContext) -> None:
-    """``KMeans`` / ``InnerEnsembleKMeans``: ``n_clusters`` centres of ``n_features_in_`` values."""
-    d, k, _ = _check_prototypes(est, ctx)
-    float_array(ctx, ctx.attr(est, "init_centers_"), "init_centers_", shape=(k, d))
-    if "n_subset_features_" in vars(est):  # IEK-m
-        count_attr(ctx, est, "n_subset_features_", 1, d)
-
-
-class KMeans(_BasePrototypeClustering):
+class KMeans(KMeansModel, _BasePrototypeClustering):
     """Lloyd's K-means from an explicit, seeded initialisation.
 
     The baseline of the Inner Ensembles paper (Algorithm 5): alternately assign
@@ -612,7 +523,8 @@ class KMeans(_BasePrototypeClustering):
         Sum of squared distances of the instances to their centre, in the
         scaled space.
     init_centers_ : ndarray of shape (n_clusters, n_features)
-        Starting centres, in input units.
+        Starting centres, in input units. A record of the fit: a model file
+        does not keep it.
     scaling_offset_, scaling_factor_ : ndarray of shape (n_features,)
         The scaling map: scaled = (X - scaling_offset_) / scaling_factor_.
     n_features_in_ : int
@@ -641,19 +553,6 @@ class KMeans(_BasePrototypeClustering):
     >>> km.cluster_centers_.ravel().tolist()
     [0.5, 10.5]
     """
-
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_kmeans))
-
-    _parameter_constraints = PROTOTYPE_CONSTRAINTS
-
-    def __init__(self, n_clusters=3, *, init="random", scale="none", max_iter=300,
-                 random_state=None):
-        self.n_clusters = n_clusters
-        self.init = init
-        self.scale = scale
-        self.max_iter = max_iter
-        self.random_state = random_state
 
     def _run(self, Xs, init_scaled, rng):
         from sklearn.cluster import KMeans as _SkKMeans

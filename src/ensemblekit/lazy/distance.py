@@ -51,7 +51,6 @@ import numpy as np
 from ensemblekit.errors import InputError
 
 from ..discretize import MDLDiscretizer, mdl_cut_points
-from ..trust import CheckContext, checked_array, feature_count, float_array, index_set, int_array, nested_attr
 
 __all__ = [
     "WeightedDistance",
@@ -294,53 +293,6 @@ def normalise_weights(ratios):
 # --------------------------------------------------------------------------
 # the distance
 # --------------------------------------------------------------------------
-def _check_weighted_distance(dist, ctx: CheckContext) -> None:
-    """``WeightedDistance``: weights, ranges and training rows of Eq. 2, and its k-d tree.
-
-    The neighbour index holds the complete training rows (``complete_``) embedded
-    in one column per numeric attribute plus one per category of each nominal
-    one, so its width bounds the categories ``embed`` spreads a query over.
-    """
-    from sklearn.neighbors import NearestNeighbors
-
-    if "weights_" not in vars(dist):
-        return  # unfitted: every method refuses it
-    d = feature_count(ctx, dist)
-    float_array(ctx, ctx.attr(dist, "weights_"), "weights_", low=0, shape=(d,))
-    float_array(ctx, ctx.attr(dist, "min_"), "min_", shape=(d,))
-    float_array(ctx, ctx.attr(dist, "range_"), "range_", low=0, shape=(d,))
-    float_array(ctx, ctx.attr(dist, "_inv_range"), "_inv_range", low=0, shape=(d,))
-    if ctx.attr(dist, "gain_ratios_") is not None:
-        float_array(ctx, dist.gain_ratios_, "gain_ratios_", shape=(d,))
-    nominal = index_set(ctx, ctx.attr(dist, "nominal_features_"), "nominal_features_", d)
-    categories = int_array(ctx, ctx.attr(dist, "n_categories_"), "n_categories_", low=1,
-                           shape=nominal.shape)
-    is_nominal = checked_array(ctx, ctx.attr(dist, "_is_nominal"), "_is_nominal", kinds="b", shape=(d,))
-    if np.flatnonzero(is_nominal).tolist() != nominal.tolist():
-        ctx.fail("_is_nominal does not mark nominal_features_")
-    numeric = checked_array(ctx, ctx.attr(dist, "_numeric"), "_numeric", kinds="iu", ndim=1)
-    if numeric.tolist() != np.flatnonzero(~is_nominal).tolist():
-        ctx.fail("_numeric is not the list of the numeric columns")
-    rows = float_array(ctx, ctx.attr(dist, "X_"), "X_", nan=True, ndim=2)
-    if rows.shape[0] < 1 or rows.shape[1] != d:
-        ctx.fail(f"X_ has shape {rows.shape}, expected (rows, {d})")
-    complete = checked_array(ctx, ctx.attr(dist, "complete_"), "complete_", kinds="iu", ndim=1)
-    if not np.array_equal(complete, np.flatnonzero(~np.isnan(rows).any(axis=1))):
-        ctx.fail("complete_ is not the list of the rows of X_ without a missing value")
-    index = ctx.attr(dist, "index_")
-    if not complete.size:
-        if index is not None:
-            ctx.fail("index_ indexes rows although every training row has a missing value")
-        return
-    ctx.instance(index, "index_", (NearestNeighbors,))
-    points = checked_array(ctx, nested_attr(ctx, index, "_fit_X", "index_._fit_X"),
-                           "index_._fit_X", kinds="f", ndim=2)
-    width = numeric.size + sum(int(r) for r in categories)
-    if points.shape != (complete.size, width):
-        ctx.fail(f"index_ holds points of shape {points.shape}, the embedding of the complete "
-                 f"rows has shape ({complete.size}, {width})")
-
-
 class WeightedDistance:
     """Eq. 2 of the lazy ensembles: a weighted, range-normalised Euclidean distance.
 
@@ -410,9 +362,6 @@ class WeightedDistance:
     [[1, 0]]
     """
 
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(_check_weighted_distance)
-
     def __init__(self, weights="gain-ratio", nominal_features=None, n_categories=None):
         self.weights = weights
         self.nominal_features = nominal_features
@@ -440,7 +389,6 @@ class WeightedDistance:
             array (wrong length, negative or non-finite values); or a nominal
             column holds a value that is not a valid code.
         """
-        from sklearn.neighbors import NearestNeighbors
         from sklearn.utils.validation import check_array
 
         X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
@@ -449,30 +397,70 @@ class WeightedDistance:
             method="equal-frequency", n_bins=1, nominal_features=self.nominal_features
         ).fit(X, n_categories=self.n_categories)
         nominal = shape.nominal_features_
-        is_nominal = np.zeros(d, dtype=bool)
-        is_nominal[nominal] = True
-        self.nominal_features_ = nominal
-        self.n_categories_ = shape.n_bins_[nominal].astype(np.intp)
-        self.n_features_in_ = d
+        n_categories = shape.n_bins_[nominal].astype(np.intp)
 
         w = self.weights
-        self.gain_ratios_ = None
+        ratios = None
         if isinstance(w, str):
             if w == "gain-ratio":
                 if y is None:
                     raise InputError("weights='gain-ratio' needs the class labels y")
-                self.gain_ratios_ = gain_ratios(X, y, nominal, self.n_categories_)
-                self.weights_ = normalise_weights(self.gain_ratios_)
+                ratios = gain_ratios(X, y, nominal, n_categories)
+                weights = normalise_weights(ratios)
             elif w == "uniform":
-                self.weights_ = np.full(d, 1.0 / d)
+                weights = np.full(d, 1.0 / d)
             else:
                 raise InputError(f"weights must be 'gain-ratio', 'uniform' or an array, got {w!r}")
         else:
             arr = np.asarray(w, dtype=np.float64)
             if arr.shape != (d,):
                 raise InputError(f"weights must have one entry per feature ({d}), got shape {arr.shape}")
-            self.weights_ = normalise_weights(arr)
+            weights = normalise_weights(arr)
+        return self._set_rows(X.copy(), weights, nominal, n_categories, ratios)
 
+    @classmethod
+    def from_fitted(cls, X, weights, nominal_features, n_categories, gain_ratios=None):
+        """The distance a fit with these weights leaves, from its parts (as a model file holds them).
+
+        A lazy ensemble stores its training rows and gain ratios, not this
+        object; it rebuilds the distance with this method, which sets every
+        attribute exactly as :meth:`fit` does (the same code computes them), so
+        the rebuilt distance answers every query as the fitted one.
+
+        Parameters
+        ----------
+        X : ndarray of float64 of shape (n_samples, n_features)
+            Training rows, already checked (nominal codes in range, NaN = missing,
+            no infinity); kept, not copied.
+        weights : ndarray of float64 of shape (n_features,)
+            The normalised weights ``IR'`` (non-negative, sum 1).
+        nominal_features : ndarray of int
+            Sorted indices of the nominal columns.
+        n_categories : ndarray of int
+            Categories of each nominal column, in that order.
+        gain_ratios : ndarray of float64 of shape (n_features,) or None
+            The raw gain ratios the weights come from, kept as ``gain_ratios_``.
+
+        Returns
+        -------
+        WeightedDistance
+            Fitted, with ``weights="gain-ratio"`` when ``gain_ratios`` is given,
+            else the weights themselves as its parameter.
+        """
+        dist = cls("gain-ratio" if gain_ratios is not None else weights, nominal_features,
+                   n_categories)
+        return dist._set_rows(X, weights, nominal_features, n_categories, gain_ratios)
+
+    def _set_rows(self, X, weights, nominal, n_categories, ratios):
+        """Set the fitted state from the (kept) training rows and the weights; returns self."""
+        d = X.shape[1]
+        is_nominal = np.zeros(d, dtype=bool)
+        is_nominal[nominal] = True
+        self.nominal_features_ = nominal
+        self.n_categories_ = n_categories
+        self.n_features_in_ = d
+        self.gain_ratios_ = ratios
+        self.weights_ = weights
         known = ~np.isnan(X)
         mins = np.zeros(d)
         ranges = np.zeros(d)
@@ -488,10 +476,12 @@ class WeightedDistance:
         inv = np.zeros(d)
         inv[ranges > 0] = 1.0 / ranges[ranges > 0]
         self._inv_range = inv
-        self.X_ = X.copy()
+        self.X_ = X
         self.complete_ = np.flatnonzero(known.all(axis=1))
         self.index_ = None
         if self.complete_.size:
+            from sklearn.neighbors import NearestNeighbors
+
             self.index_ = NearestNeighbors(algorithm="kd_tree").fit(self.embed(X[self.complete_]))
         return self
 

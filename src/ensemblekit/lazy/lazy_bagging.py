@@ -25,6 +25,12 @@ Implementation
   values), and its neighbours depend on that row only; so a row's result is
   the same whatever rows are predicted with it, in whatever order, chunks or
   number of workers, and equal rows get equal results.
+* The fitted state (:data:`LAZY_STATE`) is plain arrays: the training rows
+  and classes, the column layout, the gain ratios, ``K`` and the seed. The
+  distances, their k-d tree and the trees' matrix are rebuilt from them by
+  the code that builds them at ``fit``, so a model read from a file
+  predicts exactly what the fitted one did. Prediction refits, so it needs
+  scikit-learn (and numba for the C4.5 trees), unlike other model files.
 
 References
 ----------
@@ -56,30 +62,14 @@ from ..classifiers.bagging import (
     check_tree_choice,
     fit_weighted_c45,
     fit_weighted_tree,
-    fitted_tree_choice,
-    fitted_tree_layout,
     nominal_modes,
     onehot_tree_matrix,
 )
 from ..classifiers.coded import coded_layout
 from ..constraints import Constraint, validate_params
-from ..trust import (
-    CheckContext,
-    checked_array,
-    class_codes,
-    class_labels,
-    count_attr,
-    declared_codes,
-    feature_count,
-    fitted_member,
-    fitted_only,
-    flag_value,
-    float_array,
-    int_array,
-    n_jobs_attr,
-    nested_attr,
-)
-from .distance import WeightedDistance, beta_similarity_k
+from ..state import Array, Scalar
+from ..trust import COUNT_MAX, CheckContext, n_jobs_attr
+from .distance import WeightedDistance, beta_similarity_k, gain_ratios, normalise_weights
 
 __all__ = ["LazyBaggingClassifier", "lazy_bag_counts"]
 
@@ -154,77 +144,35 @@ def _predict_chunk(model, X, neighbours, keys):
     return out
 
 
-def _check_lazy(est, ctx: CheckContext) -> tuple[int, int, int]:
-    """State shared by the lazy ensembles; returns ``(d, n_rows, n_present)``.
+#: What a lazy ensemble's fit leaves, as a model file holds it (see ensemblekit.state): the
+#: training rows and classes, the column layout, the gain ratios of Eq. 2, K and the seed.
+#: Everything else prediction reads (the distances and their k-d tree, the trees' matrix, the
+#: naive-Bayes tables) is rebuilt from these by the code of ``fit``
+#: (``_LazyEnsemble._derived_parts``).
+LAZY_STATE = {
+    "n_features_in_": Scalar("int", low=1),
+    "classes_": Array("int64", ("n_classes",)),
+    "present_classes_": Array("int64", ("n_present",), low=0, below="n_classes"),
+    "y_codes_": Array("int64", ("n_samples",), low=0, below="n_present"),
+    "X_": Array("float64", ("n_samples", "n_features_in_"), nan=True),
+    "nominal_features_": Array("int64", ("n_nominal",), low=0, below="n_features_in_"),
+    "n_categories_": Array("int64", ("n_nominal",), low=1, high=COUNT_MAX),
+    "numeric_features_": Array("int64", ("n_numeric",), low=0, below="n_features_in_"),
+    "modes_": Array("int64", ("n_nominal",), low=0),
+    # a gain ratio is at most 1 in exact arithmetic; no upper bound is stated so that a
+    # rounding above it never refuses a model a fit produced
+    "gain_ratios_": Array("float64", ("n_features_in_",), low=0),
+    "k_": Scalar("int", low=0, high="n_samples"),
+    "seed_": Scalar("int", low=0, high=_SEED_MAX - 1),
+}
 
-    ``n_present`` is the number of classes with training rows
-    (``present_classes_``), the width of the members' probabilities.
-
-    Per test row ``predict`` finds ``k_`` neighbours with ``distance_`` (over the
-    same training rows), draws ``n_estimators`` bags of training-row indices from
-    the row's seed (``seed_``), and grows trees on ``X_tree_`` with the codes
-    ``y_codes_``: ``tree="c45"`` reads it as the training rows themselves (nominal
-    codes of ``n_categories_``, NaN = missing), ``"cart-entropy"`` as numeric
-    columns then one indicator per category, skipping scikit-learn's input checks
-    when ``X_tree_`` holds no NaN.
-    """
-    d = feature_count(ctx, est)
-    classes = class_labels(ctx, est)
-    declared = declared_codes(ctx, est, classes)
-    n_classes = classes.size
-    if "present_classes_" in vars(est):  # absent in model files older than declared classes
-        n_classes = class_codes(ctx, est.present_classes_, "present_classes_", n_classes).size
-        if n_classes != classes.size and not declared:
-            ctx.fail("present_classes_ leaves out classes that are not declared codes")
-    y = int_array(ctx, ctx.attr(est, "y_codes_"), "y_codes_", high=n_classes, ndim=1)
-    n = y.size
-    if n < 1 or np.any(np.bincount(y.astype(np.int64), minlength=n_classes) == 0):
-        ctx.fail("y_codes_ does not hold every class of present_classes_")
-    kind = fitted_tree_choice(ctx, est)
-    nominal, categories, width = fitted_tree_layout(ctx, est, d)
-    if kind == "c45":
-        # the trees are grown on it as the training rows: codes in range, C-ordered float64
-        tree_rows = float_array(ctx, ctx.attr(est, "X_tree_"), "X_tree_", nan=True, shape=(n, d))
-        if tree_rows.dtype != np.float64 or not tree_rows.flags.c_contiguous:
-            ctx.fail(f"X_tree_ is not a C-ordered float64 matrix ({tree_rows.dtype})")
-        for f, r in zip(nominal, categories):
-            col = tree_rows[:, f]
-            seen = col[~np.isnan(col)]
-            if np.any((seen < 0) | (seen >= r) | (seen != np.floor(seen))):
-                ctx.fail(f"X_tree_ column {int(f)} holds a value that is not one of its codes")
-        if ctx.attr(est, "max_depth") is not None:
-            ctx.fail("max_depth is set for c45 trees, which have no depth limit")
-    else:
-        tree_rows = float_array(ctx, ctx.attr(est, "X_tree_"), "X_tree_", nan=True, shape=(n, width))
-        if tree_rows.dtype != np.float32 or not tree_rows.flags.c_contiguous:
-            # the trees are grown without scikit-learn's input checks on it
-            ctx.fail(f"X_tree_ is not a C-ordered float32 matrix ({tree_rows.dtype})")
-    nan_free = flag_value(ctx, ctx.attr(est, "_tree_nan_free"), "_tree_nan_free")
-    if nan_free == bool(np.isnan(tree_rows).any()):
-        ctx.fail("_tree_nan_free does not say whether X_tree_ holds NaN")
-    count_attr(ctx, est, "k_", 0, n)
-    count_attr(ctx, est, "seed_", 0)
-    count_attr(ctx, est, "n_estimators", 1, int(type(est)._parameter_constraints["n_estimators"].high))
-    count_attr(ctx, est, "min_samples_leaf", 1)
-    count_attr(ctx, est, "max_depth", 1, none=True)
-    n_jobs_attr(ctx, est)
-    dist = ctx.instance(ctx.attr(est, "distance_"), "distance_", (WeightedDistance,))
-    _check_distance_rows(ctx, dist, "distance_", d, n, nominal, categories)
-    return d, n, n_classes
+#: Largest ``n_samples * (n_numeric + sum(n_categories_))``: the size of the one-hot matrices
+#: prediction rebuilds (the distance's embedding, the cart-entropy trees' matrix).
+_LAYOUT_MAX = COUNT_MAX
 
 
-def _check_distance_rows(ctx: CheckContext, dist, name: str, d: int, n: int, nominal, categories):
-    """A lazy ensemble's distance is fitted on its ``n`` training rows and nominal columns."""
-    if "weights_" not in vars(dist):
-        ctx.fail(f"{name} is not fitted")
-    fitted_member(ctx, dist, name, d)
-    rows = checked_array(ctx, nested_attr(ctx, dist, "X_", f"{name}.X_"), f"{name}.X_", kinds="f", ndim=2)
-    if rows.shape[0] != n:
-        ctx.fail(f"{name} holds {rows.shape[0]} training rows, the model {n}")
-    for attr, want in (("nominal_features_", nominal), ("n_categories_", categories)):
-        got = checked_array(ctx, nested_attr(ctx, dist, attr, f"{name}.{attr}"), f"{name}.{attr}", kinds="iu")
-        if got.tolist() != want.tolist():
-            ctx.fail(f"{name}.{attr} is not the model's {attr}")
+def _increasing(values) -> bool:
+    return bool(np.all(values[1:] > values[:-1]))
 
 
 class _LazyEnsemble(ClassifierMixin, BaseEstimator):
@@ -257,8 +205,7 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
     @property
     def _n_present(self) -> int:
         """Classes with training rows: the width of the members' probabilities."""
-        present = vars(self).get("present_classes_")  # absent in older model files
-        return self.classes_.size if present is None else present.size
+        return self.present_classes_.size
 
     def _validate_params_once(self):
         validate_params(self)
@@ -320,22 +267,107 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
                     f"n_neighbors={self.n_neighbors} is larger than the training set ({n} rows)"
                 )
             self.k_ = int(self.n_neighbors)
-        self.distance_ = WeightedDistance(
-            "gain-ratio", self.nominal_features_, self.n_categories_
-        ).fit(X, y_codes)
-        # the trees' view of the data: c45 reads the codes and NaN as they are;
-        # cart-entropy the ``cart-entropy`` preprocessing (numeric columns as
-        # they are, NaN kept; nominal ones one-hot after filling missing values
-        # with the training mode, the lowest code on ties)
+        # the training rows, kept for the distance and the trees (a copy: the caller's array
+        # may change)
+        self.X_ = np.array(X, dtype=np.float64, order="C")
+        # the weights of Eq. 2 (WeightedDistance(weights="gain-ratio") computes the same)
+        self.gain_ratios_ = gain_ratios(self.X_, y_codes, self.nominal_features_,
+                                        self.n_categories_)
+        # the cart-entropy trees fill a missing nominal value with the training mode (the
+        # lowest code on ties)
         self.modes_ = nominal_modes(X, self.nominal_features_, self.n_categories_)
-        self.X_tree_ = self._tree_matrix(X)
-        self._tree_nan_free = not np.isnan(self.X_tree_).any()
         self.seed_ = int(check_random_state(self.random_state).randint(_SEED_MAX))
-        self._fit_extra(X, y_codes)
+        # what prediction reads besides the declared state, built now (a fitted estimator's
+        # __dict__ does not change at predict) by the code that rebuilds it for a loaded model
+        self._parts = self._derived_parts()
         return self
 
-    def _fit_extra(self, X, y_codes):
-        """Hook for what a subclass needs besides the shared state."""
+    # --- what prediction reads, derived from the declared state ---------
+    def _derived_parts(self) -> dict:
+        """The objects prediction reads, built from the declared state (``LAZY_STATE``).
+
+        ``distance``: Eq. 2 with the gain-ratio weights; ``X_tree``: the training rows as
+        the trees see them (``nan_free``: without NaN); subclasses add theirs.
+        """
+        distance = WeightedDistance.from_fitted(
+            self.X_, normalise_weights(self.gain_ratios_), self.nominal_features_,
+            self.n_categories_, gain_ratios=self.gain_ratios_)
+        X_tree = self._tree_matrix(self.X_)
+        return {"distance": distance, "X_tree": X_tree, "nan_free": not np.isnan(X_tree).any()}
+
+    def _part(self, name: str):
+        """A derived part (:meth:`_derived_parts`), built on first use for a loaded model."""
+        parts = self.__dict__.get("_parts")
+        if parts is None:
+            if "X_" not in self.__dict__:
+                raise AttributeError(f"this {type(self).__name__} is not fitted")
+            parts = self.__dict__["_parts"] = self._derived_parts()
+        return parts[name]
+
+    @property
+    def distance_(self) -> WeightedDistance:
+        """Eq. 2 with the gain-ratio weights on the training rows (finds the neighbours)."""
+        return self._part("distance")
+
+    @property
+    def X_tree_(self) -> np.ndarray:
+        """The training rows as the trees see them (see :meth:`_tree_matrix`)."""
+        return self._part("X_tree")
+
+    @property
+    def _tree_nan_free(self) -> bool:
+        return self._part("nan_free")
+
+    def _check_lazy_state(self, ctx: CheckContext) -> None:
+        """The rules of a loaded lazy ensemble's state that its declaration cannot state.
+
+        The parameters are valid together (``max_depth`` only with cart-entropy
+        trees), ``classes_`` are distinct and ascending (the codes ``0 ..
+        n_classes - 1`` when ``n_classes`` declares them), every class of
+        ``present_classes_`` has training rows, the nominal and numeric columns
+        part the columns, ``X_``'s nominal columns hold codes of their
+        categories, the modes are codes, ``k_`` is the ``K`` of the parameters,
+        and the one-hot matrices prediction rebuilds stay within a fit's size.
+        """
+        try:
+            self._validate_params_once()
+        except (InputError, TypeError, ValueError) as exc:
+            ctx.fail(f"parameters: {exc}")
+        n_jobs_attr(ctx, self)
+        classes, present = self.classes_, self.present_classes_
+        if not _increasing(classes):
+            ctx.fail("classes_ are not distinct labels in ascending order")
+        if self.n_classes is not None and not np.array_equal(classes, np.arange(classes.size)):
+            ctx.fail(f"classes_ are not the codes 0..{classes.size - 1} n_classes declares")
+        if not present.size or not _increasing(present):
+            ctx.fail("present_classes_ is not a non-empty ascending list of class codes")
+        if self.n_classes is None and present.size != classes.size:
+            ctx.fail("present_classes_ leaves out classes although n_classes declares none")
+        if np.any(np.bincount(self.y_codes_, minlength=present.size) == 0):
+            ctx.fail("y_codes_ does not hold every class of present_classes_")
+        d = self.n_features_in_
+        nominal, categories = self.nominal_features_, self.n_categories_
+        if not _increasing(nominal):
+            ctx.fail("nominal_features_ is not an ascending list of columns")
+        is_numeric = np.ones(d, dtype=bool)
+        is_numeric[nominal] = False
+        if not np.array_equal(self.numeric_features_, np.flatnonzero(is_numeric)):
+            ctx.fail("numeric_features_ are not the columns nominal_features_ leaves")
+        n = self.y_codes_.size
+        width = self.numeric_features_.size + int(categories.sum())
+        if n * width > _LAYOUT_MAX:
+            ctx.fail(f"{n} rows of {width} one-hot columns is beyond any fit")
+        for f, r in zip(nominal, categories):
+            col = self.X_[:, f]
+            seen = col[~np.isnan(col)]
+            if np.any((seen < 0) | (seen >= r) | (seen != np.floor(seen))):
+                ctx.fail(f"X_ column {int(f)} holds a value that is not one of its codes")
+        if np.any(self.modes_ >= categories):
+            ctx.fail("modes_ holds a value that is not a code of its column")
+        want = (beta_similarity_k(n, float(self.beta)) if self.n_neighbors is None
+                else int(self.n_neighbors))
+        if self.k_ != want:
+            ctx.fail(f"k_ = {self.k_} is not the K of the parameters ({want})")
 
     def _tree_matrix(self, X):
         """The matrix the trees see.
@@ -379,8 +411,7 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         if self.tree != "c45" and not self._tree_nan_free and not train.flags.writeable:
             train = train.copy()
         # c45 trees are grown on the declared class codes (J48 sees every declared class)
-        present = vars(self).get("present_classes_")
-        y_tree = self.y_codes_ if present is None else present[self.y_codes_]
+        y_tree = self.present_classes_[self.y_codes_]
         nominal = np.zeros(self.n_features_in_, dtype=bool)
         nominal[self.nominal_features_] = True
         return {"X_tree": self._tree_matrix(X), "train": train, "y_tree": y_tree,
@@ -429,8 +460,7 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
                 delayed(_predict_chunk)(self, X[a:b], neighbours[a:b], keys[a:b])
                 for a, b in itertools.pairwise(bounds)
             ))
-        present = vars(self).get("present_classes_")
-        return proba if present is None else widen_proba(proba, present, self.classes_.size)
+        return widen_proba(proba, self.present_classes_, self.classes_.size)
 
     def predict(self, X):
         """Class of each row: the largest :meth:`predict_proba`, the first in ``classes_`` on ties.
@@ -472,16 +502,8 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         The rows were checked (:meth:`_check_X`, or training rows checked at fit).
         """
         if self.tree == "c45":
-            proba = c45_proba(tree, Q_tree, context["nominal"])
-            present = vars(self).get("present_classes_")
-            return proba if present is None else proba[:, present]
+            return c45_proba(tree, Q_tree, context["nominal"])[:, self.present_classes_]
         return tree.predict_proba(Q_tree, check_input=False)
-
-
-def _check_lazy_bagging(est, ctx: CheckContext) -> None:
-    """``LazyBaggingClassifier``: the shared lazy state and the vote."""
-    _check_lazy(est, ctx)
-    ctx.choice(est, "voting", ("hard", "soft"))
 
 
 class LazyBaggingClassifier(_LazyEnsemble):
@@ -543,12 +565,18 @@ class LazyBaggingClassifier(_LazyEnsemble):
     ----------
     k_ : int
         The number of neighbours K used.
+    X_ : ndarray of float64 of shape (n_samples, n_features_in_)
+        The training rows (nominal codes, NaN = missing), C-ordered.
+    gain_ratios_ : ndarray of float64 of shape (n_features_in_,)
+        Gain ratio of each attribute (the weights of Eq. 2 before normalising).
     distance_ : ensemblekit.lazy.distance.WeightedDistance
         Eq. 2 on the training set: ``distance_.gain_ratios_`` are the raw gain
-        ratios, ``distance_.weights_`` the normalised weights ``IR'``.
+        ratios, ``distance_.weights_`` the normalised weights ``IR'``. Built
+        from ``X_`` and ``gain_ratios_`` (a loaded model builds it on first use).
     X_tree_ : ndarray
-        The training rows as the trees see them: ``X`` as float64 (c45), or
-        float32 numeric columns then nominal indicators (cart-entropy).
+        The training rows as the trees see them: ``X_`` (c45), or float32
+        numeric columns then nominal indicators (cart-entropy); built like
+        ``distance_``.
     y_codes_ : ndarray of int of shape (n_samples,)
         Training classes as indices into ``present_classes_``.
     present_classes_ : ndarray of int
@@ -594,16 +622,19 @@ class LazyBaggingClassifier(_LazyEnsemble):
     [0, 1]
     """
 
-    #: ensemblekit classes besides the registry's estimators that the state may hold.
-    _state_parts = (WeightedDistance,)
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_lazy_bagging))
-
     _parameter_constraints = {
         **_LazyEnsemble._parameter_constraints,
         "voting": Constraint("choice", "majority vote or mean tree probabilities",
                              choices=("hard", "soft")),
     }
+
+    #: What a fit leaves, as a model file holds it (see ensemblekit.state); the distance and
+    #: the trees' matrix are rebuilt from it.
+    _fitted_state = LAZY_STATE
+
+    def _check_state(self, ctx: CheckContext) -> None:
+        """The cross-entry rules of a loaded model (see ``_check_lazy_state``)."""
+        self._check_lazy_state(ctx)
 
     def __init__(self, n_estimators=10, beta=0.99, n_neighbors=None, voting="hard", tree="c45",
                  min_samples_leaf=2, max_depth=None, nominal_features=None, n_categories=None,

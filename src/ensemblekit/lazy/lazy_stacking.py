@@ -73,15 +73,9 @@ import numpy as np
 from ensemblekit.errors import InputError
 
 from ..constraints import Constraint
-from ..trust import CheckContext, checked_array, count_attr, fitted_only, float_array, int_array, nested_attr
+from ..trust import CheckContext
 from .distance import WeightedDistance
-from .lazy_bagging import (
-    _SEED_MAX,
-    _check_distance_rows,
-    _check_lazy,
-    _LazyEnsemble,
-    lazy_bag_counts,
-)
+from .lazy_bagging import _SEED_MAX, LAZY_STATE, _LazyEnsemble, lazy_bag_counts
 
 __all__ = ["LEARNER_TYPES", "LazyStackingClassifier"]
 
@@ -114,47 +108,14 @@ def parse_base_estimators(value) -> tuple[str, ...]:
     return names
 
 
-def _check_naive_bayes_tables(tables, ctx: CheckContext) -> None:
-    """``_NaiveBayesTables``: per-row statistics whose widths agree (nominal one-hot, numeric)."""
-    count_attr(ctx, tables, "n_classes")
-    nominal = int_array(ctx, ctx.attr(tables, "nominal"), "nominal", ndim=1)
-    numeric = int_array(ctx, ctx.attr(tables, "numeric"), "numeric", ndim=1)
-    categories = float_array(ctx, ctx.attr(tables, "n_categories"), "n_categories", low=1,
-                             shape=nominal.shape)
-    if np.any(categories != np.floor(categories)):
-        ctx.fail("n_categories holds a count that is not a whole number")
-    onehot = float_array(ctx, ctx.attr(tables, "onehot"), "onehot", low=0, high=1, ndim=2)
-    n = onehot.shape[0]
-    if onehot.shape[1] != categories.sum():
-        ctx.fail("onehot does not have one column per category")
-    offsets = int_array(ctx, ctx.attr(tables, "offsets"), "offsets", shape=nominal.shape)
-    starts = np.concatenate([[0], np.cumsum(categories)[:-1]])[:nominal.size]
-    if offsets.tolist() != starts.tolist():
-        ctx.fail("offsets are not where each column's categories start in onehot")
-    float_array(ctx, ctx.attr(tables, "nom_known"), "nom_known", low=0, high=1,
-                shape=(n, nominal.size))
-    for name in ("num_known", "num_x", "num_x2"):
-        float_array(ctx, ctx.attr(tables, name), name, shape=(n, numeric.size))
-    float_array(ctx, ctx.attr(tables, "sd_floor"), "sd_floor", shape=numeric.shape)
-    if numeric.size and tables.sd_floor.min() <= 0:
-        ctx.fail("sd_floor holds a standard deviation that is not positive")
-    rows = ctx.attr(tables, "rows")
-    if type(rows) is not list or len(rows) != tables.n_classes:
-        ctx.fail("rows is not a list of the training rows of each class")
-    for c, r in enumerate(rows):
-        int_array(ctx, r, f"rows[{c}]", high=n, ndim=1)
-
-
 class _NaiveBayesTables:
     """Weighted naive-Bayes statistics of many bags at once (Weka NaiveBayes semantics).
 
-    Built once per fit from the training rows; :meth:`proba` takes a matrix of
-    bag counts and query rows and returns every bag's posterior for every
-    query, with the sufficient statistics computed as count-weighted sums.
+    Built from the training rows (at fit, and again from a loaded model's
+    rows); :meth:`proba` takes a matrix of bag counts and query rows and
+    returns every bag's posterior for every query, with the sufficient
+    statistics computed as count-weighted sums.
     """
-
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(_check_naive_bayes_tables)
 
     def __init__(self, X, y_codes, n_classes, nominal, n_categories, numeric):
         self.n_classes = n_classes
@@ -270,53 +231,6 @@ def _knn_proba(counts, order, y_onehot, k):
     return votes / np.where(total > 0, total, 1.0)
 
 
-def _check_lazy_stacking(est, ctx: CheckContext) -> None:
-    """``LazyStackingClassifier``: the shared lazy state and what each learner type reads.
-
-    Bag ``b`` is learnt by ``learner_types_[b % len]``: a kNN member orders the
-    training rows by ``knn_distance_`` (over the same rows), a naive-Bayes member
-    reads the tables ``_nb`` built from the same rows, columns and classes.
-    """
-    d, n, n_classes = _check_lazy(est, ctx)
-    ctx.choice(est, "combiner", ("vote", "stacking"))
-    count_attr(ctx, est, "knn_neighbors", 1)
-    count_attr(ctx, est, "meta_rows", 1)
-    types = ctx.attr(est, "learner_types_")
-    if type(types) is not tuple or not types or not all(
-            type(t) is str and t in LEARNER_TYPES for t in types):
-        ctx.fail(f"learner_types_ is not a tuple of learner types among {', '.join(LEARNER_TYPES)}")
-    used = {types[b % len(types)] for b in range(min(int(est.n_estimators), len(types)))}
-    y = est.y_codes_
-    onehot = float_array(ctx, ctx.attr(est, "_y_onehot"), "_y_onehot", shape=(n, n_classes))
-    if not np.array_equal(onehot, np.eye(n_classes)[y]):
-        ctx.fail("_y_onehot is not the indicator matrix of y_codes_")
-    nominal, categories = est.nominal_features_, est.n_categories_
-    knn = ctx.attr(est, "knn_distance_")
-    if "knn" in used or knn is not None:
-        ctx.instance(knn, "knn_distance_", (WeightedDistance,))
-        _check_distance_rows(ctx, knn, "knn_distance_", d, n, nominal, categories)
-    tables = ctx.attr(est, "_nb")
-    if "nb" not in used and tables is None:
-        return
-    ctx.instance(tables, "_nb", (_NaiveBayesTables,))
-    if ctx.integer(tables, "_nb.n_classes", value=nested_attr(ctx, tables, "n_classes")) != n_classes:
-        ctx.fail("_nb has another number of classes than the model")
-    for attr, want in (("nominal", nominal), ("numeric", est.numeric_features_),
-                       ("n_categories", categories)):
-        got = checked_array(ctx, nested_attr(ctx, tables, attr, f"_nb.{attr}"), f"_nb.{attr}", kinds="iuf")
-        if got.shape != want.shape or not np.array_equal(got, want):
-            ctx.fail(f"_nb.{attr} is not the model's")
-    onehot_nb = checked_array(ctx, nested_attr(ctx, tables, "onehot", "_nb.onehot"), "_nb.onehot", kinds="f",
-                              ndim=2)
-    if onehot_nb.shape[0] != n:
-        ctx.fail(f"_nb holds {onehot_nb.shape[0]} training rows, the model {n}")
-    rows = nested_attr(ctx, tables, "rows", "_nb.rows")
-    if type(rows) is not list or len(rows) != n_classes or not all(
-            type(r) is np.ndarray and np.array_equal(r, np.flatnonzero(y == c))
-            for c, r in enumerate(rows)):
-        ctx.fail("_nb.rows are not the training rows of each class")
-
-
 class LazyStackingClassifier(_LazyEnsemble):
     """Lazy Stacking: lazy bags with a different learner type per bag, majority vote.
 
@@ -373,16 +287,16 @@ class LazyStackingClassifier(_LazyEnsemble):
     Attributes
     ----------
     learner_types_ : tuple of str
-        The parsed ``base_estimators``.
+        The parsed ``base_estimators`` (built with ``distance_``, as the next two).
     k_ : int
         The number of neighbours K used.
     distance_ : ensemblekit.lazy.distance.WeightedDistance
         Eq. 2 with the gain-ratio weights (finds the neighbours).
     knn_distance_ : ensemblekit.lazy.distance.WeightedDistance or None
         Eq. 2 with uniform weights (the ``"knn"`` members' distance).
-    X_tree_, y_codes_, present_classes_, modes_, nominal_features_, numeric_features_
+    X_, gain_ratios_, X_tree_, y_codes_, present_classes_, modes_, nominal_features_
         As in :class:`~ensemblekit.lazy.lazy_bagging.LazyBaggingClassifier`.
-    n_categories_, seed_
+    numeric_features_, n_categories_, seed_
         As in :class:`~ensemblekit.lazy.lazy_bagging.LazyBaggingClassifier`.
     classes_ : ndarray of shape (n_classes,)
         Class labels, sorted, or ``arange(n_classes)``.
@@ -407,11 +321,6 @@ class LazyStackingClassifier(_LazyEnsemble):
     [0, 1]
     """
 
-    #: ensemblekit classes besides the registry's estimators that the state may hold.
-    _state_parts = (WeightedDistance, _NaiveBayesTables)
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_lazy_stacking))
-
     _parameter_constraints = {
         **_LazyEnsemble._parameter_constraints,
         "n_estimators": Constraint("int", "bags and members per test instance (L)", low=1,
@@ -426,6 +335,16 @@ class LazyStackingClassifier(_LazyEnsemble):
                                 "combination", low=1),
         "min_samples_leaf": Constraint("int", "minimum instances per leaf of the trees", low=1),
     }
+
+    #: What a fit leaves, as a model file holds it (see ensemblekit.state): lazy-bagging's
+    #: state; the learner types, the kNN members' distance and the naive-Bayes tables are
+    #: rebuilt from it and the parameters.
+    _fitted_state = LAZY_STATE
+
+    def _check_state(self, ctx: CheckContext) -> None:
+        """The cross-entry rules of a loaded model (see ``_check_lazy_state``; the learner
+        types are checked with the parameters)."""
+        self._check_lazy_state(ctx)
 
     def __init__(self, n_estimators=10, base_estimators="tree,knn,nb", combiner="vote",
                  beta=0.99, n_neighbors=None, knn_neighbors=1, meta_rows=100, tree="c45",
@@ -447,20 +366,51 @@ class LazyStackingClassifier(_LazyEnsemble):
         self.random_state = random_state
         self.n_classes = n_classes
 
-    def _fit_extra(self, X, y_codes):
-        self.learner_types_ = parse_base_estimators(self.base_estimators)
-        L = int(self.n_estimators)
-        used = {self.learner_types_[b % len(self.learner_types_)] for b in range(L)}
-        self.knn_distance_ = None
+    def _validate_params_once(self):
+        super()._validate_params_once()
+        parse_base_estimators(self.base_estimators)
+
+    def _derived_parts(self) -> dict:
+        """lazy-bagging's parts, the learner types, and what the kNN and NB members read.
+
+        ``knn_distance``: Eq. 2 with uniform weights (None without kNN members);
+        ``nb``: the naive-Bayes tables of the training rows (None without NB
+        members); ``y_onehot``: the class indicators of the training rows.
+        """
+        parts = super()._derived_parts()
+        types = parse_base_estimators(self.base_estimators)
+        used = {types[b % len(types)] for b in range(int(self.n_estimators))}
+        d = self.n_features_in_
+        parts["learner_types"] = types
+        parts["knn_distance"] = None
         if "knn" in used:
-            self.knn_distance_ = WeightedDistance(
-                "uniform", self.nominal_features_, self.n_categories_
-            ).fit(X)
-        self._y_onehot = np.eye(self._n_present)[y_codes]
-        self._nb = None
+            parts["knn_distance"] = WeightedDistance.from_fitted(
+                self.X_, np.full(d, 1.0 / d), self.nominal_features_, self.n_categories_)
+        parts["y_onehot"] = np.eye(self._n_present)[self.y_codes_]
+        parts["nb"] = None
         if "nb" in used:
-            self._nb = _NaiveBayesTables(X, y_codes, self._n_present, self.nominal_features_,
-                                         self.n_categories_, self.numeric_features_)
+            parts["nb"] = _NaiveBayesTables(self.X_, self.y_codes_, self._n_present,
+                                            self.nominal_features_, self.n_categories_,
+                                            self.numeric_features_)
+        return parts
+
+    @property
+    def learner_types_(self) -> tuple[str, ...]:
+        """The parsed ``base_estimators`` of the fit."""
+        return self._part("learner_types")
+
+    @property
+    def knn_distance_(self) -> WeightedDistance | None:
+        """Eq. 2 with uniform weights (the ``"knn"`` members' distance), or None."""
+        return self._part("knn_distance")
+
+    @property
+    def _y_onehot(self) -> np.ndarray:
+        return self._part("y_onehot")
+
+    @property
+    def _nb(self) -> _NaiveBayesTables | None:
+        return self._part("nb")
 
     def _n_query_neighbors(self):
         if self.combiner == "stacking":

@@ -28,7 +28,6 @@ Numpy arrays in, arrays out; nothing here reads files or prints.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 __all__ = ["RuleAgreement", "integer_weights", "pack_rules"]
 
@@ -58,7 +57,7 @@ def pack_rules(T) -> np.ndarray:
     """
     n, r = T.shape
     packed = np.zeros((n, (r + 7) // 8), dtype=np.uint8)
-    if sp.issparse(T):
+    if hasattr(T, "tocsr"):  # a scipy sparse matrix, converted without importing scipy
         T = T.tocsr()
         for start in range(0, n, max(1, _BLOCK_ENTRIES // max(r, 1))):
             stop = min(n, start + max(1, _BLOCK_ENTRIES // max(r, 1)))

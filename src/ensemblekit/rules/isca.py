@@ -60,39 +60,20 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 from threadpoolctl import threadpool_limits
 
-from ensemblekit.clustering.consensus import check_n_clusters, cut_dendrogram, first_occurrence_order
+from ensemblekit.clustering.consensus import check_n_clusters
 from ensemblekit.errors import InputError
 
-from ..constraints import MAX_TREES, Constraint, validate_params
-from ..trust import (
-    CheckContext,
-    cluster_labels,
-    count_attr,
-    feature_count,
-    fitted_only,
-    flag_value,
-    float_array,
-    index_set,
-    int_array,
-)
+from ..constraints import validate_params
 from ._agreement import RuleAgreement, pack_rules
-from .extract import Rule, RuleSet, _rules_of, extract_rules
-from .isle import ISLE_CONSTRAINTS, generate_isle
+from .extract import Rule, RuleSet, extract_rules, flatten_rules
+from .isca_model import LINKAGES, POSTPROCESSORS, RULE_SELECTIONS, SIMILARITIES, ISCAModel
+from .isle import generate_isle
 
 __all__ = ["ISCA", "LINKAGES", "POSTPROCESSORS", "RULE_SELECTIONS", "SIMILARITIES",
            "project_out", "random_target", "rule_similarity"]
-
-#: Linkage criteria of the hierarchical clustering on ``1 - S``.
-LINKAGES = ("average", "single", "complete")
-#: How two instances' rule vectors are compared (see :func:`rule_similarity`).
-SIMILARITIES = ("agreement", "importance")
-#: Post-processing that weights the rules for ``similarity="importance"``.
-POSTPROCESSORS = ("pls", "lasso")
-#: Which of a stage's rules are kept: all of them, or those the stage's lasso selects.
-RULE_SELECTIONS = ("all", "lasso")
 
 # Folds and largest number of PLS components of the inner cross-validation
 # that fits the rule weights of similarity="importance".
@@ -413,56 +394,7 @@ def _lasso_selection(T, target) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # estimator
 # ---------------------------------------------------------------------------
-def _check_linkage(ctx: CheckContext, value, n: int) -> None:
-    """A scipy linkage matrix of ``n`` leaves: row ``i`` merges two of the clusters formed so far.
-
-    Clusters are numbered ``0 .. n - 1`` (leaves), then ``n + i`` for the merge of
-    row ``i``; each cluster but the last is merged exactly once (``labels_for``
-    indexes its parent table by these numbers), and column 3 counts the leaves.
-    """
-    Z = float_array(ctx, value, "linkage_matrix_", low=0, shape=(max(n - 1, 0), 4))
-    if n < 2:
-        return
-    ids = Z[:, :2]
-    if np.any(ids != np.floor(ids)) or np.any(ids.max(axis=1) >= n + np.arange(n - 1)):
-        ctx.fail("linkage_matrix_ merges a cluster that does not exist yet")
-    ids = ids.astype(np.int64)
-    if not np.array_equal(np.sort(ids.ravel()), np.arange(2 * n - 2)):
-        ctx.fail("linkage_matrix_ merges a cluster twice")
-    sizes = np.ones(2 * n - 1, dtype=np.int64)
-    for i, (a, b) in enumerate(ids.tolist()):
-        sizes[n + i] = sizes[a] + sizes[b]
-    if not np.array_equal(sizes[n:], Z[:, 3]):
-        ctx.fail("linkage_matrix_ does not count the leaves of each merged cluster")
-
-
-def _check_isca(est, ctx: CheckContext) -> None:
-    """``ISCA``: the rules, the packed rule matrix of the training rows, its tree and labels."""
-    d = feature_count(ctx, est)
-    k = count_attr(ctx, est, "n_clusters")
-    stages = count_attr(ctx, est, "n_stages")
-    ctx.choice(est, "linkage", LINKAGES)
-    ctx.choice(est, "similarity", SIMILARITIES)
-    flag_value(ctx, ctx.attr(est, "supervised"), "supervised")
-    n_rules = _rules_of(ctx, ctx.attr(est, "rules_"), d)
-    if count_attr(ctx, est, "n_rules_", 0) != n_rules:
-        ctx.fail(f"n_rules_ is not the number of rules in rules_ ({n_rules})")
-    # the bit-packed rule matrix of the training rows, from which the similarity is computed
-    packed = int_array(ctx, ctx.attr(est, "rule_matrix_"), "rule_matrix_", high=256, ndim=2)
-    n = packed.shape[0]
-    if packed.dtype != np.uint8 or packed.shape[1] != (n_rules + 7) // 8 or n < k:
-        ctx.fail(f"rule_matrix_ is {packed.dtype} of shape {packed.shape}, not uint8 of shape "
-                 f"(rows, {(n_rules + 7) // 8}) with rows >= n_clusters = {k}")
-    cluster_labels(ctx, est, k, length=n)
-    _check_linkage(ctx, ctx.attr(est, "linkage_matrix_"), n)
-    int_array(ctx, ctx.attr(est, "rule_stages_"), "rule_stages_", high=stages, shape=(n_rules,))
-    float_array(ctx, ctx.attr(est, "rule_weights_"), "rule_weights_", low=0, shape=(n_rules,))
-    if ctx.attr(est, "coef_") is not None:
-        float_array(ctx, est.coef_, "coef_", shape=(n_rules,))
-    index_set(ctx, ctx.attr(est, "binary_features_"), "binary_features_", d)
-
-
-class ISCA(ClusterMixin, BaseEstimator):
+class ISCA(ISCAModel, ClusterMixin, BaseEstimator):
     """Importance sampling clustering: ISCA (unsupervised) and SS-ISCA (semi-supervised).
 
     Fitting runs the ``n_stages`` (``M``) stages of Akdemir & Jannink's
@@ -596,7 +528,19 @@ class ISCA(ClusterMixin, BaseEstimator):
         which ``similarity_`` and :meth:`similarity_blocks` are computed.
     rules_ : ensemblekit.rules.extract.RuleSet
         The gathered rules, stage by stage; ``rules_.transform(X)`` is ``T``
-        (``n_samples x n_rules_``), ``rules_.support`` their supports.
+        (``n_samples x n_rules_``), ``rules_.support`` their supports. Not
+        stored in a model file: a loaded model reads the rules from the
+        arrays below (:class:`ensemblekit.rules.extract_model.FittedRules`).
+    n_trees_ : int
+        Number of ISLE trees that gave at least one kept rule.
+    rule_tree_, rule_node_, rule_length_, condition_feature_, condition_greater_, \
+condition_threshold_ : ndarray
+        Each rule's tree, node and number of conditions, and the conditions
+        rule after rule (:func:`ensemblekit.rules.extract_model.flatten_rules`).
+    rule_support_ : ndarray of shape (n_rules_,), float64
+        Fraction of the training rows each rule fires for.
+    n_candidates_ : int
+        Tree nodes the rules were taken from, before duplicates were dropped.
     n_rules_ : int
         Number of rules r (at most ``n_stages * n_rules``).
     rule_stages_ : ndarray of shape (n_rules_,), int
@@ -656,56 +600,6 @@ class ISCA(ClusterMixin, BaseEstimator):
     True
     """
 
-    #: ensemblekit classes besides the registry's estimators that the state may hold.
-    _state_parts = (RuleSet,)
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_isca))
-
-    _parameter_constraints = {
-        "n_clusters": Constraint("int", "number of clusters k (cluster -k sets it)", low=1),
-        "n_stages": Constraint("int", "stages M: random targets, each explained by its own rules",
-                               low=1, high=MAX_TREES),
-        "n_rules": Constraint("int", "new rules m gathered per stage (ISLE trees grown until m "
-                              "rules not seen before)", low=1, high=MAX_TREES),
-        "learning_rate": Constraint("float", "memory nu: each new target loses nu times its "
-                                    "projection on the rules so far (0: independent stages)",
-                                    low=0, high=1),
-        "rule_selection": Constraint("choice", "rules kept per stage: all, or those the lasso of "
-                                     "the stage's target selects (BIC)", choices=RULE_SELECTIONS),
-        "projection_sample": Constraint("float", "share of the rule columns each memory step "
-                                        "projects on (with learning_rate > 0)", low=0, high=1,
-                                        closed="right"),
-        "max_depth": Constraint("int", "depth of the ISLE trees (longest rule)", low=1,
-                                none_ok=True),
-        "max_samples": ISLE_CONSTRAINTS["max_samples"],
-        "linkage": Constraint("choice", "hierarchical clustering of 1 - rule agreement",
-                              choices=LINKAGES),
-        "similarity": Constraint("choice", "rule agreement, or rules weighted by "
-                                 "|w| / sqrt(s (1 - s)) (one target only)", choices=SIMILARITIES),
-        "postprocess": Constraint("choice", "similarity=importance: rule weights w by PLS or "
-                                  "lasso of the target on the rules", choices=POSTPROCESSORS),
-        "supervised": Constraint("bool", "fit the rules to target columns given as y (ss-isca)"),
-        "random_state": Constraint("any", "seed of the projections, subsamples, trees and folds"),
-    }
-
-    def __init__(self, n_clusters=3, *, n_stages=50, n_rules=20, learning_rate=0.0,
-                 rule_selection="all", projection_sample=1.0, max_depth=3, max_samples=None,
-                 linkage="average", similarity="agreement", postprocess="pls", supervised=False,
-                 random_state=None):
-        self.n_clusters = n_clusters
-        self.n_stages = n_stages
-        self.n_rules = n_rules
-        self.learning_rate = learning_rate
-        self.rule_selection = rule_selection
-        self.projection_sample = projection_sample
-        self.max_depth = max_depth
-        self.max_samples = max_samples
-        self.linkage = linkage
-        self.similarity = similarity
-        self.postprocess = postprocess
-        self.supervised = supervised
-        self.random_state = random_state
-
     # ------------------------------------------------------------------ checks
     def _check_input(self, X, y):
         """Validated ``X`` and, for SS-ISCA, the targets as an (n, q) float64 matrix.
@@ -762,6 +656,11 @@ class ISCA(ClusterMixin, BaseEstimator):
             collector = self._gather_rules(X, Z, rng)
         self.rules_ = collector.rule_set()
         self.n_rules_ = collector.n_rules
+        self.n_trees_ = len(collector.trees)
+        for name, value in flatten_rules(self.rules_.rules).items():
+            setattr(self, f"{name}_", value)
+        self.rule_support_ = np.asarray(self.rules_.support, dtype=np.float64)
+        self.n_candidates_ = int(self.rules_.n_candidates)
         self.rule_stages_ = np.asarray(collector.stage, dtype=np.intp)
         del collector
         T = self.rules_.transform(X)
@@ -780,42 +679,6 @@ class ISCA(ClusterMixin, BaseEstimator):
         self.linkage_matrix_ = self._tree(self._agreement().condensed_distance())
         self.labels_ = self.labels_for(self.n_clusters)
         return self
-
-    def _agreement(self) -> RuleAgreement:
-        return RuleAgreement(self.rule_matrix_, self.n_rules_, self.rule_weights_)
-
-    @property
-    def similarity_(self) -> np.ndarray:
-        """The rule similarity ``S`` of the training rows, shape (n_samples, n_samples).
-
-        Computed from ``rule_matrix_`` on each access (``8 n^2`` bytes); see
-        :meth:`similarity_blocks` for large ``n``.
-        """
-        check_is_fitted(self, "rule_matrix_")
-        return self._agreement().similarity_matrix()
-
-    def similarity_blocks(self, block_rows=None):
-        """Yield the rule similarity a block of rows at a time, without the ``n x n`` matrix.
-
-        Parameters
-        ----------
-        block_rows : int, optional
-            Rows per block; default about 2^21 entries (16 MB) per block.
-
-        Yields
-        ------
-        start : int
-            Index of the block's first row.
-        block : ndarray of shape (rows, n_samples), float64
-            Rows ``start..start + rows - 1`` of ``similarity_``, the same bits.
-
-        Raises
-        ------
-        sklearn.exceptions.NotFittedError
-            Before ``fit``.
-        """
-        check_is_fitted(self, "rule_matrix_")
-        yield from self._agreement().blocks(block_rows)
 
     def fit_predict(self, X, y=None):
         """Fit and return ``labels_``.
@@ -867,52 +730,6 @@ class ISCA(ClusterMixin, BaseEstimator):
         if distance.size == 0:
             return np.empty((0, 4))
         return linkage(distance, method=self.linkage)
-
-    def labels_for(self, n_clusters) -> np.ndarray:
-        """Cut the fitted tree into another number of clusters.
-
-        Equal to the ``labels_`` of a fit with that ``n_clusters`` and the
-        same other parameters and seed (the similarity does not depend on k),
-        without refitting.
-
-        Parameters
-        ----------
-        n_clusters : int
-            1 <= k <= n_samples.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,), int
-            Clusters 0..k-1 in order of first appearance.
-
-        Raises
-        ------
-        ValueError
-            If ``n_clusters`` is out of range.
-        """
-        check_is_fitted(self, "linkage_matrix_")
-        n = self.rule_matrix_.shape[0]
-        check_n_clusters(n_clusters, n)
-        if n_clusters == n:
-            return np.arange(n, dtype=np.intp)
-        if n_clusters == 1:
-            return np.zeros(n, dtype=np.intp)
-        return first_occurrence_order(cut_dendrogram(self.linkage_matrix_, n, int(n_clusters)))
-
-    def describe_rules(self, feature_names=None, top=None) -> list[str]:
-        """The gathered rules in words, in stage order (see
-        :meth:`ensemblekit.rules.extract.Rule.describe`).
-
-        Parameters
-        ----------
-        feature_names : sequence of str, optional
-            Names of the input columns (default ``x0, x1, ...``).
-        top : int, optional
-            Describe only the first ``top`` rules; default all.
-        """
-        check_is_fitted(self, "rules_")
-        return [rule.describe(feature_names, self.binary_features_)
-                for rule in self.rules_.rules[:top]]
 
 
 def _rule_coefficients(T, y, method, seed) -> np.ndarray:

@@ -35,34 +35,10 @@ import numpy as np
 
 from ensemblekit.errors import InputError
 
-from ..constraints import MAX_TREES, Constraint
+from .isle_model import ISLE_CONSTRAINTS, TREE_SIZES
 
 __all__ = ["ISLE_CONSTRAINTS", "TREE_SIZES", "ISLEEnsemble", "default_sample_size",
-           "generate_isle"]
-
-#: How tree sizes are chosen: every tree ``max_depth`` deep, or RuleFit's random sizes.
-TREE_SIZES = ("fixed", "random")
-
-#: What the parameters of :func:`generate_isle` accept; the estimators that grow ISLE
-#: trees declare theirs from these.
-ISLE_CONSTRAINTS = {
-    "n_estimators": Constraint("int", "ISLE trees M", low=1, high=MAX_TREES),
-    "max_depth": Constraint("int", "tree depth (mean leaves 2**max_depth with "
-                            "tree_size=random)", low=1, none_ok=True),
-    "max_samples": Constraint("float", "subsample fraction per tree, without replacement "
-                              "(none: min(N/2, 100 + 6 sqrt N) rows, Friedman & Popescu)",
-                              low=0, high=1, closed="right", none_ok=True),
-    "bootstrap": Constraint("bool", "draw each tree's sample with replacement, max_samples x N "
-                            "rows (N when none: Breiman's bootstrap), instead of subsampling"),
-    "learning_rate": Constraint("float", "ISLE memory nu: 0 fits every tree to y, > 0 to the "
-                                "residuals of the trees before it", low=0, high=1),
-    "max_features": Constraint("float", "fraction of the attributes tried per split", low=0,
-                               high=1, closed="right"),
-    "min_samples_leaf": Constraint("int", "minimum instances per leaf", low=1),
-    "tree_size": Constraint("choice", "every tree max_depth deep, or RuleFit's random sizes",
-                            choices=TREE_SIZES),
-}
-
+           "generate_isle", "tree_arrays"]
 
 def default_sample_size(n_samples: int) -> int:
     """Friedman & Popescu's subsample size ``min(N/2, 100 + 6 sqrt(N))``.
@@ -138,6 +114,39 @@ def tree_outputs(trees, X) -> np.ndarray:
     for j, tree in enumerate(trees):
         out[:, j] = tree.predict(X)
     return out
+
+
+def tree_arrays(trees) -> dict[str, np.ndarray]:
+    """The node arrays of fitted regression trees, tree after tree, as a model stores them.
+
+    Parameters
+    ----------
+    trees : sequence of sklearn.tree.DecisionTreeRegressor
+        Fitted single-output trees.
+
+    Returns
+    -------
+    dict
+        ``node_count`` (int64, one per tree) and, one entry per node,
+        ``children_left``, ``children_right`` (numbered within the tree, -1 at
+        a leaf), ``feature`` (int64; -2 at a leaf), ``threshold`` and
+        ``value`` (float64): what :func:`ensemblekit.rules.isle_model.tree_outputs`
+        walks.
+    """
+    parts = [t.tree_ for t in trees]
+
+    def joined(get, dtype):
+        return np.concatenate([np.asarray(get(t), dtype=dtype) for t in parts]) if parts else \
+            np.zeros(0, dtype=dtype)
+
+    return {
+        "node_count": np.array([t.node_count for t in parts], dtype=np.int64),
+        "children_left": joined(lambda t: t.children_left, np.int64),
+        "children_right": joined(lambda t: t.children_right, np.int64),
+        "feature": joined(lambda t: t.feature, np.int64),
+        "threshold": joined(lambda t: t.threshold, np.float64),
+        "value": joined(lambda t: t.value[:, 0, 0], np.float64),
+    }
 
 
 def generate_isle(X, y, *, n_estimators: int = 200, max_depth: int | None = 3,

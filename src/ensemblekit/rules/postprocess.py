@@ -52,103 +52,28 @@ from threadpoolctl import threadpool_limits
 
 from ensemblekit.errors import InputError
 
-from ..constraints import Constraint, validate_params
-from ..trust import (
-    CheckContext,
-    count_attr,
-    feature_count,
-    fitted_member,
-    fitted_only,
-    float_array,
-    index_set,
-    instance_list,
-    real_attr,
+from ..constraints import validate_params
+from ._agreement import pack_rules
+from .extract import extract_rules, flatten_rules
+from .isle import generate_isle, tree_arrays, tree_outputs
+from .postprocess_model import (
+    BASES,
+    METHODS,
+    RuleEnsembleModel,
+    nadaraya_watson,
+    squared_distances,
 )
-from .extract import RuleSet, _rules_of, extract_rules
-from .isle import ISLE_CONSTRAINTS, generate_isle, tree_outputs
 
 __all__ = ["BASES", "METHODS", "RuleEnsembleRegressor"]
-
-#: Post-processing methods of :class:`RuleEnsembleRegressor`.
-METHODS = ("lasso", "pls", "oob", "kernel", "mean")
-#: Which derived features a method works on.
-BASES = ("rules", "trees")
 
 # Bandwidth grids, as multiples of a data-driven scale (see the fitting code):
 # powers of sqrt(2) from 1/8 to 8, plus infinity (equal weights) for oob.
 _BANDWIDTH_STEPS = 2.0 ** (np.arange(-6, 7) / 2.0)
 # Most LARS steps of the lasso path.
 _LARS_STEPS = 2000
-# Rows per block when smoothing new rows against the training rows.
-_KERNEL_ROWS = 512
 
 
-def _check_rule_ensemble(est, ctx: CheckContext) -> None:
-    """``RuleEnsembleRegressor``: one weight per design column (rules or trees, then linear terms).
-
-    ``predict`` builds the design from ``rules_`` (basis "rules") or the outputs of
-    ``trees_``, appends the winsorised linear terms when ``linear_scale_`` is
-    stored, and multiplies by ``coef_`` -- or, for kernel smoothing, compares it
-    with the stored training design ``train_basis_``. ``show`` reads the tuned
-    values (``alpha_``, ``n_components_``, ``bandwidth_``) and the importances.
-    """
-    from scipy.sparse import csc_matrix
-    from sklearn.tree import DecisionTreeRegressor
-
-    d = feature_count(ctx, est)
-    method = ctx.choice(est, "method", METHODS)
-    basis = ctx.choice(est, "basis", BASES)
-    trees = instance_list(ctx, ctx.attr(est, "trees_"), "trees_", (DecisionTreeRegressor,),
-                          nonempty=True)
-    for j, tree in enumerate(trees):
-        fitted_member(ctx, tree, f"trees_[{j}]", d)
-    rules = ctx.attr(est, "rules_")
-    if basis == "rules":
-        n_terms = _rules_of(ctx, rules, d)
-    elif rules is not None:
-        ctx.fail("rules_ is stored for a model of tree outputs")
-    else:
-        n_terms = len(trees)
-    index_set(ctx, ctx.attr(est, "binary_features_"), "binary_features_", d)
-    bounds, scale = ctx.attr(est, "linear_bounds_"), ctx.attr(est, "linear_scale_")
-    if (bounds is None) != (scale is None):
-        ctx.fail("linear_bounds_ and linear_scale_ are not both stored or both absent")
-    if scale is not None:
-        float_array(ctx, bounds, "linear_bounds_", shape=(2, d))
-        float_array(ctx, scale, "linear_scale_", low=0, shape=(d,))
-        n_terms += d
-    intercept = real_attr(ctx, est, "intercept_")
-    float_array(ctx, ctx.attr(est, "feature_importances_"), "feature_importances_", low=0, shape=(d,))
-    count_attr(ctx, est, "n_components_", 0, none=True)
-    real_attr(ctx, est, "alpha_", low=0, none=True)
-    if method == "kernel":
-        for name in ("coef_", "term_importances_"):
-            if ctx.attr(est, name) is not None:
-                ctx.fail(f"{name} is stored for kernel smoothing, which has no weights")
-        if real_attr(ctx, est, "bandwidth_") <= 0:
-            ctx.fail("bandwidth_ is not positive")
-        target = float_array(ctx, ctx.attr(est, "train_target_"), "train_target_", ndim=1)
-        design = ctx.attr(est, "train_basis_")
-        if type(design) is not csc_matrix:
-            design = float_array(ctx, design, "train_basis_", ndim=2)
-        shape = design.shape  # a sparse matrix's own check compares its arrays with it
-        if type(shape) is not tuple or not all(type(s) is int for s in shape):
-            ctx.fail("train_basis_ has no valid shape")
-        if target.size < 1 or shape != (target.size, n_terms):
-            ctx.fail(f"train_basis_ has shape {shape}, expected ({target.size}, {n_terms}): one "
-                     "row per training target, one column per term")
-        return
-    coef = float_array(ctx, ctx.attr(est, "coef_"), "coef_", shape=(n_terms,))
-    if method == "mean" and (not np.array_equal(coef, np.full(n_terms, 1.0 / n_terms))
-                             or intercept != 0):
-        ctx.fail("coef_ and intercept_ are not the equal weights 1/M and 0 of a tree average")
-    float_array(ctx, ctx.attr(est, "term_importances_"), "term_importances_", low=0, shape=(n_terms,))
-    width = real_attr(ctx, est, "bandwidth_", none=method != "oob", inf=True)
-    if width is not None and width <= 0:
-        ctx.fail("bandwidth_ is not positive")
-
-
-class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
+class RuleEnsembleRegressor(RuleEnsembleModel, RegressorMixin, BaseEstimator):
     """An ISLE tree ensemble, or its rules, post-processed into one regression model.
 
     Fitting grows ``n_estimators`` trees by ISLE (Akdemir & Jannink 2014,
@@ -208,9 +133,30 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
     Attributes
     ----------
     trees_ : list of sklearn.tree.DecisionTreeRegressor
-        The ISLE trees.
+        The ISLE trees (not stored in a model file; a loaded model reads
+        their number, and for ``basis="trees"`` their nodes, from the arrays
+        below).
     rules_ : ensemblekit.rules.extract.RuleSet or None
-        The kept rules (``basis="rules"``).
+        The kept rules (``basis="rules"``; not stored either, see below).
+    n_trees_ : int
+        Number of ISLE trees.
+    tree_node_count_, tree_children_left_, tree_children_right_, tree_feature_, \
+tree_threshold_, tree_value_ : ndarray or None
+        ``basis="trees"``: the trees' nodes, tree after tree, which
+        :meth:`predict` walks (:func:`ensemblekit.rules.isle_model.tree_outputs`).
+    rule_tree_, rule_node_, rule_length_, condition_feature_, condition_greater_, \
+condition_threshold_ : ndarray or None
+        ``basis="rules"``: each kept rule's tree, node and number of
+        conditions, and the conditions rule after rule
+        (:func:`ensemblekit.rules.extract_model.flatten_rules`).
+    rule_support_ : ndarray of shape (n_rules,) or None
+        Fraction of the training rows each kept rule fires for.
+    n_candidates_ : int or None
+        Rules before duplicates, complements and constant rules were dropped.
+    train_target_, train_basis_, train_rules_ : ndarray or None
+        ``kernel``: the training targets, and their tree outputs
+        (``basis="trees"``) or their rule matrix bit-packed along the rules
+        (``basis="rules"``, ``numpy.packbits``).
     coef_ : ndarray of shape (n_terms,) or None
         Weight of each basis column, then of each linear term; None for
         ``kernel``.
@@ -250,49 +196,6 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
     >>> model.predict(X[:2]).shape
     (2,)
     """
-
-    #: ensemblekit classes besides the registry's estimators that the state may hold.
-    _state_parts = (RuleSet,)
-    #: The state check a loaded model passes before use (see ensemblekit.trust.declared_check).
-    _check_fitted_state = staticmethod(fitted_only(_check_rule_ensemble))
-
-    _parameter_constraints = {
-        "method": Constraint("choice", "post-processing of the ISLE trees or rules",
-                             choices=METHODS),
-        "basis": Constraint("choice", "derived features: the rules, or the tree outputs",
-                            choices=BASES),
-        **{name: ISLE_CONSTRAINTS[name] for name in (
-            "n_estimators", "max_depth", "max_samples", "learning_rate", "max_features",
-            "tree_size", "min_samples_leaf", "bootstrap")},
-        "linear_terms": Constraint("bool", "also use the attributes as linear terms, winsorised "
-                                   "and scaled as RuleFit"),
-        "top_fraction": Constraint("float", "fraction of the trees kept", low=0, high=1,
-                                   closed="right"),
-        "max_components": Constraint("int", "most PLS components tried", low=1, high=10000),
-        "cv": Constraint("int", "folds of the inner cross-validation that tunes the weights",
-                         low=2, high=1000),
-        "random_state": Constraint("any", "seed of the subsamples, the trees and the inner folds"),
-    }
-
-    def __init__(self, method="pls", basis="rules", n_estimators=200, max_depth=3,
-                 max_samples=None, learning_rate=0.01, max_features=1.0, tree_size="fixed",
-                 min_samples_leaf=1, bootstrap=False, linear_terms=False, top_fraction=1.0,
-                 max_components=30, cv=10, random_state=None):
-        self.method = method
-        self.basis = basis
-        self.n_estimators = n_estimators
-        self.max_depth = max_depth
-        self.max_samples = max_samples
-        self.learning_rate = learning_rate
-        self.max_features = max_features
-        self.tree_size = tree_size
-        self.min_samples_leaf = min_samples_leaf
-        self.bootstrap = bootstrap
-        self.linear_terms = linear_terms
-        self.top_fraction = top_fraction
-        self.max_components = max_components
-        self.cv = cv
-        self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
     def _check_params(self) -> None:
@@ -355,10 +258,28 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
             self.linear_scale_ = np.where(std > 0, 0.4 / np.where(std > 0, std, 1.0), 0.0)
         else:
             self.linear_bounds_ = self.linear_scale_ = None
-        Z = self._design(X)
+        Z = self._training_design(X)
         with threadpool_limits(limits=1, user_api="blas"):  # same bits on any core count
             self._post_process(Z, X, y, ensemble, cv_seed)
+        self._keep_arrays()
         return self
+
+    def _keep_arrays(self) -> None:
+        """The trees' nodes (basis "trees") or the rules' conditions, as the model stores them."""
+        self.n_trees_ = len(self.trees_)
+        for name in ("tree_node_count_", "tree_children_left_", "tree_children_right_",
+                     "tree_feature_", "tree_threshold_", "tree_value_", "rule_tree_",
+                     "rule_node_", "rule_length_", "condition_feature_", "condition_greater_",
+                     "condition_threshold_", "rule_support_", "n_candidates_"):
+            setattr(self, name, None)
+        if self.basis == "trees":
+            for name, value in tree_arrays(self.trees_).items():
+                setattr(self, f"tree_{name}_", value)
+            return
+        for name, value in flatten_rules(self.rules_.rules).items():
+            setattr(self, f"{name}_", value)
+        self.rule_support_ = np.asarray(self.rules_.support, dtype=np.float64)
+        self.n_candidates_ = int(self.rules_.n_candidates)
 
     def _post_process(self, Z, X, y, ensemble, cv_seed) -> None:
         """Fit the weights of ``method`` on the design ``Z`` (n, n_terms)."""
@@ -366,6 +287,7 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         self.coef_ = None
         self.intercept_ = 0.0
         self.bandwidth_ = self.n_components_ = self.alpha_ = None
+        self.train_target_ = self.train_basis_ = self.train_rules_ = None
         folds = _folds(n, min(self.cv, n), cv_seed)
         if self.method in ("lasso", "pls") and Z.shape[1] == 0:
             # no rule splits the training rows (e.g. a constant target): the mean is the model
@@ -385,7 +307,7 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
             self.coef_ = np.full(len(self.trees_), 1.0 / len(self.trees_))
         self._set_importances(Z)
 
-    def _design(self, X) -> np.ndarray | sp.csc_matrix:
+    def _training_design(self, X) -> np.ndarray | sp.csc_matrix:
         """Basis columns (rules or tree outputs), then the linear terms when used."""
         Z = self.rules_.transform(X) if self.basis == "rules" else tree_outputs(self.trees_, X)
         if self.linear_scale_ is not None:
@@ -499,7 +421,10 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
             if error < best_error:
                 best, best_error = h, error
         self.bandwidth_ = float(best)
-        self.train_basis_ = Z
+        if self.basis == "rules":
+            self.train_rules_ = pack_rules(Z)
+        else:
+            self.train_basis_ = Z
         self.train_target_ = y
 
     def _set_importances(self, Z) -> None:
@@ -534,7 +459,7 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
 
     # -------------------------------------------------------------- predict
     def predict(self, X):
-        """Predict the target of each row.
+        """Predict the target of each row (computed by :class:`RuleEnsembleModel`).
 
         Parameters
         ----------
@@ -551,75 +476,7 @@ class RuleEnsembleRegressor(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self, "trees_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        with threadpool_limits(limits=1, user_api="blas"):  # same bits on any core count
-            return self._predict_design(self._design(X))
-
-    def _predict_design(self, Z) -> np.ndarray:
-        if self.method == "kernel":
-            out = np.empty(Z.shape[0])
-            for start in range(0, Z.shape[0], _KERNEL_ROWS):
-                stop = start + _KERNEL_ROWS
-                D2 = _squared_distances(Z[start:stop], self.train_basis_)
-                out[start:stop] = _nadaraya_watson(D2, self.train_target_, self.bandwidth_)
-            return out
-        return np.asarray(Z @ self.coef_).ravel() + self.intercept_
-
-    # -------------------------------------------------------------- reading
-    def term_descriptions(self, feature_names=None, terms=None) -> list[str]:
-        """Terms in words: a rule's conditions, ``tree j``, or a linear variable's name.
-
-        Parameters
-        ----------
-        feature_names : sequence of str, optional
-            Names of the input columns (default ``x0, x1, ...``).
-        terms : sequence of int, optional
-            Which terms (columns of the design), in this order; default all.
-        """
-        check_is_fitted(self, "trees_")
-        names = feature_names if feature_names is not None else \
-            [f"x{j}" for j in range(self.n_features_in_)]
-        n_basis = self.rules_.n_rules if self.basis == "rules" else len(self.trees_)
-        n_terms = n_basis + (len(names) if self.linear_scale_ is not None else 0)
-
-        def describe(k):
-            if k >= n_basis:
-                return f"linear: {names[k - n_basis]}"
-            if self.basis == "rules":
-                return self.rules_.rules[k].describe(names, self.binary_features_)
-            return f"tree {k + 1}"
-
-        return [describe(int(k)) for k in (range(n_terms) if terms is None else terms)]
-
-    def ranked_terms(self, feature_names=None, top=None) -> list[dict]:
-        """Terms with a non-zero weight, the most important first (Sect. 2.1 importances).
-
-        Parameters
-        ----------
-        feature_names : sequence of str, optional
-            Names of the input columns, for the rules in words.
-        top : int, optional
-            Return at most this many.
-
-        Returns
-        -------
-        list of dict
-            Keys ``term`` (words), ``coefficient`` (w_k), ``support`` (fraction of
-            training rows a rule fires for; None for trees and linear terms) and
-            ``importance``; empty for ``kernel``, which has no weights.
-        """
-        check_is_fitted(self, "trees_")
-        if self.coef_ is None:
-            return []
-        n_rules = self.rules_.n_rules if self.basis == "rules" else 0
-        order = np.lexsort((np.arange(self.coef_.size), -self.term_importances_))
-        chosen = [k for k in order if self.coef_[k] != 0][:top]
-        words = self.term_descriptions(feature_names, chosen)
-        out = []
-        for k, word in zip(chosen, words):
-            out.append({"term": word, "coefficient": float(self.coef_[k]),
-                        "support": float(self.rules_.support[k]) if k < n_rules else None,
-                        "importance": float(self.term_importances_[k])})
-        return out
+        return super().predict(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -687,15 +544,9 @@ def _squared_distances(A, B) -> np.ndarray:
         a2 = np.asarray(A.multiply(A).sum(1)).ravel()
         b2 = np.asarray(B.multiply(B).sum(1)).ravel()
         cross = np.asarray((A @ B.T).todense())
-    else:
-        a2 = np.einsum("ij,ij->i", A, A)
-        b2 = np.einsum("ij,ij->i", B, B)
-        cross = A @ B.T
-    return np.maximum(a2[:, None] + b2[None, :] - 2.0 * cross, 0.0)
+        return np.maximum(a2[:, None] + b2[None, :] - 2.0 * cross, 0.0)
+    return squared_distances(A, B)
 
 
-def _nadaraya_watson(D2, y, h) -> np.ndarray:
-    """Gaussian-kernel weighted means of ``y`` for each row of ``D2`` (m, n); stable for small h."""
-    z = -(D2 - D2.min(axis=1, keepdims=True)) / (2.0 * h * h)
-    w = np.exp(z)
-    return (w @ y) / w.sum(axis=1)
+#: The kernel mean (kept under its former name for the fitting code and its tests).
+_nadaraya_watson = nadaraya_watson

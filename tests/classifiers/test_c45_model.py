@@ -1,0 +1,193 @@
+"""``c45``'s model class: a stored tree rebuilds exactly, and damaged node arrays are refused.
+
+(1) the state a fit leaves, stored and rebuilt as :class:`C45Model` (what a model file
+does), predicts the same bytes and prints the same tree; (2) the numpy walk of the model
+class gives the compiled walk's probabilities to the last bit, missing values included;
+(3) node arrays that would send the walk outside them (a child pointer out of range or
+backwards, a shared node, a test with the wrong number of branches), a wrong dtype or
+length, NaN where a fit leaves none, or a missing entry are refused, naming the entry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ensemblekit.classifiers import _c45_kernels as kernels
+from ensemblekit.classifiers.c45 import C45Tree
+from ensemblekit.classifiers.c45_model import C45Model
+from ensemblekit.trust import DamagedModelError
+
+from ektesting.state_roundtrip import roundtrip
+from ektesting.support import load_coded
+
+
+def _fit(name, **params):
+    ds, X, y, nominal, n_cat = load_coded(name)
+    tree = C45Tree(nominal_features=nominal, n_categories=n_cat,
+                   n_classes=len(ds.schema.class_attribute.values), **params).fit(X, y)
+    return tree, X
+
+
+def _with_gaps(X, seed=0, rate=0.3):
+    Q = X.copy()
+    Q[np.random.default_rng(seed).random(Q.shape) < rate] = np.nan
+    return Q
+
+
+@pytest.fixture(scope="module")
+def labor():
+    # numeric and nominal tests, missing values in most rows
+    return _fit("labor", unpruned=True)
+
+
+@pytest.mark.parametrize("name, params", [
+    ("labor", {}), ("labor", {"unpruned": True}), ("vote", {}), ("soybean", {}),
+    ("iris", {"min_samples_leaf": 1, "unpruned": True, "collapse_tree": False}),
+])
+def test_the_rebuilt_model_predicts_the_same_bytes(name, params):
+    tree, X = _fit(name, **params)
+    model = roundtrip(tree, C45Model)
+    assert type(model) is C45Model
+    for Q in (X, _with_gaps(X)):
+        assert model.predict_proba(Q).tobytes() == tree.predict_proba(Q).tobytes()
+        assert model.predict(Q).tobytes() == tree.predict(Q).tobytes()
+    assert model.export_text() == tree.export_text()
+    assert (model.n_leaves_, model.tree_size_, model.get_depth(), model.unpruned) == (
+        tree.n_leaves_, tree.tree_size_, tree.get_depth(), tree.unpruned)
+
+
+def test_a_single_leaf_rebuilds():
+    tree = C45Tree(n_classes=2).fit([[0.0], [1.0]], [0, 1])
+    model = roundtrip(tree, C45Model)
+    assert model.tree_size_ == 1
+    assert model.predict_proba([[0.5]]).tobytes() == tree.predict_proba([[0.5]]).tobytes()
+
+
+def _compiled(tree, X):
+    return kernels.predict_proba(np.ascontiguousarray(X, dtype=np.float64), tree.feature_,
+                                 tree.threshold_, tree._nominal_mask(), tree.child_start_,
+                                 tree.n_children_, tree.value_, tree.bag_value_, tree.is_empty_,
+                                 tree.classes_.size)
+
+
+@pytest.mark.parametrize("name", ["labor", "vote", "soybean", "glass", "anneal"])
+def test_the_numpy_walk_is_the_compiled_walk_to_the_last_bit(name):
+    # soybean has 19 classes: a pairwise sum of a leaf's weights would differ in the last bit
+    ds, X, y, nominal, n_cat = load_coded(name)
+    rng = np.random.default_rng(len(name))
+    for params in ({}, {"unpruned": True, "min_samples_leaf": 1, "collapse_tree": False}):
+        for trial in range(3):
+            w = None if trial == 0 else rng.integers(0, 4, y.size).astype(float)
+            tree = C45Tree(nominal_features=nominal, n_categories=n_cat,
+                           n_classes=len(ds.schema.class_attribute.values), **params).fit(
+                X, y, sample_weight=w)
+            for Q in (X, _with_gaps(X, seed=trial, rate=0.4)):
+                assert tree.predict_proba(Q).tobytes() == _compiled(tree, Q).tobytes()
+
+
+def test_a_row_of_missing_values_spreads_over_the_branches(labor):
+    tree, X = labor
+    Q = np.full((1, X.shape[1]), np.nan)
+    model = roundtrip(tree, C45Model)
+    assert model.predict_proba(Q).tobytes() == _compiled(tree, Q).tobytes()
+    assert 0 < model.predict_proba(Q).sum() <= 1 + 1e-12
+
+
+def test_prediction_checks_rows_without_scikit_learn(labor):
+    tree, X = labor
+    model = roundtrip(tree, C45Model)
+    with pytest.raises(ValueError, match="features"):
+        model.predict_proba(X[:, :-1])
+    nominal = int(model.nominal_features_[0])
+    bad = X[:2].copy()
+    bad[0, nominal] = model.n_categories_[0]
+    with pytest.raises(ValueError, match=f"nominal column {nominal}"):
+        model.predict(bad)
+    with pytest.raises(ValueError, match="not fitted"):
+        C45Model().predict(X)
+
+
+# ---------------------------------------------------------------- damaged state
+def _split(tree, nominal: bool):
+    is_nominal = np.isin(tree.feature_, tree.nominal_features_)
+    return int(np.flatnonzero((tree.feature_ >= 0) & (is_nominal == nominal))[0])
+
+
+def _set(name, change):
+    def tamper(params, scalars, arrays):
+        arr = arrays[name].copy()
+        change(arr)
+        arrays[name] = arr
+    return tamper
+
+
+def _replace(name, make):
+    def tamper(params, scalars, arrays):
+        arrays[name] = make(arrays[name])
+    return tamper
+
+
+def _drop(name):
+    def tamper(params, scalars, arrays):
+        if name in arrays:
+            del arrays[name]
+        else:
+            del scalars[name]
+    return tamper
+
+
+@pytest.mark.parametrize("tamper, entry, message", [
+    (_set("child_start_", lambda a: a.__setitem__(0, 0)), "child_start_", "not after it"),  # root's own child
+    (_set("child_start_", lambda a: a.__setitem__(0, a.size - 1)), "child_start_", "not after it|leaf"),
+    (_set("child_start_", lambda a: a.__setitem__(0, 10**6)), "child_start_", "not below"),
+    (_set("child_start_", lambda a: a.__setitem__(0, -3)), "child_start_", "below its least"),
+    (_set("feature_", lambda a: a.__setitem__(0, 99)), "feature_", "not below"),
+    (_set("feature_", lambda a: a.__setitem__(0, -1)), "feature_", "leaf by one of"),
+    (_set("n_children_", lambda a: a.__setitem__(0, a[0] + 1)), "n_children_", "one child per branch"),
+    (_set("n_children_", lambda a: a.__setitem__(0, 10**6)), "n_children_", "not below"),
+    (_set("threshold_", lambda a: a.__setitem__(-1, 1.0)), "threshold_", "leaf holds a threshold"),
+    (_set("value_", lambda a: a.__setitem__((0, 0), np.nan)), "value_", "NaN"),
+    (_set("value_", lambda a: a.__setitem__((0, 0), np.inf)), "value_", "infinite"),
+    (_set("bag_value_", lambda a: a.__setitem__((1, 0), -1.0)), "bag_value_", "below"),
+    (_set("nominal_features_", lambda a: a.__setitem__(0, 99)), "nominal_features_", "below"),
+    (_set("n_categories_", lambda a: a.__setitem__(0, 0)), "n_categories_", "below"),
+    (_set("classes_", lambda a: a.__setitem__(0, 1)), "classes_", "class codes"),
+    (_replace("child_start_", lambda a: a.astype(np.int32)), "child_start_", "dtype int32"),
+    (_replace("is_empty_", lambda a: a.astype(np.int64)), "is_empty_", "dtype int64"),
+    (_replace("value_", lambda a: a[:, :1].copy()), "value_", "shape"),
+    (_replace("threshold_", lambda a: a[:-1].copy()), "threshold_", "shape"),
+    (_replace("bag_value_", lambda a: a[:-1].copy()), "bag_value_", "shape"),
+    (_drop("feature_"), "feature_", "missing"),
+    (_drop("n_features_in_"), "n_features_in_", "missing"),
+])
+def test_damaged_state_is_refused_naming_the_entry(labor, tamper, entry, message):
+    tree, _ = labor
+    with pytest.raises(DamagedModelError, match=message) as info:
+        roundtrip(tree, C45Model, tamper=tamper)
+    assert str(info.value).replace(": ", ".", 1).startswith(f"model.{entry}")
+
+
+def test_a_test_with_the_wrong_threshold_kind_is_refused(labor):
+    tree, _ = labor
+    numeric, nominal = _split(tree, False), _split(tree, True)
+    for node, value in ((numeric, np.nan), (nominal, 0.5)):
+        with pytest.raises(DamagedModelError, match="threshold"):
+            roundtrip(tree, C45Model,
+                      tamper=_set("threshold_", lambda a, i=node, v=value: a.__setitem__(i, v)))
+
+
+def test_a_node_with_two_parents_or_none_is_refused():
+    # weather.nominal: outlook (3 branches), below sunny humidity, below rainy windy
+    rows = ["0 0 0 1 1", "0 0 0 0 1", "1 0 0 1 0", "2 1 0 1 0", "2 2 1 1 0", "2 2 1 0 1",
+            "1 2 1 0 0", "0 1 0 1 1", "0 2 1 1 0", "2 1 1 1 0", "0 1 1 0 0", "1 1 0 0 0",
+            "1 0 1 1 0", "2 1 0 0 1"]
+    data = np.array([r.split() for r in rows], dtype=float)
+    tree = C45Tree(nominal_features=[0, 1, 2, 3], n_categories=[3, 3, 2, 2], n_classes=2).fit(
+        data[:, :4], data[:, 4].astype(int))
+    assert tree.feature_.tolist() == [0, 2, -1, 3, -1, -1, -1, -1]
+    assert tree.child_start_.tolist() == [1, 4, -1, 6, -1, -1, -1, -1]
+    roundtrip(tree, C45Model)
+    shared = _replace("child_start_", lambda a: np.array([1, 4, -1, 4, -1, -1, -1, -1]))
+    with pytest.raises(DamagedModelError, match="one tree"):  # both splits own nodes 4, 5
+        roundtrip(tree, C45Model, tamper=shared)
