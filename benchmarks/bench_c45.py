@@ -84,13 +84,15 @@ model.fit(ds.X[keep], ds.y[keep])
 t3 = time.perf_counter()
 model.fit(ds.X[keep], ds.y[keep])
 t4 = time.perf_counter()
+from ensemblekit import state
 from ensemblekit.persistence import save_model
-save_model(sys.argv[2], model, {"algorithm": "c45"})
+scalars, arrays = state.collect(model[-1], "model/")
+save_model(sys.argv[2], {"prep": None, "model": scalars}, arrays, {"algorithm": "c45"})
 t5 = time.perf_counter()
 print(t1 - t0, t2 - t1, (t3 - t2) - (t4 - t3), t4 - t3, t5 - t4)
 """
 PHASES = ("imports (ensemblekit, scikit-learn)", "read ARFF", "numba: import, load compiled kernels",
-          "fit (pruned)", "save (skops, checks)")
+          "fit (pruned)", "save (.npy arrays)")
 
 
 def _phases(path, out):
