@@ -8,6 +8,7 @@ the fast subset), ``weka`` (compares with Weka itself; skipped without Java and 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 # OpenBLAS picks its kernels by CPU, and kernels of different widths sum in different
@@ -18,6 +19,13 @@ import sys
 # loads OpenBLAS; subprocesses inherit it.
 if "numpy" not in sys.modules:
     os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
+
+# A suite started in the background of a non-interactive shell (``.ci/run &``) inherits
+# SIGINT as ignored, and so would every process the tests start: Ctrl-C and the signal
+# tests would then test nothing. Python's own handler is put back, so the tests (and their
+# children, which start with the default action) see SIGINT as a user's shell sends it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 import pytest  # noqa: E402
 
