@@ -48,19 +48,13 @@ class ModelPipeline:
                 X = step.transform(X)
         return X
 
-    def _prepared(self, X):
-        for _, step in self.steps[:-1]:
-            if step != "passthrough":
-                X = step.transform(X)
-        return X
-
     def predict(self, X):
         """The final model's ``predict`` of the prepared rows."""
-        return self.steps[-1][1].predict(self._prepared(X))
+        return self[-1].predict(self[:-1].transform(X))
 
     def predict_proba(self, X):
         """The final model's ``predict_proba`` of the prepared rows."""
-        return self.steps[-1][1].predict_proba(self._prepared(X))
+        return self[-1].predict_proba(self[:-1].transform(X))
 
     @property
     def classes_(self):

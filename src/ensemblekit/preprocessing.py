@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from ensemblekit.errors import InputError
 from ensemblekit.preprocessing_model import PreprocessorModel, feature_names, layout
+from ensemblekit.rows import check_rows
 
 __all__ = ["Preprocessor", "feature_names", "make_preprocessor"]
 
@@ -53,7 +54,7 @@ class Preprocessor(PreprocessorModel, TransformerMixin, BaseEstimator):
         if self.scale not in ("none", "minmax"):
             raise InputError(f"scale must be 'none' or 'minmax', got {self.scale!r}")
         self.n_features_in_ = len(numeric) + len(nominal)
-        X = self._rows(X)
+        X = check_rows(self, X)
         values = X[:, numeric]
         gaps = np.isnan(values)
         if self.impute_numeric:
@@ -88,11 +89,6 @@ class Preprocessor(PreprocessorModel, TransformerMixin, BaseEstimator):
                 modes[j] = found[np.argmax(counts)]  # the smallest of the most frequent
         self.nominal_fill_ = modes
         return self
-
-    def _rows(self, X) -> np.ndarray:
-        from ensemblekit.rows import check_rows
-
-        return check_rows(self, X)
 
 
 def make_preprocessor(schema, *, impute_numeric: bool = True, scale: str = "none") -> Preprocessor:

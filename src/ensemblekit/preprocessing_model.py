@@ -144,10 +144,6 @@ class PreprocessorModel:
             blocks.append(block)
         return np.hstack(blocks) if len(blocks) > 1 else numeric
 
-    def get_feature_names_out(self, input_features=None) -> np.ndarray:
-        """Output column names need the schema: see :func:`feature_names`."""
-        raise AttributeError("the preprocessing step's column names come from the schema")
-
 
 def feature_names(schema) -> list[str]:
     """Names of the columns the preprocessing step produces, in order.

@@ -348,10 +348,10 @@ def _length(decl_length, got: int, obj, symbols, ctx) -> None:
         ctx.fail(f"{got} entries is beyond any fit")
     if decl_length is None:
         return
-    if isinstance(decl_length, str) and _symbol(decl_length, obj, symbols, ctx) is None:
+    if isinstance(decl_length, str) and _symbol(decl_length, obj, symbols) is None:
         symbols[decl_length] = got
-    elif got != _value(decl_length, obj, symbols, ctx):
-        ctx.fail(f"has {got} entries, expected {_value(decl_length, obj, symbols, ctx)}")
+    elif got != _value(decl_length, obj, symbols):
+        ctx.fail(f"has {got} entries, expected {_value(decl_length, obj, symbols)}")
 
 
 def _restore_list(decl, name, stored, arrays, prefix, obj, symbols, ctx, used):
@@ -387,7 +387,7 @@ def _restore_members(decl, name, stored, arrays, prefix, obj, symbols, ctx, used
     return out
 
 
-def _symbol(name: str, obj, symbols, ctx) -> int | None:
+def _symbol(name: str, obj, symbols) -> int | None:
     if name in symbols:
         return symbols[name]
     value = vars(obj).get(name)
@@ -396,10 +396,10 @@ def _symbol(name: str, obj, symbols, ctx) -> int | None:
     return None
 
 
-def _value(bound, obj, symbols, ctx):
+def _value(bound, obj, symbols):
     if not isinstance(bound, str):
         return bound
-    value = _symbol(bound, obj, symbols, ctx)
+    value = _symbol(bound, obj, symbols)
     if value is None:
         raise TypeError(f"the bound {bound!r} names no int known before it is used")
     return value
@@ -424,7 +424,7 @@ def _check_scalar(decl: Scalar, value, obj, symbols, ctx):
     if kind == "int" and not -COUNT_MAX - 1 <= value <= 2**63 - 1:
         ctx.fail(f"= {value} is beyond any fit")
     if kind in ("int", "float"):
-        low, high = _value(decl.low, obj, symbols, ctx), _value(decl.high, obj, symbols, ctx)
+        low, high = _value(decl.low, obj, symbols), _value(decl.high, obj, symbols)
         if (low is not None and value < low) or (high is not None and value > high):
             ctx.fail(f"= {value!r} is outside [{low}, {high}]")
     if kind == "str" and decl.choices is not None and value not in decl.choices:
@@ -443,10 +443,10 @@ def _check_array(decl: Array, stored, obj, symbols, ctx) -> np.ndarray:
             ctx.fail(f"axis {axis} of length {got} is beyond any fit")
         if want == "*":
             continue
-        if isinstance(want, str) and _symbol(want, obj, symbols, ctx) is None:
+        if isinstance(want, str) and _symbol(want, obj, symbols) is None:
             symbols[want] = got
             continue
-        expected = _value(want, obj, symbols, ctx)
+        expected = _value(want, obj, symbols)
         if got != expected:
             named = f" ({want})" if isinstance(want, str) else ""
             ctx.fail(f"has shape {shape}: axis {axis} should be {expected}{named}, the length "
@@ -474,9 +474,9 @@ def _check_values(decl: Array, arr: np.ndarray, obj, symbols, ctx) -> None:
                 return
     elif arr.dtype.kind == "b":
         return
-    low = _value(decl.low, obj, symbols, ctx)
-    high = _value(decl.high, obj, symbols, ctx)
-    below = _value(decl.below, obj, symbols, ctx)
+    low = _value(decl.low, obj, symbols)
+    high = _value(decl.high, obj, symbols)
+    below = _value(decl.below, obj, symbols)
     smallest, largest = values.min().item(), values.max().item()
     if low is not None and smallest < low:
         ctx.fail(f"holds {smallest!r}, below its least value {low}")
