@@ -66,11 +66,17 @@ def _set(index, value):
 
 
 def _k2_cycle(source, path):
-    """Node 1 a parent of node 2 and node 2 a parent of node 1 (each with room in its CPT)."""
+    """Node 1 a parent of node 2 and node 2 a parent of node 1, each CPT grown to the shape its
+    new parent set gives it (uniform rows), so only the cycle is wrong."""
     metadata, members = H.unpack(source)
     sets = {i: H.array(members, f"model/parent_sets_/{i}.npy") for i in (1, 2)}
-    members["model/parent_sets_/1.npy"] = H.npy(np.unique(np.append(sets[1], 2)))
-    members["model/parent_sets_/2.npy"] = H.npy(np.unique(np.append(sets[2], 1)))
+    card = {i: H.array(members, f"model/cpts_/{i}.npy").shape[1]
+            for i in range(len(metadata["arrays"])) if f"model/cpts_/{i}.npy" in members}
+    for node, other in ((1, 2), (2, 1)):
+        parents = np.unique(np.append(sets[node], other))
+        rows = int(np.prod([card[int(p)] for p in parents]))
+        members[f"model/parent_sets_/{node}.npy"] = H.npy(parents)
+        members[f"model/cpts_/{node}.npy"] = H.npy(np.full((rows, card[node]), 1 / card[node]))
     return H.pack(path, metadata, members)
 
 
@@ -113,11 +119,11 @@ CASES = {
     "child index out of range": (
         lambda m, f: H.edit_array(m["c45"], f / "h.ekm", "model/child_start_.npy",
                                   _set(0, 10**8)),
-        VOTE, "model"),
+        VOTE, "model.child_start_: holds 100000000, not below"),
     "a child pointing back at the root": (
         lambda m, f: H.edit_array(m["c45"], f / "h.ekm", "model/child_start_.npy",
                                   lambda a: np.where(a > 0, 0, a)),
-        VOTE, "model"),
+        VOTE, "model.child_start_: a node's children are not after it"),
     "NaN in class weights": (
         lambda m, f: H.edit_array(m["c45"], f / "h.ekm", "model/value_.npy",
                                   _set((0, 0), np.nan)),
@@ -125,8 +131,9 @@ CASES = {
     "lengths that disagree": (
         lambda m, f: H.edit_array(m["c45"], f / "h.ekm", "model/feature_.npy",
                                   lambda a: a[:-1]),
-        VOTE, "model."),
-    "a cycle in a network": (lambda m, f: _k2_cycle(m["k2"], f / "h.ekm"), VOTE, "model"),
+        VOTE, "model.threshold_: has shape"),
+    "a cycle in a network": (lambda m, f: _k2_cycle(m["k2"], f / "h.ekm"), VOTE,
+                             "directed cycle"),
     "an algorithm the registry lacks": (
         lambda m, f: H.edit_metadata(m["c45"], f / "h.ekm",
                                      lambda d: d.__setitem__("algorithm", "os.system")),
@@ -134,7 +141,7 @@ CASES = {
     "a parameter outside its range": (
         lambda m, f: H.edit_metadata(m["c45"], f / "h.ekm",
                                      lambda d: d["params"].__setitem__("confidence_factor", 5)),
-        VOTE, "confidence_factor"),
+        VOTE, "bad value 5 for confidence_factor"),
     "a parameter the algorithm lacks": (
         lambda m, f: H.edit_metadata(m["c45"], f / "h.ekm",
                                      lambda d: d["params"].__setitem__("evil", 1)),
