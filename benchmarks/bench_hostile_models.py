@@ -400,7 +400,7 @@ def _k2_parents(members):
 
 
 def network_cycle(good, out):
-    """A k2 network where node a has parent b and b is given parent a (CPTs left as they were)."""
+    """A k2 network where node a has parent b and b is given parent a (b's CPT reshaped to fit)."""
     members = unpack(good)
     layout, parents = _k2_parents(members)
     if layout == "list":
@@ -411,8 +411,12 @@ def network_cycle(good, out):
             raise NotBuilt("no node with a parent in the network")
         a, b = pairs[0]
         edited = dict(members)
-        grown = np.append(parents[b], np.asarray(a, dtype=parents[b].dtype))
+        grown = np.unique(np.append(parents[b], np.asarray(a, dtype=parents[b].dtype)))
         edited[f"model/parent_sets_/{b}.npy"] = npy(grown)
+        # b's CPT takes the shape of its new parent set (uniform rows): only the cycle is wrong
+        card = [array_of(members, f"model/cpts_/{v}").shape[1] for v in range(len(parents))]
+        rows = int(np.prod([card[int(p)] for p in grown]))
+        edited[f"model/cpts_/{b}.npy"] = npy(np.full((rows, card[b]), 1 / card[b]))
         repack(redigest(edited), out)
         return
     matrix = parents.copy()  # adjacency (parent, child) or (child, parent): either way a 2-cycle
