@@ -426,6 +426,10 @@ def _read_archive(name, *, with_arrays):
     """Open and validate the zip; return (metadata, {member: bytes} or None)."""
     limit = max_model_bytes()
     try:
+        # a FIFO or device is refused before it is opened: opening a FIFO blocks until a writer
+        # comes, and the check after opening would never run
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            raise ModelFileError(f"cannot read model file {name}: not a regular file")
         with open(name, "rb") as fh:
             info = os.fstat(fh.fileno())
             if not stat.S_ISREG(info.st_mode):

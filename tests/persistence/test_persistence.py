@@ -278,6 +278,17 @@ def test_zip_without_metadata_or_with_bad_json(tmp_path):
     assert "not a JSON object" in _one_line_error(read_metadata, path)
 
 
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
+    fifo = tmp_path / "model.ekm"
+    os.mkfifo(fifo)
+    code = ("import sys\nfrom ensemblekit.persistence import ModelFileError, read_metadata\n"
+            "try:\n    read_metadata(sys.argv[1])\nexcept ModelFileError as exc:\n"
+            "    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout.strip() == f"cannot read model file {fifo}: not a regular file"
+
+
 def test_missing_file(tmp_path):
     message = _one_line_error(load_model, tmp_path / "nope.ekm")
     assert "cannot read model file" in message
