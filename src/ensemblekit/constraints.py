@@ -383,7 +383,8 @@ def _names(value) -> tuple:
 def validate_params(estimator) -> None:
     """Check an estimator's parameters against its class's declaration.
 
-    Reads ``estimator.get_params(deep=False)`` and
+    Reads ``estimator.get_params(deep=False)`` (for a model class without
+    ``get_params``, the declared parameters' attributes) and
     ``type(estimator)._parameter_constraints``; a parameter the declaration
     does not name is not checked (as in scikit-learn). Cross-parameter and
     data-dependent rules (e.g. ``n_neighbors`` at most the number of rows) are
@@ -392,7 +393,7 @@ def validate_params(estimator) -> None:
     Parameters
     ----------
     estimator : object
-        A scikit-learn style estimator.
+        A scikit-learn style estimator, or a model class instance.
 
     Raises
     ------
@@ -417,7 +418,10 @@ def validate_params(estimator) -> None:
     """
     declared: dict[str, Constraint] = getattr(type(estimator), "_parameter_constraints", {})
     owner = type(estimator).__name__
-    params: dict[str, Any] = estimator.get_params(deep=False)
+    if hasattr(estimator, "get_params"):
+        params: dict[str, Any] = estimator.get_params(deep=False)
+    else:  # a model class (numpy only): its declared parameters, in scikit-learn's order
+        params = {name: getattr(estimator, name) for name in sorted(declared)}
     for name, value in params.items():
         constraint = declared.get(name)
         if constraint is not None:

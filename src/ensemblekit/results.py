@@ -30,8 +30,11 @@ class FittedModel:
 
     Attributes
     ----------
-    pipeline : sklearn.pipeline.Pipeline
-        The fitted ``prep -> model`` pipeline of a registered algorithm.
+    pipeline : sklearn.pipeline.Pipeline or ensemblekit.pipeline.ModelPipeline
+        The fitted ``prep -> model`` pipeline of a registered algorithm: a
+        :class:`~ensemblekit.pipeline.ModelPipeline` of model classes when read from a
+        file, or when :func:`ensemblekit.api.fit` fitted a model class that fits
+        itself (C4.5); otherwise the scikit-learn pipeline of the estimator.
     metadata : dict
         Algorithm, task, resolved parameters, seed, training schema and the
         training data's name, size and fingerprint (see

@@ -268,3 +268,15 @@ def test_bad_input_is_refused():
 @parametrize_with_checks_per_class([C45Tree()], variants=[C45Tree(unpruned=True, min_samples_leaf=1)])
 def test_scikit_learn_contract(estimator, check):
     check(estimator)
+
+
+def test_the_stored_normal_quantile_is_scipys():
+    # J48's default confidence 0.25 needs Phi^-1(0.75); it is stored so that fitting need not
+    # import scipy.special, and must be the number ndtri gives (other values still call it)
+    from scipy.special import ndtri
+
+    from ensemblekit.classifiers import _c45_growth
+
+    for p, z in _c45_growth._NORMAL_INVERSE.items():
+        assert z == float(ndtri(p))
+    assert _c45_growth._normal_inverse(0.9) == float(ndtri(0.9))

@@ -191,3 +191,67 @@ def test_a_node_with_two_parents_or_none_is_refused():
     shared = _replace("child_start_", lambda a: np.array([1, 4, -1, 4, -1, -1, -1, -1]))
     with pytest.raises(DamagedModelError, match="one tree"):  # both splits own nodes 4, 5
         roundtrip(tree, C45Model, tamper=shared)
+
+
+# ---- fitting without scikit-learn (``ensemblekit fit c45``)
+_STATE = ("classes_", "n_features_in_", "nominal_features_", "n_categories_", "feature_",
+          "threshold_", "child_start_", "n_children_", "value_", "bag_value_", "is_empty_")
+
+
+@pytest.mark.parametrize("name, params", [
+    ("labor", {}), ("labor", {"confidence_factor": 0.1}), ("vote", {"subtree_raising": False}),
+    ("soybean", {}), ("iris", {"min_samples_leaf": 5, "unpruned": True}),
+])
+def test_fit_coded_grows_the_estimators_tree(name, params):
+    ds, X, y, nominal, n_cat = load_coded(name)
+    args = dict(nominal_features=nominal, n_categories=n_cat,
+                n_classes=len(ds.schema.class_attribute.values), **params)
+    weights = np.random.default_rng(3).integers(0, 3, size=len(y)).astype(float)
+    for w in (None, weights):
+        tree = C45Tree(**args).fit(X, y, sample_weight=w)
+        model = C45Model(**args).fit_coded(X, y, sample_weight=w)
+        for entry in _STATE:
+            got, want = np.asarray(getattr(model, entry)), np.asarray(getattr(tree, entry))
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), entry
+        assert model.export_text() == tree.export_text()
+
+
+@pytest.mark.parametrize("X, y, params, message", [
+    (np.ones((3, 2), dtype=np.float32), [0, 1, 0], {}, "2-D float64 array"),
+    (np.ones(3), [0, 1, 0], {}, "2-D float64 array"),
+    (np.ones((0, 2)), [], {}, "no rows or no columns"),
+    (np.array([[1.0], [np.inf], [2.0]]), [0, 1, 0], {}, "infinity"),
+    (np.ones((3, 1)), [0, 1], {}, "one label per row"),
+    (np.ones((3, 1)), [0, 1, 0], {"confidence_factor": 0.7}, "confidence_factor"),
+    (np.array([[0.0], [1.0], [5.0]]), [0, 1, 0], {"nominal_features": [0],
+                                                  "n_categories": [2]}, "code"),
+])
+def test_fit_coded_refuses_bad_input_by_name(X, y, params, message):
+    with pytest.raises(ValueError, match=message):
+        C45Model(**params).fit_coded(X, np.asarray(y))
+
+
+_FIT_IMPORTS = r"""
+import json, sys
+from ensemblekit.cli import main
+
+sys.argv = ["ensemblekit", "fit", "c45", sys.argv[1], "-o", sys.argv[2], *sys.argv[3:]]
+try:
+    main()
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & {"sklearn", "numba"})))
+"""
+
+
+def test_the_fit_command_grows_c45_without_scikit_learn(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from ektesting.support import data_path
+
+    done = subprocess.run([sys.executable, "-c", _FIT_IMPORTS, str(data_path("labor.arff")),
+                           str(tmp_path / "m.ekm")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == ["numba"]

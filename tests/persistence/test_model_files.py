@@ -161,3 +161,22 @@ def test_predict_show_and_evaluate_load_numpy_alone(name, params, tmp_path):
     report = json.loads(out.read_text())
     assert report["codes"] == [0] * len(commands), done.stderr
     assert report["heavy"] == [], f"{name} loaded {report['heavy']}"
+
+
+@pytest.mark.parametrize("params", [{}, {"unpruned": "true"}, {"confidence_factor": "0.1"}])
+def test_fit_without_scikit_learn_writes_the_estimators_model_file(params, tmp_path):
+    # `fit c45` grows the model class itself (C45Model.fit_coded); the scikit-learn
+    # pipeline of the same estimator must give the same file, byte for byte
+    from ensemblekit.data import load_dataset
+    from ensemblekit.results import FittedModel
+
+    fitted = api.fit("c45", _data("c45"), params=params, seed=1)
+    assert type(fitted.pipeline).__name__ == "ModelPipeline"
+    ds = load_dataset(_data("c45"))
+    keep = ds.y >= 0
+    values = registry.get("c45").resolve(params)
+    pipeline = registry.make_estimator("c45", ds.schema, values, 1).fit(ds.X[keep], ds.y[keep])
+    assert type(pipeline).__name__ == "Pipeline"
+    api.save_model(fitted, tmp_path / "coded.ekm")
+    api.save_model(FittedModel(pipeline, fitted.metadata), tmp_path / "estimator.ekm")
+    assert (tmp_path / "coded.ekm").read_bytes() == (tmp_path / "estimator.ekm").read_bytes()

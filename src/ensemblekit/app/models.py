@@ -57,12 +57,30 @@ def fit(algorithm: str, data, *, target: str | None = None, params: dict | None 
         n_clusters = _default_n_clusters(ds, n_clusters, params)
     spec, values = resolve_params(algorithm, params, n_clusters)
     X, y = _training_rows(ds, spec.task, algorithm, notify)
-    model = registry.make_estimator(algorithm, ds.schema, values, seed)
     try:
-        model.fit(X, y)
+        model = _fitted_pipeline(algorithm, spec, ds.schema, values, seed, X, y)
     except InputError as exc:
         raise UsageError(f"{ds.source}: {algorithm} cannot be fitted: {exc}") from None
     return FittedModel(model, _metadata(algorithm, spec, values, seed, ds, X, y))
+
+
+def _fitted_pipeline(algorithm: str, spec, schema, values: dict, seed: int, X, y):
+    """The fitted ``prep -> model`` pair of :func:`fit`.
+
+    An algorithm that reads coded columns, and whose model class fits itself on the
+    rows the readers give (``fit_coded``, as C4.5's), is fitted as that class in a
+    :class:`~ensemblekit.pipeline.ModelPipeline`, the form :func:`load_model` gives, so
+    that ``ensemblekit fit`` need not import scikit-learn; any other is fitted as the
+    scikit-learn pipeline of :func:`ensemblekit.registry.make_estimator`. Either way the
+    model file written is the same.
+    """
+    model_class = spec.model_class()
+    if spec.encode == "codes" and hasattr(model_class, "fit_coded"):
+        from ensemblekit.pipeline import ModelPipeline
+
+        model = model_class(**registry.estimator_kwargs(algorithm, schema, values, seed))
+        return ModelPipeline([("prep", "passthrough"), ("model", model.fit_coded(X, y))])
+    return registry.make_estimator(algorithm, schema, values, seed).fit(X, y)
 
 
 def save_model(model: FittedModel, path) -> None:

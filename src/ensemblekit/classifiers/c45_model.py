@@ -23,11 +23,12 @@ import numpy as np
 
 from ensemblekit.class_domain import N_CLASSES
 from ensemblekit.constraints import Constraint
-from ensemblekit.errors import NotFittedError
+from ensemblekit.errors import InputError, NotFittedError
 from ensemblekit.rows import check_rows
 from ensemblekit.state import Array, Scalar
 from ensemblekit.trust import COUNT_MAX, CheckContext
 
+from ._c45_nodes import _SMALL, _depth, _first_max
 from .coded import check_codes
 
 __all__ = ["C45Model", "weka_number"]
@@ -37,27 +38,6 @@ def _fail(ctx: CheckContext, entry: str, what: str) -> None:
     """Fail naming the entry (``"estimators_.3"``: a member) after the model's path."""
     ctx.path.extend(entry.split("."))
     ctx.fail(what)
-
-
-_SMALL = 1e-6  # Weka's Utils.SMALL
-
-
-def _first_max(values) -> int:
-    """Index of Weka's ``maxClass``: the first value exceeding all earlier ones by 1e-6."""
-    best, index = 0.0, 0
-    for i, v in enumerate(values.tolist() if isinstance(values, np.ndarray) else values):
-        if v - best > _SMALL:
-            best, index = v, i
-    return index
-
-
-def _depth(child_start, n_children) -> int:
-    """Depth of a tree given as node arrays (children after their parent)."""
-    depth = np.zeros(child_start.size, dtype=np.int64)
-    for i in np.flatnonzero(n_children > 0).tolist():
-        s = child_start[i]
-        depth[s:s + n_children[i]] = depth[i] + 1
-    return int(depth.max())
 
 
 def _sum_in_order(rows) -> np.ndarray:
@@ -387,6 +367,109 @@ nominal_features, n_categories, n_classes
         if parents[0] != 0 or np.any(parents[1:] != 1):
             _fail(ctx, "child_start_", "the nodes do not form one tree (a node with no parent "
                   "or with several)")
+
+    # ---- fitting (on arrays already checked; the estimator C45Tree adds scikit-learn's checks)
+    def fit_coded(self, X, y, sample_weight=None):
+        """Grow and prune the tree on arrays in ensemblekit's coded layout.
+
+        What ``ensemblekit fit c45`` calls on the rows its readers produce, so that
+        fitting imports numpy and numba but not scikit-learn (whose import alone
+        takes longer than J48's whole run). The tree is the one
+        :meth:`ensemblekit.classifiers.c45.C45Tree.fit` grows from the same arrays;
+        that method adds scikit-learn's checks of array-likes and data frames.
+
+        Parameters
+        ----------
+        X : ndarray of float64 of shape (n_samples, n_features)
+            Numeric columns as numbers, nominal columns as codes; NaN marks a missing
+            value, infinity is refused.
+        y : ndarray of shape (n_samples,)
+            Class labels (codes ``0 .. n_classes - 1`` when ``n_classes`` is given).
+        sample_weight : array-like of shape (n_samples,) or None
+            Instance weights >= 0, as in ``C45Tree.fit``.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ensemblekit.errors.InputError
+            If a parameter is out of range, ``X`` is not a non-empty 2-D float64 array
+            without infinity, ``y`` does not have one label per row, or a weight or a
+            nominal code is invalid.
+        """
+        from ensemblekit.constraints import validate_params
+
+        validate_params(self)
+        if not isinstance(X, np.ndarray) or X.dtype != np.float64 or X.ndim != 2:
+            raise InputError("X must be a 2-D float64 array")
+        if X.shape[0] == 0 or X.shape[1] == 0:
+            raise InputError(f"X has shape {X.shape}: no rows or no columns to learn from")
+        if np.isinf(X).any():
+            raise InputError("X holds infinity")
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],):
+            raise InputError(f"y has shape {y.shape}; expected ({X.shape[0]},), one label per row")
+        return self._fit_checked(X, y, sample_weight)
+
+    def _fit_checked(self, X, y, sample_weight):
+        """Fit on a float64 matrix and labels whose shapes are checked: the common tail of
+        :meth:`fit_coded` and ``C45Tree.fit`` (class codes, weights, nominal codes)."""
+        from ensemblekit.class_domain import declared_classes
+
+        from .coded import coded_layout
+
+        classes, codes = declared_classes(y, self.n_classes)
+        n = X.shape[0]
+        if sample_weight is None:
+            w = np.ones(n)
+        else:
+            w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+            if w.shape[0] != n:
+                raise InputError(f"sample_weight has {w.shape[0]} entries for {n} rows")
+            if not np.all(np.isfinite(w)) or np.any(w < 0):
+                raise InputError("sample_weight must be finite and >= 0")
+            if n and not np.any(w > 0):
+                raise InputError("sample_weight is zero for every row: nothing to learn from")
+        nominal, cats, _ = coded_layout(X, self.nominal_features, self.n_categories)
+        return self._grow(X, codes, w, nominal, cats, classes)
+
+    def _grow(self, X, codes, w, nominal, cats, classes):
+        """Grow (and prune, as the parameters say) on arrays already checked; set the fitted state.
+
+        The one growing path of :meth:`fit_coded`, ``C45Tree.fit`` and the bagging
+        ensembles (:func:`ensemblekit.classifiers.bagging.fit_weighted_c45`), which check
+        their arrays once for all their trees. ``w`` are instance weights >= 0 (rows of
+        weight 0 take no part); ``nominal`` and ``cats`` the sorted nominal columns and
+        their numbers of values; ``classes`` the ``classes_`` to set (``codes`` index them).
+        """
+        from ._c45_growth import grow_c45
+
+        keep = w > 0
+        if not keep.all():
+            X, codes, w = X[keep], codes[keep], w[keep]
+        d = X.shape[1]
+        mask = np.zeros(d, dtype=bool)
+        mask[nominal] = True
+        n_cats = np.zeros(d, dtype=np.int64)
+        n_cats[nominal] = cats
+        state = grow_c45(X, codes, w, mask, n_cats, classes.size,
+                         min_samples_leaf=self.min_samples_leaf,
+                         confidence_factor=self.confidence_factor, unpruned=self.unpruned,
+                         subtree_raising=self.subtree_raising, collapse_tree=self.collapse_tree)
+        self.classes_ = classes
+        self.n_features_in_ = d
+        self.nominal_features_ = np.asarray(nominal, dtype=np.int64)
+        self.n_categories_ = np.asarray(cats, dtype=np.int64)
+        self.feature_ = state["feature"]
+        self.threshold_ = state["threshold"]
+        self.child_start_ = state["child_start"]
+        self.n_children_ = state["n_children"]
+        self.value_ = state["value"]
+        self.bag_value_ = state["bag_value"]
+        self.is_empty_ = state["is_empty"]
+        return self
 
     # ---- prediction
     def _fitted(self) -> None:
