@@ -19,7 +19,7 @@ from __future__ import annotations
 from ensemblekit._workers import worker_count
 from ensemblekit.errors import InputError
 
-__all__ = ["COUNT_MAX", "CheckContext", "DamagedModelError", "n_jobs_attr"]
+__all__ = ["COUNT_MAX", "CheckContext", "DamagedModelError", "all_distinct", "n_jobs_attr"]
 
 COUNT_MAX = 2**31 - 1
 """Largest count, size or length a check accepts (numpy's and scikit-learn's compiled code
@@ -78,3 +78,24 @@ def n_jobs_attr(ctx: CheckContext, obj, label: str = "n_jobs") -> None:
         worker_count(value, name=label)
     except ValueError as exc:
         ctx.fail(str(exc))
+
+
+def all_distinct(values) -> bool:
+    """Whether a 1-D array holds no value twice.
+
+    ``np.unique(values).size == values.size`` says the same, but ``np.unique`` imports
+    ``numpy.ma`` (about 8 ms of a 0.15 s ``show``); sorting a copy does not.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Integers or floats without NaN.
+
+    Returns
+    -------
+    bool
+    """
+    import numpy as np
+
+    ordered = np.sort(np.asarray(values).reshape(-1))
+    return not bool(np.any(ordered[1:] == ordered[:-1]))

@@ -39,6 +39,7 @@ from ..constraints import Constraint
 from ..discretize_model import bin_codes
 from ..rows import check_rows
 from ..state import Array, ArrayList, Scalar
+from ..trust import all_distinct
 
 __all__ = ["K2_CONSTRAINTS", "K2Model", "network_proba"]
 
@@ -347,7 +348,7 @@ class K2Model:
                   "per column)")
         sizes = [int(classes.size), *(int(r) for r in card)]
         for v, ps in enumerate(self.parent_sets_):
-            if np.unique(ps).size != ps.size or np.any(ps == v):
+            if not all_distinct(ps) or np.any(ps == v):
                 _fail(ctx, f"parent_sets_.{v}", f"= {ps.tolist()} is not a set of other nodes")
             table = self.cpts_[v]
             rows = 1

@@ -31,6 +31,7 @@ import numpy as np
 from ensemblekit.constraints import MAX_ITERATIONS, MAX_MEMBERS, MAX_TREES, Constraint
 from ensemblekit.rows import check_rows
 from ensemblekit.state import Array, ArrayList, Scalar
+from ensemblekit.trust import all_distinct
 
 from .kmeans_model import (
     PROTOTYPE_CONSTRAINTS,
@@ -92,7 +93,7 @@ class PAMModel(PrototypeModel):
 
     def _check_state(self, ctx) -> None:
         check_scaling(self, ctx)
-        if np.unique(self.medoid_indices_).size != self.medoid_indices_.size:
+        if not all_distinct(self.medoid_indices_):
             ctx.fail("medoid_indices_ repeats a row")
 
 
@@ -426,7 +427,7 @@ class RandomForestClusteringModel:
         self.random_state = random_state
 
     def _check_state(self, ctx) -> None:
-        if np.unique(self.medoid_indices_).size != self.medoid_indices_.size:
+        if not all_distinct(self.medoid_indices_):
             ctx.fail("medoid_indices_ repeats a row")
         for t, parts in enumerate(zip(self.tree_left_, self.tree_right_, self.tree_feature_,
                                       self.tree_threshold_)):
