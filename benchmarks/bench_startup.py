@@ -27,7 +27,9 @@ Weka's jar is ``$WEKA_JAR``, else the one python-weka-wrapper3 ships; without it
 
 ``--profile`` adds where the time of ``ensemblekit predict`` (c45 model, iris)
 goes: ``python -X importtime``'s 15 imports of largest cumulative time (median
-of three runs), and whether scikit-learn, scipy, numba or skops were imported.
+of three runs), and whether scikit-learn, scipy, numba or skops were imported;
+and the phases of ``ensemblekit fit c45 iris.arff`` timed inside one process
+(the command line, numpy, numba's import, numba's first use, the command).
 
 Run from the repository root::
 
@@ -104,18 +106,26 @@ def j48(java: list[str]) -> list[str]:
 
 def run_checked(cmd: list[str], what: str) -> None:
     """Run a set-up command; stop with its own message if it fails."""
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          env=CHILD_ENV)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or [""])[-1]
         sys.exit(f"bench_startup: {what} failed (exit {done.returncode}): {last}\n  {shlex.join(cmd)}")
 
 
 # --------------------------------------------------------------------------- timing
+# The measured processes may write Python's bytecode caches, as an installed copy does: pip
+# compiles a package's modules when it installs it, and an editable install writes them on
+# its first run (the warm-up). With PYTHONDONTWRITEBYTECODE set, every run would compile
+# ensemblekit's sources again, about 50 ms that no user pays.
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def wall_seconds(cmd: list[str]) -> float:
     """Wall time of one whole process, its output thrown away; it must exit 0."""
     start = time.perf_counter()
     code = subprocess.call(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+                           stderr=subprocess.DEVNULL, env=CHILD_ENV)
     seconds = time.perf_counter() - start
     if code != 0:
         sys.exit(f"bench_startup: exit {code} from {shlex.join(cmd)}")
@@ -182,7 +192,8 @@ def import_profile(cmd: list[str], runs: int = 3, top: int = 15) -> str:
     walls, totals = [], []
     for _ in range(runs):
         start = time.perf_counter()
-        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              env=CHILD_ENV)
         walls.append(time.perf_counter() - start)
         if done.returncode != 0:
             return f"(the profiled command failed: exit {done.returncode})"
@@ -214,6 +225,64 @@ def import_profile(cmd: list[str], runs: int = 3, top: int = 15) -> str:
     for name in ranked:
         lines.append(f"| `{name}` | {depth[name]} | {statistics.median(cumulative[name]) / 1e6:.3f} | "
                      f"{statistics.median(selfs[name]) / 1e6:.3f} |")
+    return "\n".join(lines)
+
+
+_FIT_PHASES = r"""
+import sys, time
+t = [time.perf_counter()]
+from ensemblekit.cli import main
+t.append(time.perf_counter())
+import numpy
+t.append(time.perf_counter())
+from ensemblekit._imports import plain_scipy_docstrings
+plain_scipy_docstrings()  # as main() does first
+import numba
+t.append(time.perf_counter())
+from numba.core.registry import cpu_target
+cpu_target.target_context.refresh()  # what numba does before loading the first cached kernel
+t.append(time.perf_counter())
+sys.argv = ["ensemblekit", "fit", "c45", sys.argv[1], "-o", sys.argv[2], "--seed", "1"]
+try:
+    main()
+except SystemExit as exc:
+    assert not exc.code
+t.append(time.perf_counter())
+import gc
+gc.freeze()  # as the console script ends (ensemblekit.cli.console_main)
+print(" ".join(f"{b - a:.4f}" for a, b in zip(t, t[1:])))
+mods = {m.split(".")[0] for m in sys.modules}
+print(" ".join(sorted(mods & {"sklearn", "scipy", "numba"})))
+"""
+_FIT_PARTS = ("ensemblekit's command line and typer", "numpy",
+              "numba's import (with llvmlite)",
+              "numba's CPU target on first use (its type registries; this imports scipy.linalg "
+              "to look for BLAS)",
+              "the command itself: reading iris, loading the cached C4.5 kernel, growing and "
+              "pruning, writing the model file")
+
+
+def fit_phases(ek_python: str, model: str, runs: int = 5) -> str:
+    """Where the time of ``fit c45 iris`` goes, in phases timed inside one process."""
+    rows, walls, heavy = [], [], ""
+    for _ in range(runs):
+        start = time.perf_counter()
+        done = subprocess.run([ek_python, "-c", _FIT_PHASES, str(DATA / "iris.arff"), model],
+                              capture_output=True, text=True, env=CHILD_ENV)
+        walls.append(time.perf_counter() - start)
+        if done.returncode != 0:
+            return f"(the phase probe failed: exit {done.returncode})"
+        lines = done.stdout.strip().splitlines()
+        rows.append([float(x) for x in lines[-2].split()])
+        heavy = lines[-1] if len(lines) > 1 else ""
+    medians = [statistics.median(col) for col in zip(*rows)]
+    lines = [f"Phases of `ensemblekit fit c45 iris.arff` timed inside one process "
+             f"(`--profile`; median of {runs} runs; whole process "
+             f"{statistics.median(walls):.2f} s; the rest is the interpreter's start and shutdown):",
+             "", "| phase | seconds |", "|---|---:|"]
+    lines += [f"| {part} | {sec:.3f} |" for part, sec in zip(_FIT_PARTS, medians)]
+    lines += ["", f"Heavy packages imported by the fit: {heavy or 'none'} "
+              "(no scikit-learn: the model class fits itself, `C45Model.fit_coded`)."]
     return "\n".join(lines)
 
 
@@ -298,7 +367,7 @@ def main() -> int:
         notes.append("Weka not measured: no `java` on PATH.")
 
     rows: list[Row] = []
-    profile = ""
+    profile = phases = ""
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as folder:
         tmp = Path(folder)
         models, weka_models = {}, {}
@@ -336,6 +405,7 @@ def main() -> int:
                             weka_fit, args.runs, args.warmup))
         if args.profile:
             profile = import_profile([*ek, "predict", models["c45", "iris"], iris])
+            phases = fit_phases(sys.executable, str(tmp / "phases.ekm"))
 
     load_end = load()
     script = Path(sys.argv[0])
@@ -359,7 +429,8 @@ def main() -> int:
         "-T DATA` on the row's data file; the fit row compares with `J48 -t iris.arff -no-cv -d "
         "J48MODEL`. Models were fitted once before timing with `ensemblekit fit ALGO DATA -o MODEL "
         "--seed 1` (kmeans: `-k` = number of classes). Target: ratio ≤ 1 for predict and show, "
-        f"≤ {FIT_TARGET:g} for fit.",
+        f"≤ {FIT_TARGET:g} for fit. The timed processes may write Python's bytecode caches "
+        "(PYTHONDONTWRITEBYTECODE is removed from their environment), as an installed copy has them.",
         "",
     ]
     text = "\n".join(header) + "\n" + table(rows) + "\n"
@@ -371,6 +442,8 @@ def main() -> int:
         text += "\n" + "\n".join(f"Note: {n}" for n in notes) + "\n"
     if profile:
         text += "\n## Where the time of `predict` goes\n\n" + profile + "\n"
+    if phases:
+        text += "\n## Where the time of `fit c45` goes\n\n" + phases + "\n"
     print(text)
     if args.write:
         RESULT.write_text(text)
