@@ -170,7 +170,9 @@ n_categories, random_state, n_classes
         nominal, categories = self.nominal_features_, self.n_categories_
         if nominal.size > 1 and np.any(nominal[1:] <= nominal[:-1]):
             _fail(ctx, "nominal_features_", "not distinct indices in ascending order")
-        if not np.array_equal(self.numeric_features_, np.setdiff1d(np.arange(d), nominal)):
+        numeric = np.ones(d, dtype=bool)
+        numeric[nominal] = False  # np.setdiff1d would import numpy.ma
+        if not np.array_equal(self.numeric_features_, np.flatnonzero(numeric)):
             _fail(ctx, "numeric_features_", "not the columns that are not nominal")
         if np.any(self.modes_ >= categories):
             _fail(ctx, "modes_", "a code outside its column's categories")
