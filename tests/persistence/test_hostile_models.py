@@ -1,4 +1,4 @@
-"""Hostile model files (issues 16 and 28): each is refused with exit 2 and one line, before it acts.
+"""Hostile model files (issues 16, 28 and 29): each is refused with exit 2 and one line, before it acts.
 
 Every crafted file is opened in this process with :func:`ensemblekit.api.load_model`
 (the fast lane), and tried with ``show`` and ``predict`` in a real process (slow: a
@@ -80,6 +80,16 @@ def _k2_cycle(source, path):
     return H.pack(path, metadata, members)
 
 
+def _one_cpt_short(source, path):
+    """The last conditional table dropped, and the list's recorded length with it."""
+    metadata, members = H.unpack(source)
+    last = metadata["state"]["model"]["cpts_"] - 1
+    metadata["state"]["model"]["cpts_"] = last
+    del members[f"model/cpts_/{last}.npy"]
+    del metadata["arrays"][f"model/cpts_/{last}.npy"]
+    return H.pack(path, metadata, members)
+
+
 def _format_2(source, path):
     def change(metadata):
         metadata["format_version"] = 2
@@ -150,6 +160,18 @@ CASES = {
         lambda m, f: H.edit_array(m["kmeans"], f / "h.ekm", "model/cluster_centers_.npy",
                                   lambda a: a[:, :-1]),
         IRIS, "model.cluster_centers_"),
+    # issue 29 (1): a state entry named like a method, a list one member short; (2) a count
+    # in the metadata that would size an allocation
+    "a state entry named like a method": (
+        lambda m, f: H.edit_metadata(m["k2"], f / "h.ekm",
+                                     lambda d: d["state"]["model"].__setitem__("predict", 1)),
+        VOTE, "model: predict is not part of a K2Model's state"),
+    "a list one member short": (lambda m, f: _one_cpt_short(m["k2"], f / "h.ekm"), VOTE,
+                                "model.parent_sets_: has 17 entries, expected 16"),
+    "10**9 clusters in the parameters": (
+        lambda m, f: H.edit_metadata(m["kmeans"], f / "h.ekm",
+                                     lambda d: d["params"].__setitem__("n_clusters", 10**9)),
+        IRIS, "axis 0 should be 1000000000 (n_clusters)"),
     "format 2": (lambda m, f: _format_2(m["c45"], f / "h.ekm"), VOTE,
                  "written by an earlier version (ensemblekit 0.2.0, model file format 2"),
     "a member the metadata does not record": (
