@@ -210,10 +210,25 @@ def write_error_message(path: str | os.PathLike, exc: OSError, what: str = "") -
         with the system's reason, on one line.
     """
     shown = os.fspath(path)
-    if exc.errno in _NO_SPACE:
+    if out_of_space(exc):
         return f"no space left on device writing {shown}"
     subject = f"{what} {shown}" if what else shown
     return f"cannot write {subject}: {_reason(exc)}"
+
+
+def out_of_space(exc: OSError) -> bool:
+    """Whether a failed write means the device or the user's quota is full.
+
+    Parameters
+    ----------
+    exc : OSError
+
+    Returns
+    -------
+    bool
+        True for ``ENOSPC`` and ``EDQUOT``.
+    """
+    return exc.errno in _NO_SPACE
 
 
 # --------------------------------------------------------------------------- private helpers

@@ -18,6 +18,7 @@ module stays cheap.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -153,6 +154,15 @@ class Metric:
     needs_prior : bool, default=False
         True for the relative errors, which need the training set's class
         counts or target mean.
+    value_range : tuple of (float, float), default=(-inf, inf)
+        The closed interval ``[low, high]`` every score of one fold lies in (an
+        end may be infinite). A score read back from outside, such as a resume
+        journal, is checked against it (:meth:`value_problem`).
+    finite : bool, default=False
+        True when every fold's score is a finite number. False when a fold can
+        leave the score undefined (NaN: a ROC area of a fold holding one class)
+        or infinite (a relative error of a constant target), or when the data's
+        extremes can overflow it.
     """
 
     name: str
@@ -163,6 +173,8 @@ class Metric:
     internal: bool = False
     inputs: str = "labels"
     needs_prior: bool = False
+    value_range: tuple[float, float] = (-math.inf, math.inf)
+    finite: bool = False
 
     def applies_to(self, task: str) -> bool:
         """Whether the score judges predictions of ``task``."""
@@ -233,10 +245,60 @@ class Metric:
                                        None if proba is None else np.asarray(proba, float),
                                        prior)))
 
+    def value_problem(self, value: float) -> str | None:
+        """Say why ``value`` cannot be a score of one fold, or ``None`` if it can.
+
+        A finite value must lie in :attr:`value_range`, give or take a rounding
+        error (a relative ``1e-9`` of the end, at least ``1e-9``): a correlation
+        or an NMI computed in floating point may land an ulp past 1. NaN and an
+        infinite value are accepted only when the score is not :attr:`finite`,
+        an infinite one only at an infinite end of the range.
+
+        Parameters
+        ----------
+        value : float
+
+        Returns
+        -------
+        str or None
+            A phrase such as ``"accuracy is 7.5, outside its range [0, 1]"``,
+            or ``None``.
+        """
+        low, high = self.value_range
+        if math.isnan(value) or math.isinf(value):
+            if self.finite:
+                return f"{self.name} is {value}, but it is always a finite number"
+            if math.isnan(value):
+                return None
+        slack = _ROUNDING * max(1.0, abs(low) if math.isfinite(low) else 0.0,
+                                abs(high) if math.isfinite(high) else 0.0)
+        if low - slack <= value <= high + slack:
+            return None
+        return f"{self.name} is {value!r}, outside its range {_interval(low, high)}"
+
     @property
     def display_name(self) -> str:
         """The label, or the name when no label was given."""
         return self.label or self.name
+
+
+#: How far past an end of its range a score may land by rounding (relative to the end).
+_ROUNDING = 1e-9
+
+
+def _interval(low: float, high: float) -> str:
+    """``[0, 1]``, ``[0, inf)``, ``(-inf, 1]``: a range as the messages show it."""
+    def end(x: float) -> str:
+        return f"{x:g}" if math.isfinite(x) else ("-inf" if x < 0 else "inf")
+
+    return (("(" if math.isinf(low) else "[") + f"{end(low)}, {end(high)}"
+            + (")" if math.isinf(high) else "]"))
+
+
+#: Ranges shared by several scores.
+_UNIT = (0.0, 1.0)
+_SIGNED = (-1.0, 1.0)
+_NON_NEGATIVE = (0.0, math.inf)
 
 
 def _either(classification: Callable, regression: Callable, relative: bool = False
@@ -273,48 +335,70 @@ def _of_labels(figure: Callable, average: str | None = None) -> Callable[..., fl
 
 
 METRICS: dict[str, Metric] = {
-    "accuracy": Metric("accuracy", label_accuracy, _C, True, "Accuracy"),
+    "accuracy": Metric("accuracy", label_accuracy, _C, True, "Accuracy",
+                       value_range=_UNIT, finite=True),
     "balanced-accuracy": Metric("balanced-accuracy", _of_labels(balanced_accuracy), _C, True,
-                                "Balanced accuracy"),
-    "kappa": Metric("kappa", _of_labels(kappa), _C, True, "Kappa"),
-    "mcc": Metric("mcc", _of_labels(mcc, "weighted"), _C, True, "MCC"),
+                                "Balanced accuracy", value_range=_UNIT, finite=True),
+    "kappa": Metric("kappa", _of_labels(kappa), _C, True, "Kappa", value_range=_SIGNED,
+                    finite=True),
+    "mcc": Metric("mcc", _of_labels(mcc, "weighted"), _C, True, "MCC", value_range=_SIGNED,
+                  finite=True),
     "precision-macro": Metric("precision-macro", _of_labels(precision, "macro"), _C, True,
-                              "Precision (macro)"),
-    "recall-macro": Metric("recall-macro", _of_labels(recall, "macro"), _C, True, "Recall (macro)"),
-    "f1-macro": Metric("f1-macro", _of_labels(f_measure, "macro"), _C, True, "F1 (macro)"),
+                              "Precision (macro)", value_range=_UNIT, finite=True),
+    "recall-macro": Metric("recall-macro", _of_labels(recall, "macro"), _C, True, "Recall (macro)",
+                           value_range=_UNIT, finite=True),
+    "f1-macro": Metric("f1-macro", _of_labels(f_measure, "macro"), _C, True, "F1 (macro)",
+                       value_range=_UNIT, finite=True),
     "precision-weighted": Metric("precision-weighted", _of_labels(precision, "weighted"), _C, True,
-                                 "Precision (weighted)"),
+                                 "Precision (weighted)", value_range=_UNIT, finite=True),
     "recall-weighted": Metric("recall-weighted", _of_labels(recall, "weighted"), _C, True,
-                              "Recall (weighted)"),
-    "f1-weighted": Metric("f1-weighted", _of_labels(f_measure, "weighted"), _C, True, "F1 (weighted)"),
-    "auc": Metric("auc", _of_probabilities(weighted_roc_area), _C, True, "ROC area", inputs="outcome"),
-    "prc": Metric("prc", _of_probabilities(weighted_prc_area), _C, True, "PRC area", inputs="outcome"),
-    "log-loss": Metric("log-loss", _of_probabilities(log_loss), _C, False, "Log-loss", inputs="outcome"),
-    "brier": Metric("brier", _of_probabilities(brier_score), _C, False, "Brier", inputs="outcome"),
-    "nmi": Metric("nmi", nmi, _K, True, "NMI"),
-    "purity": Metric("purity", purity, _K, True, "Purity"),
-    "ari": Metric("ari", adjusted_rand, _K, True, "ARI"),
-    "rand": Metric("rand", rand, _K, True, "Rand"),
-    "jaccard": Metric("jaccard", jaccard, _K, True, "Jaccard"),
-    "fm": Metric("fm", fowlkes_mallows, _K, True, "FM"),
-    "w10": Metric("w10", wallace_10, _K, True, "W10"),
-    "w01": Metric("w01", wallace_01, _K, True, "W01"),
-    "silhouette": Metric("silhouette", silhouette, _K, True, "Silhouette", internal=True),
-    "dunn": Metric("dunn", dunn, _K, True, "Dunn", internal=True),
-    "connectivity": Metric("connectivity", connectivity, _K, False, "Connectivity", internal=True),
+                              "Recall (weighted)", value_range=_UNIT, finite=True),
+    "f1-weighted": Metric("f1-weighted", _of_labels(f_measure, "weighted"), _C, True, "F1 (weighted)",
+                          value_range=_UNIT, finite=True),
+    # undefined (NaN) in a fold that holds one class
+    "auc": Metric("auc", _of_probabilities(weighted_roc_area), _C, True, "ROC area", inputs="outcome",
+                  value_range=_UNIT),
+    "prc": Metric("prc", _of_probabilities(weighted_prc_area), _C, True, "PRC area", inputs="outcome",
+                  value_range=_UNIT),
+    # each probability is clipped away from 0, so the loss stays finite
+    "log-loss": Metric("log-loss", _of_probabilities(log_loss), _C, False, "Log-loss",
+                       inputs="outcome", value_range=_NON_NEGATIVE, finite=True),
+    "brier": Metric("brier", _of_probabilities(brier_score), _C, False, "Brier", inputs="outcome",
+                    value_range=(0.0, 2.0), finite=True),
+    "nmi": Metric("nmi", nmi, _K, True, "NMI", value_range=_UNIT, finite=True),
+    "purity": Metric("purity", purity, _K, True, "Purity", value_range=_UNIT, finite=True),
+    "ari": Metric("ari", adjusted_rand, _K, True, "ARI", value_range=_SIGNED, finite=True),
+    "rand": Metric("rand", rand, _K, True, "Rand", value_range=_UNIT, finite=True),
+    "jaccard": Metric("jaccard", jaccard, _K, True, "Jaccard", value_range=_UNIT, finite=True),
+    "fm": Metric("fm", fowlkes_mallows, _K, True, "FM", value_range=_UNIT, finite=True),
+    "w10": Metric("w10", wallace_10, _K, True, "W10", value_range=_UNIT, finite=True),
+    "w01": Metric("w01", wallace_01, _K, True, "W01", value_range=_UNIT, finite=True),
+    # the internal indices measure distances, which the data's extremes can overflow
+    "silhouette": Metric("silhouette", silhouette, _K, True, "Silhouette", internal=True,
+                         value_range=_SIGNED),
+    "dunn": Metric("dunn", dunn, _K, True, "Dunn", internal=True, value_range=_NON_NEGATIVE),
+    "connectivity": Metric("connectivity", connectivity, _K, False, "Connectivity", internal=True,
+                           value_range=_NON_NEGATIVE),
     "davies-bouldin": Metric("davies-bouldin", davies_bouldin, _K, False, "Davies-Bouldin",
-                             internal=True),
+                             internal=True, value_range=_NON_NEGATIVE),
     "calinski-harabasz": Metric("calinski-harabasz", calinski_harabasz, _K, True,
-                                "Calinski-Harabasz", internal=True),
-    "correlation": Metric("correlation", correlation, _R, True, "Correlation"),
-    "mae": Metric("mae", _either(weka_mae, mae), _BOTH, False, "MAE", inputs="outcome"),
-    "rmse": Metric("rmse", _either(weka_rmse, rmse), _BOTH, False, "RMSE", inputs="outcome"),
+                                "Calinski-Harabasz", internal=True, value_range=_NON_NEGATIVE),
+    # a regression's scores can overflow on targets near the float limits, and the relative
+    # errors are undefined for a constant target
+    "correlation": Metric("correlation", correlation, _R, True, "Correlation",
+                          value_range=_SIGNED),
+    "mae": Metric("mae", _either(weka_mae, mae), _BOTH, False, "MAE", inputs="outcome",
+                  value_range=_NON_NEGATIVE),
+    "rmse": Metric("rmse", _either(weka_rmse, rmse), _BOTH, False, "RMSE", inputs="outcome",
+                   value_range=_NON_NEGATIVE),
     "rae": Metric("rae", _either(relative_absolute_error, relative_absolute_error_regression, True),
-                  _BOTH, False, "RAE %", inputs="outcome", needs_prior=True),
+                  _BOTH, False, "RAE %", inputs="outcome", needs_prior=True,
+                  value_range=_NON_NEGATIVE),
     "rrse": Metric("rrse", _either(root_relative_squared_error, root_relative_squared_error_regression,
                                    True),
-                   _BOTH, False, "RRSE %", inputs="outcome", needs_prior=True),
-    "r2": Metric("r2", r2, _R, True, "R²"),
+                   _BOTH, False, "RRSE %", inputs="outcome", needs_prior=True,
+                   value_range=_NON_NEGATIVE),
+    "r2": Metric("r2", r2, _R, True, "R²", value_range=(-math.inf, 1.0)),
 }
 """Metric name -> :class:`Metric`, in the order reports list them."""
 

@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,8 @@ from typer.testing import CliRunner
 
 from ensemblekit import cli
 from ensemblekit.report import printable, safe_text
+
+from ektesting.support import run_main
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
@@ -39,15 +40,7 @@ def _shell(args, redirect: str) -> subprocess.CompletedProcess:
                           cwd=str(ROOT))
 
 
-def _main(args, monkeypatch, capsys) -> tuple[int, str, str]:
-    """Run the console entry point in this process: (exit code, stdout, stderr)."""
-    monkeypatch.setattr(sys, "argv", ["ensemblekit", *map(str, args)])
-    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # main() replaces it
-    with pytest.raises(SystemExit) as stop:
-        cli.main()
-    out, err = capsys.readouterr()
-    code = stop.value.code
-    return (0 if code is None else code), out, err
+_main = run_main  # the console entry point in this process: (exit code, stdout, stderr)
 
 
 def _one_error_line(err: str) -> str:
@@ -360,11 +353,11 @@ def test_journal_line_longer_than_the_bound_is_refused(journal, monkeypatch, cap
 
 
 def test_journal_reader_never_asks_for_more_than_the_bound(journal, monkeypatch, capsys):
-    from ensemblekit.experiment import journal as journal_module
+    from ensemblekit.experiment.journal import Journal
 
     path, args, lines = journal
     asked = []
-    real_open = open
+    real_read = Journal._read
 
     class Spy:
         def __init__(self, fh):
@@ -374,21 +367,14 @@ def test_journal_reader_never_asks_for_more_than_the_bound(journal, monkeypatch,
             asked.append(size)
             return self.fh.readline(size)
 
-        def __enter__(self):
-            return self
+    def spying_read(self, reader, *a, **k):  # the reader of the locked journal file
+        return real_read(self, Spy(reader), *a, **k)
 
-        def __exit__(self, *exc):
-            self.fh.close()
-
-    def spying_open(file, mode="r", *a, **k):
-        fh = real_open(file, mode, *a, **k)
-        return Spy(fh) if Path(file) == path and mode == "rb" else fh
-
-    monkeypatch.setattr(journal_module, "open", spying_open, raising=False)
+    monkeypatch.setattr(Journal, "_read", spying_read)
     path.write_text("".join(lines))
     code, _, err = _main(args, monkeypatch, capsys)
     assert code == 0, err
-    assert asked and all(0 < size <= journal_module.Journal.MAX_LINE + 1 for size in asked)
+    assert asked and all(0 < size <= Journal.MAX_LINE + 1 for size in asked)
 
 
 def test_damaged_record_message_stays_short(journal, monkeypatch, capsys):
@@ -397,8 +383,8 @@ def test_damaged_record_message_stays_short(journal, monkeypatch, capsys):
     record["seconds"] = "z" * 100_000
     line = _refused(journal, "".join(lines[:1] + [json.dumps(record) + "\n"] + lines[2:]),
                     monkeypatch, capsys)
-    assert line.startswith(f"ensemblekit: error: {path}, line 2: damaged journal record (could "
-                           "not convert string to float: ")
+    assert line == (f"ensemblekit: error: {path}, line 2: damaged journal record (seconds is "
+                    f'"{"z" * 39}..., not a number); use a new --resume file or delete this one')
     assert len(line) < 400
 
 

@@ -51,6 +51,28 @@ def run_cli(*args, input=None):
     return CliRunner().invoke(app, [str(a) for a in args], input=input)
 
 
+def run_main(args, monkeypatch, capsys) -> tuple[int, str, str]:
+    """Run the console entry point (``cli.main``, exit codes and all) in this process.
+
+    Returns (exit code, stdout, stderr); ``sys.argv`` and the warning hook that
+    ``main`` replaces are restored by ``monkeypatch``.
+    """
+    import sys
+    import warnings
+
+    import pytest
+
+    from ensemblekit import cli
+
+    monkeypatch.setattr(sys, "argv", ["ensemblekit", *map(str, args)])
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # main() replaces it
+    with pytest.raises(SystemExit) as stop:
+        cli.main()
+    out, err = capsys.readouterr()
+    code = stop.value.code
+    return (0 if code is None else code), out, err
+
+
 def load_coded(name: str):
     """A data file read by ensemblekit with its nominal codes, as the lazy learners take it.
 

@@ -354,3 +354,57 @@ def test_score_model_of_a_clustering_reads_known_rows_and_the_clustered_space():
     assert values["silhouette"] != S.silhouette(X, labels)
     with pytest.raises(ValueError, match="compares with the classes"):
         score_model(["nmi"], predicted=labels)
+
+
+# ----------------------------------------------------------------------------- declared ranges
+def test_every_metric_declares_its_range():
+    for name, spec in METRICS.items():
+        low, high = spec.value_range
+        assert low < high and (math.isfinite(low) or math.isfinite(high)), name
+    assert METRICS["accuracy"].value_range == (0.0, 1.0) and METRICS["accuracy"].finite
+    assert METRICS["rrse"].value_range == (0.0, math.inf) and not METRICS["rrse"].finite
+    assert Metric("x", accuracy, "classification").value_range == (-math.inf, math.inf)
+
+
+def test_value_problem_names_what_is_wrong():
+    acc, auc, rrse, r2_ = (METRICS[m] for m in ("accuracy", "auc", "rrse", "r2"))
+    for fine in (0.0, 0.5, 1.0, 1.0 + 1e-12, -1e-12):  # an ulp past an end is rounding
+        assert acc.value_problem(fine) is None
+    assert acc.value_problem(7.5) == "accuracy is 7.5, outside its range [0, 1]"
+    assert acc.value_problem(-0.25) == "accuracy is -0.25, outside its range [0, 1]"
+    assert acc.value_problem(1.000001) == "accuracy is 1.000001, outside its range [0, 1]"
+    assert acc.value_problem(math.nan) == "accuracy is nan, but it is always a finite number"
+    assert acc.value_problem(math.inf) == "accuracy is inf, but it is always a finite number"
+    assert auc.value_problem(math.nan) is None  # a fold of one class: undefined
+    assert auc.value_problem(math.inf) == "auc is inf, outside its range [0, 1]"
+    assert rrse.value_problem(math.inf) is None and rrse.value_problem(math.nan) is None
+    assert rrse.value_problem(-math.inf) == "rrse is -inf, outside its range [0, inf)"
+    assert rrse.value_problem(-1.0) == "rrse is -1.0, outside its range [0, inf)"
+    assert r2_.value_problem(-1e300) is None and r2_.value_problem(-math.inf) is None
+    assert r2_.value_problem(2.0) == "r2 is 2.0, outside its range (-inf, 1]"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_declared_ranges_hold_for_the_scores_computed(seed):
+    # every score the code computes on random predictions (folds of one class and
+    # constant targets included) is one its declaration admits
+    rng = np.random.default_rng(seed)
+    n, k = 12, 3
+    truth = rng.integers(0, k, n) if seed else np.zeros(n, dtype=int)  # seed 0: one class
+    proba = rng.dirichlet(np.ones(k), n)
+    proba[: n // 2] = np.eye(k)[rng.integers(0, k, n // 2)]  # some certain (and wrong) rows
+    predicted = proba.argmax(axis=1)
+    counts = np.bincount(rng.integers(0, k, 30), minlength=k)
+    # even seeds: a constant target, which the relative errors divide by 0 (inf or NaN)
+    target = rng.normal(size=n) if seed % 2 else np.full(n, 5.0)
+    values = rng.normal(size=n)
+    X = rng.normal(size=(n, 2))
+    labels = rng.integers(0, 3, n)
+    for name, spec in METRICS.items():
+        if spec.task == "clustering":
+            got = (spec.score(labels, X=X) if spec.internal else spec.score(labels, truth=truth))
+        elif spec.applies_to("classification"):
+            got = spec.score(predicted, truth=truth, proba=proba, prior=counts)
+        else:
+            got = spec.score(values, truth=target, prior=float(target.mean()))
+        assert spec.value_problem(got) is None, (name, got)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -201,7 +202,10 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     n_jobs, scheduler
         joblib workers, or a Dask scheduler address; results do not depend on them.
     resume : path, optional
-        JSON-lines journal of finished units (computed units are not redone).
+        JSON-lines journal of finished units (computed units are not redone). It
+        must be a regular file, and is locked for one writer from before the
+        data are read until the run ends (see
+        :class:`ensemblekit.experiment.JournalLock`).
     alpha : float
         Significance level, in (0, 1).
     plot : bool
@@ -219,6 +223,9 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     Raises
     ------
     UsageError, ensemblekit.registry.ParameterError, ensemblekit.data.DataError
+    ensemblekit.experiment.ProtocolError
+        Among others, if the journal is not a regular file, is in use by another
+        run, holds a damaged record, or its disk fills up (what it holds is kept).
     """
     from ensemblekit import experiment
     from ensemblekit.experiment.analysis import grid_summary
@@ -271,24 +278,28 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         _check_plottable(candidates, gridded, len(files))
     protocol = _protocol(task, cv, repeats, runs, seed, n_clusters)
     chosen = _metrics_for(task, metrics)
-    runner = experiment.Runner(n_jobs, scheduler)  # holds the Dask client from prestart to run
-    warming = runner.prestart()
-    datasets = _load_fitting(task, files, target, ignore, input_format, notify)
-    if plot and len(datasets) < len(files):
-        _check_plottable(candidates, gridded, len(datasets))
-    if max_instances is not None:
-        datasets = [experiment.subsample(d, max_instances, seed) for d in datasets]
-    names = [d.name for d in datasets]
-    if len(set(names)) != len(names):
-        raise UsageError("two data files have the same name: " + ", ".join(names))
-    work = experiment.plan(datasets, candidates, protocol)
-    for note in work.notes:
+    # the journal is locked before any work, so that a second run on it is refused at once
+    with contextlib.nullcontext() if resume is None else experiment.JournalLock(resume) as journal:
+        runner = experiment.Runner(n_jobs, scheduler)  # holds the Dask client from prestart to run
+        warming = runner.prestart()
+        datasets = _load_fitting(task, files, target, ignore, input_format, notify)
+        if plot and len(datasets) < len(files):
+            _check_plottable(candidates, gridded, len(datasets))
+        if max_instances is not None:
+            datasets = [experiment.subsample(d, max_instances, seed) for d in datasets]
+        names = [d.name for d in datasets]
+        if len(set(names)) != len(names):
+            raise UsageError("two data files have the same name: " + ", ".join(names))
+        work = experiment.plan(datasets, candidates, protocol)
+        for note in work.notes:
+            notify(f"note: {note}")
+        if warming is not None:
+            warming.join()
+        with progress(len(work.units), "units") as advance:
+            result = runner.run(datasets, work, protocol, chosen, resume=journal,
+                                on_unit_done=advance, keep_predictions=pooled)
+    for note in result.notes:
         notify(f"note: {note}")
-    if warming is not None:
-        warming.join()
-    with progress(len(work.units), "units") as advance:
-        result = runner.run(datasets, work, protocol, chosen, resume=resume,
-                            on_unit_done=advance, keep_predictions=pooled)
     if resume is not None:
         notify(f"note: {result.computed} of {len(work.units)} units computed now, the rest read "
                f"from {resume}")

@@ -11,7 +11,7 @@ A comparison goes through four steps, one module each:
   serially, on local worker processes (joblib) or on a Dask cluster, each on
   one core, and returns long-format :class:`Score` rows;
 * :mod:`~ensemblekit.experiment.journal` -- the resume journal (``--resume``):
-  finished units on disk;
+  finished units on disk, one writer at a time (:class:`JournalLock`);
 * :mod:`~ensemblekit.experiment.analysis` -- summaries, average ranks, the
   tests over data sets and their verdicts, and the grid summary.
 
@@ -30,6 +30,7 @@ from ensemblekit.experiment.analysis import (
     grid_summary,
     summarize,
 )
+from ensemblekit.experiment.journal import JournalLock
 from ensemblekit.experiment.protocol import (
     Candidate,
     Plan,
@@ -57,6 +58,7 @@ __all__ = [
     "MAX_WORKERS_PER_CORE",
     "Candidate",
     "Failure",
+    "JournalLock",
     "MetricAnalysis",
     "PairVerdict",
     "Plan",

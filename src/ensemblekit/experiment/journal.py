@@ -10,21 +10,53 @@ Every line is strict JSON. A score that is not finite (an RRSE of a constant
 target, say) is written as the string ``"nan"``, ``"inf"`` or ``"-inf"`` and read
 back as that float, so a resumed run sees exactly the scores the first run computed.
 
+The journal is kept like a small database, not a log anyone may append to:
+
+* **One writer at a time.** :class:`JournalLock` opens the file and takes an
+  exclusive, non-blocking :func:`fcntl.flock` on it for the whole run; a second
+  run on the same journal is refused at once. The kernel drops the lock when the
+  holder exits, however it ends (a kill included), so no stale lock is left. On
+  Linux this also holds on NFS (the kernel emulates ``flock`` with the server's
+  byte-range locks); a file system that cannot lock at all is refused. Where
+  :mod:`fcntl` does not exist (Windows) no lock is taken, and one writer at a
+  time is the user's care.
+* **Only a regular file.** A named pipe, device, folder or socket is refused
+  before it is opened (and again after, on the open descriptor), so a FIFO never
+  blocks the run.
+* **Records are checked when read back**: types (a boolean is no number), the
+  unit's key, and each score against its metric's declared range and finiteness
+  (:meth:`ensemblekit.metrics.Metric.value_problem`). A last line cut short by a
+  kill is dropped with a note; any other damaged line is refused, naming it.
+* **A full disk loses nothing saved.** A record that cannot be written whole is
+  cut off again, so the file keeps every complete record and the next run goes
+  on from them.
+
 This module is the only part of :mod:`ensemblekit.experiment` that touches files.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import math
+import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from ensemblekit import safejson
+from ensemblekit.atomic import out_of_space
 from ensemblekit.errors import InputError
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit, task_of
+from ensemblekit.metrics import metric_spec
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks (see the module notes)
+    fcntl = None
 
 
 def unit_key(ds_name: str, cand: Candidate, unit: Unit) -> tuple:
@@ -87,12 +119,131 @@ def run_fingerprint(datasets, work: Plan, protocol: Protocol, metrics) -> str:
     return "sha256:" + h.hexdigest()
 
 
+#: The kinds of entry a journal cannot be, as the refusal names them.
+_NOT_A_FILE = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISDIR, "a folder"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISSOCK, "a socket"))
+
+
+def _kind_problem(path: Path, mode: int) -> ProtocolError | None:
+    """The refusal of an entry of ``mode`` that is not a regular file, else None."""
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((name for test, name in _NOT_A_FILE if test(mode)), "not a file")
+    return ProtocolError(f"--resume {path} is {kind}, not a regular file; a journal must be "
+                         "a regular file")
+
+
+class JournalLock:
+    """A journal file, open for reading and writing and locked against every other writer.
+
+    The entry is checked before it is opened: a named pipe, device, folder or
+    socket is refused without opening it (a FIFO would block), and the open
+    descriptor is checked again (the entry may have been replaced meanwhile).
+    The lock is an exclusive :func:`fcntl.flock` taken without waiting and held
+    until :meth:`close`; the kernel releases it when the process ends, however
+    it ends. ``flock`` locks belong to an open file description, so a second
+    :class:`JournalLock` on the same file conflicts even within one process.
+
+    A lock is a path (:class:`os.PathLike`), so it can be given wherever the
+    journal's path is (``Runner.run(resume=lock)``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The journal; created empty when missing. A file this lock created is
+        removed again by :meth:`close` if nothing was written to it.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+    fd : int
+        The open descriptor that holds the lock; -1 once closed.
+
+    Raises
+    ------
+    ProtocolError
+        If ``path`` is not a regular file, cannot be opened or locked, or
+        another open file holds the lock: ``"--resume PATH is in use by another
+        ensemblekit compare (one writer at a time)..."``.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self.fd = -1
+        try:
+            info = os.stat(self.path)
+        except FileNotFoundError:
+            info = None
+        except OSError as exc:
+            raise ProtocolError(f"cannot read --resume file {self.path}: {exc.strerror}") from None
+        if info is not None and (problem := _kind_problem(self.path, info.st_mode)) is not None:
+            raise problem
+        self._created = info is None
+        # O_NONBLOCK: should the entry turn into a FIFO after the check, opening it
+        # still returns at once (and the check below refuses it)
+        flags = (os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+                 | getattr(os, "O_BINARY", 0))
+        try:
+            fd = os.open(self.path, flags, 0o666)
+        except OSError as exc:
+            raise ProtocolError(f"cannot write --resume file {self.path}: {exc.strerror}") from None
+        try:
+            problem = _kind_problem(self.path, os.fstat(fd).st_mode)
+            if problem is not None:
+                raise problem
+            os.set_blocking(fd, True)
+            self._lock(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+
+    def _lock(self, fd: int) -> None:
+        if fcntl is None:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise ProtocolError(
+                    f"--resume {self.path} is in use by another ensemblekit compare (one writer "
+                    "at a time); wait for it to end, or give another file") from None
+            raise ProtocolError(
+                f"cannot lock --resume file {self.path}: {exc.strerror}; keep the journal on a "
+                "file system that supports locks, such as a local disk") from None
+
+    def __fspath__(self) -> str:
+        return os.fspath(self.path)
+
+    def __enter__(self) -> JournalLock:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the lock and close the file; a file created here and left empty is removed."""
+        fd, self.fd = self.fd, -1
+        if fd < 0:
+            return
+        try:
+            if self._created and os.fstat(fd).st_size == 0 and not self.path.is_symlink() \
+                    and os.path.samestat(os.stat(self.path), os.fstat(fd)):
+                os.unlink(self.path)  # still locked: nobody else is using it
+        except OSError:
+            pass  # an empty journal left behind is read as a new one
+        finally:
+            os.close(fd)
+
+
 class Journal:
     """Append-only JSON-lines record of finished units (``--resume``).
 
     The first line names the comparison (a fingerprint of data, candidates,
     protocol and metrics); each further line is one finished unit. A line cut
-    short by a killed process is dropped when the journal is opened again.
+    short by a killed process is dropped when the journal is opened again, with
+    a note in :attr:`notes`.
 
     The file is read line by line with a bound: a line longer than
     :attr:`MAX_LINE` bytes, or with JSON nested deeper than :attr:`MAX_DEPTH`
@@ -100,11 +251,25 @@ class Journal:
     with a :class:`ProtocolError` naming the file and the line. Memory stays
     bounded by the comparison's units, whatever the file holds.
 
+    Every record read back is checked: the JSON types of its fields (a boolean
+    is not a number, a repeat is an integer), its key among the comparison's
+    units, its seconds a finite number >= 0, and each score a number (or
+    ``"nan"``, ``"inf"``, ``"-inf"``) that its metric can take
+    (:meth:`ensemblekit.metrics.Metric.value_problem`: ``"accuracy": 7.5``,
+    ``true`` or ``NaN`` is refused).
+
+    Each record is written with one ``write`` call straight to the operating
+    system. A write that fails (no space left on the device) is cut off again,
+    so the file still holds every complete record, and raises
+    :class:`ProtocolError` saying so.
+
     Parameters
     ----------
-    path : pathlib.Path
-        The journal file; created (with its header) when it is missing, empty
-        or holds only a header cut short.
+    path : pathlib.Path or JournalLock
+        The journal file, or a :class:`JournalLock` already held on it (which
+        the caller closes); a path is locked here until :meth:`close`. The file
+        is started afresh (with its header) when it is missing, empty or holds
+        only a header cut short.
     fingerprint : str
         :func:`run_fingerprint` of the comparison; a file with another one is
         refused.
@@ -112,14 +277,21 @@ class Journal:
         :func:`unit_key` of every unit of the comparison; a record of any other
         unit is refused as damaged.
     metrics : sequence of str
-        A record without an error must hold a score for each (a number, or
-        ``"nan"``, ``"inf"``, ``"-inf"``).
+        The comparison's metrics: a record without an error holds a score of
+        each, and of no other.
+
+    Attributes
+    ----------
+    notes : list of str
+        What the reader did that the user should know (a record cut short that
+        was dropped).
 
     Raises
     ------
     ProtocolError
-        If the file cannot be read or written, records another comparison, or
-        holds a damaged or over-long line.
+        If the file is not a regular file, is in use by another writer, cannot
+        be read or written, records another comparison, or holds a damaged or
+        over-long line.
     """
 
     VERSION = 1
@@ -129,30 +301,39 @@ class Journal:
     #: Deepest JSON nesting read back; a record is 2 levels deep (its scores).
     MAX_DEPTH = 8
 
-    def __init__(self, path: Path, fingerprint: str, keys: set, metrics: Sequence[str]):
-        self.path = path
+    def __init__(self, path: Path | JournalLock, fingerprint: str, keys: set,
+                 metrics: Sequence[str]):
+        self._own = not isinstance(path, JournalLock)
+        self._lock = JournalLock(path) if self._own else path
+        self.path = self._lock.path
         self.fingerprint = fingerprint
+        self.notes: list[str] = []
         self._done: dict[tuple, dict] = {}
+        self._end = 0  # bytes of complete lines: where the next record goes
         try:
-            with open(path, "rb") as reader:
-                complete, total = self._read(reader, fingerprint, keys, metrics)
-        except FileNotFoundError:
-            complete = total = 0
-        except OSError as exc:
-            raise ProtocolError(f"cannot read --resume file {path}: {exc.strerror}") from None
-        if complete == 0:  # new, empty, or only a header cut short: start afresh
-            try:
-                self._fh = open(path, "w", encoding="utf-8")
-            except OSError as exc:
-                raise ProtocolError(f"cannot write --resume file {path}: {exc.strerror}") from None
-            self._write({"ensemblekit_journal": self.VERSION, "run": fingerprint})
-            return
-        if complete != total:  # drop a half-written last line
-            with open(path, "r+b") as fh:
-                fh.truncate(complete)
-        self._fh = open(path, "a", encoding="utf-8")
+            self._open(fingerprint, keys, {m: metric_spec(m) for m in metrics})
+        except BaseException:
+            self.close()
+            raise
 
-    def _read(self, reader, fingerprint: str, keys: set, metrics: Sequence[str]) -> tuple[int, int]:
+    def _open(self, fingerprint: str, keys: set, specs: dict) -> None:
+        """Read the file, cut off a last line cut short, and write the header of a new one."""
+        fd = self._lock.fd
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            with open(fd, "rb", closefd=False) as reader:
+                complete, total = self._read(reader, fingerprint, keys, specs)
+        except OSError as exc:
+            raise ProtocolError(f"cannot read --resume file {self.path}: {exc.strerror}") from None
+        self._saved = set(self._done)
+        self._end = complete
+        if complete != total:  # drop a half-written last line (or a header cut short)
+            self._cut_back()
+        os.lseek(fd, complete, os.SEEK_SET)
+        if complete == 0:  # new, empty, or only a header cut short: start afresh
+            self._write({"ensemblekit_journal": self.VERSION, "run": fingerprint})
+
+    def _read(self, reader, fingerprint: str, keys: set, specs: dict) -> tuple[int, int]:
         """Check the header and keep the finished units.
 
         Returns (bytes of complete lines, bytes read).
@@ -171,6 +352,9 @@ class Journal:
                     raise ProtocolError(
                         f"{path}, line {number}: longer than {self.MAX_LINE // 2**20} MiB, "
                         "which no journal record is; use a new --resume file or delete this one")
+                if number > 1:
+                    self.notes.append(f"{path}, line {number}: a record cut short (by a killed "
+                                      "run) was dropped; its unit is computed again")
                 return complete, total  # the end of the file: a last line cut short
             text = line.decode("utf-8", errors="replace")
             if number == 1:
@@ -185,52 +369,129 @@ class Journal:
                         "parameters, protocol, seed, metrics or ensemblekit version); use a new "
                         "--resume file or delete this one")
             else:
-                key, outcome = self._record(text, number, keys, metrics)
+                key, outcome = self._record(text, number, keys, specs)
                 self._done[key] = outcome
             complete += len(line)
 
-    def _record(self, text: str, number: int, keys: set, metrics: Sequence[str]) -> tuple:
+    def _record(self, text: str, number: int, keys: set, specs: dict) -> tuple:
         """One unit line as (key, outcome); ProtocolError naming the line if it is damaged."""
         try:
-            rec = safejson.loads(text, max_depth=self.MAX_DEPTH)
-            key = (rec["dataset"], rec["algorithm"], rec["params"], rec["repeat"], rec["fold"])
-            outcome = {"scores": {m: _read_score(v) for m, v in rec["scores"].items()},
-                       "seconds": float(rec["seconds"]), "error": rec.get("error")}
-            if key not in keys:
-                raise InputError("a unit that is not part of this comparison")
-            if outcome["error"] is None and not all(
-                    isinstance(outcome["scores"].get(m), (int, float)) for m in metrics):
-                raise InputError("missing scores")
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            return _unit_record(safejson.loads(text, max_depth=self.MAX_DEPTH), keys, specs)
+        except ValueError as exc:  # JSON errors and InputError are ValueErrors
             # the message may quote the line
             what = str(exc) if len(str(exc)) <= 200 else str(exc)[:200] + "..."
             raise ProtocolError(f"{self.path}, line {number}: damaged journal record ({what}); "
                                 "use a new --resume file or delete this one") from None
-        return key, outcome
 
     def done(self) -> dict[tuple, dict]:
         """Finished units read from the file: ``{key: outcome}``."""
         return dict(self._done)
 
     def append(self, key: tuple, outcome: dict) -> None:
-        """Record one finished unit and flush it to the operating system."""
+        """Record one finished unit, handed to the operating system at once.
+
+        Raises
+        ------
+        ProtocolError
+            If the record cannot be written (no space left on the device); the
+            file is left with every complete record it held.
+        """
         dataset, algorithm, params, repeat, fold = key
         self._write({"dataset": dataset, "algorithm": algorithm, "params": params, "repeat": repeat,
                      "fold": fold,
                      "scores": {m: _written_score(v) for m, v in outcome["scores"].items()},
                      "seconds": outcome["seconds"],
                      "error": outcome.get("error")})
+        self._saved.add(key)
 
     def _write(self, record: dict) -> None:
-        self._fh.write(json.dumps(record, sort_keys=True, allow_nan=False) + "\n")
-        self._fh.flush()
+        data = memoryview((json.dumps(record, sort_keys=True, allow_nan=False) + "\n").encode())
+        size = len(data)
+        try:
+            while data:
+                written = os.write(self._lock.fd, data)
+                if written == 0:  # a regular file takes at least one byte, or says why not
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                data = data[written:]
+        except OSError as exc:
+            self._cut_back()
+            saved = len(self._saved)
+            kept = (f"it keeps the {saved} unit{'s' if saved != 1 else ''} saved so far: "
+                    f"{'free some space, then ' if out_of_space(exc) else ''}run the same command "
+                    "again to go on")
+            if out_of_space(exc):
+                raise ProtocolError(f"no space left on the device of --resume file {self.path}; "
+                                    f"{kept}") from None
+            raise ProtocolError(f"cannot write --resume file {self.path}: {exc.strerror}; "
+                                f"{kept}") from None
+        self._end += size
+
+    def _cut_back(self) -> None:
+        """Cut the file back to its complete lines (a record written in part is removed)."""
+        try:
+            os.ftruncate(self._lock.fd, self._end)
+            os.lseek(self._lock.fd, self._end, os.SEEK_SET)
+        except OSError:
+            pass  # a last line cut short is dropped when the journal is read again
 
     def close(self) -> None:
-        self._fh.close()
+        """Close the file and release its lock (unless the caller gave a held :class:`JournalLock`)."""
+        if self._own:
+            self._lock.close()
 
+
+#: The fields of a unit record, the Python type of the JSON value each must have (float: any
+#: number), and how a refusal names it.
+_FIELDS = (("dataset", str, "a string"), ("algorithm", str, "a string"),
+           ("params", str, "a string"), ("repeat", int, "an integer"), ("fold", int, "an integer"),
+           ("scores", dict, "an object"), ("seconds", float, "a number"),
+           ("error", (str, type(None)), "a string or null"))
 
 #: How a non-finite score is written (strict JSON has no NaN or Infinity).
 _NON_FINITE = ("nan", "inf", "-inf")
+
+
+def _shown(value) -> str:
+    """A JSON value as the file spells it, cut to 40 characters."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def _unit_record(rec, keys: set, specs: dict) -> tuple[tuple, dict]:
+    """A parsed unit record as ``(key, outcome)``; :class:`InputError` saying what is wrong."""
+    if not isinstance(rec, dict):
+        raise InputError(f"{_shown(rec)} is not a record (a JSON object)")
+    for name, kind, kind_name in _FIELDS:
+        if name not in rec:
+            raise InputError(f"the field {name!r} is missing")
+        value = rec[name]
+        if kind is float:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        else:
+            ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if not ok:
+            raise InputError(f"{name} is {_shown(value)}, not {kind_name}")
+    seconds = float(rec["seconds"])
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise InputError(f"seconds is {_shown(rec['seconds'])}, not a finite number >= 0")
+    key = (rec["dataset"], rec["algorithm"], rec["params"], rec["repeat"], rec["fold"])
+    if key not in keys:
+        raise InputError("a unit that is not part of this comparison")
+    scores = {}
+    for metric, value in rec["scores"].items():
+        spec = specs.get(metric)
+        if spec is None:
+            raise InputError(f"a score of {_shown(metric)}, which this comparison does not measure")
+        score = _read_score(metric, value)
+        problem = spec.value_problem(score)
+        if problem is not None:
+            raise InputError(problem)
+        scores[metric] = score
+    if rec["error"] is None:
+        missing = [m for m in specs if m not in scores]
+        if missing:
+            raise InputError(f"no score of {missing[0]}")
+    return key, {"scores": scores, "seconds": seconds, "error": rec["error"]}
 
 
 def _written_score(value):
@@ -239,10 +500,14 @@ def _written_score(value):
     return value if np.isfinite(value) else repr(value)
 
 
-def _read_score(value):
-    """Inverse of :func:`_written_score`; older journals' bare ``NaN`` is read too."""
-    if isinstance(value, str):
-        if value not in _NON_FINITE:
-            raise InputError(f"score {value[:40]!r} is not a number")
+def _read_score(metric: str, value) -> float:
+    """Inverse of :func:`_written_score`; older journals' bare ``NaN`` is read too (and
+    then checked as any other score). A boolean is not a number."""
+    if isinstance(value, str) and value in _NON_FINITE:
         return float(value)
-    return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{metric} is {_shown(value)}, not a number")
+    try:
+        return float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        raise InputError(f"{metric} is {_shown(value)}, beyond any float") from None

@@ -29,6 +29,7 @@ import contextlib
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +40,7 @@ from ensemblekit import registry
 from ensemblekit._workers import worker_count
 from ensemblekit.dataset import known_class
 from ensemblekit.errors import InputError
-from ensemblekit.experiment.journal import Journal, run_fingerprint, unit_key
+from ensemblekit.experiment.journal import Journal, JournalLock, run_fingerprint, unit_key
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit
 
 
@@ -111,12 +112,16 @@ class RunResult:
     predictions : list of UnitPredictions
         With ``keep_predictions``: each test unit's predictions, in plan order
         (failed units absent); empty otherwise.
+    notes : list of str
+        What reading the resume journal did that the user should know (a
+        record cut short by a killed run, dropped).
     """
 
     scores: list
     failures: list
     computed: int
     predictions: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -384,8 +389,10 @@ class Runner:
         protocol : Protocol
         metrics : sequence of str
             Metric names (keys of :data:`ensemblekit.metrics.METRICS`).
-        resume : path, optional
-            JSON-lines journal (:class:`ensemblekit.experiment.journal.Journal`):
+        resume : path or JournalLock, optional
+            JSON-lines journal (:class:`ensemblekit.experiment.journal.Journal`),
+            locked against any other writer for the run (or already locked by
+            the caller: :class:`ensemblekit.experiment.journal.JournalLock`):
             finished units found there are not computed again; each unit
             computed now is appended and flushed as soon as it finishes (in a
             parallel run, as soon as its task returns: units whose measured
@@ -406,8 +413,10 @@ class Runner:
         Raises
         ------
         ProtocolError
-            If the journal belongs to another comparison, or the scheduler cannot
-            be reached.
+            If the journal is not a regular file, is in use by another run,
+            belongs to another comparison, holds a damaged record or cannot be
+            written (a full disk: what it holds is kept), or the scheduler
+            cannot be reached.
         """
         if keep_predictions and resume is not None:
             raise ProtocolError("a resumed run keeps no predictions")
@@ -419,13 +428,14 @@ class Runner:
         journal = None
         if resume is not None:
             fingerprint = run_fingerprint(datasets, work, protocol, metrics)
-            journal = Journal(Path(resume), fingerprint, set(keys), metrics)
+            journal = Journal(resume if isinstance(resume, JournalLock) else Path(resume),
+                              fingerprint, set(keys), metrics)
             outcomes.update({k: v for k, v in journal.done().items() if v.get("error") is None})
         todo = [i for i, k in enumerate(keys) if k not in outcomes]
-        for _ in range(len(units) - len(todo)):
-            if on_unit_done is not None:
-                on_unit_done()
-        try:
+        try:  # the journal (and its lock) is closed however the run ends
+            for _ in range(len(units) - len(todo)):
+                if on_unit_done is not None:
+                    on_unit_done()
             with self._backend() as (n_workers, options):
                 self._execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal,
                               self._local_workers if n_workers is None else n_workers,
@@ -449,7 +459,8 @@ class Runner:
             if outcome.get("predictions") is not None:
                 kept.append(UnitPredictions(key[0], cand.label, u.repeat, u.fold,
                                             *outcome["predictions"]))
-        return RunResult(scores, failures, len(todo), kept)
+        return RunResult(scores, failures, len(todo), kept,
+                         [] if journal is None else list(journal.notes))
 
     def close(self) -> None:
         """Close the Dask client still held (one :meth:`prestart` connected and no
@@ -584,16 +595,30 @@ class Runner:
                     text = " ".join(str(exc).split())[:200]
                     reason = f"worker lost: {type(exc).__name__}: {text}"
                     return {i: reason for i in sorted(pending)}
-                for i, outcome in results:
-                    outcomes[keys[i]] = outcome
-                    pending.discard(i)
-                    if costs is not None:
-                        costs.add(work.units[i], float(outcome.get("seconds", 0.0)))
-                    if journal is not None:
-                        journal.append(keys[i], outcome)
-                    if on_unit_done is not None:
-                        on_unit_done()
+                try:
+                    for i, outcome in results:
+                        outcomes[keys[i]] = outcome
+                        pending.discard(i)
+                        if costs is not None:
+                            costs.add(work.units[i], float(outcome.get("seconds", 0.0)))
+                        if journal is not None:
+                            journal.append(keys[i], outcome)  # a full disk raises
+                        if on_unit_done is not None:
+                            on_unit_done()
+                except BaseException:
+                    _abandon(iterator)
+                    raise
         return {}
+
+
+def _abandon(iterator) -> None:
+    """Stop joblib's result generator on purpose, without its warning that the tasks still
+    under way were cancelled (the run is ending with an error of its own)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
 
 
 def run(
@@ -620,8 +645,8 @@ def run(
     Raises
     ------
     ProtocolError
-        If the journal belongs to another comparison, or the scheduler cannot be
-        reached.
+        If the journal cannot be used (see :meth:`Runner.run`), or the scheduler
+        cannot be reached.
     ValueError
         If ``n_jobs`` is out of range (see :func:`worker_count`), before any work.
     """
