@@ -41,6 +41,12 @@ from ensemblekit.dataset import known_class
 from ensemblekit.errors import InputError
 from ensemblekit.experiment.journal import Journal, run_fingerprint, unit_key
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit
+from ensemblekit.experiment.scheduler import (
+    check_address,
+    connect,
+    connect_timeout,
+    require_distributed,
+)
 
 
 @dataclass(frozen=True)
@@ -147,60 +153,6 @@ class UnitPredictions:
     prior: np.ndarray | float
 
 
-#: How long a client waits for a Dask scheduler to answer before giving up, unless the
-#: environment variable ``ENSEMBLEKIT_DASK_TIMEOUT`` gives another duration (``"30s"``).
-_CONNECT_TIMEOUT = "10s"
-
-
-def _connect_timeout() -> str:
-    """``ENSEMBLEKIT_DASK_TIMEOUT`` (a duration Dask reads, e.g. ``"30s"``), else 10 s."""
-    return os.environ.get("ENSEMBLEKIT_DASK_TIMEOUT", "").strip() or _CONNECT_TIMEOUT
-
-
-def _require_distributed() -> None:
-    """Raise ProtocolError, with the command that installs it, without the distributed package."""
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        raise ProtocolError("--scheduler needs the distributed package: "
-                            "pip install 'ensemblekit[distributed]'") from None
-
-
-def _cannot_reach(scheduler: str, exc: BaseException) -> ProtocolError:
-    """The error of a scheduler that did not answer (one line, naming its address)."""
-    return ProtocolError(f"cannot reach the Dask scheduler at {scheduler}: {exc}")
-
-
-def connect(scheduler: str):
-    """A new client of the Dask distributed scheduler at ``scheduler``.
-
-    ``compare`` (through :class:`Runner`) and ``predict`` connect the same way,
-    with the same errors. The caller closes the client.
-
-    Parameters
-    ----------
-    scheduler : str
-        Its address, ``tcp://host:8786``.
-
-    Returns
-    -------
-    distributed.Client
-
-    Raises
-    ------
-    ProtocolError
-        Without the ``distributed`` package, or when the scheduler does not
-        answer within 10 seconds; the message names the address.
-    """
-    _require_distributed()
-    from distributed import Client
-
-    try:
-        return Client(scheduler, timeout=_connect_timeout())
-    except (OSError, TimeoutError) as exc:
-        raise _cannot_reach(scheduler, exc) from None
-
-
 class OneCore:
     """Runs code on one core: BLAS/OpenMP limited to one thread, joblib sequential.
 
@@ -274,19 +226,28 @@ class Runner:
     scheduler : str, optional
         Address of a Dask distributed scheduler (``tcp://host:8786``); the units
         then run on its workers through joblib's dask backend (needs the
-        ``distributed`` package). Results are identical to a serial run.
+        ``distributed`` package). Results are identical to a serial run. The
+        connection ends after the connection timeout (see
+        :func:`ensemblekit.experiment.scheduler.connect_timeout`).
 
     Raises
     ------
     ValueError
         If ``n_jobs`` is out of range (see :func:`worker_count`) and no
         scheduler is given.
+    ProtocolError
+        With ``scheduler``: a malformed address, a bad ``ENSEMBLEKIT_DASK_TIMEOUT``,
+        or no ``distributed`` package (before anything connects).
     """
 
     def __init__(self, n_jobs: int = 1, scheduler: str | None = None):
         self.n_jobs = n_jobs
         self.scheduler = scheduler
         self._local_workers = worker_count(n_jobs) if scheduler is None else None
+        if scheduler is not None:  # refused at once, before any data is read
+            check_address(scheduler)
+            require_distributed()
+            connect_timeout()
         self._pin = OneCore()
         self._keep = False  # set by run(keep_predictions=...)
         self._client = None
@@ -335,7 +296,7 @@ class Runner:
                 if scheduler is not None:
                     try:
                         client = self._dask_client()
-                    except (OSError, TimeoutError) as exc:
+                    except (ProtocolError, OSError) as exc:
                         self._unreachable = exc  # run() reports it rather than trying again
                         return
                     handed_over.set()  # the request is small: it leaves while the files are read
@@ -407,7 +368,7 @@ class Runner:
         ------
         ProtocolError
             If the journal belongs to another comparison, or the scheduler cannot
-            be reached.
+            be reached or is not a Dask scheduler.
         """
         if keep_predictions and resume is not None:
             raise ProtocolError("a resumed run keeps no predictions")
@@ -480,7 +441,7 @@ class Runner:
 
             yield None, {"pre_dispatch": "2*n_jobs", **parallel_options()}
             return
-        _require_distributed()  # the dask backend of joblib needs it
+        require_distributed()  # the dask backend of joblib needs it
         from joblib import parallel_config
 
         try:
@@ -488,8 +449,9 @@ class Runner:
             if failed is not None:
                 raise failed
             client = self._dask_client()
-        except (OSError, TimeoutError) as exc:
-            raise _cannot_reach(self.scheduler, exc) from None
+        except OSError as exc:
+            raise ProtocolError(f"cannot reach the Dask scheduler at {self.scheduler}: "
+                                f"{exc}") from None
         try:
             workers = max(1, sum(client.nthreads().values()))
             with parallel_config(backend="dask", client=client):
@@ -502,12 +464,10 @@ class Runner:
 
     def _dask_client(self):
         """This runner's client of its scheduler (shared by :meth:`prestart` and :meth:`run`)."""
-        from distributed import Client
-
         with self._client_lock:
             client = self._client
             if client is None or client.status in ("closing", "closed"):
-                client = Client(self.scheduler, timeout=_connect_timeout())
+                client = connect(self.scheduler)
                 self._client = client
             return client
 
