@@ -1,4 +1,4 @@
-"""``--scheduler``: reaching a Dask scheduler within a deadline, and checking that it is one.
+"""``--scheduler``: reaching a Dask scheduler within a deadline, and a run whose workers all die.
 
 The peers here are small listeners on 127.0.0.1 run by a thread of the test: one that accepts
 and never speaks, ones that answer with bytes that are not Dask's handshake, and one that
@@ -9,12 +9,18 @@ refusals come quickly; the messages are compared exactly.
 from __future__ import annotations
 
 import contextlib
+import os
 import random
+import signal
 import socket
 import struct
+import subprocess
+import sys
 import threading
 import time
 import tracemalloc
+from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -275,3 +281,105 @@ def test_the_cli_refuses_a_bad_timeout_variable_in_one_line(cli, monkeypatch):
     assert done.output == ("ensemblekit: error: ENSEMBLEKIT_DASK_TIMEOUT must be a duration of "
                            "more than 0 and at most 3600 seconds, such as 30s; got 'ten "
                            "seconds'\n")
+
+
+# --------------------------------------------------------------------------- the watch
+class FakeClient:
+    """Answers ``nthreads`` with ``threads`` (or raises when it is None); counts the questions."""
+
+    def __init__(self, threads):
+        self.threads = threads
+        self.asked = 0
+        self.enough = threading.Event()
+        self.closed = False
+        self.status = "running"
+
+    def nthreads(self, **kwargs):
+        self.asked += 1
+        if self.asked >= 10:
+            self.enough.set()
+        if self.threads is None:
+            raise OSError("no answer")
+        return dict(self.threads)
+
+    def close(self):
+        self.closed = True
+        self.status = "closed"
+
+
+@pytest.mark.parametrize("threads, verdict", [
+    ({}, "every worker of the Dask scheduler at tcp://h:1 is gone (none for 0.05 s)"),
+    (None, "the Dask scheduler at tcp://h:1 stopped answering (for 0.05 s)"),
+])
+def test_the_watch_closes_a_client_without_workers_or_answers(threads, verdict):
+    client = FakeClient(threads)
+    watch = sched.WorkerWatch(client, "tcp://h:1", grace=0.05, poll=0.01)
+    with watch:
+        watch._thread.join(10)  # the watch ends once it has closed the client
+    assert watch.verdict == verdict
+    assert client.closed
+
+
+def test_the_watch_leaves_a_cluster_with_workers_alone():
+    client = FakeClient({"tcp://w:1": 1})
+    with sched.WorkerWatch(client, "tcp://h:1", grace=0.05, poll=0.01) as watch:
+        assert client.enough.wait(10)  # ten questions: twice the grace
+    assert watch.verdict is None
+    assert not client.closed
+
+
+# --------------------------------------------------------------------------- every worker dies
+def _ek() -> str:
+    return str(Path(sys.executable).with_name("ensemblekit"))
+
+
+def _records(journal: Path) -> int:
+    return len(journal.read_text().splitlines()) - 1  # the first line is the header
+
+
+@pytest.mark.slow  # a scheduler, two worker processes, three comparisons
+@pytest.mark.dask
+def test_a_run_whose_workers_all_die_stops_and_resumes_to_the_same_table(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    glass = support.data_path("glass.arff")
+    args = [_ek(), "compare", "lazy-bagging", "knn", "--data", str(glass), "--cv", "5",
+            "--repeats", "2", "--set", "n_estimators=5", "--seed", "3"]
+    journal = tmp_path / "run.jsonl"
+    dask = str(Path(sys.executable).with_name("dask"))
+    with mock.patch.dict(os.environ), distributed.LocalCluster(
+            n_workers=0, processes=True, host="127.0.0.1", dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        workers = [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-nanny",
+                                     "--no-dashboard"], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL) for _ in range(2)]
+        try:
+            with distributed.Client(address) as client:
+                client.wait_for_workers(2, timeout=120)
+            run = subprocess.Popen([*args, "--scheduler", address, "--resume", str(journal)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env={**os.environ, "ENSEMBLEKIT_DASK_TIMEOUT": "2s"})
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and run.poll() is None:
+                if journal.exists() and _records(journal) >= 3:
+                    break
+                time.sleep(0.05)
+            for worker in workers:
+                worker.send_signal(signal.SIGKILL)
+            out, err = run.communicate(timeout=120)
+        finally:
+            for worker in workers:
+                worker.kill()
+                worker.wait()
+    saved = _records(journal)
+    assert run.returncode == 2, err
+    assert 3 <= saved < 20
+    assert err == (f"ensemblekit: error: every worker of the Dask scheduler at {address} is gone "
+                   f"(none for 2 s): {saved} of 20 units are saved in {journal}; the same command "
+                   "finishes the rest, with or without --scheduler\n")
+    assert out == ""
+    resumed = subprocess.run([*args, "--resume", str(journal)], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{20 - saved} of 20 units computed now" in resumed.stderr
+    fresh = subprocess.run(args, capture_output=True, text=True)
+    assert fresh.returncode == 0, fresh.stderr
+    assert resumed.stdout == fresh.stdout

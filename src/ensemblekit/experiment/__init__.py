@@ -11,7 +11,7 @@ A comparison goes through four steps, one module each:
   serially, on local worker processes (joblib) or on a Dask cluster, each on
   one core, and returns long-format :class:`Score` rows;
   :mod:`~ensemblekit.experiment.scheduler` reaches the Dask scheduler within a
-  deadline and checks that it is one;
+  deadline, checks that it is one, and notices when its workers are gone;
 * :mod:`~ensemblekit.experiment.journal` -- the resume journal (``--resume``):
   finished units on disk;
 * :mod:`~ensemblekit.experiment.analysis` -- summaries, average ranks, the

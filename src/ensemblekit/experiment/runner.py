@@ -42,10 +42,13 @@ from ensemblekit.errors import InputError
 from ensemblekit.experiment.journal import Journal, run_fingerprint, unit_key
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit
 from ensemblekit.experiment.scheduler import (
+    WorkerWatch,
     check_address,
+    close_lost,
     connect,
     connect_timeout,
     require_distributed,
+    wait_for_worker,
 )
 
 
@@ -205,6 +208,10 @@ class OneCore:
             self._state.active = False
 
 
+class _ClusterLost(Exception):
+    """The Dask cluster of a run has no worker left, or no scheduler (the message says which)."""
+
+
 class Runner:
     """Runs the units of a plan serially, on local worker processes, or on a Dask cluster.
 
@@ -227,7 +234,8 @@ class Runner:
         Address of a Dask distributed scheduler (``tcp://host:8786``); the units
         then run on its workers through joblib's dask backend (needs the
         ``distributed`` package). Results are identical to a serial run. The
-        connection ends after the connection timeout (see
+        connection, and each wait for a worker when the scheduler has none, end
+        after the connection timeout (see
         :func:`ensemblekit.experiment.scheduler.connect_timeout`).
 
     Raises
@@ -244,10 +252,12 @@ class Runner:
         self.n_jobs = n_jobs
         self.scheduler = scheduler
         self._local_workers = worker_count(n_jobs) if scheduler is None else None
+        #: Seconds a run waits for a worker when the scheduler has none (the connection timeout).
+        self._grace = None
         if scheduler is not None:  # refused at once, before any data is read
             check_address(scheduler)
             require_distributed()
-            connect_timeout()
+            self._grace = connect_timeout()
         self._pin = OneCore()
         self._keep = False  # set by run(keep_predictions=...)
         self._client = None
@@ -255,6 +265,8 @@ class Runner:
         #: follows reports it at once instead of waiting out a second connection timeout.
         self._unreachable: BaseException | None = None
         self._client_lock = threading.Lock()
+        #: The watch of the cluster's workers while :meth:`run` uses a Dask client.
+        self._watch: WorkerWatch | None = None
 
     # ------------------------------------------------------------------ public
     def prestart(self, wait: float = 2.0):
@@ -368,7 +380,10 @@ class Runner:
         ------
         ProtocolError
             If the journal belongs to another comparison, or the scheduler cannot
-            be reached or is not a Dask scheduler.
+            be reached or is not a Dask scheduler; or when the scheduler has had no
+            worker (or no answer) for the connection timeout during the run: the
+            units finished by then stay in the journal, and the message says how
+            many.
         """
         if keep_predictions and resume is not None:
             raise ProtocolError("a resumed run keeps no predictions")
@@ -391,6 +406,14 @@ class Runner:
                 self._execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal,
                               self._local_workers if n_workers is None else n_workers,
                               on_unit_done, options)
+        except _ClusterLost as lost:
+            done = sum(1 for k in keys if outcomes.get(k, {}).get("error", "") is None)
+            if journal is None:
+                kept = "the run stops (--resume FILE keeps finished units for a later run)"
+            else:
+                kept = (f"{done} of {len(units)} units are saved in {resume}; the same command "
+                        "finishes the rest, with or without --scheduler")
+            raise ProtocolError(f"{lost}: {kept}") from None
         finally:
             if journal is not None:
                 journal.close()
@@ -453,14 +476,22 @@ class Runner:
             raise ProtocolError(f"cannot reach the Dask scheduler at {self.scheduler}: "
                                 f"{exc}") from None
         try:
+            wait_for_worker(client, self.scheduler, self._grace)
             workers = max(1, sum(client.nthreads().values()))
-            with parallel_config(backend="dask", client=client):
-                yield workers, {"pre_dispatch": "n_jobs"}
+            with WorkerWatch(client, self.scheduler, self._grace) as watch:
+                self._watch = watch
+                with parallel_config(backend="dask", client=client):
+                    yield workers, {"pre_dispatch": "n_jobs"}
         finally:
+            lost = self._cluster_lost()
+            self._watch = None
             with self._client_lock:
                 if self._client is client:
                     self._client = None
-            client.close()
+            if lost is None:
+                client.close()
+            else:
+                close_lost(client)
 
     def _dask_client(self):
         """This runner's client of its scheduler (shared by :meth:`prestart` and :meth:`run`)."""
@@ -470,6 +501,15 @@ class Runner:
                 client = connect(self.scheduler)
                 self._client = client
             return client
+
+    def _cluster_lost(self) -> str | None:
+        """Why the cluster of this run can no longer run units (see :class:`WorkerWatch`), or None."""
+        watch = self._watch
+        if watch is None:
+            return None
+        if watch.verdict is None and watch.client.status != "running":  # reconnecting or closed
+            return f"the connection to the Dask scheduler at {self.scheduler} was lost"
+        return watch.verdict
 
     # ------------------------------------------------------------------ execution
     def _execute(self, datasets, work, protocol, metrics, todo, keys, outcomes, journal, workers,
@@ -534,13 +574,22 @@ class Runner:
         parallel = Parallel(n_jobs=workers, return_as="generator_unordered", batch_size=1,
                             **options)
         with pin.pinned() if workers == 1 else contextlib.nullcontext():  # serial: pin once
-            iterator = iter(parallel(jobs))
+            try:
+                iterator = iter(parallel(jobs))
+            except Exception:
+                why = self._cluster_lost()
+                if why is None:
+                    raise
+                raise _ClusterLost(why) from None
             while True:
                 try:
                     results = next(iterator)
                 except StopIteration:
                     break
                 except Exception as exc:  # noqa: BLE001 - a worker died; its units are retried
+                    why = self._cluster_lost()
+                    if why is not None:  # no worker is left to retry them on
+                        raise _ClusterLost(why) from None
                     text = " ".join(str(exc).split())[:200]
                     reason = f"worker lost: {type(exc).__name__}: {text}"
                     return {i: reason for i in sorted(pending)}

@@ -1,4 +1,4 @@
-"""Reaching a Dask scheduler within a deadline, and checking that it is one.
+"""Reaching a Dask scheduler within a deadline, and noticing when its workers are gone.
 
 ``--scheduler ADDRESS`` hands work to a Dask distributed cluster. Dask's own client
 waits without a bound for a peer that accepts a connection and then says nothing,
@@ -16,6 +16,11 @@ before :class:`distributed.Client` sees the address:
 * every step, the client's own included, ends by one deadline: the connection
   timeout (:func:`connect_timeout`, ten seconds unless ``ENSEMBLEKIT_DASK_TIMEOUT``
   says otherwise).
+
+During a run, :class:`WorkerWatch` asks the scheduler how many worker threads it
+has; when it has had none, or has not answered, for as long as the connection
+timeout, the watch closes the client, which wakes whoever waits on its futures,
+and says why (:attr:`WorkerWatch.verdict`).
 
 A peer that passes the check is trusted as Dask trusts its scheduler: what it
 sends later is read by Dask, which can run code it receives. Connect only to
@@ -37,8 +42,9 @@ from urllib.parse import urlsplit
 
 from ensemblekit.experiment.protocol import ProtocolError
 
-#: Seconds a client waits for a Dask scheduler (to connect and shake hands), unless
-#: ``ENSEMBLEKIT_DASK_TIMEOUT`` (:data:`TIMEOUT_VARIABLE`) gives another duration.
+#: Seconds a client waits for a Dask scheduler (to connect and shake hands), and that a
+#: run waits for a worker when the scheduler has none, unless ``ENSEMBLEKIT_DASK_TIMEOUT``
+#: (:data:`TIMEOUT_VARIABLE`) gives another duration.
 CONNECT_TIMEOUT = 10.0
 
 #: The largest duration ``ENSEMBLEKIT_DASK_TIMEOUT`` may give, in seconds (one hour).
@@ -377,3 +383,112 @@ def _client_by(address: str, timeout: float, deadline: float):
         # anything else is a reply Dask could not make sense of (or a size it could not hold)
         raise _not_a_scheduler(address, f"it greeted as one but did not answer as one ({what})")
     return outcome
+
+
+# ---------------------------------------------------------------------- during a run
+def wait_for_worker(client, address: str, grace: float) -> None:
+    """Return once the scheduler has a worker; refuse after ``grace`` seconds without one.
+
+    Raises
+    ------
+    ProtocolError
+        No worker joined within ``grace`` seconds (or the scheduler went away).
+    """
+    try:
+        client.wait_for_workers(1, timeout=grace)
+    except (TimeoutError, OSError):
+        raise ProtocolError(f"the Dask scheduler at {address} has no worker: none came within "
+                            f"{_longer(grace)}") from None
+
+
+def close_lost(client) -> None:
+    """Close the client of a lost cluster without Dask's logged tracebacks on stderr.
+
+    When the scheduler is gone, Dask's client tries to reconnect and logs the
+    cancelled attempt (or its failure) as an error with a traceback; the run is
+    reported in one line instead. Dask's loggers are switched off only while
+    this client closes.
+    """
+    import logging
+
+    names = ["distributed", *(n for n in logging.root.manager.loggerDict
+                              if n.startswith("distributed."))]
+    loggers = [logging.getLogger(n) for n in names]
+    before = [lg.disabled for lg in loggers]
+    for lg in loggers:
+        lg.disabled = True
+    try:
+        client.close()
+    except Exception:  # noqa: BLE001 - closed already, or the connection is gone
+        pass
+    finally:
+        for lg, was in zip(loggers, before):
+            lg.disabled = was
+
+
+class WorkerWatch:
+    """Closes a Dask client whose scheduler has had no worker, or no answer, for ``grace`` seconds.
+
+    A run on a cluster waits on futures; when every worker is gone the scheduler
+    keeps the tasks until a worker comes, so the run would wait for ever. The
+    watch asks the scheduler for its worker threads every ``poll`` seconds from a
+    daemon thread. A worker restarted by its nanny is back within a few seconds,
+    well inside the default grace.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    address : str
+        The scheduler's address, for the verdict.
+    grace : float
+        Seconds, > 0, without a worker (or an answer) before the client is closed.
+    poll : float, optional
+        Seconds between two questions; default ``min(1, grace / 4)``.
+
+    Attributes
+    ----------
+    verdict : str or None
+        Why the client was closed, in words for an error message; None while the
+        cluster is fine.
+    """
+
+    def __init__(self, client, address: str, grace: float, poll: float | None = None):
+        self.client = client
+        self.address = address
+        self.grace = float(grace)
+        self.poll = min(1.0, self.grace / 4) if poll is None else float(poll)
+        self.verdict: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="ensemblekit-dask-watch",
+                                        daemon=True)
+
+    def __enter__(self) -> WorkerWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _threads(self) -> int | None:
+        """The scheduler's worker threads, or None when it does not answer within a poll."""
+        try:
+            return sum(self.client.nthreads(callback_timeout=max(self.poll, 0.5)).values())
+        except Exception:  # noqa: BLE001 - a closed client, a lost scheduler, a timeout
+            return None
+
+    def _watch(self) -> None:
+        fine = time.monotonic()
+        while not self._stop.wait(self.poll):
+            threads = self._threads()
+            if threads:
+                fine = time.monotonic()
+                continue
+            if time.monotonic() - fine < self.grace or self._stop.is_set():
+                continue
+            self.verdict = (f"every worker of the Dask scheduler at {self.address} is gone (none "
+                            f"for {self.grace:g} s)" if threads == 0 else
+                            f"the Dask scheduler at {self.address} stopped answering (for "
+                            f"{self.grace:g} s)")
+            close_lost(self.client)  # wakes whoever waits on its futures
+            return
