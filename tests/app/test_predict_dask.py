@@ -127,7 +127,7 @@ def test_a_bad_row_is_reported_after_the_rows_before_it(cluster, tmp_path):
 @pytest.mark.slow  # the module's LocalCluster starts two worker processes
 @pytest.mark.dask
 def test_chunks_are_read_only_a_few_ahead(cluster, tmp_path):
-    from ensemblekit.experiment.runner import connect
+    from ensemblekit.experiment.scheduler import connect
     from ensemblekit.streaming import iter_chunks
 
     model = api.load_model(_c45(tmp_path))

@@ -153,7 +153,7 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     else:  # a generator: nothing is read yet
         chunks = _read_chunks(data, schema, input_format, chunk_rows)
     if scheduler is not None:  # connected before anything is read: a failure is reported at once
-        from ensemblekit.experiment.runner import connect
+        from ensemblekit.experiment.scheduler import connect
 
         outputs = _predict_on_cluster(connect(scheduler), pipeline, chunks, proba, progress, source,
                                       widens=spec.widens_at_predict)

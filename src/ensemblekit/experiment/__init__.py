@@ -10,6 +10,8 @@ A comparison goes through four steps, one module each:
 * :mod:`~ensemblekit.experiment.runner` -- a :class:`Runner` runs the units
   serially, on local worker processes (joblib) or on a Dask cluster, each on
   one core, and returns long-format :class:`Score` rows;
+  :mod:`~ensemblekit.experiment.scheduler` reaches the Dask scheduler within a
+  deadline, checks that it is one, and notices when its workers are gone;
 * :mod:`~ensemblekit.experiment.journal` -- the resume journal (``--resume``):
   finished units on disk, one writer at a time (:class:`JournalLock`);
 * :mod:`~ensemblekit.experiment.analysis` -- summaries, average ranks, the

@@ -42,6 +42,15 @@ from ensemblekit.dataset import known_class
 from ensemblekit.errors import InputError
 from ensemblekit.experiment.journal import Journal, JournalLock, run_fingerprint, unit_key
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit
+from ensemblekit.experiment.scheduler import (
+    WorkerWatch,
+    check_address,
+    close_lost,
+    connect,
+    connect_timeout,
+    require_distributed,
+    wait_for_worker,
+)
 
 
 @dataclass(frozen=True)
@@ -152,60 +161,6 @@ class UnitPredictions:
     prior: np.ndarray | float
 
 
-#: How long a client waits for a Dask scheduler to answer before giving up, unless the
-#: environment variable ``ENSEMBLEKIT_DASK_TIMEOUT`` gives another duration (``"30s"``).
-_CONNECT_TIMEOUT = "10s"
-
-
-def _connect_timeout() -> str:
-    """``ENSEMBLEKIT_DASK_TIMEOUT`` (a duration Dask reads, e.g. ``"30s"``), else 10 s."""
-    return os.environ.get("ENSEMBLEKIT_DASK_TIMEOUT", "").strip() or _CONNECT_TIMEOUT
-
-
-def _require_distributed() -> None:
-    """Raise ProtocolError, with the command that installs it, without the distributed package."""
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        raise ProtocolError("--scheduler needs the distributed package: "
-                            "pip install 'ensemblekit[distributed]'") from None
-
-
-def _cannot_reach(scheduler: str, exc: BaseException) -> ProtocolError:
-    """The error of a scheduler that did not answer (one line, naming its address)."""
-    return ProtocolError(f"cannot reach the Dask scheduler at {scheduler}: {exc}")
-
-
-def connect(scheduler: str):
-    """A new client of the Dask distributed scheduler at ``scheduler``.
-
-    ``compare`` (through :class:`Runner`) and ``predict`` connect the same way,
-    with the same errors. The caller closes the client.
-
-    Parameters
-    ----------
-    scheduler : str
-        Its address, ``tcp://host:8786``.
-
-    Returns
-    -------
-    distributed.Client
-
-    Raises
-    ------
-    ProtocolError
-        Without the ``distributed`` package, or when the scheduler does not
-        answer within 10 seconds; the message names the address.
-    """
-    _require_distributed()
-    from distributed import Client
-
-    try:
-        return Client(scheduler, timeout=_connect_timeout())
-    except (OSError, TimeoutError) as exc:
-        raise _cannot_reach(scheduler, exc) from None
-
-
 class OneCore:
     """Runs code on one core: BLAS/OpenMP limited to one thread, joblib sequential.
 
@@ -258,6 +213,10 @@ class OneCore:
             self._state.active = False
 
 
+class _ClusterLost(Exception):
+    """The Dask cluster of a run has no worker left, or no scheduler (the message says which)."""
+
+
 class Runner:
     """Runs the units of a plan serially, on local worker processes, or on a Dask cluster.
 
@@ -279,19 +238,31 @@ class Runner:
     scheduler : str, optional
         Address of a Dask distributed scheduler (``tcp://host:8786``); the units
         then run on its workers through joblib's dask backend (needs the
-        ``distributed`` package). Results are identical to a serial run.
+        ``distributed`` package). Results are identical to a serial run. The
+        connection, and each wait for a worker when the scheduler has none, end
+        after the connection timeout (see
+        :func:`ensemblekit.experiment.scheduler.connect_timeout`).
 
     Raises
     ------
     ValueError
         If ``n_jobs`` is out of range (see :func:`worker_count`) and no
         scheduler is given.
+    ProtocolError
+        With ``scheduler``: a malformed address, a bad ``ENSEMBLEKIT_DASK_TIMEOUT``,
+        or no ``distributed`` package (before anything connects).
     """
 
     def __init__(self, n_jobs: int = 1, scheduler: str | None = None):
         self.n_jobs = n_jobs
         self.scheduler = scheduler
         self._local_workers = worker_count(n_jobs) if scheduler is None else None
+        #: Seconds a run waits for a worker when the scheduler has none (the connection timeout).
+        self._grace = None
+        if scheduler is not None:  # refused at once, before any data is read
+            check_address(scheduler)
+            require_distributed()
+            self._grace = connect_timeout()
         self._pin = OneCore()
         self._keep = False  # set by run(keep_predictions=...)
         self._client = None
@@ -299,6 +270,8 @@ class Runner:
         #: follows reports it at once instead of waiting out a second connection timeout.
         self._unreachable: BaseException | None = None
         self._client_lock = threading.Lock()
+        #: The watch of the cluster's workers while :meth:`run` uses a Dask client.
+        self._watch: WorkerWatch | None = None
 
     # ------------------------------------------------------------------ public
     def prestart(self, wait: float = 2.0):
@@ -340,7 +313,7 @@ class Runner:
                 if scheduler is not None:
                     try:
                         client = self._dask_client()
-                    except (OSError, TimeoutError) as exc:
+                    except (ProtocolError, OSError) as exc:
                         self._unreachable = exc  # run() reports it rather than trying again
                         return
                     handed_over.set()  # the request is small: it leaves while the files are read
@@ -415,8 +388,11 @@ class Runner:
         ProtocolError
             If the journal is not a regular file, is in use by another run,
             belongs to another comparison, holds a damaged record or cannot be
-            written (a full disk: what it holds is kept), or the scheduler
-            cannot be reached.
+            written (a full disk: what it holds is kept); if the scheduler cannot be
+            reached or is not a Dask scheduler; or when the scheduler has had no
+            worker (or no answer) for the connection timeout during the run: the
+            units finished by then stay in the journal, and the message says how
+            many.
         """
         if keep_predictions and resume is not None:
             raise ProtocolError("a resumed run keeps no predictions")
@@ -440,6 +416,14 @@ class Runner:
                 self._execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal,
                               self._local_workers if n_workers is None else n_workers,
                               on_unit_done, options)
+        except _ClusterLost as lost:
+            done = sum(1 for k in keys if outcomes.get(k, {}).get("error", "") is None)
+            if journal is None:
+                kept = "the run stops (--resume FILE keeps finished units for a later run)"
+            else:
+                kept = (f"{done} of {len(units)} units are saved in {resume}; the same command "
+                        "finishes the rest, with or without --scheduler")
+            raise ProtocolError(f"{lost}: {kept}") from None
         finally:
             if journal is not None:
                 journal.close()
@@ -491,7 +475,7 @@ class Runner:
 
             yield None, {"pre_dispatch": "2*n_jobs", **parallel_options()}
             return
-        _require_distributed()  # the dask backend of joblib needs it
+        require_distributed()  # the dask backend of joblib needs it
         from joblib import parallel_config
 
         try:
@@ -499,28 +483,44 @@ class Runner:
             if failed is not None:
                 raise failed
             client = self._dask_client()
-        except (OSError, TimeoutError) as exc:
-            raise _cannot_reach(self.scheduler, exc) from None
+        except OSError as exc:
+            raise ProtocolError(f"cannot reach the Dask scheduler at {self.scheduler}: "
+                                f"{exc}") from None
         try:
+            wait_for_worker(client, self.scheduler, self._grace)
             workers = max(1, sum(client.nthreads().values()))
-            with parallel_config(backend="dask", client=client):
-                yield workers, {"pre_dispatch": "n_jobs"}
+            with WorkerWatch(client, self.scheduler, self._grace) as watch:
+                self._watch = watch
+                with parallel_config(backend="dask", client=client):
+                    yield workers, {"pre_dispatch": "n_jobs"}
         finally:
+            lost = self._cluster_lost()
+            self._watch = None
             with self._client_lock:
                 if self._client is client:
                     self._client = None
-            client.close()
+            if lost is None:
+                client.close()
+            else:
+                close_lost(client)
 
     def _dask_client(self):
         """This runner's client of its scheduler (shared by :meth:`prestart` and :meth:`run`)."""
-        from distributed import Client
-
         with self._client_lock:
             client = self._client
             if client is None or client.status in ("closing", "closed"):
-                client = Client(self.scheduler, timeout=_connect_timeout())
+                client = connect(self.scheduler)
                 self._client = client
             return client
+
+    def _cluster_lost(self) -> str | None:
+        """Why the cluster of this run can no longer run units (see :class:`WorkerWatch`), or None."""
+        watch = self._watch
+        if watch is None:
+            return None
+        if watch.verdict is None and watch.client.status != "running":  # reconnecting or closed
+            return f"the connection to the Dask scheduler at {self.scheduler} was lost"
+        return watch.verdict
 
     # ------------------------------------------------------------------ execution
     def _execute(self, datasets, work, protocol, metrics, todo, keys, outcomes, journal, workers,
@@ -585,13 +585,22 @@ class Runner:
         parallel = Parallel(n_jobs=workers, return_as="generator_unordered", batch_size=1,
                             **options)
         with pin.pinned() if workers == 1 else contextlib.nullcontext():  # serial: pin once
-            iterator = iter(parallel(jobs))
+            try:
+                iterator = iter(parallel(jobs))
+            except Exception:
+                why = self._cluster_lost()
+                if why is None:
+                    raise
+                raise _ClusterLost(why) from None
             while True:
                 try:
                     results = next(iterator)
                 except StopIteration:
                     break
                 except Exception as exc:  # noqa: BLE001 - a worker died; its units are retried
+                    why = self._cluster_lost()
+                    if why is not None:  # no worker is left to retry them on
+                        raise _ClusterLost(why) from None
                     text = " ".join(str(exc).split())[:200]
                     reason = f"worker lost: {type(exc).__name__}: {text}"
                     return {i: reason for i in sorted(pending)}
