@@ -421,7 +421,7 @@ class Runner:
             if journal is None:
                 kept = "the run stops (--resume FILE keeps finished units for a later run)"
             else:
-                kept = (f"{done} of {len(units)} units are saved in {resume}; the same command "
+                kept = (f"{done} of {len(units)} units are saved in {journal.path}; the same command "
                         "finishes the rest, with or without --scheduler")
             raise ProtocolError(f"{lost}: {kept}") from None
         finally:
