@@ -1829,7 +1829,8 @@ def main(argv=None) -> int:
         "",
         "Each case is one command (a short script of commands in the process family) on one "
         "generated input, each run a fresh process; `python benchmarks/bench_hostile_inputs.py --help` "
-        "and the script's docstring define the outcomes. refused = exit 2 with one stderr line; "
+        "and the script's docstring define the outcomes. refused = exit 2 with one error line on "
+        "stderr (after the notes of work done before, if any); "
         "correct = exit 0 (130/143 after a signal) with output equal to the case's reference; "
         "silent wrong = exit 0 with a wrong output or a hostile input accepted; other = exit 2 that is "
         "not one clean line, a valid input refused, a refusal past its deadline, workers left alive.",
