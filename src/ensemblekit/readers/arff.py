@@ -125,6 +125,7 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[Column], i
                     raise DataError(what, src, lineno)
                 if not spec[1:-1].strip():
                     raise DataError(f"attribute {name!r} declares no nominal values", src, lineno)
+                _refuse_long_pieces(spec, src, lineno)
                 nominal_specs[i] = spec
                 columns.append(Column(name, "nominal", (), lineno))
                 continue
@@ -220,6 +221,18 @@ def _check_values(values: Iterable, src: str, line: int) -> None:
     """Refuse a value longer than :data:`VALUE_CHARS` (None is a missing value)."""
     limit = VALUE_CHARS.limit()
     if any(v is not None and len(v) > limit for v in values):
+        raise DataError(VALUE_CHARS.exceeded(f"a value on line {line} holds"), src, line)
+
+
+def _refuse_long_pieces(text: str, src: str, line: int) -> None:
+    """Refuse, before liac-arff reads it, text that surely holds a value longer than
+    :data:`VALUE_CHARS`: its tokeniser takes about a hundred times a value's length.
+
+    A piece between two commas lies within one value, quotes, escapes (at most two
+    characters for one), an index and spaces; the exact check follows the tokeniser.
+    """
+    limit = VALUE_CHARS.limit()
+    if len(text) > 2 * limit + 16 and max(map(len, text.split(","))) > 2 * limit + 16:
         raise DataError(VALUE_CHARS.exceeded(f"a value on line {line} holds"), src, line)
 
 
@@ -510,6 +523,10 @@ def parse_arff_rows(rows: list[str], row_lines: list[int], relation: str, column
             k = (exc.line or 0) - len(head) - 1
             raise _shifted(exc, row_lines[k] if 0 <= k < n else None) from None
 
+    value_limit = VALUE_CHARS.limit()
+    for t, line in zip(rows, row_lines):
+        if len(t) > value_limit:
+            _refuse_long_pieces(t, src, line)
     sparse_pos = [i for i, t in enumerate(rows) if t.lstrip()[0] == "{"]
     cells = np.empty((n, m), dtype=object)
     if not sparse_pos:
@@ -521,7 +538,6 @@ def parse_arff_rows(rows: list[str], row_lines: list[int], relation: str, column
             cells[~is_sparse, :] = decode(["" if s else t for t, s in zip(rows, is_sparse)], False)
         _put_sparse(cells, is_sparse, decode([t if s else "" for t, s in zip(rows, is_sparse)], True),
                     columns)
-    value_limit = VALUE_CHARS.limit()
     for i, t in enumerate(rows):
         if len(t) > value_limit:  # only a line this long can hold a value this long
             _check_values(cells[i], src, row_lines[i])
