@@ -357,3 +357,18 @@ def test_info_lists_the_first_class_values_and_says_how_many_are_left_out(tmp_pa
     assert (f"the first {MAX_SCHEMA_ROWS:,} of {n:,} class values; 7 more not shown (--format "
             "json lists them all)") in shown
     assert f"v{MAX_SCHEMA_ROWS - 1} " in result.stdout and f"v{MAX_SCHEMA_ROWS} " not in result.stdout
+
+
+def test_sparse_rows_that_expand_past_the_bound_are_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("ENSEMBLEKIT_MAX_SPARSE_VALUES", "100")
+    header = "@relation r\n" + "".join(f"@attribute a{i} numeric\n" for i in range(50)) + "@data\n"
+    path = _write(tmp_path / "s.arff", header + "{}\n" * 3)
+    with pytest.raises(DataError) as info:
+        load_dataset(path, no_class=True)
+    assert str(info.value) == f"{path}: " + _bound_text(
+        "3 rows x 50 attributes make 150 values,", "100 values", "the values sparse rows expand to",
+        "ENSEMBLEKIT_MAX_SPARSE_VALUES")
+    dense = _write(tmp_path / "d.arff", header + (",".join(["0"] * 50) + "\n") * 3)
+    assert load_dataset(dense, no_class=True).X.shape == (3, 50)  # one value a character or less
+    assert load_dataset(_write(tmp_path / "t.arff", header + "{}\n" * 2), no_class=True).X.shape \
+        == (2, 50)

@@ -24,7 +24,13 @@ import numpy as np
 
 from ensemblekit.dataset import Attribute, DataError, quote_input
 from ensemblekit.errors import InputError
-from ensemblekit.readers.bounds import ATTRIBUTES, NOMINAL_TOTAL, NOMINAL_VALUES, VALUE_CHARS
+from ensemblekit.readers.bounds import (
+    ATTRIBUTES,
+    NOMINAL_TOTAL,
+    NOMINAL_VALUES,
+    SPARSE_VALUES,
+    VALUE_CHARS,
+)
 from ensemblekit.readers.table import Column, Table
 
 __all__ = ["parse_arff", "parse_arff_rows", "read_arff", "read_arff_header", "write_arff"]
@@ -418,7 +424,10 @@ def read_arff(lines: Iterator[str], src: str, chunk_rows: int = 2000
     Raises
     ------
     DataError
-        As :func:`parse_arff`, each when the row that holds it is read.
+        As :func:`parse_arff`, each when the row that holds it is read; or
+        sparse rows that expand to more values than
+        :data:`~ensemblekit.readers.bounds.SPARSE_VALUES` (checked before
+        any is read).
     """
     header, relation, columns, data_index = read_arff_header(lines, src)
     texts: deque[tuple[str, int]] = deque()  # (text of some lines, line of the first)
@@ -439,6 +448,10 @@ def read_arff(lines: Iterator[str], src: str, chunk_rows: int = 2000
         raise DataError("no data rows after @data", src, data_index + 1)
     texts.append(("\n".join(held), text_start))
     del held
+    values = n_rows * len(columns)
+    if values > SPARSE_VALUES.limit() and values > sum(len(t) for t, _ in texts):
+        raise DataError(SPARSE_VALUES.exceeded(f"{n_rows:,} rows x {len(columns):,} attributes "
+                                               f"make {values:,} values,"), src)
 
     def tables() -> Iterator[Table]:
         while texts:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from ensemblekit.dataset import DataError
 
-__all__ = ["ATTRIBUTES", "DATA_MB", "LINE_MB", "NOMINAL_TOTAL", "NOMINAL_VALUES", "VALUE_CHARS",
-           "Bound"]
+__all__ = ["ATTRIBUTES", "DATA_MB", "LINE_MB", "NOMINAL_TOTAL", "NOMINAL_VALUES", "SPARSE_VALUES",
+           "VALUE_CHARS", "Bound"]
 
 
 @dataclass(frozen=True)
@@ -106,4 +106,9 @@ NOMINAL_VALUES = Bound("the values of a nominal attribute", 100_000,
                        "ENSEMBLEKIT_MAX_NOMINAL_VALUES", "values")
 #: Values of all the nominal attributes of a file together.
 NOMINAL_TOTAL = Bound("the nominal values of a file", 1_000_000, "ENSEMBLEKIT_MAX_NOMINAL_TOTAL",
+                      "values")
+#: Values of the data matrix (rows x attributes) that sparse ARFF rows expand to, beyond one
+#: value per character of the file (which dense rows cannot pass): ``{}`` is a whole row
+#: of zeros, so a small file could otherwise ask for gigabytes.
+SPARSE_VALUES = Bound("the values sparse rows expand to", 1 << 26, "ENSEMBLEKIT_MAX_SPARSE_VALUES",
                       "values")
