@@ -92,6 +92,16 @@ class _Counted(io.RawIOBase):
         return n or 0
 
 
+def _measure_gunzip(path: str, src: str) -> None:
+    """Decompress a gzip file once, keeping nothing, to refuse it at once when it holds
+    more than :data:`DATA_MB` (parsing that much first would take a minute)."""
+    with open(path, "rb") as raw:
+        counted = _Counted(raw, src, "the gzip data decompresses to", True)
+        buffer = bytearray(_BLOCK)
+        while counted.readinto(buffer):
+            pass
+
+
 def _refuse_special(path: str, mode: int) -> None:
     """Refuse what is neither a regular file nor a FIFO: nothing bounds what it gives."""
     if stat.S_ISREG(mode) or stat.S_ISFIFO(mode):
@@ -150,6 +160,7 @@ def open_input(source: Any, stdin: BinaryIO | None, *, whole: bool = False
         stream: BinaryIO = stdin if stdin is not None else sys.stdin.buffer
         src, suffix, name = "<stdin>", None, "stdin"
         bounded = "standard input holds" if whole else None
+        mode = 0
     else:
         try:
             path = os.fspath(source)
@@ -184,6 +195,8 @@ def open_input(source: Any, stdin: BinaryIO | None, *, whole: bool = False
     except OSError as exc:
         raise DataError(f"cannot read the input ({exc.strerror or exc})", src) from None
     if magic == _GZIP_MAGIC:
+        if stat.S_ISREG(mode):
+            _measure_gunzip(path, src)  # a bomb is refused before any of it is parsed
         stream = io.BufferedReader(_Counted(stream, src, "the gzip data decompresses to", True),
                                    buffer_size=1 << 16)
     elif bounded is not None:
