@@ -132,10 +132,13 @@ def load_dataset(
     Parameters
     ----------
     source : str or os.PathLike
-        Path of the file, or ``"-"`` for standard input. Gzip-compressed input
-        (found by its first bytes) is decompressed as it is read, up to 1024 MiB
-        (the variable ``ENSEMBLEKIT_MAX_DATA_MB`` sets another limit); the
-        format then comes from the name without ``.gz`` (``x.arff.gz`` is ARFF).
+        Path of the file (a regular file or a FIFO), or ``"-"`` for standard
+        input. Gzip-compressed input (found by its first bytes) is
+        decompressed as it is read; the format then comes from the name
+        without ``.gz`` (``x.arff.gz`` is ARFF). The input is read within the
+        bounds of :mod:`ensemblekit.readers.bounds` (decompressed data, and
+        standard input or a FIFO, 128 MiB; a line; a value; attributes;
+        nominal values), each raised by its environment variable.
     target : str, optional
         Name of the class attribute. Default: the last attribute (Weka's
         convention).
@@ -195,7 +198,8 @@ def load_dataset(
         header or row (with its line); a value not numeric for a numeric
         attribute or not declared for a nominal one; wrong number of values in
         a row; CSV whose first row holds only numbers but does not fit the rows
-        below; no data rows; damaged gzip data, or more of it than the limit;
+        below; no data rows; damaged gzip data; a device or a directory; input
+        past one of the bounds;
         a byte order mark the text does not match; unknown ``target`` or
         ``ignore`` name; a string attribute (unless ``allow_string``); a date
         attribute; with ``schema``, a missing feature, a changed attribute type
