@@ -33,7 +33,7 @@ def _bound_text(found: str, bound: str, what: str, variable: str) -> str:
 
 
 # --------------------------------------------------------------------------- what is read
-@pytest.mark.parametrize("command", ["info", "fit", "predict"])
+@pytest.mark.parametrize("command", ["info", "fit", pytest.param("predict", marks=pytest.mark.slow)])
 def test_a_character_device_is_refused_at_once(command, cli, tmp_path):
     args = {"info": ["info", os.devnull],
             "fit": ["fit", "knn", os.devnull, "-o", str(tmp_path / "m.ekm")],
@@ -372,3 +372,24 @@ def test_sparse_rows_that_expand_past_the_bound_are_refused(tmp_path, monkeypatc
     assert load_dataset(dense, no_class=True).X.shape == (3, 50)  # one value a character or less
     assert load_dataset(_write(tmp_path / "t.arff", header + "{}\n" * 2), no_class=True).X.shape \
         == (2, 50)
+
+
+@pytest.mark.slow
+def test_standard_input_from_a_regular_file_is_read_as_that_file(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("ENSEMBLEKIT_MAX_DATA_MB", "1")
+    path = _write(tmp_path / "big.csv", "a,b\n" + "1,2\n" * (300 << 10))  # 1.2 MiB
+    command = [sys.executable, "-c", "from ensemblekit.cli import console_main; console_main()",
+               "info", "-", "--format", "json"]
+    with open(path, "rb") as stdin:
+        proc = subprocess.run(command, stdin=stdin, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    with open(gzip_path := tmp_path / "big.csv.gz", "wb") as out:
+        out.write(gzip.compress(path.read_bytes()))
+    with open(gzip_path, "rb") as stdin:  # decompressed data is bounded all the same
+        proc = subprocess.run(command, stdin=stdin, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "ensemblekit: error: <stdin>: " + _bound_text(
+        "the gzip data decompresses to", "1 MiB", "decompressed data", "ENSEMBLEKIT_MAX_DATA_MB")

@@ -159,8 +159,12 @@ def open_input(source: Any, stdin: BinaryIO | None, *, whole: bool = False
             raise DataError("standard input is closed", "<stdin>")
         stream: BinaryIO = stdin if stdin is not None else sys.stdin.buffer
         src, suffix, name = "<stdin>", None, "stdin"
-        bounded = "standard input holds" if whole else None
-        mode = 0
+        mode, path = 0, None
+        try:  # standard input redirected from a regular file is read as that file is
+            mode = os.fstat(stream.fileno()).st_mode
+        except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+            pass
+        bounded = "standard input holds" if whole and not stat.S_ISREG(mode) else None
     else:
         try:
             path = os.fspath(source)
@@ -195,7 +199,7 @@ def open_input(source: Any, stdin: BinaryIO | None, *, whole: bool = False
     except OSError as exc:
         raise DataError(f"cannot read the input ({exc.strerror or exc})", src) from None
     if magic == _GZIP_MAGIC:
-        if stat.S_ISREG(mode):
+        if path is not None and stat.S_ISREG(mode):
             _measure_gunzip(path, src)  # a bomb is refused before any of it is parsed
         stream = io.BufferedReader(_Counted(stream, src, "the gzip data decompresses to", True),
                                    buffer_size=1 << 16)
