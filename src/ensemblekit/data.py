@@ -225,9 +225,10 @@ def load_dataset(
     if isinstance(missing_values, str):
         missing_values = (missing_values,)
     missing = MISSING_VALUES | frozenset(str(v).strip() for v in missing_values)
-    if notify is None:
-        def notify(message: str) -> None:
-            warnings.warn(message, UserWarning, stacklevel=3)
+    warned: list[str] | None = None
+    if notify is None:  # said as warnings once the file is read, as from this call
+        warned = []
+        notify = warned.append
     if no_class and target is not None:
         raise InputError("give either target or no_class=True, not both")
     if schema is not None:
@@ -251,6 +252,9 @@ def load_dataset(
         notify(f"note: {exc.source}: not UTF-8 (byte 0x{exc.byte:02x} on line {exc.byte_line}), "
                "so it is read as Latin-1")
         return _load(source, latin1=True, **options)
+    finally:
+        for message in warned or ():
+            warnings.warn(message, UserWarning, stacklevel=2)
 
 
 def _load(source, *, target, fmt, schema, ignore, allow_string, no_class, stdin, decimal, missing,

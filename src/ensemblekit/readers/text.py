@@ -109,7 +109,7 @@ def _refuse_special(path: str, mode: int) -> None:
     if stat.S_ISDIR(mode):
         raise DataError("is a directory, not a data file", path)
     kind = ("a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode)
-            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+            else "a socket" if stat.S_ISSOCK(mode) else "a special file")
     raise DataError(f"is {kind}, not a data file (give a regular file, a FIFO or '-')", path)
 
 
