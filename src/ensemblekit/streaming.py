@@ -132,7 +132,7 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
     where = "the first row" if csv_options.get("header") is False else "the header"
     n_fields = 0
     limit = min(chunk_rows, FIRST_CHUNK_ROWS) + 1  # the first chunk may hold the header
-    for fields, lineno in csv_records(lines, delimiter, src):
+    for fields, lineno, _ in csv_records(lines, delimiter, src):
         if not n_fields:
             check_fields(len(fields), src, lineno)
             n_fields, header_line, header_record = len(fields), lineno, fields

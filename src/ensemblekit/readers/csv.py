@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import operator
 import shlex
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -216,11 +217,11 @@ def with_delimiter(lines: Iterator[str], src: str, delimiter: str | None
 
 
 def csv_records(text_lines: Iterator[str], delimiter: str, src: str, first_line: int = 1
-                ) -> Iterator[tuple[list[str], int]]:
-    """``(fields, line)`` of each record that is not blank, read by :mod:`csv` from lines
-    (without their ends; a quoted field may span lines) that start at ``first_line``,
-    with the field size limit set to :data:`VALUE_CHARS` (restored after)."""
-    reader = csv.reader(map("".join, zip(text_lines, itertools.repeat("\n"))),
+                ) -> Iterator[tuple[list[str], int, int]]:
+    """``(fields, first line, last line)`` of each record that is not blank, read by
+    :mod:`csv` from lines (without their ends; a quoted field may span lines) that start at
+    ``first_line``, with the field size limit set to :data:`VALUE_CHARS` (restored after)."""
+    reader = csv.reader(map(operator.add, text_lines, itertools.repeat("\n")),
                         delimiter=delimiter, skipinitialspace=True)
     offset = first_line - 1
     start = 1
@@ -229,7 +230,7 @@ def csv_records(text_lines: Iterator[str], delimiter: str, src: str, first_line:
         for fields in reader:
             lineno, start = start, reader.line_num + 1
             if fields and (len(fields) > 1 or fields[0].strip()):
-                yield fields, lineno + offset
+                yield fields, lineno + offset, start - 1 + offset
     except csv.Error as exc:
         raise csv_error(exc, src, reader.line_num + offset) from None
     finally:
@@ -274,27 +275,29 @@ def read_csv(lines: Iterator[str], src: str, relation: str, delimiter: str | Non
     """
     lines, delimiter = with_delimiter(lines, src, delimiter)
     texts: deque[tuple[str, int]] = deque()  # (text of some lines, line of the first)
-    held: list[str] = []
+    held: list[str] = []  # lines read and not yet in texts, from line held_from
+    held_from = 1
 
-    def holding() -> Iterator[str]:  # the csv reader never reads past the record it returns
-        for line in lines:
-            held.append(line)
-            yield line
+    def batches() -> Iterator[list[str]]:
+        while batch := list(itertools.islice(lines, 4096)):
+            held.extend(batch)
+            yield batch
+
+    def hold_text(last: int) -> None:
+        """Move the held lines up to line ``last`` into ``texts``."""
+        nonlocal held_from
+        k = last - held_from + 1
+        texts.append(("\n".join(held[:k]), held_from))
+        del held[:k]
+        held_from = last + 1
 
     where = "the first row" if header is False else "the header"
     scan: CsvScan | None = None
     n_fields = 0
     chunk: list[list[str]] = []
     chunk_lines: list[int] = []
-    text_start = 1
-
-    def hold_text() -> None:
-        nonlocal text_start
-        texts.append(("\n".join(held), text_start))
-        text_start += len(held)
-        held.clear()
-
-    for fields, lineno in csv_records(holding(), delimiter, src):
+    records = csv_records(itertools.chain.from_iterable(batches()), delimiter, src)
+    for fields, lineno, last in records:
         if scan is None:
             check_fields(len(fields), src, lineno)
             n_fields = len(fields)
@@ -308,12 +311,12 @@ def read_csv(lines: Iterator[str], src: str, relation: str, delimiter: str | Non
         chunk_lines.append(lineno)
         if len(chunk) >= chunk_rows:
             scan.add(stripped(chunk, delimiter), chunk_lines)
-            hold_text()
+            hold_text(last)  # the csv reader never reads past the record it returns
             chunk, chunk_lines = [], []
     if scan is None:
         raise DataError("the file is empty", src)
     scan.add(stripped(chunk, delimiter), chunk_lines)
-    hold_text()
+    hold_text(held_from + len(held) - 1)
     layout = scan.decide(header, notify)
     n_rows = scan.n_rest + layout.top_is_data
 
@@ -322,7 +325,8 @@ def read_csv(lines: Iterator[str], src: str, relation: str, delimiter: str | Non
         while texts:
             text, first_line = texts.popleft()
             records, record_lines = [], []
-            for fields, lineno in csv_records(iter(text.split("\n")), delimiter, src, first_line):
+            for fields, lineno, _ in csv_records(iter(text.split("\n")), delimiter, src,
+                                                 first_line):
                 if skip:
                     skip = False
                     continue
@@ -407,7 +411,7 @@ class ColumnScan:
         self.rows += len(col)
         if top is not None and not self.holds_top:
             self.holds_top = top in col.tolist()
-        mask = np.fromiter((v is not None for v in col), dtype=bool, count=len(col))
+        mask = np.not_equal(col, None)  # one comparison a cell, in C
         values = col[mask]
         n = len(values)
         self.present += n
