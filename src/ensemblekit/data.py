@@ -23,6 +23,7 @@ commands which only read data (``ensemblekit info``) start quickly.
 
 from __future__ import annotations
 
+import itertools
 import os
 import warnings
 from collections.abc import Callable, Iterable
@@ -31,10 +32,10 @@ from typing import BinaryIO
 
 from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, known_class, quote_names
 from ensemblekit.errors import InputError
-from ensemblekit.readers.arff import parse_arff, write_arff
-from ensemblekit.readers.csv import MISSING_VALUES, parse_csv
-from ensemblekit.readers.table import build_dataset, conform_to_schema
-from ensemblekit.readers.text import decode_text, read_bytes
+from ensemblekit.readers.arff import read_arff, write_arff
+from ensemblekit.readers.csv import MISSING_VALUES, read_csv
+from ensemblekit.readers.table import Table, TableCoder
+from ensemblekit.readers.text import MixedEncodingError, decoded_blocks, iter_lines, open_input
 
 __all__ = [
     "Attribute",
@@ -51,6 +52,12 @@ __all__ = [
 # Notes on CSV columns read as nominal although most of their values are numbers
 # given per file, at most (then one note counts the rest).
 _MAX_COLUMN_NOTES = 5
+# Rows read, split and coded at a time: the cells of one chunk are all that is held
+# besides the file's text and the data matrix (chunks of a few thousand rows are also
+# the fastest, see ensemblekit.streaming.CHUNK_ROWS).
+_CHUNK_ROWS = 2000
+# Lines looked at to tell ARFF from CSV (the lines starts_like_arff reads).
+_SNIFF_LINES = 200
 
 
 def input_format(suffix: str | None, looks_like_arff: Callable[[], bool]
@@ -125,10 +132,13 @@ def load_dataset(
     Parameters
     ----------
     source : str or os.PathLike
-        Path of the file, or ``"-"`` for standard input. Gzip-compressed input
-        (found by its first bytes) is decompressed as it is read, up to 1024 MiB
-        (the variable ``ENSEMBLEKIT_MAX_DATA_MB`` sets another limit); the
-        format then comes from the name without ``.gz`` (``x.arff.gz`` is ARFF).
+        Path of the file (a regular file or a FIFO), or ``"-"`` for standard
+        input. Gzip-compressed input (found by its first bytes) is
+        decompressed as it is read; the format then comes from the name
+        without ``.gz`` (``x.arff.gz`` is ARFF). The input is read within the
+        bounds of :mod:`ensemblekit.readers.bounds` (decompressed data, and
+        standard input or a FIFO, 128 MiB; a line; a value; attributes;
+        nominal values), each raised by its environment variable.
     target : str, optional
         Name of the class attribute. Default: the last attribute (Weka's
         convention).
@@ -188,7 +198,8 @@ def load_dataset(
         header or row (with its line); a value not numeric for a numeric
         attribute or not declared for a nominal one; wrong number of values in
         a row; CSV whose first row holds only numbers but does not fit the rows
-        below; no data rows; damaged gzip data, or more of it than the limit;
+        below; no data rows; damaged gzip data; a device or a directory; input
+        past one of the bounds;
         a byte order mark the text does not match; unknown ``target`` or
         ``ignore`` name; a string attribute (unless ``allow_string``); a date
         attribute; with ``schema``, a missing feature, a changed attribute type
@@ -214,9 +225,10 @@ def load_dataset(
     if isinstance(missing_values, str):
         missing_values = (missing_values,)
     missing = MISSING_VALUES | frozenset(str(v).strip() for v in missing_values)
-    if notify is None:
-        def notify(message: str) -> None:
-            warnings.warn(message, UserWarning, stacklevel=3)
+    warned: list[str] | None = None
+    if notify is None:  # said as warnings once the file is read, as from this call
+        warned = []
+        notify = warned.append
     if no_class and target is not None:
         raise InputError("give either target or no_class=True, not both")
     if schema is not None:
@@ -229,41 +241,84 @@ def load_dataset(
         ignore = (ignore,)
     ignore = tuple(ignore)
 
-    content, src, suffix = read_bytes(source, stdin)
-    text = decode_text(content, src, notify)
-    if not text.strip():
-        raise DataError("the input is empty", src)
+    options = dict(target=target, fmt=fmt, schema=schema, ignore=ignore, allow_string=allow_string,
+                   no_class=no_class, stdin=stdin, decimal=decimal, missing=missing, header=header,
+                   notify=notify)
+    try:
+        return _load(source, **options)
+    except MixedEncodingError as exc:
+        if source == "-" or not os.path.isfile(source):
+            raise  # standard input or a FIFO cannot be read again
+        notify(f"note: {exc.source}: not UTF-8 (byte 0x{exc.byte:02x} on line {exc.byte_line}), "
+               "so it is read as Latin-1")
+        return _load(source, latin1=True, **options)
+    finally:
+        for message in warned or ():
+            warnings.warn(message, UserWarning, stacklevel=2)
 
-    delimiter = None
-    if fmt is None:
-        fmt, delimiter = input_format(suffix, lambda: starts_like_arff(text))
 
-    if fmt == "arff":
-        table = parse_arff(text, src)
-    else:
-        stem = _stem(src) if suffix is not None else "stdin"
-        table = parse_csv(text, src, stem, delimiter, decimal=decimal, missing=missing,
-                          header=header, notify=notify)
-    name = _stem(src) if suffix is not None else table.relation
+def _load(source, *, target, fmt, schema, ignore, allow_string, no_class, stdin, decimal, missing,
+          header, notify, latin1: bool = False) -> Dataset:
+    """:func:`load_dataset` once its arguments are checked: read the text in two passes
+    (``readers.arff.read_arff``, ``readers.csv.read_csv``), coding each chunk of rows as
+    the second pass gives it, so that the cells of the whole file are never held at once."""
+    stream, src, suffix, stem = open_input(source, stdin, whole=True)
+    try:
+        lines = iter_lines(decoded_blocks(stream, src, notify, latin1=latin1))
+        sniffed = list(itertools.islice(lines, _SNIFF_LINES))
+        if not any(t.strip() for t in sniffed):
+            more = next((t for t in lines if t.strip()), None)
+            if more is None:
+                raise DataError("the input is empty", src)
+            sniffed.append(more)
+        lines = itertools.chain(sniffed, lines)
+        delimiter = None
+        if fmt is None:
+            head = "\n".join(sniffed)
+            fmt, delimiter = input_format(suffix, lambda: starts_like_arff(head))
+        if fmt == "arff":
+            relation, columns, n_rows, tables = read_arff(lines, src, _CHUNK_ROWS)
+            kinds = [c.kind for c in columns]
+        else:
+            relation = _stem(src) if suffix is not None else "stdin"
+            layout, n_rows, tables = read_csv(lines, src, relation, delimiter, decimal=decimal,
+                                              missing=missing, header=header, notify=notify,
+                                              chunk_rows=_CHUNK_ROWS)
+            columns = layout.columns
+            kinds = ["numeric" if numeric else "nominal" for numeric in layout.numeric]
+        name = _stem(src) if suffix is not None else relation
 
-    if ignore:
-        names = [c.name for c in table.columns]
-        unknown = [g for g in ignore if g not in names]
-        if unknown:
-            what = (f"cannot ignore {quote_names(unknown)}: no such attribute; "
-                    f"attributes are: {quote_names(names, 50)}")
-            raise DataError(what, src)
-        keep = [k for k, c in enumerate(table.columns) if c.name not in set(ignore)]
-        if not keep:
-            raise DataError("no attributes left after ignoring " + quote_names(ignore), src)
-        table.columns = [table.columns[k] for k in keep]
-        table.cells = table.cells[:, keep]
-
-    if schema is not None:
-        ds = conform_to_schema(table, src, name, schema)
-    else:
-        ds = build_dataset(table, src, name, target, no_class, allow_string)
-        column_notes = [c.note for c in table.columns if c.note is not None]
+        keep, problem = list(range(len(columns))), None
+        if ignore:
+            names = [c.name for c in columns]
+            unknown = [g for g in ignore if g not in names]
+            if unknown:
+                problem = DataError(f"cannot ignore {quote_names(unknown)}: no such attribute; "
+                                    f"attributes are: {quote_names(names, 50)}", src)
+            else:
+                keep = [k for k, c in enumerate(columns) if c.name not in set(ignore)]
+                if not keep:
+                    problem = DataError("no attributes left after ignoring " + quote_names(ignore),
+                                        src)
+                    keep = list(range(len(columns)))
+        kept = [columns[k] for k in keep]
+        if schema is not None:
+            coder = TableCoder.for_schema(kept, src, n_rows, schema, True)
+        else:
+            coder = TableCoder.for_build(kept, src, n_rows, target, no_class, allow_string,
+                                         [kinds[k] for k in keep])
+        if problem is not None:  # raised once every row is read, as a parse error comes first
+            coder.errors.append(((0,), problem))
+        for table in tables:
+            if len(keep) < len(columns):
+                table = Table(table.relation, kept, table.cells[:, keep], table.lines, table.fmt)
+            coder.add(table)
+        ds = coder.dataset(name, relation)
+    finally:
+        if source != "-":
+            stream.close()
+    if schema is None:
+        column_notes = [c.note for c in kept if c.note is not None]
         for note in column_notes[:_MAX_COLUMN_NOTES]:
             notify(note)
         if len(column_notes) > _MAX_COLUMN_NOTES:

@@ -9,6 +9,7 @@ terminal. Output for programs (CSV, JSON, ARFF) is :mod:`ensemblekit.writers`'s.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from ensemblekit.results import verdict_lines
@@ -239,7 +240,7 @@ def _range_text(pair) -> str:
 
 
 # --------------------------------------------------------------------------- data sets
-#: Attributes listed by :func:`schema_tables`; a wider file's table ends with a note.
+#: Attributes (and class values) listed by :func:`schema_tables`; a longer table ends with a note.
 #: (rich renders about 3,000 table rows a second, so 100,000 attributes would take half a minute.)
 MAX_SCHEMA_ROWS = 500
 
@@ -252,9 +253,9 @@ def schema_tables(summary: dict, max_rows: int = MAX_SCHEMA_ROWS):
     summary : dict
         :func:`schema_summary` output.
     max_rows : int, default MAX_SCHEMA_ROWS
-        Attributes listed in the attribute table, in file order; when the file has
-        more, the table's caption says how many are left out and that
-        ``--format json`` lists them all.
+        Attributes listed in the attribute table, in file order, and values in
+        the class table; when there are more, the table's caption says how many
+        are left out and that ``--format json`` lists them all.
 
     Returns
     -------
@@ -286,11 +287,16 @@ def schema_tables(summary: dict, max_rows: int = MAX_SCHEMA_ROWS):
     out = [head, attrs]
     cls = summary.get("class")
     if cls and "counts" in cls:
+        counts = cls["counts"]
+        caption = None
+        if len(counts) > max_rows:
+            caption = (f"the first {max_rows:,} of {len(counts):,} class values; "
+                       f"{len(counts) - max_rows:,} more not shown (--format json lists them all)")
         ctable = Table(title=safe_text(f"class '{cls['name']}'", style="table.title"),
-                       title_justify="left")
+                       title_justify="left", caption=caption, caption_justify="left")
         ctable.add_column("value")
         ctable.add_column("count", justify="right")
-        for v, c in cls["counts"].items():
+        for v, c in itertools.islice(counts.items(), max_rows):
             ctable.add_row(safe_text(v), str(c))
         out.append(ctable)
     return out

@@ -27,10 +27,8 @@ whole-file reader reports, since a chunk is checked before later rows are read.
 
 from __future__ import annotations
 
-import csv
 import gc
 import itertools
-import operator
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
@@ -38,7 +36,14 @@ from ensemblekit.data import input_format, starts_like_arff
 from ensemblekit.dataset import DataError, Dataset, Schema
 from ensemblekit.errors import InputError
 from ensemblekit.readers.arff import parse_arff_rows, read_arff_header
-from ensemblekit.readers.csv import MISSING_VALUES, guess_delimiter, parse_csv_records
+from ensemblekit.readers.csv import (
+    MISSING_VALUES,
+    check_fields,
+    csv_records,
+    parse_csv_records,
+    stripped,
+    with_delimiter,
+)
 from ensemblekit.readers.table import Table, conform_to_schema
 from ensemblekit.readers.text import decoded_blocks, iter_lines, open_input
 
@@ -99,24 +104,8 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
     notes as for a whole file; later chunks get the header record in front (when
     there is a header) and no notes.
     """
-    lookahead = list(itertools.islice(lines, 41))
-    lines = itertools.chain(lookahead, lines)
-    if delimiter is None:  # guessed from the first lines, as parse_csv does
-        first = next((i for i, t in enumerate(lookahead) if t.strip()), None)
-        if first is None:
-            raise DataError("the file is empty", src)
-        following = [t for t in lookahead[first + 1: first + 40] if t.strip()][:5]
-        delimiter = guess_delimiter(lookahead[first], following)
+    lines, delimiter = with_delimiter(lines, src, delimiter)  # guessed as parse_csv does
     options = {k: v for k, v in csv_options.items() if k in ("decimal", "missing", "header")}
-    spaces = " \r\x0b\x0c" + ("" if delimiter == "\t" else "\t")
-
-    def stripped(records: list[list[str]]) -> list[list[str]]:
-        # fields are stripped of white space, as parse_csv strips them; a chunk
-        # without any (a machine-written file) skips that pass over every field
-        text = "\x00".join(itertools.chain.from_iterable(records))
-        if text.isascii() and not any(c in text for c in spaces):
-            return records
-        return [[f.strip() for f in fields] for fields in records]
 
     records: list[list[str]] = []
     record_lines: list[int] = []
@@ -127,7 +116,7 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
 
     def table() -> Table:
         nonlocal header_used
-        chunk = stripped(records)
+        chunk = stripped(records, delimiter)
         if header_used is None:
             out = parse_csv_records(chunk, list(record_lines), src, relation, delimiter,
                                    notify=notify, **options)
@@ -140,33 +129,24 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
         return parse_csv_records(chunk, list(record_lines), src, relation, delimiter,
                                 **{**options, "header": False})
 
-    # the lines with their line ends back (a quoted field may span lines), in C
-    reader = csv.reader(map(operator.add, lines, itertools.repeat("\n")), delimiter=delimiter,
-                        skipinitialspace=True)
     where = "the first row" if csv_options.get("header") is False else "the header"
     n_fields = 0
-    start = 1
     limit = min(chunk_rows, FIRST_CHUNK_ROWS) + 1  # the first chunk may hold the header
-    try:
-        for fields in reader:
-            lineno, start = start, reader.line_num + 1
-            if not fields or (len(fields) == 1 and not fields[0].strip()):
-                continue
-            if not n_fields:
-                n_fields, header_line, header_record = len(fields), lineno, fields
-            elif len(fields) != n_fields:
-                raise DataError(f"expected {n_fields} fields (as in {where} on line {header_line}), "
-                                f"found {len(fields)}", src, lineno)
-            records.append(fields)
-            record_lines.append(lineno)
-            if len(records) < limit:
-                continue
-            yield table()
-            limit = chunk_rows
-            records.clear()
-            record_lines.clear()
-    except csv.Error as exc:
-        raise DataError(f"cannot read the CSV text ({exc})", src, reader.line_num or None) from None
+    for fields, lineno, _ in csv_records(lines, delimiter, src):
+        if not n_fields:
+            check_fields(len(fields), src, lineno)
+            n_fields, header_line, header_record = len(fields), lineno, fields
+        elif len(fields) != n_fields:
+            raise DataError(f"expected {n_fields} fields (as in {where} on line {header_line}), "
+                            f"found {len(fields)}", src, lineno)
+        records.append(fields)
+        record_lines.append(lineno)
+        if len(records) < limit:
+            continue
+        yield table()
+        limit = chunk_rows
+        records.clear()
+        record_lines.clear()
     if header_used is None:  # a file shorter than one chunk, or with no data rows
         if not records:
             raise DataError("the file is empty", src)

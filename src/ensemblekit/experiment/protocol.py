@@ -30,6 +30,18 @@ import numpy as np
 from ensemblekit import registry
 from ensemblekit.dataset import known_class
 from ensemblekit.errors import InputError
+from ensemblekit.readers.bounds import Bound
+
+#: Values of one ``--grid`` parameter.
+MAX_GRID_VALUES = 1000
+#: Points of one algorithm's grid (the product of its parameters' numbers of values),
+#: checked before a point is made.
+MAX_GRID_POINTS = Bound("the points of a grid", 10_000, "ENSEMBLEKIT_MAX_GRID_POINTS", "points")
+#: Units of work of a plan (data sets x candidates x repeats x folds, or x runs), checked
+#: before a unit is made: a million fits already take days, and a typo such as
+#: ``--runs 1000000000`` would otherwise fill the memory with units.
+MAX_UNITS = Bound("the units of work of a comparison", 1_000_000, "ENSEMBLEKIT_MAX_UNITS",
+                  "units")
 
 
 class ProtocolError(InputError):
@@ -135,7 +147,7 @@ def parse_grid(text: str) -> tuple[str, list[str]]:
     ------
     ProtocolError
         On a malformed item, a non-positive step, ``stop < start``, or more
-        than 1000 values.
+        than :data:`MAX_GRID_VALUES` values.
     """
     key, sep, body = text.partition("=")
     key = key.strip()
@@ -152,8 +164,8 @@ def parse_grid(text: str) -> tuple[str, list[str]]:
         if not step > 0 or stop < start:
             raise ProtocolError(f"--grid {text!r}: needs step > 0 and stop >= start")
         count = int(np.floor((stop - start) / step + 1e-9)) + 1
-        if count > 1000:
-            raise ProtocolError(f"--grid {text!r}: {count} values; at most 1000")
+        if count > MAX_GRID_VALUES:
+            raise ProtocolError(f"--grid {text!r}: {count} values; at most {MAX_GRID_VALUES}")
         integral = all(float(p).is_integer() for p in parts)
         values = [start + i * step for i in range(count)]
         return key, [str(int(round(v))) if integral else repr(round(v, 10)) for v in values]
@@ -181,12 +193,23 @@ def expand_grid(algorithm: str, params: dict, grid: dict[str, list]) -> list[Can
     -------
     list of Candidate
         A single candidate labelled ``algorithm`` when ``grid`` is empty.
+
+    Raises
+    ------
+    ProtocolError
+        More points than :data:`MAX_GRID_POINTS` (checked before any is made).
     """
     import itertools
+    import math
 
     if not grid:
         return [Candidate(algorithm, dict(params), algorithm)]
     keys = list(grid)
+    points = math.prod(len(grid[k]) for k in keys)
+    if points > MAX_GRID_POINTS.limit():
+        sizes = " x ".join(f"{len(grid[k])} values of {k}" for k in keys)
+        raise ProtocolError(MAX_GRID_POINTS.exceeded(
+            f"the grid of {algorithm} has {points:,} points ({sizes}),"))
     out = []
     for combo in itertools.product(*(grid[k] for k in keys)):
         point = dict(zip(keys, combo))
@@ -314,7 +337,9 @@ def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol
         If the candidates are of different tasks; if a data set's class does not
         fit their task (no class, a numeric class for classifiers or clusterers,
         a nominal class for regression algorithms); if regression algorithms
-        are given clustering runs; or too few labelled rows for the folds.
+        are given clustering runs; too few labelled rows for the folds; or
+        more units than :data:`MAX_UNITS` (see :func:`check_size`). All is
+        checked before a unit is made.
     """
     import warnings
 
@@ -324,37 +349,22 @@ def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol
     if task == registry.REGRESSION and protocol.kind != "cv":
         raise ProtocolError("regression algorithms are evaluated by cross-validation, not by "
                             "clustering runs")
+    # every data set, and the number of units, is checked before any unit is made
+    labelled_rows = [_labelled_rows(ds, task, protocol) for ds in datasets]
+    check_size(len(datasets), len(candidates), protocol)
     units: list[Unit] = []
     notes: list[str] = []
-    for d_index, ds in enumerate(datasets):
+    for d_index, (ds, labelled) in enumerate(zip(datasets, labelled_rows)):
         size = int(ds.X.shape[0]) * max(1, int(ds.X.shape[1]))
         if task == registry.REGRESSION:
-            target = _numeric_target(ds)
-            labelled = np.flatnonzero(known_class(target))
-            if labelled.size < protocol.folds:
-                raise ProtocolError(
-                    f"{ds.source}: {labelled.size} instances with a known target, fewer than "
-                    f"{protocol.folds} folds"
-                )
             splitter = RepeatedKFold(n_splits=protocol.folds, n_repeats=protocol.repeats,
                                      random_state=protocol.seed)
             splits = splitter.split(np.zeros((labelled.size, 1)))
             units += _cv_units(d_index, splits, labelled, protocol, len(candidates), size)
             continue
         y = _labelled_class(ds)
-        labelled = np.flatnonzero(known_class(y))
         if protocol.kind == "cv":
             counts = np.bincount(y[labelled]) if labelled.size else np.zeros(1, dtype=int)
-            if labelled.size < protocol.folds:
-                raise ProtocolError(
-                    f"{ds.source}: {labelled.size} labelled instances, fewer than "
-                    f"{protocol.folds} folds"
-                )
-            if counts[counts > 0].max() < protocol.folds:
-                raise ProtocolError(
-                    f"{ds.source}: every class has fewer than {protocol.folds} instances; "
-                    "use fewer folds"
-                )
             smallest = counts[counts > 0].min()
             if smallest < protocol.folds:
                 notes.append(f"{ds.name}: the smallest class has {smallest} instance"
@@ -373,6 +383,52 @@ def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol
                 for c in range(len(candidates)):
                     units.append(Unit(d_index, c, run + 1, 0, None, rs, size))
     return Plan(units, list(candidates), notes)
+
+
+def check_size(n_datasets: int, n_candidates: int, protocol: Protocol) -> None:
+    """Refuse a plan of more units of work than :data:`MAX_UNITS`, before any is made.
+
+    Parameters
+    ----------
+    n_datasets, n_candidates : int
+        Data sets and candidates (algorithms, grid points) of the plan.
+    protocol : Protocol
+
+    Raises
+    ------
+    ProtocolError
+        Data sets x candidates x repeats x folds (or x runs) is more than
+        :data:`MAX_UNITS`.
+    """
+    per = protocol.repeats * (protocol.folds if protocol.kind == "cv" else 1)
+    units = n_datasets * n_candidates * per
+    if units > MAX_UNITS.limit():
+        how = (f"{protocol.repeats:,} repeats x {protocol.folds:,} folds" if protocol.kind == "cv"
+               else f"{protocol.repeats:,} runs")
+        raise ProtocolError(MAX_UNITS.exceeded(
+            f"{n_datasets} data sets x {n_candidates} algorithms x {how} make {units:,} units of "
+            "work,"))
+
+
+def _labelled_rows(ds, task: str, protocol: Protocol) -> np.ndarray:
+    """The rows of ``ds`` with a known class (or target), checked against the protocol."""
+    if task == registry.REGRESSION:
+        labelled = np.flatnonzero(known_class(_numeric_target(ds)))
+        if labelled.size < protocol.folds:
+            raise ProtocolError(f"{ds.source}: {labelled.size} instances with a known target, "
+                                f"fewer than {protocol.folds} folds")
+        return labelled
+    y = _labelled_class(ds)
+    labelled = np.flatnonzero(known_class(y))
+    if protocol.kind == "cv":
+        if labelled.size < protocol.folds:
+            raise ProtocolError(f"{ds.source}: {labelled.size} labelled instances, fewer than "
+                                f"{protocol.folds} folds")
+        counts = np.bincount(y[labelled]) if labelled.size else np.zeros(1, dtype=int)
+        if counts[counts > 0].max() < protocol.folds:
+            raise ProtocolError(f"{ds.source}: every class has fewer than {protocol.folds} "
+                                "instances; use fewer folds")
+    return labelled
 
 
 def task_of(candidates: Sequence[Candidate]) -> str | None:

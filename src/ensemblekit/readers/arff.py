@@ -11,9 +11,11 @@ liac-arff does not is accepted too: old range suffixes (``integer [1,10]``) and
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TextIO
 
@@ -22,9 +24,16 @@ import numpy as np
 
 from ensemblekit.dataset import Attribute, DataError, quote_input
 from ensemblekit.errors import InputError
+from ensemblekit.readers.bounds import (
+    ATTRIBUTES,
+    NOMINAL_TOTAL,
+    NOMINAL_VALUES,
+    SPARSE_VALUES,
+    VALUE_CHARS,
+)
 from ensemblekit.readers.table import Column, Table
 
-__all__ = ["parse_arff", "parse_arff_rows", "read_arff_header", "write_arff"]
+__all__ = ["parse_arff", "parse_arff_rows", "read_arff", "read_arff_header", "write_arff"]
 
 
 class _Absent:
@@ -112,6 +121,8 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[Column], i
                     f"attribute {name!r} is declared twice (first on line {declared[name]})", src, lineno
                 )
             declared[name] = lineno
+            if len(declared) > ATTRIBUTES.limit():
+                raise DataError(ATTRIBUTES.exceeded("the header declares"), src, lineno)
             if not spec:
                 raise DataError(f"attribute {name!r} has no type", src, lineno)
             if spec.startswith("{"):
@@ -120,6 +131,7 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[Column], i
                     raise DataError(what, src, lineno)
                 if not spec[1:-1].strip():
                     raise DataError(f"attribute {name!r} declares no nominal values", src, lineno)
+                _refuse_long_pieces(spec, src, lineno)
                 nominal_specs[i] = spec
                 columns.append(Column(name, "nominal", (), lineno))
                 continue
@@ -191,15 +203,43 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[Column], i
             raise DataError(f"{what} ({_liac_error_text(exc)})", src,
                             None if lineno is None else lineno + 1) from None
         by_line = {c.line: c for c in columns}
-        for (i, _), (_, values) in zip(nominal_specs.items(), parsed):
+        per_attribute, total, value_limit = NOMINAL_VALUES.limit(), 0, VALUE_CHARS.limit()
+        for (i, spec), (_, values) in zip(nominal_specs.items(), parsed):
             col = by_line[i + 1]
             values = tuple(values)
+            if len(values) > per_attribute:
+                raise DataError(NOMINAL_VALUES.exceeded(f"attribute {col.name!r} declares"), src,
+                                i + 1)
+            total += len(values)
+            if total > NOMINAL_TOTAL.limit():
+                raise DataError(NOMINAL_TOTAL.exceeded("the header declares"), src, i + 1)
+            if len(spec) > value_limit:
+                _check_values(values, src, i + 1)
             if len(set(values)) != len(values):
                 seen: set[str] = set()
                 twice = next(v for v in values if v in seen or seen.add(v))
                 raise DataError(f"attribute {col.name!r} declares the value {twice!r} twice", src, i + 1)
             col.values = values
     return relation, columns, data_index
+
+
+def _check_values(values: Iterable, src: str, line: int) -> None:
+    """Refuse a value longer than :data:`VALUE_CHARS` (None is a missing value)."""
+    limit = VALUE_CHARS.limit()
+    if any(v is not None and len(v) > limit for v in values):
+        raise DataError(VALUE_CHARS.exceeded(f"a value on line {line} holds"), src, line)
+
+
+def _refuse_long_pieces(text: str, src: str, line: int) -> None:
+    """Refuse, before liac-arff reads it, text that surely holds a value longer than
+    :data:`VALUE_CHARS`: its tokeniser takes about a hundred times a value's length.
+
+    A piece between two commas lies within one value, quotes, escapes (at most two
+    characters for one), an index and spaces; the exact check follows the tokeniser.
+    """
+    limit = VALUE_CHARS.limit()
+    if len(text) > 2 * limit + 16 and max(map(len, text.split(","))) > 2 * limit + 16:
+        raise DataError(VALUE_CHARS.exceeded(f"a value on line {line} holds"), src, line)
 
 
 def _decode_rows(doc: list[str], lines: list[str], n_cols: int, sparse: bool, src: str) -> list:
@@ -353,6 +393,81 @@ def parse_arff(text: str, src: str) -> Table:
     return Table(relation, columns, cells, line_numbers, "arff")
 
 
+def read_arff(lines: Iterator[str], src: str, chunk_rows: int = 2000
+              ) -> tuple[str, list[Column], int, Iterator[Table]]:
+    """Read an ARFF file in two passes, holding only the text of its rows between them.
+
+    The first pass reads the header and counts the data rows; the second
+    reads the rows chunk by chunk, as :func:`parse_arff` reads them all at
+    once. Each chunk's text is let go once its table is made.
+
+    Parameters
+    ----------
+    lines : iterator of str
+        The lines of the file, without their ends, from the first.
+    src : str
+        The input as shown in messages.
+    chunk_rows : int, default=2000
+        Data rows per table.
+
+    Returns
+    -------
+    relation : str
+        The ``@relation`` name.
+    columns : list of Column
+        One per attribute, as declared.
+    n_rows : int
+        Data rows of the file.
+    tables : iterator of Table
+        The data rows, ``chunk_rows`` at a time, in file order.
+
+    Raises
+    ------
+    DataError
+        As :func:`parse_arff`, each when the row that holds it is read; or
+        sparse rows that expand to more values than
+        :data:`~ensemblekit.readers.bounds.SPARSE_VALUES` (checked before
+        any is read).
+    """
+    header, relation, columns, data_index = read_arff_header(lines, src)
+    texts: deque[tuple[str, int]] = deque()  # (text of some lines, line of the first)
+    held: list[str] = []
+    text_start = data_index + 2
+    n_rows = in_chunk = 0
+    for raw in itertools.chain(header[data_index + 1:], lines):
+        held.append(raw)
+        s = raw.strip()
+        if s and s[0] != "%":
+            n_rows += 1
+            in_chunk += 1
+            if in_chunk >= chunk_rows:
+                texts.append(("\n".join(held), text_start))
+                text_start += len(held)
+                held, in_chunk = [], 0
+    if not n_rows:
+        raise DataError("no data rows after @data", src, data_index + 1)
+    texts.append(("\n".join(held), text_start))
+    del held
+    values = n_rows * len(columns)
+    if values > SPARSE_VALUES.limit() and values > sum(len(t) for t, _ in texts):
+        raise DataError(SPARSE_VALUES.exceeded(f"{n_rows:,} rows x {len(columns):,} attributes "
+                                               f"make {values:,} values,"), src)
+
+    def tables() -> Iterator[Table]:
+        while texts:
+            text, first_line = texts.popleft()
+            rows, row_lines = [], []
+            for lineno, raw in enumerate(text.split("\n"), first_line):
+                s = raw.strip()
+                if s and s[0] != "%":
+                    rows.append(raw)
+                    row_lines.append(lineno)
+            del text
+            if rows:
+                yield parse_arff_rows(rows, row_lines, relation, columns, src)
+    return relation, columns, n_rows, tables()
+
+
 def _put_sparse(cells: np.ndarray, is_sparse: np.ndarray, sparse_rows: list[dict],
                 columns: list[Column]) -> None:
     """Write the decoded sparse rows into their places in ``cells`` (``is_sparse`` marks them).
@@ -421,6 +536,10 @@ def parse_arff_rows(rows: list[str], row_lines: list[int], relation: str, column
             k = (exc.line or 0) - len(head) - 1
             raise _shifted(exc, row_lines[k] if 0 <= k < n else None) from None
 
+    value_limit = VALUE_CHARS.limit()
+    for t, line in zip(rows, row_lines):
+        if len(t) > value_limit:
+            _refuse_long_pieces(t, src, line)
     sparse_pos = [i for i, t in enumerate(rows) if t.lstrip()[0] == "{"]
     cells = np.empty((n, m), dtype=object)
     if not sparse_pos:
@@ -432,6 +551,9 @@ def parse_arff_rows(rows: list[str], row_lines: list[int], relation: str, column
             cells[~is_sparse, :] = decode(["" if s else t for t, s in zip(rows, is_sparse)], False)
         _put_sparse(cells, is_sparse, decode([t if s else "" for t, s in zip(rows, is_sparse)], True),
                     columns)
+    for i, t in enumerate(rows):
+        if len(t) > value_limit:  # only a line this long can hold a value this long
+            _check_values(cells[i], src, row_lines[i])
     return Table(relation, columns, cells, np.asarray(row_lines, dtype=np.int64), "arff")
 
 

@@ -13,15 +13,21 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
+import operator
 import shlex
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
 from ensemblekit.dataset import DataError, quote_input, quote_names
+from ensemblekit.readers.bounds import ATTRIBUTES, VALUE_CHARS
 from ensemblekit.readers.table import Column, Table, _is_number, _to_float
 
-__all__ = ["MISSING_VALUES", "guess_delimiter", "parse_csv", "parse_csv_records"]
+__all__ = ["MISSING_VALUES", "ColumnScan", "CsvLayout", "CsvScan", "check_fields",
+           "csv_error", "csv_records", "guess_delimiter", "parse_csv", "parse_csv_records",
+           "read_csv", "stripped", "with_delimiter"]
 
 #: Cell values of a CSV file read as missing: the empty field, Weka's '?', and the
 #: tokens spreadsheets, R and pandas write (NA and NaN in any case).
@@ -144,6 +150,7 @@ def parse_csv(text: str, src: str, relation: str, delimiter: str | None, *,
     spaces = " \r\x0b\x0c" + ("" if delimiter == "\t" else "\t")
     strip = not text.isascii() or any(c in text for c in spaces)
     start = 1
+    old = csv.field_size_limit(VALUE_CHARS.limit())
     try:
         for fields in reader:
             lineno, start = start, reader.line_num + 1
@@ -151,6 +158,8 @@ def parse_csv(text: str, src: str, relation: str, delimiter: str | None, *,
                 continue
             if strip:
                 fields = [f.strip() for f in fields]
+            if not records:
+                check_fields(len(fields), src, lineno)
             if records and len(fields) != len(records[0]):
                 raise DataError(
                     f"expected {len(records[0])} fields (as in {where} on line {record_lines[0]}), "
@@ -161,9 +170,172 @@ def parse_csv(text: str, src: str, relation: str, delimiter: str | None, *,
             records.append(fields)
             record_lines.append(lineno)
     except csv.Error as exc:
-        raise DataError(f"cannot read the CSV text ({exc})", src, reader.line_num or None) from None
+        raise csv_error(exc, src, reader.line_num) from None
+    finally:
+        csv.field_size_limit(old)
     return parse_csv_records(records, record_lines, src, relation, delimiter, decimal=decimal,
                       missing=missing, header=header, notify=say)
+
+
+def check_fields(n_fields: int, src: str, line: int) -> None:
+    """Refuse a first record of more fields than :data:`ATTRIBUTES` allows."""
+    if n_fields > ATTRIBUTES.limit():
+        raise DataError(ATTRIBUTES.exceeded(f"the first row has {n_fields:,} fields,"), src, line)
+
+
+def csv_error(exc: csv.Error, src: str, line: int) -> DataError:
+    """The :class:`DataError` for an error of :mod:`csv` on a line (a field past the bound
+    on a value, or broken quoting)."""
+    if "field larger than field limit" in str(exc):
+        return DataError(VALUE_CHARS.exceeded(f"a value on line {line} holds"), src, line or None)
+    return DataError(f"cannot read the CSV text ({exc})", src, line or None)
+
+
+def stripped(records: list[list[str]], delimiter: str) -> list[list[str]]:
+    """The records with each field stripped of surrounding white space (as :func:`parse_csv`
+    strips them); records without any (a machine-written file) are returned as they are,
+    without a pass over every field."""
+    spaces = " \r\x0b\x0c" + ("" if delimiter == "\t" else "\t")
+    text = "\x00".join(itertools.chain.from_iterable(records))
+    if text.isascii() and not any(c in text for c in spaces):
+        return records
+    return [[f.strip() for f in fields] for fields in records]
+
+
+def with_delimiter(lines: Iterator[str], src: str, delimiter: str | None
+                 ) -> tuple[Iterator[str], str]:
+    """The lines again and the delimiter, guessed from the first lines as :func:`parse_csv`
+    guesses it when it is not given."""
+    lookahead = list(itertools.islice(lines, 41))
+    if delimiter is None:
+        first = next((i for i, t in enumerate(lookahead) if t.strip()), None)
+        if first is None:
+            raise DataError("the file is empty", src)
+        following = [t for t in lookahead[first + 1: first + 40] if t.strip()][:5]
+        delimiter = guess_delimiter(lookahead[first], following)
+    return itertools.chain(lookahead, lines), delimiter
+
+
+def csv_records(text_lines: Iterator[str], delimiter: str, src: str, first_line: int = 1
+                ) -> Iterator[tuple[list[str], int, int]]:
+    """``(fields, first line, last line)`` of each record that is not blank, read by
+    :mod:`csv` from lines (without their ends; a quoted field may span lines) that start at
+    ``first_line``, with the field size limit set to :data:`VALUE_CHARS` (restored after)."""
+    reader = csv.reader(map(operator.add, text_lines, itertools.repeat("\n")),
+                        delimiter=delimiter, skipinitialspace=True)
+    offset = first_line - 1
+    start = 1
+    old = csv.field_size_limit(VALUE_CHARS.limit())
+    try:
+        for fields in reader:
+            lineno, start = start, reader.line_num + 1
+            if fields and (len(fields) > 1 or fields[0].strip()):
+                yield fields, lineno + offset, start - 1 + offset
+    except csv.Error as exc:
+        raise csv_error(exc, src, reader.line_num + offset) from None
+    finally:
+        csv.field_size_limit(old)
+
+
+def read_csv(lines: Iterator[str], src: str, relation: str, delimiter: str | None, *,
+             decimal: str | None = None, missing: frozenset[str] = MISSING_VALUES,
+             header: bool | None = None, notify: Callable[[str], None] | None = None,
+             chunk_rows: int = 2000) -> tuple[CsvLayout, int, Iterator[Table]]:
+    """Read CSV text in two passes, holding only the text between them, not its cells.
+
+    The first pass splits the records, checks their number of fields and
+    counts what decides the columns (:class:`CsvScan`); the second splits the
+    text again, chunk by chunk, into tables that are read exactly as
+    :func:`parse_csv` reads the whole text. Each chunk's text is let go once
+    its table is made.
+
+    Parameters
+    ----------
+    lines : iterator of str
+        The lines of the text, without their ends.
+    src, relation, delimiter, decimal, missing, header, notify
+        As in :func:`parse_csv`.
+    chunk_rows : int, default=2000
+        Records per table.
+
+    Returns
+    -------
+    layout : CsvLayout
+        The columns and what was decided about them (the notes are given).
+    n_rows : int
+        Data rows of the file.
+    tables : iterator of Table
+        The data rows, ``chunk_rows`` at a time, in file order.
+
+    Raises
+    ------
+    DataError
+        As :func:`parse_csv`; a first row of more fields than
+        :data:`ATTRIBUTES`, or a value longer than :data:`VALUE_CHARS`.
+    """
+    lines, delimiter = with_delimiter(lines, src, delimiter)
+    texts: deque[tuple[str, int]] = deque()  # (text of some lines, line of the first)
+    held: list[str] = []  # lines read and not yet in texts, from line held_from
+    held_from = 1
+
+    def batches() -> Iterator[list[str]]:
+        while batch := list(itertools.islice(lines, 4096)):
+            held.extend(batch)
+            yield batch
+
+    def hold_text(last: int) -> None:
+        """Move the held lines up to line ``last`` into ``texts``."""
+        nonlocal held_from
+        k = last - held_from + 1
+        texts.append(("\n".join(held[:k]), held_from))
+        del held[:k]
+        held_from = last + 1
+
+    where = "the first row" if header is False else "the header"
+    scan: CsvScan | None = None
+    n_fields = 0
+    chunk: list[list[str]] = []
+    chunk_lines: list[int] = []
+    records = csv_records(itertools.chain.from_iterable(batches()), delimiter, src)
+    for fields, lineno, last in records:
+        if scan is None:
+            check_fields(len(fields), src, lineno)
+            n_fields = len(fields)
+            scan = CsvScan(stripped([fields], delimiter)[0], lineno, src, delimiter,
+                           decimal=decimal, missing=missing)
+            continue
+        if len(fields) != n_fields:
+            raise DataError(f"expected {n_fields} fields (as in {where} on line {scan.top_line}), "
+                            f"found {len(fields)}", src, lineno)
+        chunk.append(fields)
+        chunk_lines.append(lineno)
+        if len(chunk) >= chunk_rows:
+            scan.add(stripped(chunk, delimiter), chunk_lines)
+            hold_text(last)  # the csv reader never reads past the record it returns
+            chunk, chunk_lines = [], []
+    if scan is None:
+        raise DataError("the file is empty", src)
+    scan.add(stripped(chunk, delimiter), chunk_lines)
+    hold_text(held_from + len(held) - 1)
+    layout = scan.decide(header, notify)
+    n_rows = scan.n_rest + layout.top_is_data
+
+    def tables() -> Iterator[Table]:
+        skip = not layout.top_is_data  # the header record
+        while texts:
+            text, first_line = texts.popleft()
+            records, record_lines = [], []
+            for fields, lineno, _ in csv_records(iter(text.split("\n")), delimiter, src,
+                                                 first_line):
+                if skip:
+                    skip = False
+                    continue
+                records.append(fields)
+                record_lines.append(lineno)
+            del text
+            if records:
+                yield layout.table(relation, stripped(records, delimiter), record_lines)
+    return layout, n_rows, tables()
 
 
 def parse_csv_records(records: list[list[str]], record_lines: list[int], src: str, relation: str,
@@ -198,77 +370,289 @@ def parse_csv_records(records: list[list[str]], record_lines: list[int], src: st
     DataError
         As :func:`parse_csv`, for what is decided from the records.
     """
-    say = notify if notify is not None else (lambda message: None)
-    m = len(records[0])
-    top, header_line = records[0], record_lines[0]
-    auto = header is None
-    below = None
-    if auto and len(records) > 1:
-        below = _csv_cells(records[1:], missing)
-        analysis = [_csv_column(below[:, k], decimal, delimiter) for k in range(m)]
-        kinds = [a[0] for a in analysis]
-        header = not _fits_below(top, below, kinds, missing, decimal, delimiter)
-        if not header:
-            say(f"note: {src}: the first row (line {header_line}) holds data, not column names "
-                f"(its values fit the columns below), so the columns are named att1..att{m}; "
-                "--header reads it as names")
-    if header is not False:
-        shown = {",": "comma", ";": "semicolon", "\t": "TAB"}[delimiter]
-        if auto and all(_is_number(h) for h in top):
-            raise DataError(
-                f"no header row: the first row holds only numbers ({quote_input(delimiter.join(top))}); "
-                f"add a first row of column names ({shown}-separated), or give --no-header",
-                src,
-                header_line,
-            )
-        seen: dict[str, int] = {}
-        for k, h in enumerate(top):
-            if not h:
-                raise DataError(f"column {k + 1} of the header has no name", src, header_line)
-            if h in seen:
-                what = f"column name {h!r} appears twice in the header (columns {seen[h] + 1} and {k + 1})"
-                raise DataError(what, src, header_line)
-            seen[h] = k
-        names = top
-        records, record_lines = records[1:], record_lines[1:]
-        if not records:
-            raise DataError("no data rows after the header", src, header_line)
-    else:
-        names = [f"att{k + 1}" for k in range(m)]
+    scan = CsvScan(records[0], record_lines[0], src, delimiter, decimal=decimal, missing=missing)
+    scan.add(records[1:], record_lines[1:])
+    layout = scan.decide(header, notify)
+    rows = records if layout.top_is_data else records[1:]
+    lines = record_lines if layout.top_is_data else record_lines[1:]
+    return layout.table(relation, rows, lines)
 
-    if below is not None and header:
-        cells = below  # the rows below the header, already split
-    elif below is not None:
-        cells = np.concatenate([_csv_cells([top], missing), below])
-    else:
-        cells = _csv_cells(records, missing)
-    lines_arr = np.asarray(record_lines, dtype=np.int64)
-    columns = [Column(h, None, (), None) for h in names]
-    comma_columns: list[str] = []
-    comma_example: tuple[str, int] | None = None
-    for k, c in enumerate(columns):
-        if cells is below:
-            kind, converted, numbers, first_bad = analysis[k]
+
+class ColumnScan:
+    """What the CSV reader decides about one column, gathered over its rows chunk by chunk.
+
+    Counts are kept for both readings of a number (with ``.`` and, where it
+    may be, with ``,`` as the decimal mark), so that the column's kind, its
+    decimal mark and the note on a mostly numeric column come out the same
+    however the rows are cut into chunks.
+    """
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.present = 0
+        self.all_dot = True  # every present value reads as a number with "."
+        self.dot_numbers = 0
+        self.dot_bad = 0
+        self.dot_first_bad: tuple[str, int] | None = None  # (value, line)
+        self.comma_numbers = 0
+        self.comma_first_bad: tuple[str, int] | None = None
+        self.comma_example: tuple[str, int] | None = None  # first present value holding ","
+        self.either_numbers = 0  # present values that are numbers with either mark allowed
+        self.holds_top = False  # the first record's value occurs among these rows
+
+    def add(self, col: np.ndarray, lines: np.ndarray, rule: tuple[bool, bool],
+            top: str | None = None) -> None:
+        """Count one chunk of the column (str or None cells) with the file lines of its rows.
+
+        ``rule`` is (a "." number counts, a "," number counts); ``top`` is the first
+        record's value, looked for among the chunk's values.
+        """
+        dot_ok, comma_ok = rule
+        self.rows += len(col)
+        if top is not None and not self.holds_top:
+            self.holds_top = top in col.tolist()
+        mask = np.not_equal(col, None)  # one comparison a cell, in C
+        values = col[mask]
+        n = len(values)
+        self.present += n
+        if not n:
+            return
+        dot_all = _to_float(values) is not None
+        kinds: dict[str, tuple[bool, bool]] | None = None
+        if not dot_all or comma_ok:
+            kinds = {v: (_is_number(v), _comma_number(v)) for v in set(values.tolist())}
+        if dot_all:
+            self.dot_numbers += n
         else:
-            kind, converted, numbers, first_bad = _csv_column(cells[:, k], decimal, delimiter)
-        if converted is not None:
-            if decimal is None:
+            self.all_dot = False
+            dot = np.fromiter((kinds[v][0] for v in values), dtype=bool, count=n)
+            good = int(dot.sum())
+            self.dot_numbers += good
+            self.dot_bad += n - good
+            if self.dot_first_bad is None:
+                i = int(np.argmin(dot))
+                self.dot_first_bad = (values[i], int(lines[mask][i]))
+        if comma_ok:
+            comma = np.fromiter((kinds[v][1] for v in values), dtype=bool, count=n)
+            good = int(comma.sum())
+            self.comma_numbers += good
+            if good < n and self.comma_first_bad is None:
+                i = int(np.argmin(comma))
+                self.comma_first_bad = (values[i], int(lines[mask][i]))
+            if self.comma_example is None:
+                i = next((i for i, v in enumerate(values) if "," in v), None)
+                if i is not None:
+                    self.comma_example = (values[i], int(lines[mask][i]))
+            either = comma | (np.fromiter((kinds[v][0] for v in values), dtype=bool, count=n)
+                              if dot_ok else False)
+            self.either_numbers += int(either.sum())
+        elif dot_ok:
+            self.either_numbers += n if dot_all else int(dot.sum())
+
+    def then(self, rest: ColumnScan) -> ColumnScan:
+        """The scan of these rows followed by ``rest``'s."""
+        out = ColumnScan()
+        for name in ("rows", "present", "dot_numbers", "dot_bad", "comma_numbers",
+                     "either_numbers"):
+            setattr(out, name, getattr(self, name) + getattr(rest, name))
+        out.all_dot = self.all_dot and rest.all_dot
+        for name in ("dot_first_bad", "comma_first_bad", "comma_example"):
+            mine = getattr(self, name)
+            setattr(out, name, mine if mine is not None else getattr(rest, name))
+        return out
+
+    def verdict(self, decimal: str | None, delimiter: str
+                ) -> tuple[str, bool, int, tuple[str, int] | None]:
+        """The column's kind over the rows scanned.
+
+        Returns (kind, whether its numbers are read with a decimal comma, count of
+        present values that are numbers, (value, line) of the first that is not or None).
+        """
+        if decimal != "," and self.all_dot:
+            return "numeric", False, 0, None
+        comma: tuple[int, tuple[str, int] | None] = (-1, None)
+        if decimal == "," or (decimal is None and delimiter == ";"):
+            if self.comma_first_bad is None:
+                changed = decimal == "," or self.comma_example is not None
+                return "numeric", changed, self.comma_numbers, None
+            if decimal == ",":
+                return "nominal", False, self.comma_numbers, self.comma_first_bad
+            comma = (self.comma_numbers, self.comma_first_bad)
+        # past this many text cells the column cannot be mostly numeric
+        hopeless = self.rows - _MOSTLY_NUMERIC * self.rows + 1e-9
+        numbers = 0 if self.dot_bad > hopeless else self.dot_numbers
+        first_bad = self.dot_first_bad
+        if comma[0] > numbers:  # ';'-separated: the column is closer to decimal-comma numbers
+            numbers, first_bad = comma
+        return "nominal", False, numbers, first_bad
+
+
+class CsvScan:
+    """The first pass of the CSV reader: the first record, then the rest in chunks.
+
+    :meth:`decide` then says, as :func:`parse_csv_records` does for records
+    held at once, whether the first record names the columns, each column's
+    kind and decimal mark, and the notes.
+
+    Parameters
+    ----------
+    top : list of str
+        The first record, its fields stripped.
+    top_line : int
+        Its line in the file.
+    src, delimiter, decimal, missing
+        As in :func:`parse_csv`.
+    """
+
+    def __init__(self, top: list[str], top_line: int, src: str, delimiter: str, *,
+                 decimal: str | None = None, missing: frozenset[str] = MISSING_VALUES):
+        self.top, self.top_line, self.src = top, top_line, src
+        self.delimiter, self.decimal, self.missing = delimiter, decimal, missing
+        self.rule = (decimal != ",", decimal == "," or (decimal is None and delimiter == ";"))
+        self.rest = [ColumnScan() for _ in top]
+        self.n_rest = 0
+
+    def add(self, records: list[list[str]], record_lines: list[int]) -> None:
+        """Count a chunk of the records after the first (their fields stripped)."""
+        if not records:
+            return
+        cells = _csv_cells(records, self.missing)
+        lines = np.asarray(record_lines, dtype=np.int64)
+        for k, scan in enumerate(self.rest):
+            scan.add(cells[:, k], lines, self.rule, self.top[k])
+        self.n_rest += len(records)
+
+    def _top_scans(self) -> list[ColumnScan]:
+        cells = _csv_cells([self.top], self.missing)
+        lines = np.asarray([self.top_line], dtype=np.int64)
+        out = []
+        for k in range(len(self.top)):
+            scan = ColumnScan()
+            scan.add(cells[:, k], lines, self.rule)
+            out.append(scan)
+        return out
+
+    def decide(self, header: bool | None, notify: Callable[[str], None] | None) -> CsvLayout:
+        """Decide the header, the columns' kinds and decimal marks, and give the notes.
+
+        Raises
+        ------
+        DataError
+            The header holds only numbers (when guessed), has an empty or
+            repeated name, or no data rows follow it.
+        """
+        say = notify if notify is not None else (lambda message: None)
+        src, top, m = self.src, self.top, len(self.top)
+        scans = self.rest
+        auto = header is None
+        if auto and self.n_rest:
+            kinds = [s.verdict(self.decimal, self.delimiter)[0] for s in scans]
+            header = not self._fits_below(kinds)
+            if not header:
+                say(f"note: {src}: the first row (line {self.top_line}) holds data, not column "
+                    f"names (its values fit the columns below), so the columns are named "
+                    f"att1..att{m}; --header reads it as names")
+        if header is not False:
+            shown = {",": "comma", ";": "semicolon", "\t": "TAB"}[self.delimiter]
+            if auto and all(_is_number(h) for h in top):
+                raise DataError(
+                    f"no header row: the first row holds only numbers "
+                    f"({quote_input(self.delimiter.join(top))}); add a first row of column names "
+                    f"({shown}-separated), or give --no-header", src, self.top_line)
+            seen: dict[str, int] = {}
+            for k, h in enumerate(top):
+                if not h:
+                    raise DataError(f"column {k + 1} of the header has no name", src, self.top_line)
+                if h in seen:
+                    what = (f"column name {h!r} appears twice in the header (columns "
+                            f"{seen[h] + 1} and {k + 1})")
+                    raise DataError(what, src, self.top_line)
+                seen[h] = k
+            names = list(top)
+            if not self.n_rest:
+                raise DataError("no data rows after the header", src, self.top_line)
+        else:
+            names = [f"att{k + 1}" for k in range(m)]
+            scans = [t.then(r) for t, r in zip(self._top_scans(), scans)]
+        columns = [Column(h, None, (), None) for h in names]
+        changed: list[bool] = []
+        comma_columns: list[str] = []
+        comma_example: tuple[str, int] | None = None
+        for c, scan in zip(columns, scans):
+            kind, comma, numbers, first_bad = scan.verdict(self.decimal, self.delimiter)
+            changed.append(comma)
+            if comma and self.decimal is None:
                 comma_columns.append(c.name)
                 if comma_example is None:
-                    i = next(i for i, v in enumerate(cells[:, k]) if v is not None and "," in v)
-                    comma_example = (cells[i, k], int(lines_arr[i]))
-            cells[:, k] = converted
-        if kind == "nominal" and first_bad is not None:
-            present = int(sum(v is not None for v in cells[:, k]))
-            if numbers >= _MOSTLY_NUMERIC * present:
-                c.note = _mostly_numeric_note(src, c.name, numbers, present, cells[first_bad, k],
-                                              int(lines_arr[first_bad]))
-    if comma_example is not None:
-        value, line = comma_example
-        say(f"note: {src}: read ',' as the decimal mark in {quote_names(comma_columns, 3)} "
-            f"(';'-separated, with numbers such as {quote_input(value)} on line {line}); "
-            "--decimal . reads them otherwise")
-    return Table(relation, columns, cells, lines_arr, "csv")
+                    comma_example = scan.comma_example
+            if kind == "nominal" and first_bad is not None:
+                if numbers >= _MOSTLY_NUMERIC * scan.present:
+                    c.note = _mostly_numeric_note(src, c.name, numbers, scan.present, *first_bad)
+        if comma_example is not None:
+            value, line = comma_example
+            say(f"note: {src}: read ',' as the decimal mark in {quote_names(comma_columns, 3)} "
+                f"(';'-separated, with numbers such as {quote_input(value)} on line {line}); "
+                "--decimal . reads them otherwise")
+        numeric = [ch or s.all_dot for ch, s in zip(changed, scans)]
+        return CsvLayout(columns, header is False, changed, numeric, self.missing)
+
+    def _fits_below(self, kinds: list[str]) -> bool:
+        """Whether the first record looks like data rather than column names.
+
+        It does when at least one of its cells is a number in a numeric column
+        and every cell fits its column: a number in a numeric column, a value
+        that occurs below (or a number, in a mostly numeric column) in a nominal
+        one, or a missing-value token.
+        """
+        some_number = False
+        for value, kind, scan in zip(self.top, kinds, self.rest):
+            if value in self.missing:
+                continue
+            if kind == "numeric":
+                if not _csv_number(value, self.decimal, self.delimiter):
+                    return False
+                some_number = True
+                continue
+            if scan.holds_top:
+                continue
+            if not (_csv_number(value, self.decimal, self.delimiter) and scan.present
+                    and scan.either_numbers >= _MOSTLY_NUMERIC * scan.present):
+                return False
+        return some_number
+
+
+class CsvLayout:
+    """What the first pass decided: the columns, whether the first record is data, the
+    columns read with a decimal comma, and (for a whole file) the kind of each column.
+
+    Attributes
+    ----------
+    columns : list of Column
+        Named from the header, or att1..attN; kinds not set (None), notes set.
+    top_is_data : bool
+        The first record is a data row (no header).
+    comma : list of bool
+        Per column: its numbers are read with ``,`` as the decimal mark.
+    numeric : list of bool
+        Per column: every present value is a number (after the decimal comma).
+    """
+
+    def __init__(self, columns: list[Column], top_is_data: bool, comma: list[bool],
+                 numeric: list[bool], missing: frozenset[str]):
+        self.columns, self.top_is_data = columns, top_is_data
+        self.comma, self.numeric, self.missing = comma, numeric, missing
+
+    def table(self, relation: str, records: list[list[str]], record_lines: list[int]) -> Table:
+        """The table of some data records (fields stripped), numbers with a decimal comma
+        written with a point so that later steps parse them."""
+        cells = _csv_cells(records, self.missing)
+        for k, comma in enumerate(self.comma):
+            if comma:
+                col = cells[:, k]
+                for i, v in enumerate(col):
+                    if v is not None:
+                        col[i] = _comma_to_point(v)
+        return Table(relation, self.columns, cells, np.asarray(record_lines, dtype=np.int64), "csv")
 
 
 def _csv_cells(records: list[list[str]], missing: frozenset[str]) -> np.ndarray:
@@ -291,92 +675,19 @@ def _comma_to_point(value: str) -> str | None:
     return value.replace(",", ".")
 
 
+def _comma_number(value: str) -> bool:
+    """Whether a cell reads as a number with ``,`` as the decimal mark."""
+    point = _comma_to_point(value)
+    return point is not None and _is_number(point)
+
+
 def _csv_number(value: str, decimal: str | None, delimiter: str) -> bool:
     """Whether a cell reads as a number under the decimal rule (None: either mark)."""
     if decimal != "," and _is_number(value):
         return True
     if decimal == "," or (decimal is None and delimiter == ";"):
-        point = _comma_to_point(value)
-        return point is not None and _is_number(point)
+        return _comma_number(value)
     return False
-
-
-def _csv_column(col: np.ndarray, decimal: str | None, delimiter: str
-                ) -> tuple[str, np.ndarray | None, int, int | None]:
-    """Infer one CSV column's kind.
-
-    Returns (kind, cells with decimal commas turned into points or None when
-    nothing changes, count of present cells that are numbers, index of the first
-    present cell that is not a number or None).
-    """
-    if decimal != "," and _to_float(col) is not None:
-        return "numeric", None, 0, None
-    comma: tuple[int, int | None] = (-1, None)
-    if decimal == "," or (decimal is None and delimiter == ";"):
-        converted = col.copy()
-        numbers, first_bad = 0, None
-        for i, v in enumerate(col):
-            if v is None:
-                continue
-            point = _comma_to_point(v)
-            if point is not None and _is_number(point):
-                converted[i] = point
-                numbers += 1
-            elif first_bad is None:
-                first_bad = i
-        if first_bad is None:
-            changed = decimal == "," or any(v is not None and "," in v for v in col)
-            return "numeric", converted if changed else None, numbers, None
-        if decimal == ",":
-            return "nominal", None, numbers, first_bad
-        comma = (numbers, first_bad)
-    numbers, first_bad, bad = 0, None, 0
-    # past this many text cells the column cannot be mostly numeric: stop counting
-    hopeless = len(col) - _MOSTLY_NUMERIC * len(col) + 1e-9
-    for i, v in enumerate(col):
-        if v is None:
-            continue
-        if _is_number(v):
-            numbers += 1
-            continue
-        if first_bad is None:
-            first_bad = i
-        bad += 1
-        if bad > hopeless:
-            numbers = 0
-            break
-    if comma[0] > numbers:  # ';'-separated: the column is closer to decimal-comma numbers
-        numbers, first_bad = comma
-    return "nominal", None, numbers, first_bad
-
-
-def _fits_below(top: list[str], below: np.ndarray, kinds: list[str], missing: frozenset[str],
-                decimal: str | None, delimiter: str) -> bool:
-    """Whether a first CSV row looks like data rather than column names.
-
-    It does when at least one of its cells is a number in a numeric column and
-    every cell fits its column: a number in a numeric column, a value that
-    occurs below (or a number, in a mostly numeric column) in a nominal one, or
-    a missing-value token.
-    """
-    some_number = False
-    for k, (value, kind) in enumerate(zip(top, kinds)):
-        if value in missing:
-            continue
-        if kind == "numeric":
-            if not _csv_number(value, decimal, delimiter):
-                return False
-            some_number = True
-            continue
-        col = below[:, k]
-        if value in set(col.tolist()):
-            continue
-        present = [v for v in col if v is not None]
-        numbers = sum(_csv_number(v, decimal, delimiter) for v in present)
-        if not (_csv_number(value, decimal, delimiter) and present
-                and numbers >= _MOSTLY_NUMERIC * len(present)):
-            return False
-    return some_number
 
 
 def _mostly_numeric_note(src: str, name: str, numbers: int, present: int, value: str,

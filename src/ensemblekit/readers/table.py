@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, quote_input, quote_names
+from ensemblekit.readers.bounds import NOMINAL_TOTAL, NOMINAL_VALUES
 
-__all__ = ["Column", "Table", "build_dataset", "conform_to_schema"]
+__all__ = ["Column", "Table", "TableCoder", "build_dataset", "conform_to_schema"]
 
 
 @dataclass
@@ -93,71 +94,299 @@ def _to_float(col: np.ndarray) -> np.ndarray | None:
         return None
 
 
-def _numeric(col: np.ndarray, name: str, table: Table, src: str,
-             schema_kind: str | None = None) -> np.ndarray:
-    out = _to_float(col)
-    if out is None:
-        for i, v in enumerate(col):
-            if v is not None and not _is_number(v):
-                if schema_kind is not None:
-                    what = (
-                        f"attribute {name!r} is numeric in the training data "
-                        f"but here holds the non-number {quote_input(v)}"
-                    )
-                else:
-                    what = f"value {quote_input(v)} is not numeric for attribute {name!r}"
-                raise DataError(what, src, int(table.lines[i]))
-        raise AssertionError("unreachable")  # pragma: no cover
-    inf = np.isinf(out)
-    if inf.any():
-        i = int(np.argmax(inf))
-        raise DataError(f"value {quote_input(col[i])} of attribute {name!r} is not a finite number", src,
-                        int(table.lines[i]))
-    return out
-
-
-def _codes(col: np.ndarray, values: Sequence[str], name: str, table: Table, src: str,
-           training: bool) -> np.ndarray:
-    """Column of str/None -> int64 codes into ``values`` (-1 = missing)."""
-    lut: dict[Any, int] = {v: k for k, v in enumerate(values)}
-    lut[None] = -1
-    codes = np.fromiter((lut.get(v, -2) for v in col), dtype=np.int64, count=len(col))
-    bad = codes == -2
-    if bad.any():
-        i = int(np.argmax(bad))
-        if training:
-            what = (
-                f"value {quote_input(col[i])} of attribute {name!r} was not seen in the training data "
-                f"(known values: {quote_names(values)})"
-            )
-        else:
-            what = (f"value {quote_input(col[i])} is not declared for nominal attribute {name!r} "
-                    f"(declared: {quote_names(values)})")
-        raise DataError(what, src, int(table.lines[i]))
-    return codes
-
-
-def _sorted_distinct(col: np.ndarray) -> tuple[str, ...]:
-    return tuple(sorted({v for v in col if v is not None}))
-
-
-# --------------------------------------------------------------------------
-# Building the Dataset
-# --------------------------------------------------------------------------
-def _check_usable(c: Column, src: str, allow_string: bool) -> None:
+def _check_usable(c: Column, src: str, allow_string: bool) -> DataError | None:
+    """The error for a column no algorithm can read (a date, or a string unless allowed)."""
     if c.kind == "date":
-        raise DataError(
+        return DataError(
             f"attribute {c.name!r} (line {c.line}) is a date attribute, which ensemblekit does not read; "
             f"drop it with --ignore {c.name!r} (or Weka's RemoveType filter), "
             "or convert it to a number first",
             src,
         )
     if c.kind == "string" and not allow_string:
-        raise DataError(
+        return DataError(
             f"attribute {c.name!r} (line {c.line}) is a string attribute, which no algorithm here can use; "
             f"drop it with --ignore {c.name!r} (or Weka's RemoveType filter)",
             src,
         )
+    return None
+
+
+class _Slot:
+    """One attribute being coded: where its cells come from and where its numbers go.
+
+    ``how`` is ``"numeric"`` (floats), ``"codes"`` (positions in ``values``) or
+    ``"distinct"`` (positions in the sorted distinct values, found as the rows
+    are read); ``out`` is a column of X, or None for the class.
+    """
+
+    def __init__(self, key: tuple, col: int, name: str, how: str, out: int | None, *,
+                 values: tuple[str, ...] = (), schema_kind: str | None = None,
+                 training: bool = False):
+        self.key, self.col, self.name, self.how, self.out = key, col, name, how, out
+        self.values, self.schema_kind, self.training = values, schema_kind, training
+        self.lut: dict[Any, int] = {}
+        if how == "codes":
+            self.lut = {v: k for k, v in enumerate(values)}
+            self.lut[None] = -1
+        self.seen: dict[str, int] = {}  # "distinct": value -> position of first sight
+        self.not_number: DataError | None = None  # the first, which outranks ...
+        self.infinite: DataError | None = None  # ... the first infinite number
+        self.undeclared: DataError | None = None
+
+    @property
+    def error(self) -> DataError | None:
+        return self.not_number or self.infinite or self.undeclared
+
+
+class TableCoder:
+    """Codes the cells of a table, one chunk of rows after another, into a Dataset.
+
+    Cells are coded as they are read (:meth:`for_build`) or against a training
+    schema (:meth:`for_schema`), into arrays of the file's size allocated once.
+    What is wrong with the data is kept, not raised at once, and the first
+    problem in attribute order is raised by :meth:`dataset`, so that a file
+    read in chunks gives the error a whole file read at once gives.
+
+    Parameters
+    ----------
+    src : str
+        The input as shown in messages.
+    n_rows : int
+        Rows of all the chunks together.
+    """
+
+    def __init__(self, src: str, n_rows: int):
+        self.src = src
+        self.n_rows = n_rows
+        self.slots: list[_Slot] = []
+        self.errors: list[tuple[tuple, DataError]] = []  # found from the columns alone
+        self.lines = np.empty(n_rows, dtype=np.int64)
+        self.X = np.empty((0, 0))
+        self.y: np.ndarray | None = None
+        self.class_slot: _Slot | None = None
+        self.done = 0
+        self.attributes: list[Attribute] = []
+        self.schema: Schema | None = None
+        self.class_index: int | None = None
+        self.relation = ""
+
+    # ------------------------------------------------------------------ plans
+    @classmethod
+    def for_build(cls, columns: Sequence[Column], src: str, n_rows: int, target: str | None,
+                  no_class: bool, allow_string: bool, kinds: Sequence[str]) -> TableCoder:
+        """A coder of cells as they are read (see :func:`build_dataset`); ``kinds`` gives the
+        kind of each column (a CSV column's is inferred from all its rows)."""
+        coder = cls(src, n_rows)
+        for k, c in enumerate(columns):
+            error = _check_usable(c, src, allow_string)
+            if error is not None:
+                coder.errors.append(((1, k), error))
+        if no_class:
+            class_index = None
+        elif target is None:
+            class_index = len(columns) - 1
+        else:
+            names = [c.name for c in columns]
+            class_index = names.index(target) if target in names else None
+            if class_index is None:
+                what = (f"no attribute named {target!r} to use as the class; "
+                        f"attributes are: {quote_names(names, 50)}")
+                coder.errors.append(((1, len(columns)), DataError(what, src)))
+        coder.class_index = class_index
+        j = 0
+        for k, c in enumerate(columns):
+            kind = kinds[k]
+            out = None if k == class_index else j
+            j += out is not None
+            if kind == "numeric":
+                coder.attributes.append(Attribute(c.name, "numeric"))
+                slot = _Slot((2, k), k, c.name, "numeric", out)
+            elif c.kind == "nominal":
+                coder.attributes.append(Attribute(c.name, "nominal", c.values))
+                slot = _Slot((2, k), k, c.name, "codes", out, values=c.values)
+            else:
+                coder.attributes.append(None)  # values known once every row is read
+                slot = _Slot((2, k), k, c.name, "distinct", out, schema_kind=kind)
+            coder._place(slot)
+        coder.X = np.empty((n_rows, j), dtype=np.float64)
+        return coder
+
+    @classmethod
+    def for_schema(cls, columns: Sequence[Column], src: str, n_rows: int, schema: Schema,
+                   read_class: bool) -> TableCoder:
+        """A coder of cells against a training schema (see :func:`conform_to_schema`)."""
+        coder = cls(src, n_rows)
+        coder.schema = schema
+        by_name = {c.name: k for k, c in enumerate(columns)}
+        j = 0
+        for k, a in enumerate(schema.attributes):
+            is_class = k == schema.class_index
+            out = None if is_class else j
+            j += not is_class
+            if is_class and (not read_class or a.name not in by_name):
+                continue
+            if a.name not in by_name:
+                coder.errors.append(((1, k), DataError(
+                    f"attribute {a.name!r} of the training data is missing "
+                    f"(the file has: {quote_names([c.name for c in columns])})", src)))
+                continue
+            c = columns[by_name[a.name]]
+            error = _check_usable(c, src, False) if c.kind == "date" else None
+            if error is None and c.kind is not None and (c.kind == "numeric") != (a.kind == "numeric"):
+                error = DataError(f"attribute {a.name!r} (line {c.line}) is {c.kind} here but "
+                                  f"{a.kind} in the training data", src)
+            if error is not None:
+                coder.errors.append(((1, k), error))
+                continue
+            if a.kind == "numeric":
+                slot = _Slot((1, k), by_name[a.name], a.name, "numeric", out, schema_kind=a.kind)
+            else:
+                slot = _Slot((1, k), by_name[a.name], a.name, "codes", out, values=a.values,
+                             training=True)
+            coder._place(slot)
+        coder.X = np.empty((n_rows, j), dtype=np.float64)
+        return coder
+
+    def _place(self, slot: _Slot) -> None:
+        self.slots.append(slot)
+        if slot.out is None:
+            self.class_slot = slot
+            self.y = np.empty(self.n_rows, dtype=np.float64 if slot.how == "numeric" else np.int64)
+
+    # ------------------------------------------------------------------ coding
+    def add(self, table: Table) -> None:
+        """Code the next chunk of rows (a table with the columns the coder was planned for).
+
+        Raises
+        ------
+        DataError
+            A CSV column or string attribute with more distinct values than
+            :data:`~ensemblekit.readers.bounds.NOMINAL_VALUES` (or all of them
+            more than :data:`~ensemblekit.readers.bounds.NOMINAL_TOTAL`).
+        """
+        n = table.cells.shape[0]
+        rows = slice(self.done, self.done + n)
+        if rows.stop > self.n_rows:  # pragma: no cover - would be a bug in a reader
+            raise DataError(f"internal error: more than {self.n_rows} rows", self.src)
+        self.lines[rows] = table.lines
+        first = min([key for key, _ in self.errors], default=None)
+        for slot in self.slots:
+            if first is not None and slot.key > first:
+                continue  # an earlier problem is raised whatever this column holds
+            col = table.cells[:, slot.col]
+            if slot.how == "numeric":
+                values = self._numeric(slot, col, table)
+            elif slot.how == "codes":
+                values = self._codes(slot, col, table)
+            else:
+                values = self._distinct(slot, col)
+            if slot.out is None:
+                self.y[rows] = values
+            elif slot.how == "numeric":
+                self.X[rows, slot.out] = values
+            else:
+                self.X[rows, slot.out] = np.where(values < 0, np.nan, values)
+        self.done += n
+
+    def _numeric(self, slot: _Slot, col: np.ndarray, table: Table) -> np.ndarray:
+        out = _to_float(col)
+        if out is None:
+            if slot.not_number is None:
+                i = next(i for i, v in enumerate(col) if v is not None and not _is_number(v))
+                v = col[i]
+                if slot.schema_kind is not None:
+                    what = (f"attribute {slot.name!r} is numeric in the training data "
+                            f"but here holds the non-number {quote_input(v)}")
+                else:
+                    what = f"value {quote_input(v)} is not numeric for attribute {slot.name!r}"
+                slot.not_number = DataError(what, self.src, int(table.lines[i]))
+            return np.full(len(col), np.nan)
+        inf = np.isinf(out)
+        if slot.infinite is None and inf.any():
+            i = int(np.argmax(inf))
+            slot.infinite = DataError(f"value {quote_input(col[i])} of attribute {slot.name!r} is "
+                                      "not a finite number", self.src, int(table.lines[i]))
+        return out
+
+    def _codes(self, slot: _Slot, col: np.ndarray, table: Table) -> np.ndarray:
+        lut = slot.lut
+        codes = np.fromiter((lut.get(v, -2) for v in col), dtype=np.int64, count=len(col))
+        bad = codes == -2
+        if slot.undeclared is None and bad.any():
+            i = int(np.argmax(bad))
+            if slot.training:
+                what = (f"value {quote_input(col[i])} of attribute {slot.name!r} was not seen in the "
+                        f"training data (known values: {quote_names(slot.values)})")
+            else:
+                what = (f"value {quote_input(col[i])} is not declared for nominal attribute "
+                        f"{slot.name!r} (declared: {quote_names(slot.values)})")
+            slot.undeclared = DataError(what, self.src, int(table.lines[i]))
+        return codes
+
+    def _distinct(self, slot: _Slot, col: np.ndarray) -> np.ndarray:
+        seen = slot.seen
+        before = len(seen)
+        ids = np.fromiter((-1 if v is None else seen.setdefault(v, len(seen)) for v in col),
+                          dtype=np.int64, count=len(col))
+        if len(seen) > before:
+            if len(seen) > NOMINAL_VALUES.limit():
+                raise DataError(NOMINAL_VALUES.exceeded(f"attribute {slot.name!r} holds"), self.src)
+            total = sum(len(s.seen) + len(s.values) for s in self.slots)
+            if total > NOMINAL_TOTAL.limit():
+                raise DataError(NOMINAL_TOTAL.exceeded("the attributes hold"), self.src)
+        return ids
+
+    # ------------------------------------------------------------------ the result
+    def dataset(self, name: str, relation: str) -> Dataset:
+        """The data set of every row added.
+
+        Raises
+        ------
+        DataError
+            The first problem in attribute order: a date attribute, a string
+            attribute unless allowed, an unknown target, a feature of the schema
+            missing from the file or of another type, a value that is not a
+            number for a numeric attribute, not declared (or not seen in
+            training) for a nominal one, or not finite; with its line when it
+            is known.
+        """
+        problems = list(self.errors)
+        problems += [(slot.key, slot.error) for slot in self.slots if slot.error is not None]
+        if problems:
+            raise min(problems, key=lambda p: p[0])[1]
+        if self.done != self.n_rows:  # pragma: no cover - would be a bug in a reader
+            raise DataError(f"internal error: {self.done} rows read but {self.n_rows} found",
+                            self.src)
+        for k, slot in enumerate(self.slots):
+            if slot.how != "distinct":
+                continue
+            values = sorted(slot.seen)
+            rank = np.empty(len(values) + 1, dtype=np.int64)
+            rank[[slot.seen[v] for v in values]] = np.arange(len(values))
+            rank[-1] = -1  # a missing value (-1) stays missing
+            if slot.out is None:
+                self.y = rank[self.y]
+            else:
+                col = self.X[:, slot.out]
+                known = ~np.isnan(col)
+                col[known] = rank[col[known].astype(np.int64)]
+            self.attributes[k] = Attribute(slot.name, slot.schema_kind, tuple(values))
+        if self.schema is None:
+            schema = Schema(relation, tuple(self.attributes), self.class_index)
+            y = self.y if self.class_slot is not None else None
+        else:
+            schema = self.schema
+            y = self.y
+        return Dataset(name, self.src, schema, self.X, y, self.lines)
+
+
+def _csv_kinds(table: Table) -> list[str]:
+    """Each column's kind: declared, or for a CSV column numeric when every present
+    value is a number, otherwise nominal."""
+    return [c.kind if c.kind is not None else
+            ("numeric" if _to_float(table.cells[:, k]) is not None else "nominal")
+            for k, c in enumerate(table.columns)]
 
 
 def build_dataset(table: Table, src: str, name: str, target: str | None, no_class: bool,
@@ -200,48 +429,10 @@ def build_dataset(table: Table, src: str, name: str, target: str | None, no_clas
         attribute or not declared for a nominal one, or an infinite number;
         each with the line it is on when it is known.
     """
-    columns = table.columns
-    for c in columns:
-        _check_usable(c, src, allow_string)
-    if no_class:
-        class_index = None
-    elif target is None:
-        class_index = len(columns) - 1
-    else:
-        names = [c.name for c in columns]
-        if target not in names:
-            what = (f"no attribute named {target!r} to use as the class; "
-                    f"attributes are: {quote_names(names, 50)}")
-            raise DataError(what, src)
-        class_index = names.index(target)
-
-    n = table.cells.shape[0]
-    attributes: list[Attribute] = []
-    X = np.empty((n, len(columns) - (class_index is not None)), dtype=np.float64)
-    y = None
-    j = 0
-    for k, c in enumerate(columns):
-        col = table.cells[:, k]
-        kind = c.kind
-        if kind is None:  # CSV: numeric when every present value is a number
-            kind = "numeric" if _to_float(col) is not None else "nominal"
-        if kind == "numeric":
-            attributes.append(Attribute(c.name, "numeric"))
-            values_f = _numeric(col, c.name, table, src)
-            codes = None
-        else:
-            values = c.values if c.kind == "nominal" else _sorted_distinct(col)
-            attributes.append(Attribute(c.name, kind, values))
-            codes = _codes(col, values, c.name, table, src, training=False)
-            values_f = codes.astype(np.float64)
-            values_f[codes < 0] = np.nan
-        if k == class_index:
-            y = values_f if codes is None else codes
-        else:
-            X[:, j] = values_f
-            j += 1
-    schema = Schema(table.relation, tuple(attributes), class_index)
-    return Dataset(name, src, schema, X, y, table.lines.copy())
+    coder = TableCoder.for_build(table.columns, src, table.cells.shape[0], target, no_class,
+                                 allow_string, _csv_kinds(table))
+    coder.add(table)
+    return coder.dataset(name, table.relation)
 
 
 def conform_to_schema(table: Table, src: str, name: str, schema: Schema, *,
@@ -278,43 +469,6 @@ def conform_to_schema(table: Table, src: str, name: str, schema: Schema, *,
         number, or a nominal value not seen in training; each with the line it
         is on when it is known.
     """
-    by_name = {c.name: k for k, c in enumerate(table.columns)}
-    n = table.cells.shape[0]
-    X = np.empty((n, len(schema.features)), dtype=np.float64)
-    y = None
-    j = 0
-    for k, a in enumerate(schema.attributes):
-        is_class = k == schema.class_index
-        if is_class and not read_class:
-            continue
-        if a.name not in by_name:
-            if is_class:
-                continue
-            raise DataError(
-                f"attribute {a.name!r} of the training data is missing "
-                f"(the file has: {quote_names([c.name for c in table.columns])})",
-                src,
-            )
-        c = table.columns[by_name[a.name]]
-        if c.kind == "date":
-            _check_usable(c, src, False)
-        col = table.cells[:, by_name[a.name]]
-        file_kind = c.kind
-        if file_kind is not None and (file_kind == "numeric") != (a.kind == "numeric"):
-            raise DataError(
-                f"attribute {a.name!r} (line {c.line}) is {file_kind} here but {a.kind} in the training data",
-                src,
-            )
-        if a.kind == "numeric":
-            values_f = _numeric(col, a.name, table, src, schema_kind=a.kind)
-            codes = None
-        else:
-            codes = _codes(col, a.values, a.name, table, src, training=True)
-            values_f = codes.astype(np.float64)
-            values_f[codes < 0] = np.nan
-        if is_class:
-            y = values_f if codes is None else codes
-        else:
-            X[:, j] = values_f
-            j += 1
-    return Dataset(name, src, schema, X, y, table.lines.copy())
+    coder = TableCoder.for_schema(table.columns, src, table.cells.shape[0], schema, read_class)
+    coder.add(table)
+    return coder.dataset(name, table.relation)

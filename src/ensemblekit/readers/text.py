@@ -12,6 +12,7 @@ import codecs
 import gzip
 import io
 import os
+import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterator
@@ -19,17 +20,12 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ensemblekit.dataset import DataError
-from ensemblekit.errors import InputError
+from ensemblekit.readers.bounds import DATA_MB, LINE_MB
 
-__all__ = ["decode_text", "decoded_blocks", "iter_lines", "open_input", "read_bytes"]
+__all__ = ["MixedEncodingError", "decode_text", "decoded_blocks", "iter_lines", "open_input"]
 
 # Compressed input: gzip is recognised by its first two bytes (RFC 1952, 2.3.1).
 _GZIP_MAGIC = b"\x1f\x8b"
-# Largest decompressed size of a gzip input, so that a small file that inflates
-# to gigabytes (a "gzip bomb") is refused instead of filling the memory. The same
-# policy as model files (persistence.max_model_bytes): MiB, raised by a variable.
-_DEFAULT_MAX_GUNZIP_MB = 1024
-_GUNZIP_LIMIT_VARIABLE = "ENSEMBLEKIT_MAX_DATA_MB"
 
 # Byte order marks, longest first (a UTF-32-LE mark starts like a UTF-16-LE one).
 _BOMS = (
@@ -47,54 +43,83 @@ _BLOCK = 1 << 20
 # --------------------------------------------------------------------------
 # Reading the input
 # --------------------------------------------------------------------------
-def _max_gunzip_bytes(src: str) -> int:
-    """Largest decompressed size of a gzip input, in bytes (see ``_DEFAULT_MAX_GUNZIP_MB``)."""
-    text = os.environ.get(_GUNZIP_LIMIT_VARIABLE)
-    if text is None:
-        return _DEFAULT_MAX_GUNZIP_MB << 20
-    try:
-        value = int(text)
-        if value < 1:
-            raise InputError
-    except ValueError:
-        raise DataError(f"{_GUNZIP_LIMIT_VARIABLE}={text!r}: expected a whole number of MiB >= 1",
-                        src) from None
-    return value << 20
+class MixedEncodingError(DataError):
+    """Text that is not UTF-8 after earlier lines that were UTF-8 and not ASCII.
+
+    A reader that can start again reads the whole input as Latin-1 instead (as
+    :func:`decode_text` does); ``byte`` and ``byte_line`` are what its note names.
+    """
+
+    def __init__(self, what: str, source: str | None, byte: int, byte_line: int):
+        super().__init__(what, source)
+        self.byte = byte
+        self.byte_line = byte_line
 
 
-class _BoundedGunzip(io.RawIOBase):
-    """A gzip stream that stops with a :class:`DataError` past a decompressed size.
+class _Counted(io.RawIOBase):
+    """A byte stream that stops with a :class:`DataError` past :data:`DATA_MB` bytes.
 
-    Reads every member of a multi-member file (as ``gzip -d`` does); a damaged
+    It counts as it reads (``found`` words the message: "the gzip data
+    decompresses to"), so no more than the bound and one buffer is ever read.
+    With ``gunzip``, the stream is gzip data, decompressed as it is read; every
+    member of a multi-member file is read (as ``gzip -d`` does), and a damaged
     or truncated stream is a :class:`DataError` too.
     """
 
-    def __init__(self, raw: BinaryIO, src: str):
-        self._gz = gzip.GzipFile(fileobj=raw, mode="rb")
+    def __init__(self, raw: BinaryIO, src: str, found: str, gunzip: bool):
+        self._raw = gzip.GzipFile(fileobj=raw, mode="rb") if gunzip else raw
         self._src = src
-        self._limit = _max_gunzip_bytes(src)
+        self._found = found
+        self._limit = DATA_MB.limit()
         self._count = 0
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer) -> int:
+        # never more than one byte past the bound: a bomb stops at the bound
+        view = memoryview(buffer)[: max(1, min(len(buffer), self._limit + 1 - self._count))]
         try:
-            n = self._gz.readinto(buffer)
+            n = self._raw.readinto(view)
         except (OSError, EOFError, zlib.error) as exc:
-            raise DataError(f"cannot decompress the gzip data ({exc})", self._src) from None
-        self._count += n
+            if isinstance(self._raw, gzip.GzipFile):
+                raise DataError(f"cannot decompress the gzip data ({exc})", self._src) from None
+            raise DataError(f"cannot read the input ({getattr(exc, 'strerror', None) or exc})",
+                            self._src) from None
+        self._count += n or 0
         if self._count > self._limit:
-            raise DataError(
-                f"the gzip data decompresses to more than {self._limit >> 20} MiB, the limit for "
-                f"compressed input (set {_GUNZIP_LIMIT_VARIABLE} to a larger number of MiB to allow it)",
-                self._src,
-            )
-        return n
+            raise DataError(DATA_MB.exceeded(self._found), self._src)
+        return n or 0
 
 
-def open_input(source: Any, stdin: BinaryIO | None) -> tuple[BinaryIO, str, str | None, str]:
+def _measure_gunzip(path: str, src: str) -> None:
+    """Decompress a gzip file once, keeping nothing, to refuse it at once when it holds
+    more than :data:`DATA_MB` (parsing that much first would take a minute)."""
+    with open(path, "rb") as raw:
+        counted = _Counted(raw, src, "the gzip data decompresses to", True)
+        buffer = bytearray(_BLOCK)
+        while counted.readinto(buffer):
+            pass
+
+
+def _refuse_special(path: str, mode: int) -> None:
+    """Refuse what is neither a regular file nor a FIFO: nothing bounds what it gives."""
+    if stat.S_ISREG(mode) or stat.S_ISFIFO(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise DataError("is a directory, not a data file", path)
+    kind = ("a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a special file")
+    raise DataError(f"is {kind}, not a data file (give a regular file, a FIFO or '-')", path)
+
+
+def open_input(source: Any, stdin: BinaryIO | None, *, whole: bool = False
+               ) -> tuple[BinaryIO, str, str | None, str]:
     """Open a data source for reading bytes, decompressing gzip (found by its magic bytes).
+
+    Only what can be bounded is read: a regular file, a FIFO or standard
+    input. Decompressed gzip data, and with ``whole`` the bytes of standard
+    input or a FIFO, are counted as they are read, up to :data:`DATA_MB`.
 
     Parameters
     ----------
@@ -102,13 +127,16 @@ def open_input(source: Any, stdin: BinaryIO | None) -> tuple[BinaryIO, str, str 
         Path of the file, or ``"-"`` for standard input.
     stdin : binary stream or None
         Where ``"-"`` reads from; None for ``sys.stdin.buffer``.
+    whole : bool, default=False
+        The input is to be read whole (not chunk by chunk): standard input
+        and a FIFO are bounded too.
 
     Returns
     -------
     stream : binary stream
         The bytes of the input, decompressed when they are gzip (at most
-        1024 MiB, or ``ENSEMBLEKIT_MAX_DATA_MB`` MiB, else :class:`DataError`
-        while reading). The caller closes it (not standard input).
+        :data:`DATA_MB`, else :class:`DataError` while reading). The caller
+        closes it (not standard input).
     src : str
         The source as shown in messages: the path as given, or ``"<stdin>"``.
     suffix : str or None
@@ -120,8 +148,9 @@ def open_input(source: Any, stdin: BinaryIO | None) -> tuple[BinaryIO, str, str 
     Raises
     ------
     DataError
-        Standard input is closed; the file is missing, a directory, or cannot
-        be read; or ``ENSEMBLEKIT_MAX_DATA_MB`` is not a whole number >= 1.
+        Standard input is closed; the file is missing, a directory, a device
+        or a socket, or cannot be read.
+        Or ``ENSEMBLEKIT_MAX_DATA_MB`` is not a whole number >= 1.
     TypeError
         ``source`` is neither a path nor ``"-"``.
     """
@@ -130,6 +159,12 @@ def open_input(source: Any, stdin: BinaryIO | None) -> tuple[BinaryIO, str, str 
             raise DataError("standard input is closed", "<stdin>")
         stream: BinaryIO = stdin if stdin is not None else sys.stdin.buffer
         src, suffix, name = "<stdin>", None, "stdin"
+        mode, path = 0, None
+        try:  # standard input redirected from a regular file is read as that file is
+            mode = os.fstat(stream.fileno()).st_mode
+        except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+            pass
+        bounded = "standard input holds" if whole and not stat.S_ISREG(mode) else None
     else:
         try:
             path = os.fspath(source)
@@ -138,6 +173,7 @@ def open_input(source: Any, stdin: BinaryIO | None) -> tuple[BinaryIO, str, str 
         if isinstance(path, bytes):
             path = os.fsdecode(path)
         try:
+            _refuse_special(path, os.stat(path).st_mode)
             stream = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
         except FileNotFoundError:
             raise DataError("no such file", path) from None
@@ -147,6 +183,13 @@ def open_input(source: Any, stdin: BinaryIO | None) -> tuple[BinaryIO, str, str 
             raise DataError("permission denied", path) from None
         except OSError as exc:
             raise DataError(f"cannot read the file ({exc.strerror or exc})", path) from None
+        mode = os.fstat(stream.fileno()).st_mode  # what was opened, should the path have changed
+        try:
+            _refuse_special(path, mode)
+        except DataError:
+            stream.close()
+            raise
+        bounded = "the FIFO holds" if whole and stat.S_ISFIFO(mode) else None
         base = Path(path[:-3] if path.lower().endswith(".gz") else path)
         src, suffix, name = path, base.suffix.lower(), base.stem
     if not hasattr(stream, "peek"):
@@ -156,41 +199,13 @@ def open_input(source: Any, stdin: BinaryIO | None) -> tuple[BinaryIO, str, str 
     except OSError as exc:
         raise DataError(f"cannot read the input ({exc.strerror or exc})", src) from None
     if magic == _GZIP_MAGIC:
-        stream = io.BufferedReader(_BoundedGunzip(stream, src), buffer_size=1 << 16)
+        if path is not None and stat.S_ISREG(mode):
+            _measure_gunzip(path, src)  # a bomb is refused before any of it is parsed
+        stream = io.BufferedReader(_Counted(stream, src, "the gzip data decompresses to", True),
+                                   buffer_size=1 << 16)
+    elif bounded is not None:
+        stream = io.BufferedReader(_Counted(stream, src, bounded, False), buffer_size=1 << 16)
     return stream, src, suffix, name
-
-
-def read_bytes(source: Any, stdin: BinaryIO | None) -> tuple[bytes | str, str, str | None]:
-    """Read a whole input as :func:`open_input` opens it.
-
-    Parameters
-    ----------
-    source, stdin
-        As in :func:`open_input`.
-
-    Returns
-    -------
-    content : bytes
-        Every byte of the input, gzip decompressed.
-    src : str
-        The source as shown in messages.
-    suffix : str or None
-        The format suffix, as in :func:`open_input`.
-
-    Raises
-    ------
-    DataError
-        As :func:`open_input`, or the input cannot be read to its end.
-    """
-    stream, src, suffix, _ = open_input(source, stdin)
-    try:
-        content = stream.read()
-    except OSError as exc:
-        raise DataError(f"cannot read the file ({exc.strerror or exc})", src) from None
-    finally:
-        if source != "-":
-            stream.close()
-    return content, src, suffix
 
 
 def decode_text(content: bytes | str, src: str = "<input>",
@@ -247,11 +262,18 @@ def decode_text(content: bytes | str, src: str = "<input>",
 
 
 # --------------------------------------------------------------------------- text
-def decoded_blocks(stream: BinaryIO, src: str, notify: Callable[[str], None] | None) -> Iterator[str]:
+def _line_too_long(line: int, src: str) -> DataError:
+    return DataError(LINE_MB.exceeded(f"line {line} holds"), src, line)
+
+
+def decoded_blocks(stream: BinaryIO, src: str, notify: Callable[[str], None] | None, *,
+                   latin1: bool = False) -> Iterator[str]:
     """Text of the input, block by block, decoded as :func:`decode_text` decodes it.
 
     Each block ends at a line end (``\\n``, ``\\r\\n`` or ``\\r``, which become
-    ``\\n``), except perhaps the last one.
+    ``\\n``), except perhaps the last one. A line is checked against
+    :data:`LINE_MB` while it is read, so a line without an end is refused
+    once it is past the bound, not once it is all in memory.
 
     Parameters
     ----------
@@ -261,6 +283,10 @@ def decoded_blocks(stream: BinaryIO, src: str, notify: Callable[[str], None] | N
         The source as shown in messages.
     notify : callable or None
         Receives the note on reading Latin-1.
+    latin1 : bool, default=False
+        Read text without a byte order mark as Latin-1 from the start, without
+        a note (for a reader that starts again after
+        :class:`MixedEncodingError`, having given the note itself).
 
     Yields
     ------
@@ -271,9 +297,11 @@ def decoded_blocks(stream: BinaryIO, src: str, notify: Callable[[str], None] | N
     ------
     DataError
         Text that starts with a byte order mark but is not valid in its
-        encoding; or text that is not UTF-8 after earlier lines that were
-        UTF-8 and not ASCII (the whole-file reader reads all of such a file as
-        Latin-1, which a stream cannot do once the earlier lines are used).
+        encoding; or a line longer than :data:`LINE_MB`.
+    MixedEncodingError
+        Text that is not UTF-8 after earlier lines that were UTF-8 and not
+        ASCII (the whole-file reader reads all of such a file as Latin-1, which
+        a stream cannot do once the earlier lines are used).
     """
     head = stream.peek(4)[:4] if hasattr(stream, "peek") else b""
     codec = shown = None
@@ -283,6 +311,7 @@ def decoded_blocks(stream: BinaryIO, src: str, notify: Callable[[str], None] | N
             break
     carry = ""  # a final "\r" waits for the next block, which may start with "\n"
     first = True
+    line_limit = LINE_MB.limit()
 
     def normalised(text: str, final: bool) -> Iterator[str]:
         """The block with the byte order mark dropped (first block) and line ends as ``\\n``."""
@@ -298,6 +327,8 @@ def decoded_blocks(stream: BinaryIO, src: str, notify: Callable[[str], None] | N
     if codec is not None:
         decoder = codecs.getincrementaldecoder(codec)()
         offset = 0
+        open_line = 0  # characters since the last line end
+        ends = 0
         while True:
             raw = stream.read(_BLOCK)
             try:
@@ -306,35 +337,49 @@ def decoded_blocks(stream: BinaryIO, src: str, notify: Callable[[str], None] | N
                 raise DataError(f"not valid {shown} text although it starts with a {shown} byte "
                                 f"order mark (bad bytes at offset {offset + exc.start})", src) from None
             offset += len(raw)
+            first_end = _first_line_end(text)
+            if open_line + (len(text) if first_end < 0 else first_end) > line_limit:
+                raise _line_too_long(ends + 1, src)
+            if first_end >= 0:
+                ends += text.count("\n") + text.count("\r")
+                open_line = len(text) - 1 - max(text.rfind("\n"), text.rfind("\r"))
+            else:
+                open_line += len(text)
             yield from normalised(text, final=not raw)
             if not raw:
                 return
     # No byte order mark: UTF-8, or Latin-1 when the bytes are not UTF-8.
-    encoding = "utf-8"
+    encoding = "latin-1" if latin1 else "utf-8"
     ascii_so_far = True
     lines_before = 0
-    rest = b""
+    pending: list[bytes] = []  # the bytes of a line not yet ended
+    pending_size = 0
     while True:
         raw = stream.read(_BLOCK)
-        buf = rest + raw
         if raw:
-            cut = buf.rfind(b"\n") + 1
+            cut = max(raw.rfind(b"\n"), raw.rfind(b"\r")) + 1
+            first_end = _first_line_end(raw)
+            if pending_size + (len(raw) if cut == 0 else first_end) > line_limit:
+                raise _line_too_long(lines_before + 1, src)
             if cut == 0:
-                rest = buf
+                pending.append(raw)
+                pending_size += len(raw)
                 continue
-            buf, rest = buf[:cut], buf[cut:]
+            buf = b"".join([*pending, raw[:cut]])
+            pending, pending_size = [raw[cut:]], len(raw) - cut
         else:
-            rest = b""
+            buf = b"".join(pending)
+            pending = []
         if encoding == "utf-8":
             try:
                 text = buf.decode("utf-8")
             except UnicodeDecodeError as exc:
                 line = lines_before + buf.count(b"\n", 0, exc.start) + 1
                 if not ascii_so_far:
-                    raise DataError(
+                    raise MixedEncodingError(
                         f"not UTF-8 (byte 0x{buf[exc.start]:02x} on line {line}) although earlier "
                         "lines are UTF-8 text that is not ASCII; convert the file to one encoding "
-                        "(for example with iconv)", src) from None
+                        "(for example with iconv)", src, buf[exc.start], line) from None
                 encoding = "latin-1"
                 text = buf.decode("latin-1")
                 if notify is not None:
@@ -348,6 +393,15 @@ def decoded_blocks(stream: BinaryIO, src: str, notify: Callable[[str], None] | N
         yield from normalised(text, final=not raw)
         if not raw:
             return
+
+
+def _first_line_end(text):
+    """Index of the first ``\\n`` or ``\\r`` in ``text`` (str or bytes); -1 when there is none."""
+    if isinstance(text, str):
+        found = [i for i in (text.find("\n"), text.find("\r")) if i >= 0]
+    else:
+        found = [i for i in (text.find(b"\n"), text.find(b"\r")) if i >= 0]
+    return min(found) if found else -1
 
 
 def iter_lines(blocks: Iterator[str]) -> Iterator[str]:
@@ -364,10 +418,13 @@ def iter_lines(blocks: Iterator[str]) -> Iterator[str]:
         Each line without its ``\\n``; the last is what follows the last
         line end (empty when the text ends with one).
     """
-    partial = ""
+    partial: list[str] = []  # pieces of a line that several blocks hold
     for block in blocks:
         pieces = block.split("\n")
-        pieces[0] = partial + pieces[0]
-        partial = pieces.pop()
+        if len(pieces) == 1:
+            partial.append(pieces[0])
+            continue
+        pieces[0] = "".join([*partial, pieces[0]])
+        partial = [pieces.pop()]
         yield from pieces
-    yield partial
+    yield "".join(partial)
