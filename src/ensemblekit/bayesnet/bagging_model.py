@@ -149,6 +149,9 @@ class BaggedK2Model:
         for i, bag in enumerate(self.estimators_samples_):
             if bag.size == 0:
                 _fail(ctx, f"estimators_samples_.{i}", "is an empty bag")
+            if bag.size > self.n_training_rows_:  # a bag draws at most max_samples <= 1 of them
+                _fail(ctx, f"estimators_samples_.{i}", f"holds {bag.size} rows, more than the "
+                      f"{self.n_training_rows_} training rows")
 
     def predict_proba(self, X):
         """Mean of the members' class probabilities.
