@@ -51,18 +51,87 @@ import numpy as np
 from ensemblekit.errors import InputError
 
 from ..discretize import MDLDiscretizer, mdl_cut_points
+from ..rows import quiet_finite_check
 
 __all__ = [
+    "UNIT_LIMIT",
     "WeightedDistance",
     "beta_similarity_k",
     "gain_ratios",
+    "in_units",
     "normalise_weights",
+    "unit_exponents",
 ]
 
 
 # Elements of the (queries, training rows, attributes) block evaluated at once
 # by the exact formula: ~32 MB of float64.
 _CHUNK_ELEMENTS = 1 << 22
+
+#: A numeric column whose largest known magnitude lies outside ``[2**-UNIT_LIMIT,
+#: 2**UNIT_LIMIT]`` is measured in a unit of its own, a power of two
+#: (:func:`unit_exponents`): beyond it the squares and sums of the distance and of the
+#: naive-Bayes members would overflow or underflow. 2**256 is about 1.2e77.
+UNIT_LIMIT = 256
+
+
+def unit_exponents(X, numeric):
+    """The power of two each numeric column is measured in, so that no sum of squares overflows.
+
+    A column whose known values all lie within ``2**-UNIT_LIMIT <= |x| <=
+    2**UNIT_LIMIT`` (or are 0) keeps its unit: exponent 0. Any other is
+    divided by ``2**e``, ``e`` the binary exponent of its largest magnitude, so
+    that its values then lie within ``[-1, 1)``. Dividing by a power of two is
+    exact, and range-normalised differences do not depend on the unit, so the
+    distances are the very bits those of the same data scaled into the
+    ordinary range give, where in the data's own unit they would overflow
+    (values near ``+-1e308``) or lose their digits (near ``1e-308``).
+
+    Parameters
+    ----------
+    X : ndarray of float64 of shape (n_samples, n_features)
+        Training rows; NaN marks a missing value.
+    numeric : array-like of int
+        The numeric columns (the others keep exponent 0).
+
+    Returns
+    -------
+    exponents : ndarray of int64 of shape (n_features,)
+        ``e_f``: column ``f`` is measured as ``x * 2**-e_f`` (:func:`in_units`).
+
+    Examples
+    --------
+    >>> unit_exponents(np.array([[1e308, 3.0], [-1e308, 4.0]]), [0, 1]).tolist()
+    [1024, 0]
+    """
+    exponents = np.zeros(X.shape[1], dtype=np.int64)
+    numeric = np.asarray(numeric, dtype=np.intp)
+    if numeric.size == 0 or X.shape[0] == 0:
+        return exponents
+    magnitude = np.fmax.reduce(np.abs(X[:, numeric]), axis=0)  # NaN only for no known value
+    odd = np.isfinite(magnitude) & (magnitude > 0) & (
+        (magnitude > 2.0 ** UNIT_LIMIT) | (magnitude < 2.0 ** -UNIT_LIMIT))
+    exponents[numeric[odd]] = np.frexp(magnitude[odd])[1]
+    return exponents
+
+
+def in_units(X, exponents):
+    """``X`` with column ``f`` measured in units of ``2**exponents[f]`` (exact; NaN stays NaN).
+
+    Parameters
+    ----------
+    X : ndarray of float64 of shape (n_samples, n_features)
+    exponents : ndarray of int of shape (n_features,)
+        As :func:`unit_exponents` gives them.
+
+    Returns
+    -------
+    ndarray of float64 of shape (n_samples, n_features)
+        ``X`` itself when every exponent is 0.
+    """
+    if not np.any(exponents):
+        return X
+    return np.ldexp(X, -exponents)
 
 
 def beta_similarity_k(n_samples, beta=0.99):
@@ -214,7 +283,8 @@ def gain_ratios(X, y, nominal_features=None, n_categories=None):
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import check_array, column_or_1d
 
-    X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+    with quiet_finite_check():
+        X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
     y = column_or_1d(y)
     if y.shape[0] != X.shape[0]:
         raise InputError(f"X and y have different numbers of rows ({X.shape[0]} and {y.shape[0]})")
@@ -311,6 +381,13 @@ class WeightedDistance:
     (:meth:`embed`). Pairs involving a missing value are evaluated with the
     formula (:meth:`pairwise`), in chunks of whole-array arithmetic.
 
+    A numeric column near the float limits (``|x|`` above ``2**UNIT_LIMIT`` or
+    below ``2**-UNIT_LIMIT``) is measured in a power-of-two unit of its own
+    (:func:`unit_exponents`), where ``max - min`` and the squares cannot
+    overflow; the distances are those of the same data in an ordinary unit, bit
+    for bit. A query value so far outside a narrow training range that its
+    difference is beyond a float is at an infinite distance (in any unit).
+
     Parameters
     ----------
     weights : {"gain-ratio", "uniform"} or array-like of shape (n_features,), default="gain-ratio"
@@ -330,9 +407,13 @@ class WeightedDistance:
         Raw gain ratios (``weights="gain-ratio"`` only).
     weights_ : ndarray of shape (n_features_in_,)
         The normalised weights ``IR'`` used in Eq. 2 (sum 1).
+    exponents_ : ndarray of int64 of shape (n_features_in_,)
+        The power of two each column is measured in (:func:`unit_exponents`):
+        0 but for numeric columns near the float limits, whose values count as
+        ``x * 2**-exponents_[f]`` in every distance.
     min_, range_ : ndarray of shape (n_features_in_,)
-        Training minimum and range of each numeric column (0 for nominal
-        columns and for columns with no value).
+        Training minimum and range of each numeric column, in its unit (0 for
+        nominal columns and for columns with no value).
     nominal_features_ : ndarray of int
         Sorted indices of the nominal columns.
     n_categories_ : ndarray of int
@@ -391,7 +472,8 @@ class WeightedDistance:
         """
         from sklearn.utils.validation import check_array
 
-        X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+        with quiet_finite_check():
+            X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
         _n, d = X.shape
         shape = MDLDiscretizer(
             method="equal-frequency", n_bins=1, nominal_features=self.nominal_features
@@ -462,10 +544,12 @@ class WeightedDistance:
         self.gain_ratios_ = ratios
         self.weights_ = weights
         known = ~np.isnan(X)
+        self.exponents_ = unit_exponents(X, np.flatnonzero(~is_nominal))
+        scaled = in_units(X, self.exponents_)
         mins = np.zeros(d)
         ranges = np.zeros(d)
         for f in np.flatnonzero(~is_nominal):
-            col = X[known[:, f], f]
+            col = scaled[known[:, f], f]
             if col.size:
                 mins[f] = col.min()
                 ranges[f] = col.max() - col.min()
@@ -492,7 +576,8 @@ class WeightedDistance:
 
         if not hasattr(self, "weights_"):
             raise NotFittedError("this WeightedDistance is not fitted yet; call fit first")
-        X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+        with quiet_finite_check():
+            X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
         if X.shape[1] != self.n_features_in_:
             raise InputError(
                 f"X has {X.shape[1]} features, but the distance was fitted with {self.n_features_in_}"
@@ -529,7 +614,10 @@ class WeightedDistance:
             raise InputError("rows with missing values cannot be embedded; use pairwise()")
         w = self.weights_
         num = self._numeric
-        parts = [(X[:, num] - self.min_[num]) * (np.sqrt(w[num]) * self._inv_range[num])]
+        values = in_units(X[:, num], self.exponents_[num])
+        # a value far outside a narrow training range may lie further than a float holds
+        with np.errstate(over="ignore"):
+            parts = [(values - self.min_[num]) * (np.sqrt(w[num]) * self._inv_range[num])]
         for f, r in zip(self.nominal_features_, self.n_categories_):
             block = (X[:, f][:, None] == np.arange(r)[None, :]).astype(np.float64)
             parts.append(block * math.sqrt(w[f] / 2.0))
@@ -548,18 +636,29 @@ class WeightedDistance:
         w = self.weights_
         num, nom = self._numeric, self.nominal_features_
         scale = np.sqrt(w[num]) * self._inv_range[num]
-        an, bn = A[:, num] * scale, B[:, num] * scale  # NaN stays NaN
+        units = self.exponents_[num]
+        au, bu = in_units(A[:, num], units), in_units(B[:, num], units)
+        with np.errstate(over="ignore"):  # a value far outside a narrow range: inf
+            an, bn = au * scale, bu * scale  # NaN stays NaN
+        far = np.isinf(an).any() or np.isinf(bn).any()
         w_num = np.broadcast_to(w[num], (B.shape[0], num.size))
         a_nom, b_nom, w_nom = A[:, nom], B[:, nom], w[nom]
         step = max(1, _CHUNK_ELEMENTS // (B.shape[0] * A.shape[1]))
         for s in range(0, A.shape[0], step):
             block = out[s : s + step]
             if num.size:
-                d = an[s : s + step, None, :] - bn[None, :, :]
-                np.multiply(d, d, out=d)
-                # a missing value: the largest difference, 1 (times the weight)
-                np.copyto(d, w_num, where=np.isnan(d))
-                block += np.add.reduce(d, axis=-1)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    d = an[s : s + step, None, :] - bn[None, :, :]
+                    if far:
+                        # a value scaled beyond a float's reach: scale the difference
+                        # instead (inf where it too is beyond reach, 0 between equal values)
+                        beyond = np.isinf(an[s : s + step, None, :]) | np.isinf(bn[None, :, :])
+                        gap = (au[s : s + step, None, :] - bu[None, :, :]) * scale
+                        np.copyto(d, gap, where=beyond)
+                    np.multiply(d, d, out=d)
+                    # a missing value: the largest difference, 1 (times the weight)
+                    np.copyto(d, w_num, where=np.isnan(d))
+                    block += np.add.reduce(d, axis=-1)
             if nom.size:
                 # 0/1 mismatch; NaN != anything, so a missing value is a mismatch
                 mismatch = a_nom[s : s + step, None, :] != b_nom[None, :, :]
@@ -639,8 +738,16 @@ class WeightedDistance:
         complete_q = ~np.isnan(X).any(axis=1)
         rows = np.flatnonzero(complete_q)
         if rows.size and self.index_ is not None:
+            embedded = self.embed(X[rows])
+            # a value so far outside a narrow training range that its embedding is beyond a
+            # float's reach: the exact formula answers that row
+            reachable = np.isfinite(embedded).all(axis=1)
+            complete_q[rows[~reachable]] = False
+            rows, embedded = rows[reachable], embedded[reachable]
+        if rows.size and self.index_ is not None:
             kk = min(k, self.complete_.size)
-            d1, i1 = self.index_.kneighbors(self.embed(X[rows]), kk)
+            with quiet_finite_check():
+                d1, i1 = self.index_.kneighbors(embedded, kk)
             d1 = d1 / R
             i1 = self.complete_[i1]
             incomplete = np.setdiff1d(np.arange(n_train), self.complete_, assume_unique=True)
