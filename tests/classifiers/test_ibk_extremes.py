@@ -14,18 +14,14 @@ import pytest
 from ensemblekit.classifiers.ibk import IBk
 from ensemblekit.classifiers.ibk_model import _scale
 
-from ektesting.support import load_coded
+from ektesting.support import centred_iris
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
 
 @pytest.fixture(scope="module")
 def iris_centred():
-    """Iris with every column centred (so both signs occur), rows shuffled, and its classes."""
-    _, X, y, _, _ = load_coded("iris")
-    order = np.random.default_rng(3).permutation(len(y))
-    X, y = X[order], y[order]
-    return X - (X.max(axis=0) + X.min(axis=0)) / 2, y
+    return centred_iris(3)
 
 
 @pytest.mark.parametrize("exponent", [1022, -1000])  # |x| up to 1.3e308; down to ~1e-302

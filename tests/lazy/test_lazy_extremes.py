@@ -23,18 +23,14 @@ from ensemblekit.lazy.distance import (
 from ensemblekit.lazy.lazy_bagging import LazyBaggingClassifier
 from ensemblekit.lazy.lazy_stacking import LazyStackingClassifier
 
-from ektesting.support import load_coded
+from ektesting.support import centred_iris
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
 
 @pytest.fixture(scope="module")
 def iris_centred():
-    """Iris with every column centred (both signs occur), rows shuffled, and its classes."""
-    _, X, y, _, _ = load_coded("iris")
-    order = np.random.default_rng(5).permutation(len(y))
-    X, y = X[order], y[order]
-    return X - (X.max(axis=0) + X.min(axis=0)) / 2, y
+    return centred_iris(5)
 
 
 def test_unit_exponents_leave_ordinary_columns_alone():
