@@ -13,15 +13,10 @@ import numpy as np
 import pytest
 
 from ensemblekit.lazy import lazy_bagging
-from ensemblekit.lazy.distance import (
-    UNIT_LIMIT,
-    WeightedDistance,
-    gain_ratios,
-    in_units,
-    unit_exponents,
-)
+from ensemblekit.lazy.distance import WeightedDistance, gain_ratios
 from ensemblekit.lazy.lazy_bagging import LazyBaggingClassifier
 from ensemblekit.lazy.lazy_stacking import LazyStackingClassifier
+from ensemblekit.units import UNIT_LIMIT, in_units, unit_exponents
 
 from ektesting.support import centred_iris
 

@@ -52,86 +52,19 @@ from ensemblekit.errors import InputError
 
 from ..discretize import MDLDiscretizer, mdl_cut_points
 from ..rows import quiet_finite_check
+from ..units import in_units, unit_exponents
 
 __all__ = [
-    "UNIT_LIMIT",
     "WeightedDistance",
     "beta_similarity_k",
     "gain_ratios",
-    "in_units",
     "normalise_weights",
-    "unit_exponents",
 ]
 
 
 # Elements of the (queries, training rows, attributes) block evaluated at once
 # by the exact formula: ~32 MB of float64.
 _CHUNK_ELEMENTS = 1 << 22
-
-#: A numeric column whose largest known magnitude lies outside ``[2**-UNIT_LIMIT,
-#: 2**UNIT_LIMIT]`` is measured in a unit of its own, a power of two
-#: (:func:`unit_exponents`): beyond it the squares and sums of the distance and of the
-#: naive-Bayes members would overflow or underflow. 2**256 is about 1.2e77.
-UNIT_LIMIT = 256
-
-
-def unit_exponents(X, numeric):
-    """The power of two each numeric column is measured in, so that no sum of squares overflows.
-
-    A column whose known values all lie within ``2**-UNIT_LIMIT <= |x| <=
-    2**UNIT_LIMIT`` (or are 0) keeps its unit: exponent 0. Any other is
-    divided by ``2**e``, ``e`` the binary exponent of its largest magnitude, so
-    that its values then lie within ``[-1, 1)``. Dividing by a power of two is
-    exact, and range-normalised differences do not depend on the unit, so the
-    distances are the very bits those of the same data scaled into the
-    ordinary range give, where in the data's own unit they would overflow
-    (values near ``+-1e308``) or lose their digits (near ``1e-308``).
-
-    Parameters
-    ----------
-    X : ndarray of float64 of shape (n_samples, n_features)
-        Training rows; NaN marks a missing value.
-    numeric : array-like of int
-        The numeric columns (the others keep exponent 0).
-
-    Returns
-    -------
-    exponents : ndarray of int64 of shape (n_features,)
-        ``e_f``: column ``f`` is measured as ``x * 2**-e_f`` (:func:`in_units`).
-
-    Examples
-    --------
-    >>> unit_exponents(np.array([[1e308, 3.0], [-1e308, 4.0]]), [0, 1]).tolist()
-    [1024, 0]
-    """
-    exponents = np.zeros(X.shape[1], dtype=np.int64)
-    numeric = np.asarray(numeric, dtype=np.intp)
-    if numeric.size == 0 or X.shape[0] == 0:
-        return exponents
-    magnitude = np.fmax.reduce(np.abs(X[:, numeric]), axis=0)  # NaN only for no known value
-    odd = np.isfinite(magnitude) & (magnitude > 0) & (
-        (magnitude > 2.0 ** UNIT_LIMIT) | (magnitude < 2.0 ** -UNIT_LIMIT))
-    exponents[numeric[odd]] = np.frexp(magnitude[odd])[1]
-    return exponents
-
-
-def in_units(X, exponents):
-    """``X`` with column ``f`` measured in units of ``2**exponents[f]`` (exact; NaN stays NaN).
-
-    Parameters
-    ----------
-    X : ndarray of float64 of shape (n_samples, n_features)
-    exponents : ndarray of int of shape (n_features,)
-        As :func:`unit_exponents` gives them.
-
-    Returns
-    -------
-    ndarray of float64 of shape (n_samples, n_features)
-        ``X`` itself when every exponent is 0.
-    """
-    if not np.any(exponents):
-        return X
-    return np.ldexp(X, -exponents)
 
 
 def beta_similarity_k(n_samples, beta=0.99):
@@ -383,7 +316,7 @@ class WeightedDistance:
 
     A numeric column near the float limits (``|x|`` above ``2**UNIT_LIMIT`` or
     below ``2**-UNIT_LIMIT``) is measured in a power-of-two unit of its own
-    (:func:`unit_exponents`), where ``max - min`` and the squares cannot
+    (:func:`ensemblekit.units.unit_exponents`), where ``max - min`` and the squares cannot
     overflow; the distances are those of the same data in an ordinary unit, bit
     for bit. A query value so far outside a narrow training range that its
     difference is beyond a float is at an infinite distance (in any unit).
@@ -408,7 +341,7 @@ class WeightedDistance:
     weights_ : ndarray of shape (n_features_in_,)
         The normalised weights ``IR'`` used in Eq. 2 (sum 1).
     exponents_ : ndarray of int64 of shape (n_features_in_,)
-        The power of two each column is measured in (:func:`unit_exponents`):
+        The power of two each column is measured in (:func:`ensemblekit.units.unit_exponents`):
         0 but for numeric columns near the float limits, whose values count as
         ``x * 2**-exponents_[f]`` in every distance.
     min_, range_ : ndarray of shape (n_features_in_,)

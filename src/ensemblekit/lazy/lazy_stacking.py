@@ -74,7 +74,8 @@ from ensemblekit.errors import InputError
 
 from ..constraints import Constraint
 from ..trust import CheckContext
-from .distance import WeightedDistance, in_units, unit_exponents
+from ..units import in_units, unit_exponents
+from .distance import WeightedDistance
 from .lazy_bagging import _SEED_MAX, LAZY_STATE, _LazyEnsemble, lazy_bag_counts
 
 __all__ = ["LEARNER_TYPES", "LazyStackingClassifier"]
