@@ -155,6 +155,6 @@ def test_a_value_beyond_float32_is_refused_naming_the_attribute(tmp_path):
     result = run("fit", "cart-entropy", data, "-o", tmp_path / "m.ekm")
     assert result.exit_code == 2
     assert result.stderr == (f"ensemblekit: error: {data}: cart-entropy cannot be fitted: "
-                             "attribute 'b' holds -1e+300, a value too large for dtype('float32'): "
-                             "cart-entropy grows scikit-learn's float32 trees, which hold values "
-                             "up to about 3.4e38\n")
+                             "attribute 'b' holds -1e+300, a value too large for dtype('float32'), "
+                             "in which scikit-learn's trees read the data (at most about 3.4e38 "
+                             "in magnitude)\n")

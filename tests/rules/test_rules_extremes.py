@@ -82,8 +82,8 @@ def test_the_command_line_refuses_in_one_line_naming_the_attribute(tmp_path, alg
     assert fitted.exit_code == 2 and not (tmp_path / "m.ekm").exists()
     assert fitted.stderr == (f"ensemblekit: error: {data}: {algorithm} cannot be fitted: "
                              "attribute 'width' holds -1e+308, a value too large for "
-                             "dtype('float32'), in which the ISLE trees read the data (at most "
-                             "about 3.4e38 in magnitude)\n")
+                             "dtype('float32'), in which scikit-learn's trees read the data (at "
+                             "most about 3.4e38 in magnitude)\n")
     target = _csv(tmp_path / "tall.csv", y_big=3e200)
     evaluated = run_cli("evaluate", algorithm, target, "--cv", "2", "--repeats", "1",
                         "--set", "n_estimators=4")
@@ -102,5 +102,5 @@ def test_predict_refuses_a_value_beyond_float32_naming_the_attribute(tmp_path):
     assert predicted.exit_code == 2 and predicted.stdout == ""
     assert predicted.stderr == (f"ensemblekit: error: {model}: the model cannot predict {data}: "
                                 "attribute 'width' holds 4e+38, a value too large for "
-                                "dtype('float32'), in which the ISLE trees read the data (at "
-                                "most about 3.4e38 in magnitude)\n")
+                                "dtype('float32'), in which scikit-learn's trees read the data "
+                                "(at most about 3.4e38 in magnitude)\n")

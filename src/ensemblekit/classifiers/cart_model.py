@@ -55,8 +55,8 @@ def check_float32_range(X) -> None:
         column = int(np.flatnonzero(beyond.any(axis=0))[0])
         value = float(X[beyond[:, column], column][0])
         raise ColumnError(column, f"{{column}} holds {value:.6g}, a value too large for "
-                                  "dtype('float32'): cart-entropy grows scikit-learn's float32 "
-                                  "trees, which hold values up to about 3.4e38")
+                                  "dtype('float32'), in which scikit-learn's trees read the "
+                                  "data (at most about 3.4e38 in magnitude)")
 
 
 class CartEntropyModel:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ensemblekit.errors import ColumnError
+from ensemblekit.classifiers.cart_model import check_float32_range
 
 __all__ = ["Condition", "FittedRules", "Rule", "StoredOr", "as_float32", "flatten_rules", "rule_matrix",
            "unflatten_rules"]
@@ -161,7 +161,7 @@ def as_float32(X) -> np.ndarray:
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
+    X : ndarray of float64 of shape (n_samples, n_features)
         Finite values.
 
     Returns
@@ -172,19 +172,11 @@ def as_float32(X) -> np.ndarray:
     ------
     ensemblekit.errors.ColumnError
         A value overflows float32 (magnitude above about 3.4e38): the first
-        column holding one, with that value (scikit-learn refuses it with the
-        words "too large for dtype('float32')").
+        column holding one, with that value
+        (:func:`ensemblekit.classifiers.cart_model.check_float32_range`).
     """
-    with np.errstate(over="ignore"):
-        X32 = np.asarray(X, dtype=np.float32)
-    beyond = np.isinf(X32)
-    if beyond.any():
-        column = int(np.flatnonzero(beyond.any(axis=0))[0])
-        value = float(np.asarray(X)[beyond[:, column], column][0])
-        raise ColumnError(column, f"{{column}} holds {value:.6g}, a value too large for "
-                                  "dtype('float32'), in which the ISLE trees read the data "
-                                  "(at most about 3.4e38 in magnitude)")
-    return X32
+    check_float32_range(X)
+    return np.asarray(X, dtype=np.float32)
 
 
 def rule_matrix(X32, length, feature, greater, threshold) -> np.ndarray:
