@@ -44,6 +44,7 @@ from ..constraints import validate_params
 from ..rows import quiet_finite_check
 from .kmeans_model import (
     INIT_METHODS,
+    LARGE_EXPONENT,
     PROTOTYPE_CONSTRAINTS,
     SCALE_METHODS,
     KMeansModel,
@@ -131,8 +132,6 @@ def fit_scaling(X, scale="none"):
     return offset, factor
 
 
-#: Binary exponent above which scale="none" rescales by a common power of two.
-_LARGE_EXPONENT = 400
 
 
 def _common_factor(X) -> float:
@@ -140,7 +139,7 @@ def _common_factor(X) -> float:
     if X.size == 0:
         return 1.0
     exponent = math.frexp(float(np.max(np.abs(X))))[1]
-    return math.ldexp(1.0, exponent - _LARGE_EXPONENT) if exponent > _LARGE_EXPONENT else 1.0
+    return math.ldexp(1.0, exponent - LARGE_EXPONENT) if exponent > LARGE_EXPONENT else 1.0
 
 
 # ---------------------------------------------------------------------------
