@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from ensemblekit.lazy import lazy_bagging
-from ensemblekit.lazy.distance import WeightedDistance, gain_ratios
+from ensemblekit.lazy.distance import WeightedDistance, gain_ratios, normalise_weights
 from ensemblekit.lazy.lazy_bagging import LazyBaggingClassifier
 from ensemblekit.lazy.lazy_stacking import LazyStackingClassifier
 from ensemblekit.units import UNIT_LIMIT, in_units, unit_exponents
@@ -91,3 +91,8 @@ def test_naive_bayes_members_give_no_nan_for_a_query_far_from_every_class(iris_c
     far[0, 0] = 1e308
     proba = model.fit(X, y).predict_proba(far)
     assert np.isfinite(proba).all() and proba.sum() == pytest.approx(1.0)
+
+
+def test_scores_whose_sum_overflows_are_still_normalised():
+    assert normalise_weights([1e308, 1e308, 0.0]).tolist() == [0.5, 0.5, 0.0]
+    assert normalise_weights([1.5e308, 0.5e308]).tolist() == [0.75, 0.25]

@@ -287,9 +287,13 @@ def normalise_weights(ratios):
         raise InputError("ratios must be a non-empty one-dimensional array")
     if not np.all(np.isfinite(r)) or np.any(r < 0):
         raise InputError("ratios must be finite and non-negative")
-    total = r.sum()
+    with np.errstate(over="ignore"):
+        total = r.sum()
     if total <= 0:
         return np.full(r.size, 1.0 / r.size)
+    if np.isinf(total):  # scores near the float limit (a damaged model's): relative to the largest
+        r = r / r.max()
+        total = r.sum()
     return r / total
 
 
