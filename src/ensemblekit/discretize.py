@@ -28,10 +28,40 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ensemblekit.discretize_model import bin_codes
 from ensemblekit.errors import InputError
+from ensemblekit.rows import quiet_finite_check
 
 __all__ = ["MDLDiscretizer", "equal_frequency_cut_points", "mdl_cut_points"]
 
 _LN2 = math.log(2.0)
+
+
+def _midpoint(a, b):
+    """``(a + b) / 2``, element by element, also where ``a + b`` overflows.
+
+    Two finite values of one sign near the float limits overflow when added;
+    there the midpoint is ``a/2 + b/2``, which halving makes exact for numbers
+    that large: the bits the plain form gives on the same values scaled down
+    by a power of two. Elsewhere the plain form, Weka's, is kept.
+
+    Parameters
+    ----------
+    a, b : float or ndarray of float64
+        Finite values (broadcast together).
+
+    Returns
+    -------
+    float or ndarray of float64
+        The midpoints, always finite.
+
+    Examples
+    --------
+    >>> _midpoint(1.0, 2.0), _midpoint(1.5e308, 1.7e308)
+    (1.5, 1.6e+308)
+    """
+    with np.errstate(over="ignore"):
+        mid = (np.asarray(a, dtype=np.float64) + b) / 2.0
+    mid = np.where(np.isinf(mid), np.divide(a, 2.0) + np.divide(b, 2.0), mid)
+    return float(mid) if mid.ndim == 0 else mid
 
 
 def _xlogx_table(n):
@@ -227,7 +257,7 @@ def mdl_cut_points(x, y, n_classes, *, better_encoding=False):
                                      cand.size if better_encoding else None):
             continue
         i = int(cand[best])
-        cuts.append((xs[i] + xs[i + 1]) / 2.0)
+        cuts.append(_midpoint(xs[i], xs[i + 1]))
         stack.append((lo, i + 1))
         stack.append((i + 1, hi))
     return np.sort(np.asarray(cuts, dtype=np.float64))
@@ -288,7 +318,7 @@ def equal_frequency_cut_points(x, n_bins):
         left_counts[above] - targets
     )
     chosen = np.unique(np.where(take_below, left_counts[below], left_counts[above]))
-    return (xs[chosen - 1] + xs[chosen]) / 2.0
+    return _midpoint(xs[chosen - 1], xs[chosen])
 
 
 class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -430,13 +460,13 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                     f"This {type(self).__name__} estimator requires y to be passed, "
                     "but the target y is None (method='mdl' is supervised)."
                 )
-            X, y = validate_data(
-                self, X, y, dtype=np.float64, ensure_all_finite="allow-nan"
-            )
+            with quiet_finite_check():
+                X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
             check_classification_targets(y)
             self.classes_, y_codes = np.unique(y, return_inverse=True)
         else:
-            X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
+            with quiet_finite_check():
+                X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
 
         n_features = X.shape[1]
         nominal = self._nominal_indices(n_features)
@@ -506,7 +536,6 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             infinite values.
         """
         check_is_fitted(self, "cut_points_")
-        X = validate_data(
-            self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False
-        )
+        with quiet_finite_check():
+            X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         return bin_codes(X, self.cut_points_, self.nominal_features_)

@@ -28,7 +28,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["EnsemblekitError", "InputError", "NotFittedError", "UsageError"]
+__all__ = ["ColumnError", "EnsemblekitError", "InputError", "NotFittedError", "UsageError"]
 
 
 class EnsemblekitError(Exception):
@@ -40,6 +40,60 @@ class InputError(EnsemblekitError, ValueError):
 
     The command line exits with code 2 on it.
     """
+
+
+class ColumnError(InputError):
+    """The values of one input column, or of the target, are refused.
+
+    An estimator sees columns by position; the application layer, which knows
+    their names, words the message with :meth:`naming`. Until then the column
+    is called by its index.
+
+    Parameters
+    ----------
+    column : int or None
+        Index of the column among the estimator's input columns; None for the
+        target ``y``.
+    template : str
+        The message, with ``{column}`` where the column's name goes.
+
+    Examples
+    --------
+    >>> err = ColumnError(1, "{column} holds 1e+300, beyond the largest value 3.4e38")
+    >>> str(err)
+    'column 1 holds 1e+300, beyond the largest value 3.4e38'
+    >>> err.naming(["a", "b"])
+    "attribute 'b' holds 1e+300, beyond the largest value 3.4e38"
+    """
+
+    def __init__(self, column: int | None, template: str):
+        self.column = column
+        self.template = template
+        super().__init__(template.format(column="the target" if column is None
+                                         else f"column {column}"))
+
+    def naming(self, names, target: str | None = None) -> str:
+        """The message with the column's (or the target's) name in it.
+
+        Parameters
+        ----------
+        names : sequence of str
+            Names of the estimator's input columns, in order.
+        target : str, optional
+            Name of the target attribute.
+
+        Returns
+        -------
+        str
+            One line; the unnamed message when ``names`` does not reach the column.
+        """
+        if self.column is None:
+            name = "the target" if target is None else f"target '{target}'"
+        elif 0 <= self.column < len(names):
+            name = f"attribute '{names[self.column]}'"
+        else:
+            return str(self)
+        return self.template.format(column=name)
 
 
 class UsageError(InputError):

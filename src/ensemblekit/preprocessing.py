@@ -60,9 +60,17 @@ class Preprocessor(PreprocessorModel, TransformerMixin, BaseEstimator):
         if self.impute_numeric:
             # the masked mean: the sum of the known values (gaps as 0) times 1., over their count
             count = (~gaps).sum(axis=0)
-            total = np.where(gaps, 0.0, values).sum(axis=0) * 1.0
+            known = np.where(gaps, 0.0, values)
+            with np.errstate(over="ignore", invalid="ignore"):
+                total = known.sum(axis=0) * 1.0
             with np.errstate(invalid="ignore", divide="ignore"):
                 mean = total / count
+            for j in np.flatnonzero(~np.isfinite(total)):
+                # values near the float limits overflow the sum: add them up in a power-of-two
+                # unit of their own (exact), where the mean has the bits it has on the same
+                # data scaled into the ordinary range
+                unit = int(np.frexp(np.abs(known[:, j]).max())[1])
+                mean[j] = np.ldexp(np.ldexp(known[:, j], -unit).sum() * 1.0 / count[j], unit)
             mean[count == 0] = 0.0
             self.numeric_fill_ = mean
             values = values.copy()

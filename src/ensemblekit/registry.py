@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ensemblekit.constraints import Constraint, InvalidParameterError
-from ensemblekit.errors import InputError
+from ensemblekit.errors import ColumnError, InputError
 
 CLASSIFICATION = "classification"
 CLUSTERING = "clustering"
@@ -917,6 +917,34 @@ def model_feature_names(name: str, schema) -> list[str]:
     from ensemblekit.preprocessing_model import feature_names
 
     return feature_names(schema)
+
+
+def refusal_text(error: Exception, name: str, schema) -> str:
+    """What an estimator's refusal says, naming the attribute it is about.
+
+    A :class:`~ensemblekit.errors.ColumnError` names a column by its position
+    among the columns the estimator of ``name`` sees; this gives it the
+    attribute's name (:func:`model_feature_names`), or the target's. Any other
+    error says what it says.
+
+    Parameters
+    ----------
+    error : Exception
+    name : str
+        Registry name of the algorithm that refused.
+    schema : ensemblekit.dataset.Schema
+        The schema of the data it was given.
+
+    Returns
+    -------
+    str
+        One line.
+    """
+    if not isinstance(error, ColumnError):
+        return str(error)
+    target = schema.class_attribute
+    return error.naming(model_feature_names(name, schema),
+                        None if target is None else target.name)
 
 
 def parse_settings(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ensemblekit.errors import InputError, NotFittedError
 
-__all__ = ["check_rows"]
+__all__ = ["check_rows", "quiet_finite_check"]
 
 
 def check_rows(model, X, *, allow_nan: bool = True, width_attr: str = "n_features_in_") -> np.ndarray:
@@ -74,3 +74,28 @@ def check_rows(model, X, *, allow_nan: bool = True, width_attr: str = "n_feature
                 arr[bad]).any() else "NaN"
             raise InputError(f"Input X contains {what}.")
     return arr
+
+
+def quiet_finite_check():
+    """A context in which scikit-learn's input checks say nothing of data near the float limits.
+
+    scikit-learn tests that an array is finite by summing it first; finite
+    values of both signs near the float limits (``1e308`` and ``-1e308``) make
+    that sum ``inf - inf``, which numpy reports as an "invalid value"
+    RuntimeWarning before scikit-learn checks the values one by one and finds
+    them finite. Wrap ``validate_data`` and ``check_array`` in this context so
+    that valid data raises no warning; an infinity is still refused.
+
+    Returns
+    -------
+    numpy.errstate
+        A fresh context (numpy's floating-point error state is per thread).
+
+    Examples
+    --------
+    >>> with quiet_finite_check():
+    ...     total = (np.float64(1e308) + 1e308) + (np.float64(-1e308) - 1e308)
+    >>> float(total)
+    nan
+    """
+    return np.errstate(over="ignore", invalid="ignore")

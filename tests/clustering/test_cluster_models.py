@@ -292,6 +292,9 @@ DAMAGE = [
     (_case(KMeans), _set("labels_", lambda lab: lab.astype(np.float64)), "labels_: has dtype"),
     (_case(KMeans), _set("scaled_centers_", lambda c: c[:, :-1].copy()), "scaled_centers_"),
     (_case(KMeans), _set("scaled_centers_", lambda c: np.vstack([c, c[:1]])), "scaled_centers_"),
+    # a centre no fit leaves, whose squared distances overflow to NaN labels (issue 29)
+    (_case(KMeans), _set("scaled_centers_", lambda c: np.where(c > 0, 1e308, c)),
+     "scaled_centers_: holds 1e"),
     (_case(KMeans), _set("scaling_factor_", lambda f: f * 0), "scaling_factor_"),
     (_case(KMeans), _nan_at("cluster_centers_"), "cluster_centers_: holds NaN"),
     (_case(KMeans), _drop("scaled_centers_"), "scaled_centers_: missing"),

@@ -124,3 +124,37 @@ def test_a_bad_set_value_is_still_bad_input(broken, tmp_path):
                         "--set", "smoothing=-1")
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("ensemblekit: error:") and "smoothing" in done.stderr
+
+
+# ----------------------------------------------------------------- a refusal naming its column
+def test_a_column_error_is_named_by_the_caller_that_knows_the_columns():
+    from ensemblekit.data import load_dataset
+    from ensemblekit.errors import ColumnError
+
+    error = ColumnError(2, "{column} holds 1e+300, beyond the largest value")
+    assert isinstance(error, InputError) and error.column == 2
+    assert str(error) == "column 2 holds 1e+300, beyond the largest value"
+    assert error.naming(["a", "b", "c"]) == "attribute 'c' holds 1e+300, beyond the largest value"
+    assert error.naming(["a"]) == str(error)  # a name list that does not reach it
+    target = ColumnError(None, "{column} is too large")
+    assert str(target) == "the target is too large"
+    assert target.naming([], "price") == "target 'price' is too large"
+    # the registry names the columns as the algorithm sees them: codes (the attributes) or
+    # one-hot (numeric attributes first, then one column per nominal value)
+    schema = load_dataset(data_path("breast-cancer.arff")).schema
+    coded = registry.refusal_text(ColumnError(1, "{column} is odd"), "c45", schema)
+    onehot = registry.refusal_text(ColumnError(1, "{column} is odd"), "cart-entropy", schema)
+    assert coded == f"attribute '{schema.features[1].name}' is odd"
+    assert onehot.startswith(f"attribute '{schema.features[0].name}=")
+    assert registry.refusal_text(ValueError("plain"), "c45", schema) == "plain"
+
+
+def test_a_value_beyond_float32_is_refused_naming_the_attribute(tmp_path):
+    data = tmp_path / "wide.csv"
+    data.write_text("a,b,class\n1,2,x\n3,-1e300,y\n5,6,x\n7,8,y\n")
+    result = run("fit", "cart-entropy", data, "-o", tmp_path / "m.ekm")
+    assert result.exit_code == 2
+    assert result.stderr == (f"ensemblekit: error: {data}: cart-entropy cannot be fitted: "
+                             "attribute 'b' holds -1e+300, a value too large for dtype('float32'), "
+                             "in which scikit-learn's trees read the data (at most about 3.4e38 "
+                             "in magnitude)\n")

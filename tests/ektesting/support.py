@@ -73,6 +73,23 @@ def run_main(args, monkeypatch, capsys) -> tuple[int, str, str]:
     return (0 if code is None else code), out, err
 
 
+def centred_iris(seed: int):
+    """Iris with every column centred on its mid-range (so both signs occur), rows shuffled.
+
+    Scaled by a power of two (``np.ldexp``) it is the same data near the float limits.
+
+    Returns
+    -------
+    X : ndarray of float64 of shape (150, 4)
+    y : ndarray of int of shape (150,)
+        Class codes.
+    """
+    _, X, y, _, _ = load_coded("iris")
+    order = np.random.default_rng(seed).permutation(len(y))
+    X, y = X[order], y[order]
+    return X - (X.max(axis=0) + X.min(axis=0)) / 2, y
+
+
 def load_coded(name: str):
     """A data file read by ensemblekit with its nominal codes, as the lazy learners take it.
 

@@ -311,7 +311,7 @@ def test_a_distance_rebuilt_from_its_parts_answers_as_the_fitted_one(weights):
     rebuilt = WeightedDistance.from_fitted(fitted.X_.copy(), fitted.weights_.copy(),
                                            fitted.nominal_features_, fitted.n_categories_,
                                            gain_ratios=fitted.gain_ratios_)
-    for name in ("weights_", "min_", "range_", "_inv_range", "complete_"):
+    for name in ("weights_", "exponents_", "min_", "range_", "_inv_range", "complete_"):
         assert getattr(rebuilt, name).tobytes() == getattr(fitted, name).tobytes()
     queries = X[::3]
     for a, b in zip(rebuilt.kneighbors(queries, 7), fitted.kneighbors(queries, 7)):

@@ -93,3 +93,16 @@ def test_damaged_state_is_refused(tamper, message):
     step = make_preprocessor(ds.schema, scale="minmax").fit(ds.X)
     with pytest.raises(DamagedModelError, match=message):
         roundtrip(step, PreprocessorModel, tamper=tamper)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_the_mean_of_values_near_the_float_limits_is_that_of_the_ordinary_unit():
+    # the sum of the known values overflows; their mean does not (issue 29)
+    X = np.array([[1e308, 1.0], [1.5e308, np.nan], [np.nan, 3.0], [1.7e308, 2.0],
+                  [-1e308, 2.0]])
+    big = Preprocessor([0, 1], [], []).fit(X)
+    small = Preprocessor([0, 1], [], []).fit(np.ldexp(X, -1000))
+    assert big.numeric_fill_[0] == np.ldexp(small.numeric_fill_[0], 1000)
+    assert big.numeric_fill_[0] == pytest.approx(8e307, rel=1e-15)
+    assert big.numeric_fill_[1] == 2.0  # an ordinary column: the plain masked mean
+    assert big.transform(X)[2, 0] == big.numeric_fill_[0]

@@ -185,6 +185,11 @@ DAMAGE = [
     ("tree-kernel", _set("train_target_", lambda a: a[:-1].copy()), "train_basis_"),
     ("rule-kernel", _set("train_rules_", lambda a: a[:, :-1].copy()), "train_rules_"),
     ("rule-kernel", _set("bandwidth_", lambda a: None), "bandwidth_"),
+    # values no fit gives, whose squares would overflow the kernel's distances (issue 29)
+    ("tree-kernel", _set("train_target_", _first(1e308)), "train_target_"),
+    ("tree-kernel", _set("train_basis_", _first(1e300)), "train_basis_"),
+    ("tree-kernel", _set("tree_value_", _first(-1e300)), "tree_value_"),
+    ("rule-kernel", _set("train_target_", _first(-1e101)), "train_target_"),
 ]
 
 
@@ -193,6 +198,26 @@ def test_a_damaged_state_is_refused_naming_the_entry(name, tamper, says):
     est = _fitted(name, _SMALL)[0]
     with pytest.raises(trust.DamagedModelError, match=says):
         roundtrip(est, tamper=tamper)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("name", ["tree-kernel", "rule-kernel"])
+def test_a_kernel_width_whose_square_underflows_leaves_the_nearest_rows(name):
+    est, rows, _ = _fitted(name, _SMALL)
+    model = roundtrip(est, tamper=_set("bandwidth_", lambda h: 1e-200))
+    got = model.predict(rows)
+    assert np.isfinite(got).all()
+    # each row gets the mean target of its nearest training rows, a value among the targets
+    assert got.min() >= est.train_target_.min() and got.max() <= est.train_target_.max()
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_stored_weights_that_overflow_a_prediction_are_refused_in_one_line():
+    est, rows, _ = _fitted("tree-pls", _SMALL)
+    model = roundtrip(est, tamper=_set("coef_", lambda c: np.full_like(c, 1e308)))
+    with pytest.raises(ValueError, match=r"^the model's prediction for row 1 is -?inf: its "
+                                         r"stored weights overflow, which no fit gives"):
+        model.predict(rows)
 
 
 # ---------------------------------------------------------------------- ISCA

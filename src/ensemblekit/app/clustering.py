@@ -82,7 +82,8 @@ def _fit_clusterer(algorithm: str, ds, params: dict, seed: int, fit_params: dict
     except MissingDependencyError as exc:
         raise UsageError(str(exc)) from None
     except InputError as exc:
-        raise UsageError(f"{ds.source}: {algorithm} cannot cluster this data: {exc}") from None
+        raise UsageError(f"{ds.source}: {algorithm} cannot cluster this data: "
+                         f"{registry.refusal_text(exc, algorithm, ds.schema)}") from None
     return model, labels
 
 

@@ -60,7 +60,8 @@ def fit(algorithm: str, data, *, target: str | None = None, params: dict | None 
     try:
         model = _fitted_pipeline(algorithm, spec, ds.schema, values, seed, X, y)
     except InputError as exc:
-        raise UsageError(f"{ds.source}: {algorithm} cannot be fitted: {exc}") from None
+        raise UsageError(f"{ds.source}: {algorithm} cannot be fitted: "
+                         f"{registry.refusal_text(exc, algorithm, ds.schema)}") from None
     return FittedModel(model, _metadata(algorithm, spec, values, seed, ds, X, y))
 
 

@@ -148,6 +148,9 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     if task not in (registry.CLASSIFICATION, registry.REGRESSION):
         cluster_values = tuple(str(i) for i in range(int(metadata["params"].get("n_clusters", 0))))
 
+    def say(exc):  # the model's refusal, naming the attribute it is about
+        return registry.refusal_text(exc, metadata["algorithm"], schema)
+
     if isinstance(data, Dataset):  # already in memory: one chunk
         chunks = iter([data])
     else:  # a generator: nothing is read yet
@@ -156,10 +159,10 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
         from ensemblekit.experiment.scheduler import connect
 
         outputs = _predict_on_cluster(connect(scheduler), pipeline, chunks, proba, progress, source,
-                                      widens=spec.widens_at_predict)
+                                      widens=spec.widens_at_predict, say=say)
     else:
         outputs = _predict_in_order(pipeline, chunks, proba, progress, source,
-                                    widens=spec.widens_at_predict)
+                                    widens=spec.widens_at_predict, say=say)
 
     for _chunk, parts in outputs:
         codes = np.concatenate([c for c, _ in parts])
@@ -247,19 +250,21 @@ def _extremes(pipeline, X, before=None):
     return np.vstack([np.fmin.reduce(rows, axis=0), np.fmax.reduce(rows, axis=0)])
 
 
-def _predict_in_order(pipeline, chunks, proba: bool, progress, source, *, widens: bool):
+def _predict_in_order(pipeline, chunks, proba: bool, progress, source, *, widens: bool,
+                      say=str):
     """Predict chunks in this process: yield ``(chunk, parts)`` in order (see :func:`_predict_chunk`),
     each chunk predicted by the pipeline as the chunks before it left it (:func:`_advanced`, when
     ``widens``: the model's entry declares ``widens_at_predict``)."""
     for ds in chunks:
-        parts, pipeline = _predict_chunk(pipeline, ds, proba, progress, source, widens=widens)
+        parts, pipeline = _predict_chunk(pipeline, ds, proba, progress, source, widens=widens,
+                                         say=say)
         yield ds, parts
 
 
-def _predict_chunk(pipeline, ds, proba: bool, progress, source, *, widens: bool):
+def _predict_chunk(pipeline, ds, proba: bool, progress, source, *, widens: bool, say=str):
     """Predict one chunk in this process, :data:`PREDICT_CHUNK` rows at a time: a list of
     :func:`_predict_rows` results, and the pipeline as those rows left it (:func:`_advanced`,
-    when ``widens``; else the pipeline itself)."""
+    when ``widens``; else the pipeline itself). ``say`` words the model's refusal."""
     n = ds.X.shape[0]
     parts = []
     try:
@@ -272,7 +277,7 @@ def _predict_chunk(pipeline, ds, proba: bool, progress, source, *, widens: bool)
                 if advance is not None:
                     advance(X.shape[0])
     except InputError as exc:
-        raise UsageError(f"{source}: the model cannot predict {ds.source}: {exc}") from None
+        raise UsageError(f"{source}: the model cannot predict {ds.source}: {say(exc)}") from None
     return parts, pipeline
 
 
@@ -281,7 +286,8 @@ def _predict_chunk(pipeline, ds, proba: bool, progress, source, *, widens: bool)
 _CHUNKS_IN_FLIGHT = 4
 
 
-def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source, *, widens: bool):
+def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source, *, widens: bool,
+                        say=str):
     """Predict chunks on the Dask cluster of ``client``: yield ``(chunk, parts)`` in order, as
     :func:`_predict_chunk` would, and close the client at the end.
 
@@ -338,7 +344,7 @@ def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source,
                         parts.append(future.result())
                     except InputError as exc:
                         raise UsageError(f"{source}: the model cannot predict {ds.source}: "
-                                         f"{exc}") from None
+                                         f"{say(exc)}") from None
                     if advance is not None:
                         advance(min(n, start + PREDICT_CHUNK) - start)
             del futures

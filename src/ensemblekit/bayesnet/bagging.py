@@ -57,6 +57,7 @@ from ensemblekit.errors import InputError
 from ..class_domain import declared_classes
 from ..constraints import validate_params
 from ..discretize import MDLDiscretizer
+from ..rows import quiet_finite_check
 from .bagging_model import BaggedK2Model
 from .classifier import K2Classifier, _missing_target_mask
 
@@ -263,7 +264,8 @@ class BaggedK2Classifier(BaggedK2Model, ClassifierMixin, BaseEstimator):
                 f"This {type(self).__name__} estimator requires y to be passed, "
                 "but the target y is None."
             )
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
+        with quiet_finite_check():
+            X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         if y.dtype.kind == "f" and np.isinf(y).any():
@@ -335,7 +337,6 @@ class BaggedK2Classifier(BaggedK2Model, ClassifierMixin, BaseEstimator):
             nominal column holds a code outside ``0 .. n_categories - 1``.
         """
         check_is_fitted(self, "estimators_")
-        X = validate_data(
-            self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False
-        )
+        with quiet_finite_check():
+            X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         return super().predict_proba(X)

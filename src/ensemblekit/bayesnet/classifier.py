@@ -54,6 +54,7 @@ from ensemblekit.errors import InputError
 from ..class_domain import declared_classes
 from ..constraints import validate_params
 from ..discretize import MDLDiscretizer
+from ..rows import quiet_finite_check
 from .classifier_model import K2Model
 from .k2 import fit_cpts, k2_search
 
@@ -233,7 +234,8 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
                 f"This {type(self).__name__} estimator requires y to be passed, "
                 "but the target y is None."
             )
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
+        with quiet_finite_check():
+            X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         if y.dtype.kind == "f" and np.isinf(y).any():
@@ -312,7 +314,6 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
             nominal column holds a code outside the fitted ``0 .. r - 1``.
         """
         check_is_fitted(self, "cpts_")
-        X = validate_data(
-            self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False
-        )
+        with quiet_finite_check():
+            X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         return super().predict_proba(X)

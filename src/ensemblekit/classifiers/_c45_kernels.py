@@ -152,6 +152,10 @@ def _numeric_split(X, j, order, y, wmap, cnt, n_classes, min_obj, total):
     lo = X[order[split_index], j]
     hi = X[order[split_index + 1], j]
     cut = (hi + lo) / 2.0
+    if math.isinf(cut):
+        # the sum of two values near the float limits overflowed: halve first (exact for
+        # numbers that large), else every row would go left and the split never end
+        cut = hi / 2.0 + lo / 2.0
     if cut == hi:
         cut = lo
     sums = np.zeros(2)

@@ -56,6 +56,7 @@ from ensemblekit.errors import InputError
 
 from ..class_domain import declared_classes
 from ..constraints import validate_params
+from ..rows import quiet_finite_check
 from .bagging_model import TREE_CONSTRAINTS, TREES, BaggedTreesModel, onehot_tree_matrix
 from .cart import cart_model
 from .coded import coded_layout
@@ -361,7 +362,8 @@ class BaggedTreeClassifier(BaggedTreesModel, ClassifierMixin, BaseEstimator):
         """
         validate_params(self)
         check_tree_choice(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
+        with quiet_finite_check():
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
         y = column_or_1d(y)
         check_classification_targets(y)
         self.classes_, codes = declared_classes(y, self.n_classes)
@@ -419,5 +421,6 @@ class BaggedTreeClassifier(BaggedTreesModel, ClassifierMixin, BaseEstimator):
             (``c45``) a nominal column holds a value that is not a code.
         """
         check_is_fitted(self, "estimators_")
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+        with quiet_finite_check():
+            X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         return super().predict_proba(X)

@@ -47,6 +47,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..constraints import validate_params
+from ..rows import quiet_finite_check
 from ._c45_growth import add_errors, grow_c45
 from .c45_model import C45Model, weka_number
 
@@ -146,7 +147,8 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
             that is not one of its codes, or a parameter is out of range.
         """
         validate_params(self)
-        X, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
+        with quiet_finite_check():
+            X, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
         from sklearn.utils.multiclass import check_classification_targets
 
         check_classification_targets(y)
@@ -177,7 +179,8 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
             a value that is not one of its codes.
         """
         check_is_fitted(self, "feature_")
-        X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
+        with quiet_finite_check():
+            X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
         return super().predict_proba(X)
 
     def __sklearn_tags__(self):

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..class_domain import declared_classes
 from ..constraints import validate_params
+from ..rows import quiet_finite_check
 from .cart_model import CartEntropyModel, check_float32_range
 
 __all__ = ["CartEntropyTree", "cart_model"]
@@ -196,7 +197,8 @@ class CartEntropyTree(CartEntropyModel, ClassifierMixin, BaseEstimator):
             with ``n_classes``, a label is not a code ``0 .. n_classes - 1``.
         """
         validate_params(self)
-        X, y = validate_data(self, X, y, ensure_all_finite="allow-nan")
+        with quiet_finite_check():
+            X, y = validate_data(self, X, y, ensure_all_finite="allow-nan")
         check_float32_range(X)
         check_classification_targets(y)
         if self.n_classes is not None:
@@ -218,7 +220,8 @@ class CartEntropyTree(CartEntropyModel, ClassifierMixin, BaseEstimator):
         # scikit-learn's checks first (NotFittedError, feature names of a data frame),
         # then the model's own; the prediction itself is CartEntropyModel's
         check_is_fitted(self, "tree_")
-        X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan")
+        with quiet_finite_check():
+            X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan")
         return super()._checked_rows(X)
 
     @property

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..class_domain import N_CLASSES, widen_proba
 from ..constraints import Constraint
-from ..errors import InputError
+from ..errors import ColumnError, InputError
 from ..rows import check_rows
 from ..state import Array, Scalar
 
@@ -43,16 +43,20 @@ def check_float32_range(X) -> None:
 
     Raises
     ------
-    InputError
+    ensemblekit.errors.ColumnError
         When a finite value of ``X`` lies beyond float32's range (about 3.4e38), so
-        that the cast would make it infinite.
+        that the cast would make it infinite: the first column holding one, and the value.
     """
     flat = np.asarray(X, dtype=np.float64).ravel()  # validated: already float64, so a view
     # fmax/fmin skip NaN (missing values) and allocate nothing
     if flat.size and (np.fmax.reduce(flat) > _FLOAT32_MAX or np.fmin.reduce(flat) < -_FLOAT32_MAX):
-        raise InputError("Input X contains a value too large for dtype('float32'): "
-                         "cart-entropy grows scikit-learn's float32 trees, which hold values "
-                         "up to about 3.4e38")
+        X = np.asarray(X, dtype=np.float64)
+        beyond = np.abs(np.nan_to_num(X)) > _FLOAT32_MAX
+        column = int(np.flatnonzero(beyond.any(axis=0))[0])
+        value = float(X[beyond[:, column], column][0])
+        raise ColumnError(column, f"{{column}} holds {value:.6g}, a value too large for "
+                                  "dtype('float32'), in which scikit-learn's trees read the "
+                                  "data (at most about 3.4e38 in magnitude)")
 
 
 class CartEntropyModel:

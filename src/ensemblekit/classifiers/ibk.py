@@ -49,6 +49,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..class_domain import declared_classes
 from ..constraints import validate_params
+from ..rows import quiet_finite_check
 from .coded import coded_layout
 from .ibk_model import RANGE_UPDATES, WEIGHTS, IBkModel
 
@@ -154,7 +155,8 @@ class IBk(IBkModel, ClassifierMixin, BaseEstimator):
             parameter is out of range.
         """
         validate_params(self)
-        X, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
+        with quiet_finite_check():
+            X, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
         check_classification_targets(y)
         classes, codes = declared_classes(y, self.n_classes)
         nominal, cats, _ = coded_layout(X, self.nominal_features, self.n_categories)
@@ -174,7 +176,8 @@ class IBk(IBkModel, ClassifierMixin, BaseEstimator):
         # NotFittedError and the feature names of a data frame as scikit-learn says them,
         # then the model's own checks (shape, infinity, nominal codes)
         check_is_fitted(self, "X_train_")
-        X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
+        with quiet_finite_check():
+            X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
         return super()._validated_X(X)
 
     def __sklearn_tags__(self):

@@ -298,8 +298,17 @@ class IBkModel:
         block = max(1, _BLOCK // max(1, self.n_samples_fit_))
         for s in range(0, X.shape[0], block):
             e = min(X.shape[0], s + block)
-            sq = self._squared_distances(X[s:e], numeric, lows[s:e], highs[s:e])
-            out[s:e] = self._votes(sq) @ onehot
+            # a scaled value of +-inf (see _scale) makes a squared distance inf
+            with np.errstate(over="ignore"):
+                sq = self._squared_distances(X[s:e], numeric, lows[s:e], highs[s:e])
+            votes = self._votes(sq)
+            if np.isfinite(votes).all():
+                out[s:e] = votes @ onehot
+            else:
+                # "similarity" weights 1 - d are -inf at an infinite distance, and -inf * 0
+                # in the product would be NaN: add up each class's votes alone
+                for c in range(self.classes_.size):
+                    out[s:e, c] = np.where(self.y_train_ == c, votes, 0.0).sum(axis=1)
         return out
 
     def _row_ranges(self, X, numeric):
@@ -369,11 +378,27 @@ class IBkModel:
 
 
 def _scale(values, lo, hi):
-    """``(x - min) / (max - min)``, and 0 where the range is 0 or unknown (NaN stays NaN)."""
-    width = hi - lo
-    flat = ~(np.isfinite(width) & (width != 0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = (values - lo) / np.where(flat, 1.0, width)
+    """``(x - min) / (max - min)``, and 0 where the range is 0 or unknown (NaN stays NaN).
+
+    Near the float limits ``max - min`` or ``x - min`` may overflow although
+    every value is finite; those entries are computed from halves instead,
+    ``(x/2 - min/2) / (max/2 - min/2)``, which cannot overflow and, halving
+    being exact for numbers that large, gives the bits the plain form gives on
+    the same data scaled down by a power of two. Every other entry keeps the
+    plain form, so ordinary data gets Weka's bits. A value far outside a narrow
+    range (``range_update="none"``) may still scale to +-inf: further than a
+    float holds in any unit of the data.
+    """
+    known = np.isfinite(lo) & np.isfinite(hi)  # (+inf, -inf): a column with no known value
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        width = hi - lo
+        shifted = values - lo
+        flat = ~known | (width == 0)
+        out = shifted / np.where(flat, 1.0, width)
+        over = known & (np.isinf(width) | np.isinf(shifted))
+        if np.any(over):
+            halves = (values / 2 - lo / 2) / np.where(flat, 1.0, hi / 2 - lo / 2)
+            out = np.where(over, halves, out)
     return np.where(flat & ~np.isnan(values), 0.0, out)
 
 

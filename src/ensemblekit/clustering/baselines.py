@@ -36,7 +36,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ensemblekit.errors import InputError
 
+from ..classifiers.cart_model import check_float32_range
 from ..constraints import validate_params
+from ..rows import quiet_finite_check
 from .baselines_model import (
     COVARIANCE_TYPES,
     DIANAModel,
@@ -50,7 +52,8 @@ __all__ = ["COVARIANCE_TYPES", "DIANA", "GaussianMixtureBIC", "PAM", "RandomFore
 
 
 def _check_fit_input(estimator, X):
-    X = validate_data(estimator, X, dtype=np.float64, order="C")
+    with quiet_finite_check():
+        X = validate_data(estimator, X, dtype=np.float64, order="C")
     if X.shape[0] < estimator.n_clusters:
         raise InputError(f"n_samples={X.shape[0]} should be >= n_clusters={estimator.n_clusters}.")
     return X
@@ -479,7 +482,8 @@ class GaussianMixtureBIC(GaussianMixtureModel, ClusterMixin, BaseEstimator):
 
     def _validated(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        with quiet_finite_check():
+            return validate_data(self, X, dtype=np.float64, order="C", reset=False)
 
     def predict(self, X):
         """Most probable component of each row.
@@ -605,6 +609,7 @@ class RandomForestClustering(RandomForestClusteringModel, ClusterMixin, BaseEsti
 
         validate_params(self)
         X = _check_fit_input(self, X)
+        check_float32_range(X)  # the forest's trees read float32
         n, d = X.shape
         rng = check_random_state(self.random_state)
         synthetic = np.empty_like(X)
@@ -663,4 +668,6 @@ class RandomForestClustering(RandomForestClusteringModel, ClusterMixin, BaseEsti
             Cluster of the medoid with the highest proximity (lowest index on ties).
         """
         check_is_fitted(self)
-        return super().predict(validate_data(self, X, dtype=np.float64, order="C", reset=False))
+        with quiet_finite_check():
+            X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        return super().predict(X)

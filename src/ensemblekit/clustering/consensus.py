@@ -62,6 +62,7 @@ from sklearn.utils.validation import validate_data
 from ensemblekit.errors import EnsemblekitError, InputError
 
 from ..constraints import validate_params
+from ..rows import quiet_finite_check
 from .consensus_model import (
     _IMBALANCE,
     _OBJECTIVE,
@@ -802,7 +803,8 @@ class _ConsensusClustering(_BasePrototypeClustering):
         validate_params(self)
         self._check_consensus_params()
 
-        X = validate_data(self, X, dtype=np.float64, order="C")
+        with quiet_finite_check():
+            X = validate_data(self, X, dtype=np.float64, order="C")
         n_samples, n_features = X.shape
         if n_samples < self.n_clusters:
             raise InputError(f"n_samples={n_samples} should be >= n_clusters={self.n_clusters}.")

@@ -41,8 +41,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ensemblekit.errors import InputError
 
 from ..constraints import validate_params
+from ..rows import quiet_finite_check
 from .kmeans_model import (
     INIT_METHODS,
+    LARGE_EXPONENT,
     PROTOTYPE_CONSTRAINTS,
     SCALE_METHODS,
     KMeansModel,
@@ -130,8 +132,6 @@ def fit_scaling(X, scale="none"):
     return offset, factor
 
 
-#: Binary exponent above which scale="none" rescales by a common power of two.
-_LARGE_EXPONENT = 400
 
 
 def _common_factor(X) -> float:
@@ -139,7 +139,7 @@ def _common_factor(X) -> float:
     if X.size == 0:
         return 1.0
     exponent = math.frexp(float(np.max(np.abs(X))))[1]
-    return math.ldexp(1.0, exponent - _LARGE_EXPONENT) if exponent > _LARGE_EXPONENT else 1.0
+    return math.ldexp(1.0, exponent - LARGE_EXPONENT) if exponent > LARGE_EXPONENT else 1.0
 
 
 # ---------------------------------------------------------------------------
@@ -212,7 +212,8 @@ def initial_centers(X, n_clusters, init="random", random_state=None):
     Algorithms 5 and 6, line 1; section 3.2 (K-means and IEK-m are run from the
     same initial centres).
     """
-    X = check_array(X, dtype=np.float64)
+    with quiet_finite_check():
+        X = check_array(X, dtype=np.float64)
     _check_n_clusters(n_clusters)
     if _is_array_init(init):
         return _check_init_array(init, n_clusters, X.shape[1])
@@ -384,7 +385,8 @@ class _BasePrototypeClustering(
             than ``n_clusters``.
         """
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, order="C")
+        with quiet_finite_check():
+            X = validate_data(self, X, dtype=np.float64, order="C")
         n_samples = X.shape[0]
         if n_samples < self.n_clusters:
             raise InputError(
@@ -412,7 +414,8 @@ class _BasePrototypeClustering(
 
     def _validated(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        with quiet_finite_check():
+            return validate_data(self, X, dtype=np.float64, order="C", reset=False)
 
     def _scaled_input(self, X):
         return apply_scaling(self._validated(X), self.scaling_offset_, self.scaling_factor_)

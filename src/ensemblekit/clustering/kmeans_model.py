@@ -60,10 +60,17 @@ SCALING_STATE = {
     "scaling_factor_": Array("float64", ("n_features_in_",)),
 }
 
+#: Binary exponent above which ``scale="none"`` divides the data by a common power of two
+#: (:func:`ensemblekit.clustering.kmeans.fit_scaling`): every scaled training value, and so
+#: every prototype a fit leaves, is smaller than ``2**LARGE_EXPONENT`` in magnitude, and
+#: their squared distances stay finite.
+LARGE_EXPONENT = 400
+
 #: What a prototype clusterer with exactly ``n_clusters`` prototypes leaves.
 PROTOTYPE_STATE = {
     **SCALING_STATE,
-    "scaled_centers_": Array("float64", ("n_clusters", "n_features_in_")),
+    "scaled_centers_": Array("float64", ("n_clusters", "n_features_in_"),
+                             low=-2.0 ** LARGE_EXPONENT, high=2.0 ** LARGE_EXPONENT),
     "cluster_centers_": Array("float64", ("n_clusters", "n_features_in_")),
     "labels_": Array("int64", ("n_samples",), low=0, below="n_clusters"),
     "inertia_": Scalar("float", low=0),

@@ -771,7 +771,7 @@ def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | Non
         values, predictions = _score_unit(ds, cand, unit, n_clusters, metrics, keep)
     except Exception as exc:  # recorded per unit; the rest of the run goes on
         where = f"repeat {unit.repeat}, fold {unit.fold}" if unit.fold else f"run {unit.repeat}"
-        text = " ".join(str(exc).split())
+        text = " ".join(registry.refusal_text(exc, cand.algorithm, ds.schema).split())
         return index, {"scores": {}, "seconds": time.perf_counter() - start,
                        "error": f"{cand.label} failed on {ds.name} ({where}): "
                                 f"{type(exc).__name__}: {text}",

@@ -51,6 +51,8 @@ import numpy as np
 from ensemblekit.errors import InputError
 
 from ..discretize import MDLDiscretizer, mdl_cut_points
+from ..rows import quiet_finite_check
+from ..units import in_units, unit_exponents
 
 __all__ = [
     "WeightedDistance",
@@ -214,7 +216,8 @@ def gain_ratios(X, y, nominal_features=None, n_categories=None):
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import check_array, column_or_1d
 
-    X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+    with quiet_finite_check():
+        X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
     y = column_or_1d(y)
     if y.shape[0] != X.shape[0]:
         raise InputError(f"X and y have different numbers of rows ({X.shape[0]} and {y.shape[0]})")
@@ -284,9 +287,13 @@ def normalise_weights(ratios):
         raise InputError("ratios must be a non-empty one-dimensional array")
     if not np.all(np.isfinite(r)) or np.any(r < 0):
         raise InputError("ratios must be finite and non-negative")
-    total = r.sum()
+    with np.errstate(over="ignore"):
+        total = r.sum()
     if total <= 0:
         return np.full(r.size, 1.0 / r.size)
+    if np.isinf(total):  # scores near the float limit (a damaged model's): relative to the largest
+        r = r / r.max()
+        total = r.sum()
     return r / total
 
 
@@ -311,6 +318,13 @@ class WeightedDistance:
     (:meth:`embed`). Pairs involving a missing value are evaluated with the
     formula (:meth:`pairwise`), in chunks of whole-array arithmetic.
 
+    A numeric column near the float limits (``|x|`` above ``2**UNIT_LIMIT`` or
+    below ``2**-UNIT_LIMIT``) is measured in a power-of-two unit of its own
+    (:func:`ensemblekit.units.unit_exponents`), where ``max - min`` and the squares cannot
+    overflow; the distances are those of the same data in an ordinary unit, bit
+    for bit. A query value so far outside a narrow training range that its
+    difference is beyond a float is at an infinite distance (in any unit).
+
     Parameters
     ----------
     weights : {"gain-ratio", "uniform"} or array-like of shape (n_features,), default="gain-ratio"
@@ -330,9 +344,13 @@ class WeightedDistance:
         Raw gain ratios (``weights="gain-ratio"`` only).
     weights_ : ndarray of shape (n_features_in_,)
         The normalised weights ``IR'`` used in Eq. 2 (sum 1).
+    exponents_ : ndarray of int64 of shape (n_features_in_,)
+        The power of two each column is measured in (:func:`ensemblekit.units.unit_exponents`):
+        0 but for numeric columns near the float limits, whose values count as
+        ``x * 2**-exponents_[f]`` in every distance.
     min_, range_ : ndarray of shape (n_features_in_,)
-        Training minimum and range of each numeric column (0 for nominal
-        columns and for columns with no value).
+        Training minimum and range of each numeric column, in its unit (0 for
+        nominal columns and for columns with no value).
     nominal_features_ : ndarray of int
         Sorted indices of the nominal columns.
     n_categories_ : ndarray of int
@@ -391,7 +409,8 @@ class WeightedDistance:
         """
         from sklearn.utils.validation import check_array
 
-        X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+        with quiet_finite_check():
+            X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
         _n, d = X.shape
         shape = MDLDiscretizer(
             method="equal-frequency", n_bins=1, nominal_features=self.nominal_features
@@ -462,10 +481,12 @@ class WeightedDistance:
         self.gain_ratios_ = ratios
         self.weights_ = weights
         known = ~np.isnan(X)
+        self.exponents_ = unit_exponents(X, np.flatnonzero(~is_nominal))
+        scaled = in_units(X, self.exponents_)
         mins = np.zeros(d)
         ranges = np.zeros(d)
         for f in np.flatnonzero(~is_nominal):
-            col = X[known[:, f], f]
+            col = scaled[known[:, f], f]
             if col.size:
                 mins[f] = col.min()
                 ranges[f] = col.max() - col.min()
@@ -492,7 +513,8 @@ class WeightedDistance:
 
         if not hasattr(self, "weights_"):
             raise NotFittedError("this WeightedDistance is not fitted yet; call fit first")
-        X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+        with quiet_finite_check():
+            X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
         if X.shape[1] != self.n_features_in_:
             raise InputError(
                 f"X has {X.shape[1]} features, but the distance was fitted with {self.n_features_in_}"
@@ -529,7 +551,10 @@ class WeightedDistance:
             raise InputError("rows with missing values cannot be embedded; use pairwise()")
         w = self.weights_
         num = self._numeric
-        parts = [(X[:, num] - self.min_[num]) * (np.sqrt(w[num]) * self._inv_range[num])]
+        values = in_units(X[:, num], self.exponents_[num])
+        # a value far outside a narrow training range may lie further than a float holds
+        with np.errstate(over="ignore"):
+            parts = [(values - self.min_[num]) * (np.sqrt(w[num]) * self._inv_range[num])]
         for f, r in zip(self.nominal_features_, self.n_categories_):
             block = (X[:, f][:, None] == np.arange(r)[None, :]).astype(np.float64)
             parts.append(block * math.sqrt(w[f] / 2.0))
@@ -548,18 +573,29 @@ class WeightedDistance:
         w = self.weights_
         num, nom = self._numeric, self.nominal_features_
         scale = np.sqrt(w[num]) * self._inv_range[num]
-        an, bn = A[:, num] * scale, B[:, num] * scale  # NaN stays NaN
+        units = self.exponents_[num]
+        au, bu = in_units(A[:, num], units), in_units(B[:, num], units)
+        with np.errstate(over="ignore"):  # a value far outside a narrow range: inf
+            an, bn = au * scale, bu * scale  # NaN stays NaN
+        far = np.isinf(an).any() or np.isinf(bn).any()
         w_num = np.broadcast_to(w[num], (B.shape[0], num.size))
         a_nom, b_nom, w_nom = A[:, nom], B[:, nom], w[nom]
         step = max(1, _CHUNK_ELEMENTS // (B.shape[0] * A.shape[1]))
         for s in range(0, A.shape[0], step):
             block = out[s : s + step]
             if num.size:
-                d = an[s : s + step, None, :] - bn[None, :, :]
-                np.multiply(d, d, out=d)
-                # a missing value: the largest difference, 1 (times the weight)
-                np.copyto(d, w_num, where=np.isnan(d))
-                block += np.add.reduce(d, axis=-1)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    d = an[s : s + step, None, :] - bn[None, :, :]
+                    if far:
+                        # a value scaled beyond a float's reach: scale the difference
+                        # instead (inf where it too is beyond reach, 0 between equal values)
+                        beyond = np.isinf(an[s : s + step, None, :]) | np.isinf(bn[None, :, :])
+                        gap = (au[s : s + step, None, :] - bu[None, :, :]) * scale
+                        np.copyto(d, gap, where=beyond)
+                    np.multiply(d, d, out=d)
+                    # a missing value: the largest difference, 1 (times the weight)
+                    np.copyto(d, w_num, where=np.isnan(d))
+                    block += np.add.reduce(d, axis=-1)
             if nom.size:
                 # 0/1 mismatch; NaN != anything, so a missing value is a mismatch
                 mismatch = a_nom[s : s + step, None, :] != b_nom[None, :, :]
@@ -639,8 +675,16 @@ class WeightedDistance:
         complete_q = ~np.isnan(X).any(axis=1)
         rows = np.flatnonzero(complete_q)
         if rows.size and self.index_ is not None:
+            embedded = self.embed(X[rows])
+            # a value so far outside a narrow training range that its embedding is beyond a
+            # float's reach: the exact formula answers that row
+            reachable = np.isfinite(embedded).all(axis=1)
+            complete_q[rows[~reachable]] = False
+            rows, embedded = rows[reachable], embedded[reachable]
+        if rows.size and self.index_ is not None:
             kk = min(k, self.complete_.size)
-            d1, i1 = self.index_.kneighbors(self.embed(X[rows]), kk)
+            with quiet_finite_check():
+                d1, i1 = self.index_.kneighbors(embedded, kk)
             d1 = d1 / R
             i1 = self.complete_[i1]
             incomplete = np.setdiff1d(np.arange(n_train), self.complete_, assume_unique=True)

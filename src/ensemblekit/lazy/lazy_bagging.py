@@ -67,6 +67,7 @@ from ..classifiers.bagging import (
 )
 from ..classifiers.coded import coded_layout
 from ..constraints import Constraint, validate_params
+from ..rows import quiet_finite_check
 from ..state import Array, Scalar
 from ..trust import COUNT_MAX, CheckContext, n_jobs_attr
 from .distance import WeightedDistance, beta_similarity_k, gain_ratios, normalise_weights
@@ -244,10 +245,14 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
             the training set), ``X`` empty, not 2-D or infinite, ``y``
             continuous or of another length, a nominal column holding a
             value that is not a code ``0 .. r - 1``, or, with ``n_classes``, a
-            label that is not a code ``0 .. n_classes - 1``.
+            label that is not a code ``0 .. n_classes - 1``; with
+            ``tree="cart-entropy"``, a value beyond float32's range (about
+            3.4e38), which those trees cannot read (a ``ColumnError``). Values
+            near the float limits are otherwise computed with, not refused.
         """
         self._validate_params_once()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
+        with quiet_finite_check():
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         # the ensembles work on the classes that have rows; declared classes
@@ -378,13 +383,18 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         """
         if self.tree == "c45":
             return np.ascontiguousarray(X, dtype=np.float64)
+        from ..classifiers.cart_model import check_float32_range
+
+        check_float32_range(X)  # the cart-entropy trees read float32
         return onehot_tree_matrix(X, self.numeric_features_, self.nominal_features_,
                                   self.n_categories_, self.modes_)
 
     # --- predict -------------------------------------------------------
     def _check_X(self, X):
         check_is_fitted(self, "distance_")
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+        with quiet_finite_check():
+            X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan",
+                              reset=False)
         for f, r in zip(self.nominal_features_, self.n_categories_):
             col = X[:, f]
             seen = col[~np.isnan(col)]
@@ -439,7 +449,8 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
             Before :meth:`fit`.
         ValueError
             If ``X`` has the wrong number of columns, infinite values, or a
-            nominal column holds a value that is not a fitted code.
+            nominal column holds a value that is not a fitted code; with
+            ``tree="cart-entropy"``, a value beyond float32's range.
         """
         from joblib import Parallel, delayed, effective_n_jobs
 

@@ -74,6 +74,7 @@ from ensemblekit.errors import InputError
 
 from ..constraints import Constraint
 from ..trust import CheckContext
+from ..units import in_units, unit_exponents
 from .distance import WeightedDistance
 from .lazy_bagging import _SEED_MAX, LAZY_STATE, _LazyEnsemble, lazy_bag_counts
 
@@ -83,6 +84,8 @@ LEARNER_TYPES = ("tree", "knn", "nb")
 """Names accepted in ``base_estimators``."""
 
 _LOG_2PI = math.log(2.0 * math.pi)
+#: Largest standardised distance a naive-Bayes member squares (its square stays finite).
+_Z_MAX = 1e150
 
 
 def parse_base_estimators(value) -> tuple[str, ...]:
@@ -133,7 +136,10 @@ class _NaiveBayesTables:
             ok = ~np.isnan(col)
             onehot[np.flatnonzero(ok), o + col[ok].astype(np.intp)] = 1.0
         self.onehot = onehot
-        num = X[:, self.numeric]
+        # a column near the float limits is measured in a power-of-two unit of its own, in
+        # which its squares and sums cannot overflow (as the distance measures it)
+        self.exponents = unit_exponents(X, self.numeric)
+        num = in_units(X, self.exponents)[:, self.numeric]
         known = ~np.isnan(num)
         self.num_known = known.astype(np.float64)
         self.num_x = np.where(known, num, 0.0)
@@ -168,7 +174,7 @@ class _NaiveBayesTables:
         qn = Q[:, self.nominal]
         qn_known = ~np.isnan(qn)
         q_index = self.offsets + np.where(qn_known, qn, 0).astype(np.intp)  # (m, p_nom)
-        qx = Q[:, self.numeric]
+        qx = in_units(Q, self.exponents)[:, self.numeric]
         qx_known = ~np.isnan(qx)
         qx0 = np.where(qx_known, qx, 0.0)
         for c, rows in enumerate(self.rows):
@@ -192,7 +198,11 @@ class _NaiveBayesTables:
                 mean = s1 / safe
                 var = np.maximum(s2 / safe - mean * mean, 0.0)
                 sd = np.maximum(np.sqrt(var), self.sd_floor)
-                z = (qx0[None, :, :] - mean[:, None, :]) / sd[:, None, :]
+                # a value more than 1e150 deviations from a mean would square to inf, and
+                # every class to -inf (NaN probabilities): it is that far from each class
+                with np.errstate(over="ignore"):
+                    z = (qx0[None, :, :] - mean[:, None, :]) / sd[:, None, :]
+                np.clip(z, -_Z_MAX, _Z_MAX, out=z)
                 logpdf = -0.5 * _LOG_2PI - np.log(sd)[:, None, :] - 0.5 * z * z
                 use = qx_known[None, :, :] & have[:, None, :]
                 acc += np.where(use, logpdf, 0.0).sum(axis=2)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ensemblekit.errors import InputError
+from ensemblekit.classifiers.cart_model import check_float32_range
 
 __all__ = ["Condition", "FittedRules", "Rule", "StoredOr", "as_float32", "flatten_rules", "rule_matrix",
            "unflatten_rules"]
@@ -159,16 +159,24 @@ def unflatten_rules(tree, node, length, feature, greater, threshold) -> list[Rul
 def as_float32(X) -> np.ndarray:
     """``X`` cast to float32 as scikit-learn's trees read it; a value beyond float32 is refused.
 
+    Parameters
+    ----------
+    X : ndarray of float64 of shape (n_samples, n_features)
+        Finite values.
+
+    Returns
+    -------
+    ndarray of float32 of shape (n_samples, n_features)
+
     Raises
     ------
-    InputError
-        A value overflows float32 (scikit-learn refuses it with the same words).
+    ensemblekit.errors.ColumnError
+        A value overflows float32 (magnitude above about 3.4e38): the first
+        column holding one, with that value
+        (:func:`ensemblekit.classifiers.cart_model.check_float32_range`).
     """
-    with np.errstate(over="ignore"):
-        X32 = np.asarray(X, dtype=np.float32)
-    if np.isinf(X32).any():
-        raise InputError("Input X contains infinity or a value too large for dtype('float32').")
-    return X32
+    check_float32_range(X)
+    return np.asarray(X, dtype=np.float32)
 
 
 def rule_matrix(X32, length, feature, greater, threshold) -> np.ndarray:

@@ -67,8 +67,10 @@ from ensemblekit.clustering.consensus import check_n_clusters
 from ensemblekit.errors import InputError
 
 from ..constraints import validate_params
+from ..rows import quiet_finite_check
 from ._agreement import RuleAgreement, pack_rules
 from .extract import Rule, RuleSet, extract_rules, flatten_rules
+from .extract_model import as_float32
 from .isca_model import LINKAGES, POSTPROCESSORS, RULE_SELECTIONS, SIMILARITIES, ISCAModel
 from .isle import generate_isle
 
@@ -608,12 +610,17 @@ condition_threshold_ : ndarray
         projections, and so their last bits, which can tip near-tied splits.
         """
         if not self.supervised:
-            return validate_data(self, X, dtype=np.float64, order="C"), None
+            with quiet_finite_check():
+                X = validate_data(self, X, dtype=np.float64, order="C")
+            as_float32(X)  # the ISLE trees read float32: a larger value is refused, named
+            return X, None
         if y is None:
             raise InputError("ss-isca needs target columns (--targets NAME,...): "
                              "fit(X, y) with y of shape (n_samples,) or (n_samples, n_targets)")
-        X, Y = validate_data(self, X, y, dtype=np.float64, order="C", multi_output=True,
-                             y_numeric=True)
+        with quiet_finite_check():
+            X, Y = validate_data(self, X, y, dtype=np.float64, order="C", multi_output=True,
+                                 y_numeric=True)
+        as_float32(X)
         Y = np.asarray(Y, dtype=np.float64)
         return X, np.ascontiguousarray(Y.reshape(-1, 1) if Y.ndim == 1 else Y)
 

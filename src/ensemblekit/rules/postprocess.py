@@ -53,13 +53,16 @@ from threadpoolctl import threadpool_limits
 from ensemblekit.errors import InputError
 
 from ..constraints import validate_params
+from ..rows import quiet_finite_check
 from ._agreement import pack_rules
 from .extract import extract_rules, flatten_rules
+from .extract_model import as_float32
 from .isle import generate_isle, tree_arrays, tree_outputs
 from .postprocess_model import (
     BASES,
     METHODS,
     RuleEnsembleModel,
+    check_target,
     nadaraya_watson,
     squared_distances,
 )
@@ -233,10 +236,17 @@ condition_threshold_ : ndarray or None
         ------
         ValueError
             On bad parameters, non-finite input, or fewer than 2 rows.
+        ensemblekit.errors.ColumnError
+            A value of ``X`` beyond float32's range (about 3.4e38), which the
+            trees cannot read, or a target beyond ``TARGET_MAX`` (1e100) in
+            magnitude, whose squares would overflow.
         """
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        with quiet_finite_check():
+            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
+        as_float32(X)  # the trees read float32: a larger value is refused, naming its column
+        check_target(y)
         n = X.shape[0]
         if n < 2:
             raise InputError(f"n_samples={n}: a rule ensemble needs at least 2 instances")
@@ -475,7 +485,8 @@ condition_threshold_ : ndarray or None
             If ``X`` has the wrong number of columns or non-finite values.
         """
         check_is_fitted(self, "trees_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        with quiet_finite_check():
+            X = validate_data(self, X, dtype=np.float64, reset=False)
         return super().predict(X)
 
     def __sklearn_tags__(self):

@@ -20,7 +20,7 @@ import contextlib
 
 import numpy as np
 
-from ensemblekit.errors import NotFittedError
+from ensemblekit.errors import ColumnError, InputError, NotFittedError
 from ensemblekit.rows import check_rows
 from ensemblekit.state import Array, Scalar
 
@@ -28,12 +28,22 @@ from ..constraints import Constraint
 from .extract_model import FittedRules, StoredOr, as_float32, rule_matrix, unflatten_rules
 from .isle_model import ISLE_CONSTRAINTS, FittedTrees, check_tree_arrays, tree_outputs
 
-__all__ = ["BASES", "METHODS", "RuleEnsembleModel", "nadaraya_watson", "squared_distances"]
+__all__ = ["BASES", "METHODS", "TARGET_MAX", "VALUE_MAX", "RuleEnsembleModel", "check_target",
+           "nadaraya_watson", "squared_distances"]
 
 #: Post-processing methods of a rule ensemble.
 METHODS = ("lasso", "pls", "oob", "kernel", "mean")
 #: Which derived features a method works on.
 BASES = ("rules", "trees")
+
+#: Largest magnitude of a target a rule ensemble is fitted to. Its trees and weights square
+#: the targets and sum the squares over the rows (as the scores of a regression do), which
+#: overflows near 1e154; below this bound they cannot, for any number of rows.
+TARGET_MAX = 1e100
+#: Largest magnitude of a stored tree output or kernel target (a fit gives at most a small
+#: multiple of TARGET_MAX): the squared distances of kernel smoothing, summed over up to
+#: 2**31 trees, then stay finite.
+VALUE_MAX = 1e140
 
 # Rows per block when smoothing new rows against the training rows.
 _KERNEL_ROWS = 512
@@ -64,9 +74,35 @@ def squared_distances(A, B) -> np.ndarray:
     return np.maximum(a2[:, None] + b2[None, :] - 2.0 * (A @ B.T), 0.0)
 
 
+def check_target(y) -> None:
+    """Refuse targets whose squares would overflow (see :data:`TARGET_MAX`).
+
+    Raises
+    ------
+    ensemblekit.errors.ColumnError
+        Naming the target and its largest value.
+    """
+    beyond = np.abs(y) > TARGET_MAX
+    if beyond.any():
+        raise ColumnError(None, f"{{column}} holds {float(y[beyond][0]):.6g}, beyond "
+                                f"{TARGET_MAX:g} in magnitude: a rule ensemble squares its "
+                                "targets, which would overflow; rescale the target")
+
+
 def nadaraya_watson(D2, y, h) -> np.ndarray:
-    """Gaussian-kernel weighted means of ``y`` for each row of ``D2`` (m, n); stable for small h."""
-    z = -(D2 - D2.min(axis=1, keepdims=True)) / (2.0 * h * h)
+    """Gaussian-kernel weighted means of ``y`` for each row of ``D2`` (m, n); stable for small h.
+
+    The nearest training rows of each row weigh 1 and the others less; a
+    width whose square underflows to 0 leaves only the nearest rows, where
+    ``0 / 0`` would give NaN.
+    """
+    spread = D2 - D2.min(axis=1, keepdims=True)
+    denominator = 2.0 * h * h
+    if denominator > 0:
+        with np.errstate(over="ignore"):  # a narrow width: far rows weigh exp(-inf) = 0
+            z = -spread / denominator
+    else:
+        z = np.where(spread > 0, -np.inf, 0.0)
     w = np.exp(z)
     return (w @ y) / w.sum(axis=1)
 
@@ -131,7 +167,8 @@ class RuleEnsembleModel:
         "tree_feature_": Array("int64", ("n_nodes",), low=-2, below="n_features_in_",
                                optional=True),
         "tree_threshold_": Array("float64", ("n_nodes",), optional=True),
-        "tree_value_": Array("float64", ("n_nodes",), optional=True),
+        "tree_value_": Array("float64", ("n_nodes",), low=-VALUE_MAX, high=VALUE_MAX,
+                             optional=True),
         # basis "rules": the kept rules, their conditions rule after rule
         "rule_tree_": Array("int64", ("n_rules",), low=0, below="n_trees_", optional=True),
         "rule_node_": Array("int64", ("n_rules",), low=1, optional=True),
@@ -154,8 +191,10 @@ class RuleEnsembleModel:
         "term_importances_": Array("float64", (_TERMS,), low=0, optional=True),
         "feature_importances_": Array("float64", ("n_features_in_",), low=0),
         # kernel smoothing: the training targets and designs (tree outputs, or packed rules)
-        "train_target_": Array("float64", ("n_train",), optional=True),
-        "train_basis_": Array("float64", ("n_train", _TERMS), optional=True),
+        "train_target_": Array("float64", ("n_train",), low=-TARGET_MAX, high=TARGET_MAX,
+                               optional=True),
+        "train_basis_": Array("float64", ("n_train", _TERMS), low=-VALUE_MAX, high=VALUE_MAX,
+                              optional=True),
         "train_rules_": Array("uint8", ("n_train", "*"), optional=True),
     }
 
@@ -280,17 +319,26 @@ class RuleEnsembleModel:
             Before ``fit``.
         InputError
             If ``X`` has the wrong number of columns, or values that are not
-            finite or overflow float32 (the trees read float32).
+            finite or overflow float32 (the trees read float32); or if a
+            prediction is not finite, which only stored weights no fit gives
+            (a damaged model) can cause.
         """
         X = check_rows(self, X, allow_nan=False)
         basis, linear = self._design(X)
-        with _one_blas_thread():  # same bits on any core count
+        # overflow is reported below, as one line, not as numpy's warning
+        with _one_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
             if self.method == "kernel":
-                return self._smooth(basis)
-            if self.basis == "rules":
-                return self._rule_sum(basis, linear)
-            Z = basis if linear is None else np.hstack([basis, linear])
-            return np.asarray(Z @ self.coef_).ravel() + self.intercept_
+                out = self._smooth(basis)
+            elif self.basis == "rules":
+                out = self._rule_sum(basis, linear)
+            else:
+                Z = basis if linear is None else np.hstack([basis, linear])
+                out = np.asarray(Z @ self.coef_).ravel() + self.intercept_
+        bad = np.flatnonzero(~np.isfinite(out))
+        if bad.size:
+            raise InputError(f"the model's prediction for row {int(bad[0]) + 1} is {out[bad[0]]}: "
+                             "its stored weights overflow, which no fit gives (a damaged model?)")
+        return out
 
     def _design(self, X):
         """The basis columns of ``X`` (rules as bool, or tree outputs), and the linear terms."""

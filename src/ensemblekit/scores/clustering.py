@@ -29,6 +29,7 @@ import numpy as np
 
 from ensemblekit.errors import InputError
 from ensemblekit.scores._common import _check_labels
+from ensemblekit.units import unit_exponent
 
 
 # --------------------------------------------------------------------------- contingency table
@@ -490,6 +491,12 @@ def _check_internal(X, labels, min_clusters=1):
     X = X.astype(np.float64, copy=False)
     if not np.isfinite(X).all():
         raise InputError("X contains NaN or infinite values; impute or drop them first")
+    # every internal index is a ratio of distances, or ranks them: in a power-of-two unit
+    # (exact) data near the float limits gets the index of the same data in an ordinary
+    # unit, where in its own its squared distances would overflow (see ensemblekit.units)
+    unit = unit_exponent(X)
+    if unit:
+        X = np.ldexp(X, -unit)
     labels = np.asarray(labels)
     if labels.ndim != 1:
         raise InputError(f"labels must be a 1-D array, got shape {labels.shape}")

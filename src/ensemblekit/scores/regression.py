@@ -14,9 +14,29 @@ import numpy as np
 from ensemblekit.errors import InputError
 from ensemblekit.safejson import plain as _plain  # JSON-ready: NaN and inf as None
 from ensemblekit.scores._common import _check_values
+from ensemblekit.units import unit_exponent
 
 #: An undefined figure (Weka prints ``?``).
 _NAN = float("nan")
+
+
+def _in_one_unit(*arrays):
+    """The arrays in the power-of-two unit their largest magnitude calls for, and its exponent.
+
+    Targets near the float limits overflow when their errors are squared and
+    summed; divided by a power of two (exact; :func:`ensemblekit.units.unit_exponent`)
+    they do not, and every score below is homogeneous in the targets: a ratio
+    or a correlation is the same, an error is that of the unit times ``2**e``.
+    Ordinary targets keep their unit (``e = 0``) and their bits.
+    """
+    e = unit_exponent(*arrays)
+    return (arrays if e == 0 else tuple(np.ldexp(a, -e) for a in arrays)), e
+
+
+def _times_unit(value, e: int) -> float:
+    """``value * 2**e`` (inf when the error itself is beyond a float)."""
+    with np.errstate(over="ignore"):
+        return float(np.ldexp(value, e))
 
 __all__ = [
     "correlation",
@@ -67,7 +87,7 @@ def correlation(y_true, y_pred):
        rules: supervised, semi-supervised, unsupervised", Intelligent Data
        Analysis 18(5), 2014.
     """
-    t, p = _check_values(y_true, y_pred, ("y_true", "y_pred"))
+    (t, p), _ = _in_one_unit(*_check_values(y_true, y_pred, ("y_true", "y_pred")))
     if np.all(t == t[0]) or np.all(p == p[0]):
         return 0.0
     dt = t - t.mean()
@@ -104,8 +124,8 @@ def rmse(y_true, y_pred):
         If an input is not 1-D or not numeric, the lengths differ, the inputs
         are empty, or an input contains NaN or an infinite value.
     """
-    t, p = _check_values(y_true, y_pred, ("y_true", "y_pred"))
-    return float(np.sqrt(np.mean((t - p) ** 2)))
+    (t, p), e = _in_one_unit(*_check_values(y_true, y_pred, ("y_true", "y_pred")))
+    return _times_unit(np.sqrt(np.mean((t - p) ** 2)), e)
 
 
 def mae(y_true, y_pred):
@@ -132,8 +152,8 @@ def mae(y_true, y_pred):
         If an input is not 1-D or not numeric, the lengths differ, the inputs
         are empty, or an input contains NaN or an infinite value.
     """
-    t, p = _check_values(y_true, y_pred, ("y_true", "y_pred"))
-    return float(np.mean(np.abs(t - p)))
+    (t, p), e = _in_one_unit(*_check_values(y_true, y_pred, ("y_true", "y_pred")))
+    return _times_unit(np.mean(np.abs(t - p)), e)
 
 
 def r2(y_true, y_pred):
@@ -170,7 +190,7 @@ def r2(y_true, y_pred):
         If an input is not 1-D or not numeric, the lengths differ, the inputs
         are empty, or an input contains NaN or an infinite value.
     """
-    t, p = _check_values(y_true, y_pred, ("y_true", "y_pred"))
+    (t, p), _ = _in_one_unit(*_check_values(y_true, y_pred, ("y_true", "y_pred")))
     residual = float(np.sum((t - p) ** 2))
     if np.all(t == t[0]):
         return 1.0 if residual == 0.0 else 0.0
@@ -210,7 +230,7 @@ def relative_absolute_error_regression(y_true, y_pred, train_mean) -> float:
     float (percent); ``inf`` or NaN when every target equals the training mean.
     """
     y, f = _check_values(y_true, y_pred, ("y_true", "y_pred"))
-    m = _train_mean(train_mean, y.shape[0])
+    (y, f, m), _ = _in_one_unit(y, f, _train_mean(train_mean, y.shape[0]))
     with np.errstate(divide="ignore", invalid="ignore"):
         return float(100.0 * np.sum(np.abs(f - y)) / np.sum(np.abs(m - y)))
 
@@ -222,7 +242,7 @@ def root_relative_squared_error_regression(y_true, y_pred, train_mean) -> float:
     as :func:`relative_absolute_error_regression`.
     """
     y, f = _check_values(y_true, y_pred, ("y_true", "y_pred"))
-    m = _train_mean(train_mean, y.shape[0])
+    (y, f, m), _ = _in_one_unit(y, f, _train_mean(train_mean, y.shape[0]))
     with np.errstate(divide="ignore", invalid="ignore"):
         return float(100.0 * np.sqrt(np.sum((f - y) ** 2) / np.sum((m - y) ** 2)))
 
