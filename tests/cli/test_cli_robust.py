@@ -189,6 +189,67 @@ def test_help_into_head_exits_0():
     assert len(proc.stdout.splitlines()) == 1
 
 
+# --------------------------------------------------------------------------- full streams
+_FULL = "ensemblekit: error: no space left on device writing standard output"
+needs_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+
+_WRITES_STDOUT_FULL = _WRITES_STDOUT + [
+    ["algorithms", "--format", "json"], ["algorithms", "c45"], ["info", IRIS, "--format", "json"],
+    ["predict", "MODEL", IRIS, "--format", "json"], ["show", "MODEL", "--format", "json"],
+    ["cluster", "kmeans", IRIS, "-k", "2:3"], ["predict", "--help"],
+    ["compare", "c45", "knn", "--data", IRIS, "--cv", "2", "--repeats", "1", "--format", "json"],
+]
+
+
+@needs_dev_full
+@pytest.mark.parametrize("args", _slow_unless(_WRITES_STDOUT_FULL, [["--help"], ["--version"], []]),
+                         ids=lambda a: " ".join(a)[:40] or "no args")
+def test_stdout_on_a_full_device_is_one_usage_error(args, iris_model):
+    # issue 29: ENOSPC on stdout was an unexpected failure (exit 1) for 22 commands
+    proc = _shell(_with_model(args, iris_model), ">/dev/full")
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines[-1] == _FULL, proc.stderr
+    assert all(line.startswith("note: ") for line in lines[:-1]), proc.stderr  # evaluate MODEL
+
+
+@needs_dev_full
+def test_full_stdout_and_stderr_still_exit_2():
+    # nothing can be said, but the exit code still tells (not 1 from a failed message)
+    for args in (["--help"], ["--version"], ["info", "no-such-file.arff"]):
+        proc = _shell(args, ">/dev/full 2>/dev/full")
+        assert (proc.returncode, proc.stderr) == (2, ""), args
+
+
+@needs_dev_full
+@pytest.mark.slow  # two processes that load the numeric libraries
+def test_a_full_stderr_loses_the_messages_only(tmp_path):
+    model = tmp_path / "m.ekm"
+    assert _shell(["fit", "c45", IRIS, "-o", model], "2>/dev/full").returncode == 0
+    assert model.stat().st_size > 0
+    full, normal = _shell(["show", model], "2>/dev/full"), _shell(["show", model], "")
+    assert full.returncode == 0 and full.stdout == normal.stdout != ""
+
+
+@needs_dev_full
+def test_full_stdout_under_the_entry_point_keeps_every_writer_guarded():
+    # every writer (print, sys.stdout.buffer, a text wrapper of its own) meets one usage error,
+    # and the interpreter's last flush of what was buffered cannot fail again
+    code = ("import sys\n"
+            "from ensemblekit.cli_io import guard_standard_streams\n"
+            "guard_standard_streams()\n"
+            "try:\n"
+            "    sys.stdout.buffer.write(b'x' * 100000)\n"
+            "    sys.stdout.flush()\n"
+            "except Exception as exc:\n"
+            "    sys.stderr.write(f'{type(exc).__name__}: {exc}\\n')\n"
+            "print('still buffered')\n")
+    proc = subprocess.run(["sh", "-c", 'exec "$@" >/dev/full', "sh", sys.executable, "-c", code],
+                          stderr=subprocess.PIPE, text=True)
+    assert (proc.returncode, proc.stderr) == (
+        0, "UsageError: no space left on device writing standard output\n")
+
+
 # --------------------------------------------------------------------------- exit code 2
 @pytest.fixture
 def unlabelled(tmp_path) -> str:
