@@ -34,6 +34,8 @@ import stat
 import threading
 from pathlib import Path
 
+from ensemblekit.errors import interruption
+
 #: Links followed at most before giving up, like the kernel's own limit.
 _MAX_LINKS = 40
 #: Bytes handed to one ``write`` call when writing a device or a pipe in place.
@@ -524,14 +526,12 @@ def writing(path: str | os.PathLike):
         with _signals_deferred():
             os.replace(tmp, real)
             tmp = None
-    except _Interrupted as exc:
+    except BaseException as exc:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-        signal.raise_signal(exc.signum)
-        raise KeyboardInterrupt from None  # a handler that returned: stop here all the same
-    except BaseException:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        stop = interruption(exc)  # the signal, or a SystemError numba raised from it
+        if isinstance(stop, _Interrupted):
+            signal.raise_signal(stop.signum)
+            raise KeyboardInterrupt from None  # a handler that returned: stop here all the same
         raise

@@ -10,9 +10,12 @@ people) or :mod:`ensemblekit.writers`'s (for programs).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import typer
@@ -29,6 +32,17 @@ def err(message: str) -> None:
     from ensemblekit.report import printable
 
     typer.echo(f"ensemblekit: {printable(message)}", err=True)
+
+
+def one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` for the command line: ``ensemblekit: warning: MESSAGE`` on one
+    line of stderr (white space folded, control characters escaped), nothing else."""
+    from ensemblekit.report import printable
+
+    if sys.stderr is None:
+        return
+    text = " ".join(str(message).split())
+    sys.stderr.write(f"ensemblekit: warning: {printable(text)}\n")
 
 
 def note(message: str) -> None:
@@ -145,6 +159,64 @@ def _guard_writes(name: str, fd: int, raw_class: type[io.FileIO]) -> None:
                                         errors=out.errors, newline="\n",
                                         line_buffering=out.line_buffering,
                                         write_through=out.write_through))
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (see :func:`sigterm_stops_the_command`): the command stops as on Ctrl-C."""
+
+
+def _terminate(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def sigterm_stops_the_command():
+    """In the block, SIGTERM stops the command as Ctrl-C does (used by :func:`main`).
+
+    The signal raises :class:`Terminated` in the main thread, so what is under way unwinds:
+    a temporary output file is removed (:mod:`ensemblekit.atomic` holds the signal back
+    while one is renamed), worker processes are ended by joblib, and the command exits
+    with code 143 (:func:`signal_exit_code`) rather than dying by the signal, which would
+    leave loky's shared-memory folders to its resource tracker. A SIGTERM that the
+    process was started with ignored stays ignored; the handler before is put back after.
+    """
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def signal_exit_code(exc: BaseException) -> int | None:
+    """The exit code of a command that ``exc`` stopped because of a signal, after saying so.
+
+    Parameters
+    ----------
+    exc : BaseException
+        What escaped the command.
+
+    Returns
+    -------
+    int or None
+        130 after ``ensemblekit: interrupted`` for Ctrl-C (:class:`KeyboardInterrupt`),
+        143 after ``ensemblekit: terminated`` for SIGTERM (:class:`Terminated`), also when
+        they come wrapped in another error (see :func:`ensemblekit.errors.interruption`);
+        None for anything else.
+    """
+    from ensemblekit.errors import interruption
+
+    stop = interruption(exc)
+    if isinstance(stop, KeyboardInterrupt):
+        err("interrupted")
+        return 130
+    if isinstance(stop, Terminated):
+        err("terminated")
+        return 128 + signal.SIGTERM
+    return None
 
 
 def fd_is_open(fd: int) -> bool:

@@ -313,6 +313,27 @@ def test_signals_are_held_back_and_then_delivered():
         signal.signal(signal.SIGTERM, previous)
 
 
+def test_a_signal_wrapped_in_another_error_still_removes_the_file_and_acts(tmp_path):
+    # issue 29: SIGTERM's exception raised inside a numba callback reaches ``writing`` as a
+    # SystemError caused by it; the temporary file goes, and the signal acts as it would have
+    seen = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
+    target = tmp_path / "out.csv"
+    target.write_text("old\n")
+    try:
+        with pytest.raises(KeyboardInterrupt):  # the handler returned: the block still stops
+            with atomic.writing(target) as handle:
+                handle.write(b"half")
+                try:
+                    raise atomic._Interrupted(signal.SIGTERM)
+                except atomic._Interrupted as exc:
+                    raise SystemError("returned a result with an exception set") from exc
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert seen == [signal.SIGTERM]
+    assert _entries(tmp_path) == ["out.csv"] and target.read_text() == "old\n"
+
+
 def test_handlers_come_back_after_an_error_and_ignored_signals_stay_ignored():
     before = {s: signal.getsignal(s) for s in atomic._DEFERRED}
     previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)
