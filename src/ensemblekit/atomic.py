@@ -15,9 +15,10 @@ destination is:
   written as above, in its own folder, and the link stays a link;
 * a character or block device or a named pipe (``/dev/stdout``, ``/dev/null``,
   a FIFO): written in place, as a shell redirection would, with no temporary
-  file and no rename, so the device entry itself is never replaced; a link to
-  an open descriptor (``/dev/stdout`` when the shell sent it to a file) writes
-  to that descriptor's file in place too;
+  file and no rename, so the device entry itself is never replaced (a FIFO
+  that no process reads is given up after a wait, see :mod:`ensemblekit.fifo`);
+  a link to an open descriptor (``/dev/stdout`` when the shell sent it to a
+  file) writes to that descriptor's file in place too;
 * a folder, a socket or anything else: refused with :class:`OSError`.
 
 :func:`destination_problem` answers, before any work, whether a path can be
@@ -38,6 +39,7 @@ import threading
 from pathlib import Path
 
 from ensemblekit.errors import interruption
+from ensemblekit.fifo import open_for_writing
 
 #: Links followed at most before giving up, like the kernel's own limit.
 _MAX_LINKS = 40
@@ -328,7 +330,7 @@ def _write_in_place(target: Path, data, *, append: bool) -> bool:
     flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     if append:
         flags |= os.O_APPEND
-    fd = os.open(target, flags)  # no O_CREAT, no O_TRUNC: nothing is created or cut
+    fd = open_for_writing(target, flags)  # no O_CREAT, no O_TRUNC: nothing is created or cut
     try:
         if not append and stat.S_ISREG(os.fstat(fd).st_mode):
             return False  # swapped for a file since we looked: replace it atomically instead
@@ -534,7 +536,7 @@ def writing(path: str | os.PathLike):
         flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
         if kind == "descriptor":
             flags |= os.O_APPEND
-        fd = os.open(real, flags)
+        fd = open_for_writing(real, flags)
         if kind == "descriptor" or not stat.S_ISREG(os.fstat(fd).st_mode):
             with os.fdopen(fd, "wb") as handle:
                 yield handle
