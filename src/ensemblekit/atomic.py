@@ -5,17 +5,20 @@ plots) goes through :func:`write_atomic`. What it does depends on what the
 destination is:
 
 * a regular file, or nothing yet: the data goes to a temporary file
-  ``.NAME.xxxxxxxxxxxx.tmp`` in the same folder, which is then renamed over
-  the destination, so readers see the old content or the new one, never a
-  part; a failed or interrupted write leaves the old file as it was and no
-  temporary file;
+  ``.ensemblekit-HHHHHHHHHHHH-RRRRRRRRRRRR.tmp`` in the same folder (a short
+  hash of the destination's name and random characters: 42 bytes whatever the
+  name, so any name the file system accepts can be written), which is then
+  renamed over the destination, so readers see the old content or the new one,
+  never a part; a failed or interrupted write leaves the old file as it was
+  and no temporary file;
 * a symbolic link (or a chain of them): the file the link finally points to is
   written as above, in its own folder, and the link stays a link;
 * a character or block device or a named pipe (``/dev/stdout``, ``/dev/null``,
   a FIFO): written in place, as a shell redirection would, with no temporary
-  file and no rename, so the device entry itself is never replaced; a link to
-  an open descriptor (``/dev/stdout`` when the shell sent it to a file) writes
-  to that descriptor's file in place too;
+  file and no rename, so the device entry itself is never replaced (a FIFO
+  that no process reads is given up after a wait, see :mod:`ensemblekit.fifo`);
+  a link to an open descriptor (``/dev/stdout`` when the shell sent it to a
+  file) writes to that descriptor's file in place too;
 * a folder, a socket or anything else: refused with :class:`OSError`.
 
 :func:`destination_problem` answers, before any work, whether a path can be
@@ -27,12 +30,16 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import re
 import signal
 import stat
 import threading
 from pathlib import Path
+
+from ensemblekit.errors import interruption
+from ensemblekit.fifo import open_for_writing
 
 #: Links followed at most before giving up, like the kernel's own limit.
 _MAX_LINKS = 40
@@ -42,8 +49,8 @@ _CHUNK = 1 << 20
 _DEFERRED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 #: errno values that mean the device or the user's quota is full.
 _NO_SPACE = frozenset(code for code in (errno.ENOSPC, getattr(errno, "EDQUOT", None)) if code is not None)
-#: Characters of the destination's name kept in the temporary file's name.
-_NAME_KEEP = 200
+#: Hex digits of the hash of the destination's name in a temporary file's name.
+_NAME_HASH = 12
 #: Folders whose links name open descriptors rather than paths (``/dev/fd`` leads here too).
 _DESCRIPTOR_FOLDER = re.compile(r"/proc/[^/]+(/task/[^/]+)?/fd\Z")
 #: Why a socket (or any entry that is no file, device or pipe) is refused.
@@ -101,6 +108,10 @@ def destination_problem(path: str | os.PathLike) -> str | None:
     try:
         real, _ = _follow(path)
     except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            refused = exc.filename if exc.filename is not None else path
+            same = os.fspath(refused) == os.fspath(path)
+            return ("" if same else f"links to {refused}, where ") + _too_long(refused)
         return _reason(exc).lower()
     via = f"links to {real}, " if os.fspath(real) != os.fspath(path) else ""
     try:
@@ -239,6 +250,27 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _too_long(path) -> str:
+    """Why the system refused ``path`` as too long: a name or the whole path, with the bound."""
+    raw = os.fsencode(path)
+    folder = os.path.dirname(os.path.abspath(raw)) or b"/"
+    while not os.path.isdir(folder) and folder != os.path.dirname(folder):
+        folder = os.path.dirname(folder)
+    limits = {}
+    for key, fallback in (("PC_NAME_MAX", 255), ("PC_PATH_MAX", 4096)):
+        try:
+            limits[key] = os.pathconf(folder, key)
+        except (OSError, ValueError):
+            limits[key] = fallback
+    parts = raw.rstrip(b"/").split(b"/")
+    longest = max(parts, key=len)
+    if len(longest) > limits["PC_NAME_MAX"]:
+        what = "its name" if longest is parts[-1] else "the name of a folder on its path"
+        return (f"{what} is {len(longest)} bytes long; the file system allows at most "
+                f"{limits['PC_NAME_MAX']}")
+    return f"the path is {len(raw)} bytes long; the system allows at most {limits['PC_PATH_MAX']}"
+
+
 def _is_special(mode: int) -> bool:
     """Entries written in place: character and block devices, named pipes."""
     return stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISFIFO(mode)
@@ -298,7 +330,7 @@ def _write_in_place(target: Path, data, *, append: bool) -> bool:
     flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     if append:
         flags |= os.O_APPEND
-    fd = os.open(target, flags)  # no O_CREAT, no O_TRUNC: nothing is created or cut
+    fd = open_for_writing(target, flags)  # no O_CREAT, no O_TRUNC: nothing is created or cut
     try:
         if not append and stat.S_ISREG(os.fstat(fd).st_mode):
             return False  # swapped for a file since we looked: replace it atomically instead
@@ -345,12 +377,16 @@ def _replace_file(real: Path, data, *, fsync: bool, old) -> None:
 def _create_temp(folder: Path, name: str, *, private: bool):
     """Create a new empty temporary file in ``folder``; return its descriptor and path.
 
-    ``private`` creates it readable by its owner only (its mode is set to the
-    replaced file's next); otherwise with ``0o666`` less the umask, the mode
-    of a new file.
+    Its name is ``.ensemblekit-HHHHHHHHHHHH-RRRRRRRRRRRR.tmp``: the first 12 hex
+    digits of the SHA-256 of ``name`` (the temporary files of one destination
+    share them) and 12 random ones; never longer than 42 bytes, where a name
+    built from ``name`` itself could pass the file system's limit (255 bytes)
+    although ``name`` does not. ``private`` creates it readable by its owner
+    only (its mode is set to the replaced file's next); otherwise with
+    ``0o666`` less the umask, the mode of a new file.
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
-    prefix = f".{name[:_NAME_KEEP]}."
+    prefix = f".ensemblekit-{hashlib.sha256(os.fsencode(name)).hexdigest()[:_NAME_HASH]}-"
     for _ in range(100):
         tmp = folder / f"{prefix}{os.urandom(6).hex()}.tmp"
         try:
@@ -500,7 +536,7 @@ def writing(path: str | os.PathLike):
         flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
         if kind == "descriptor":
             flags |= os.O_APPEND
-        fd = os.open(real, flags)
+        fd = open_for_writing(real, flags)
         if kind == "descriptor" or not stat.S_ISREG(os.fstat(fd).st_mode):
             with os.fdopen(fd, "wb") as handle:
                 yield handle
@@ -524,14 +560,12 @@ def writing(path: str | os.PathLike):
         with _signals_deferred():
             os.replace(tmp, real)
             tmp = None
-    except _Interrupted as exc:
+    except BaseException as exc:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-        signal.raise_signal(exc.signum)
-        raise KeyboardInterrupt from None  # a handler that returned: stop here all the same
-    except BaseException:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        stop = interruption(exc)  # the signal, or a SystemError numba raised from it
+        if isinstance(stop, _Interrupted):
+            signal.raise_signal(stop.signum)
+            raise KeyboardInterrupt from None  # a handler that returned: stop here all the same
         raise

@@ -25,7 +25,10 @@ from ensemblekit.cli_io import emit as _emit
 from ensemblekit.cli_io import err as _err
 from ensemblekit.cli_io import guard_standard_streams as _guard_standard_streams
 from ensemblekit.cli_io import note as _note
+from ensemblekit.cli_io import one_line_warning as _one_line_warning
 from ensemblekit.cli_io import require_stdout as _require_stdout
+from ensemblekit.cli_io import signal_exit_code as _signal_exit_code
+from ensemblekit.cli_io import sigterm_stops_the_command as _sigterm_stops_the_command
 from ensemblekit.cli_io import stdout_console as _stdout_console
 from ensemblekit.cli_io import stdout_to_devnull as _stdout_to_devnull
 from ensemblekit.cli_io import write_file as _write_file
@@ -588,15 +591,6 @@ def show(
         _print(model_description(api.describe_model(model)))
 
 
-def _one_line_warning(message, category, filename, lineno, file=None, line=None):
-    from ensemblekit.report import printable
-
-    if sys.stderr is None:
-        return
-    text = " ".join(str(message).split())
-    sys.stderr.write(f"ensemblekit: warning: {printable(text)}\n")
-
-
 def _left_by_reader(exc: SystemExit) -> bool:
     """Whether ``exc`` is rich's exit after the reader of stdout closed the pipe: rich (typer's
     ``--help``) points stdout at /dev/null and raises ``SystemExit(1)`` from the BrokenPipeError."""
@@ -635,7 +629,8 @@ def main() -> None:
     every_command = app.registered_commands
     app.registered_commands = _commands_for(sys.argv[1:])
     try:
-        _run_app()
+        with _sigterm_stops_the_command():
+            _run_app()
     finally:
         app.registered_commands = every_command
 
@@ -679,16 +674,15 @@ def _run_app() -> None:
     except UsageError as exc:  # e.g. help or version text for a closed standard output
         _err(f"error: {exc}")
         sys.exit(EXIT_BAD_INPUT)
-    except KeyboardInterrupt:
-        _err("interrupted")
-        sys.exit(130)
     except SystemExit as exc:
         if _left_by_reader(exc):
             _stdout_to_devnull()
             sys.exit(0)
         raise
-    except Exception as exc:  # noqa: BLE001 - last-resort handler
-        if os.environ.get("ENSEMBLEKIT_DEBUG"):
+    except BaseException as exc:  # noqa: BLE001 - last-resort handler
+        if (code := _signal_exit_code(exc)) is not None:  # Ctrl-C: 130, SIGTERM: 143
+            sys.exit(code)
+        if os.environ.get("ENSEMBLEKIT_DEBUG") or not isinstance(exc, Exception):
             raise
         _err(f"unexpected failure: {type(exc).__name__}: {exc} (run with --debug, or set "
              "ENSEMBLEKIT_DEBUG=1, for the traceback)")

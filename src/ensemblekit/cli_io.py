@@ -1,8 +1,8 @@
 """The CLI's stdout/stderr/output-file destinations: closed streams, pipes, atomic files.
 
 Everything the ``ensemblekit`` command needs to write safely: one-line messages
-on stderr with control characters escaped, standard output that may be closed or
-piped into ``head``, rich consoles for tables, and output files written
+on stderr with control characters escaped, standard output that may be closed,
+full or piped into ``head``, rich consoles for tables, and output files written
 atomically after checking, before any work, that they can be. Only the command
 line uses this module; what the text says is :mod:`ensemblekit.report`'s (for
 people) or :mod:`ensemblekit.writers`'s (for programs).
@@ -10,9 +10,12 @@ people) or :mod:`ensemblekit.writers`'s (for programs).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import typer
@@ -29,6 +32,17 @@ def err(message: str) -> None:
     from ensemblekit.report import printable
 
     typer.echo(f"ensemblekit: {printable(message)}", err=True)
+
+
+def one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` for the command line: ``ensemblekit: warning: MESSAGE`` on one
+    line of stderr (white space folded, control characters escaped), nothing else."""
+    from ensemblekit.report import printable
+
+    if sys.stderr is None:
+        return
+    text = " ".join(str(message).split())
+    sys.stderr.write(f"ensemblekit: warning: {printable(text)}\n")
 
 
 def note(message: str) -> None:
@@ -57,8 +71,32 @@ class ClosedStdout(io.TextIOBase):
         raise UsageError("standard output is closed")
 
 
+class GuardedStdout(io.FileIO):
+    """File descriptor 1 under ``sys.stdout``, turning a failed write into one usage error.
+
+    A write that fails for any reason but a closed pipe (``ENOSPC`` on ``/dev/full`` or
+    a full disk, ``EDQUOT``, ``EIO``, ``EFBIG``) raises :class:`UsageError` with the line
+    the user reads, ``no space left on device writing standard output`` or ``cannot
+    write standard output: REASON``, for every writer alike (our rows and tables, rich,
+    click's help and version text). Descriptor 1 then points at ``/dev/null``, so what
+    is still buffered is dropped and the interpreter's last flush cannot fail again. A
+    closed pipe stays a :class:`BrokenPipeError` (the reader left: exit code 0).
+    """
+
+    def write(self, data) -> int:
+        try:
+            return super().write(data)
+        except (BrokenPipeError, BlockingIOError, InterruptedError):
+            raise
+        except OSError as exc:
+            from ensemblekit.atomic import write_error_message
+
+            stdout_to_devnull()
+            raise UsageError(write_error_message("standard output", exc)) from None
+
+
 def guard_standard_streams() -> None:
-    """Make closed standard streams harmless; called first by :func:`main`.
+    """Make closed or failing standard streams harmless; called first by :func:`main`.
 
     A descriptor 0, 1 or 2 that was closed when the process started gets
     ``/dev/null``, so no file this process opens later can take its number (and
@@ -66,6 +104,8 @@ def guard_standard_streams() -> None:
     ``sys.stdout`` becomes a :class:`ClosedStdout`, ``sys.stderr`` writes to
     ``/dev/null`` (messages are lost; exit codes still tell), and ``sys.stdin``
     stays None, which :func:`ensemblekit.api.load_data` reports only when a command reads ``'-'``.
+    Open ones are written through :class:`GuardedStdout` and :class:`GuardedStderr`:
+    a failed write to stdout is one usage error, one to stderr loses the message.
     """
     closed = [fd for fd in (0, 1, 2) if not fd_is_open(fd)]
     for fd in closed:
@@ -76,8 +116,107 @@ def guard_standard_streams() -> None:
         os.set_inheritable(fd, True)
     if sys.stdout is None:
         sys.stdout = ClosedStdout()
+    else:
+        _guard_writes("stdout", 1, GuardedStdout)
     if sys.stderr is None and 2 in closed:
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+    else:
+        _guard_writes("stderr", 2, GuardedStderr)
+
+
+class GuardedStderr(io.FileIO):
+    """File descriptor 2 under ``sys.stderr``: a message that cannot be written is dropped.
+
+    When stderr fails (a full disk, ``/dev/full``, a reader that left), descriptor 2
+    then points at ``/dev/null`` and every later message is lost too, as when stderr
+    is closed; the exit code still tells what happened.
+    """
+
+    def write(self, data) -> int:
+        try:
+            return super().write(data)
+        except (BlockingIOError, InterruptedError):
+            raise
+        except OSError:
+            _point_at_devnull(2)
+            return len(memoryview(data).cast("B"))
+
+
+def _guard_writes(name: str, fd: int, raw_class: type[io.FileIO]) -> None:
+    """Put ``raw_class`` under the interpreter's own ``sys.NAME`` (same encoding, error
+    handler and buffering); a stream put there by someone else is left alone."""
+    out = getattr(sys, name)
+    if out is not getattr(sys, f"__{name}__") or not isinstance(out, io.TextIOWrapper):
+        return
+    try:
+        if out.fileno() != fd:
+            return
+        out.flush()
+    except (OSError, ValueError):
+        return
+    raw = raw_class(fd, "w", closefd=False)
+    setattr(sys, name, io.TextIOWrapper(io.BufferedWriter(raw), encoding=out.encoding,
+                                        errors=out.errors, newline="\n",
+                                        line_buffering=out.line_buffering,
+                                        write_through=out.write_through))
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (see :func:`sigterm_stops_the_command`): the command stops as on Ctrl-C."""
+
+
+def _terminate(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def sigterm_stops_the_command():
+    """In the block, SIGTERM stops the command as Ctrl-C does (used by :func:`main`).
+
+    The signal raises :class:`Terminated` in the main thread, so what is under way unwinds:
+    a temporary output file is removed (:mod:`ensemblekit.atomic` holds the signal back
+    while one is renamed), worker processes are ended by joblib, and the command exits
+    with code 143 (:func:`signal_exit_code`) rather than dying by the signal, which would
+    leave loky's shared-memory folders to its resource tracker. A SIGTERM that the
+    process was started with ignored stays ignored; the handler before is put back after.
+    """
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def signal_exit_code(exc: BaseException) -> int | None:
+    """The exit code of a command that ``exc`` stopped because of a signal, after saying so.
+
+    Parameters
+    ----------
+    exc : BaseException
+        What escaped the command.
+
+    Returns
+    -------
+    int or None
+        130 after ``ensemblekit: interrupted`` for Ctrl-C (:class:`KeyboardInterrupt`),
+        143 after ``ensemblekit: terminated`` for SIGTERM (:class:`Terminated`), also when
+        they come wrapped in another error (see :func:`ensemblekit.errors.interruption`);
+        None for anything else.
+    """
+    from ensemblekit.errors import interruption
+
+    stop = interruption(exc)
+    if isinstance(stop, KeyboardInterrupt):
+        err("interrupted")
+        return 130
+    if isinstance(stop, Terminated):
+        err("terminated")
+        return 128 + signal.SIGTERM
+    return None
 
 
 def fd_is_open(fd: int) -> bool:
@@ -103,8 +242,12 @@ def quiet_exit_on_closed_pipe() -> None:
 
 def stdout_to_devnull() -> None:
     """Point file descriptor 1 at ``/dev/null``, so flushing what is left at exit cannot fail."""
+    _point_at_devnull(1)
+
+
+def _point_at_devnull(fd: int) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
+    os.dup2(devnull, fd)
     os.close(devnull)
 
 

@@ -28,7 +28,8 @@ True
 
 from __future__ import annotations
 
-__all__ = ["ColumnError", "EnsemblekitError", "InputError", "NotFittedError", "UsageError"]
+__all__ = ["ColumnError", "EnsemblekitError", "InputError", "NotFittedError", "UsageError",
+           "interruption"]
 
 
 class EnsemblekitError(Exception):
@@ -102,3 +103,35 @@ class UsageError(InputError):
 
 class NotFittedError(EnsemblekitError, ValueError, AttributeError):
     """A model was asked to predict before it was fitted (as scikit-learn's ``NotFittedError``)."""
+
+
+def interruption(exc: BaseException) -> BaseException | None:
+    """The interrupt behind ``exc``, if a signal caused it; None otherwise.
+
+    A signal's Python handler runs wherever the main thread happens to be. When that is a
+    callback from compiled code (numba calls back into Python, e.g. to build an object), the
+    :class:`KeyboardInterrupt` it raises cannot stop the compiled code, which returns as if
+    nothing happened, and CPython then raises ``SystemError: ... returned a result with an
+    exception set``, caused by the interrupt. Such an error is the interrupt, not a failure.
+
+    Parameters
+    ----------
+    exc : BaseException
+        An exception that escaped some work.
+
+    Returns
+    -------
+    BaseException or None
+        ``exc`` itself when it is no :class:`Exception` (``KeyboardInterrupt``, ``SystemExit``
+        or a signal turned into an exception), else the first such exception among its
+        causes and contexts (``__cause__``, then ``__context__``, link by link), else None.
+        ``GeneratorExit`` does not count.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if not isinstance(current, (Exception, GeneratorExit)):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None

@@ -171,6 +171,17 @@ def test_pessimistic_error_matches_the_binomial_upper_limit():
     (6849.0, "6849"), (0.8, "0.8"), (2.5, "2.5"), (0.5605, "0.5605"), (1234567.25, "1234567.25"),
     (0.1234565, "0.123456"), (2.0000005, "2.000001"), (1e-7, "0"), (-1e-7, "-0"),
     (-3.25, "-3.25"), (0.0, "0"), (-0.0, "-0"), (1e20, "100000000000000000000"),
+    # thresholds of any finite size: Java's digits, not the double's exact binary value
+    (1e25, "1" + "0" * 25), (-8.5e306, "-85" + "0" * 305), (1.7976931348623157e308,
+                                                            "17976931348623157" + "0" * 292),
+    (197258974075863.1875, "197258974075863.2"), (4.9e-324, "0"), (-2.0000005, "-2.000001"),
+    (3.5e-6, "0.000003"), (4.5e-6, "0.000005"), (0.99999995, "1"),
+    # where Java's classic conversion is not the shortest: a decimal on the border of the
+    # double's interval, an integer below 2**63, a 64-bit sum that wraps (issue 29)
+    (1e23, "99999999999999990000000"), (8.4e22, "83999999999999990000000"),
+    (3.584e25, "35840000000000002000000000"), (1.024e26, "1024" + "0" * 23),
+    (2.82879384806159e17, "282879384806159008"),
+    (2.4798487398601095e25, "24798487398601094000000000"),
 ])
 def test_thresholds_print_as_weka_doubletostring(value, text):
     assert weka_number(value) == text
@@ -178,7 +189,9 @@ def test_thresholds_print_as_weka_doubletostring(value, text):
 
 @pytest.mark.parametrize("value, text", [
     (15.27, "15.27"), (0.29, "0.29"), (7390.0, "7390.0"), (1e7, "1.0E7"),
-    (12345678.9, "1.23456789E7"), (0.0, "0.0")])
+    (12345678.9, "1.23456789E7"), (0.0, "0.0"), (-0.0, "-0.0"), (0.001, "0.001"),
+    (1e-4, "1.0E-4"), (1e23, "9.999999999999999E22"), (4.9e-324, "4.9E-324"),
+    (2.82879384806159e17, "2.82879384806159008E17"), (-1.7e308, "-1.7E308")])
 def test_leaf_counts_print_as_java_double_tostring(value, text):
     from ensemblekit.classifiers.c45_model import _java_double
 

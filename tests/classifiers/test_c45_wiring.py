@@ -184,3 +184,66 @@ def test_show_never_folds_a_long_tree_line(tmp_path):
     assert run_cli("fit", "c45", data, "-o", model).exit_code == 0
     shown = _shown_tree(run_cli("show", model).stdout).splitlines()
     assert f"{name} <= 0.475: x (20.0)" in shown and f"{name} > 0.475: y (20.0)" in shown
+
+
+def _two_class_file(tmp_path, values) -> object:
+    """An ARFF file: one numeric attribute ``x`` with ``values``, class a for the first half."""
+    half = len(values) // 2
+    rows = [f"{v!r},{'a' if i < half else 'b'}" for i, v in enumerate(values)]
+    data = tmp_path / "huge.arff"
+    data.write_text("\n".join(["@relation huge", "@attribute x numeric",
+                               "@attribute class {a,b}", "@data", *rows]) + "\n")
+    return data
+
+
+@pytest.mark.parametrize("values, threshold", [
+    ([(i + 1) * 1.5e24 for i in range(40)], "3" + "0" * 25),
+    ([(i - 20) * 8.5e306 for i in range(40)], "-85" + "0" * 305),  # up to -1.7e308
+    # 1.38e308 + 1.4e308 overflows: Weka's J48 splits at infinity there and recurses until
+    # its stack overflows (ours grew the tree until memory ran out); the cut stays finite
+    ([float(f"{100 + 2 * i}e306") for i in range(40)], "138" + "0" * 306),
+])
+def test_thresholds_of_any_finite_size_fit_show_predict_and_evaluate(tmp_path, values, threshold):
+    # issue 29: a genuine model with thresholds near 1e25 failed 'show' with exit 1; the
+    # tree prints as Weka 3.9.7's J48 prints it for the same file (Java 17 and 25)
+    data = _two_class_file(tmp_path, values)
+    model = tmp_path / "huge.ekm"
+    assert run_cli("fit", "c45", data, "-o", model).exit_code == 0
+    shown = run_cli("show", model)
+    assert shown.exit_code == 0, shown.output
+    assert _shown_tree(shown.stdout).splitlines()[3:5] == [
+        f"x <= {threshold}: a (20.0)", f"x > {threshold}: b (20.0)"]
+    predicted = run_cli("predict", model, data)
+    assert predicted.exit_code == 0
+    assert predicted.stdout.splitlines() == ["row,prediction"] + [
+        f"{i + 1},{'a' if i < 20 else 'b'}" for i in range(40)]
+    scored = run_cli("evaluate", model, data, "--format", "json")
+    assert scored.exit_code == 0 and json.loads(scored.stdout)["scores"]["accuracy"] == 1.0
+    crossed = run_cli("evaluate", "c45", data, "--cv", "2", "--repeats", "1", "--format", "json")
+    assert crossed.exit_code == 0, crossed.output
+
+
+@needs_weka
+def test_show_prints_thresholds_of_every_magnitude_as_weka(tmp_path):
+    # magnitudes where Java's digits are not the shortest ones (2**54 .. 2**86), and doubles
+    # near 1e308 (no two of which add up past the largest double, where Weka fails): the
+    # whole tree as Weka prints it
+    rng = np.random.default_rng(29)
+    n = 300
+    a = rng.uniform(0, 3.7e22, n)
+    b = rng.uniform(-2.5e17, 2.5e17, n)
+    c = rng.integers(1, 99999, n) * 10.0 ** rng.integers(15, 27, n)
+    d = rng.uniform(-1, 1, n) * 8.9e307
+    cls = np.where(a < 1.2e22, "p", np.where(b > 0, "q", np.where(d > 0, "r", "s")))
+    flip = rng.random(n) < 0.15
+    cls[flip] = rng.choice(["p", "q", "r", "s"], int(flip.sum()))
+    rows = [",".join(repr(float(v)) for v in row) + f",{k}" for *row, k in zip(a, b, c, d, cls)]
+    data = tmp_path / "magnitudes.arff"
+    data.write_text("\n".join(["@relation magnitudes", *(f"@attribute {v} numeric" for v in "abcd"),
+                               "@attribute class {p,q,r,s}", "@data", *rows]) + "\n")
+    path = tmp_path / "model.ekm"
+    assert run_cli("fit", "c45", data, "-o", path, "--set", "unpruned=true").exit_code == 0
+    ours = _shown_tree(run_cli("show", path).stdout)
+    weka = _weka_tree(run_weka("weka.classifiers.trees.J48", "-t", str(data), "-no-cv", "-U"))
+    assert ours == weka
+    assert ours.count("<=") >= 5

@@ -7,8 +7,11 @@ reading of a ``--resume`` journal, and names from files shown escaped.
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -187,6 +190,137 @@ def test_help_into_head_exits_0():
                            *_ensemblekit()], capture_output=True, text=True)
     assert (proc.returncode, proc.stderr) == (0, "")
     assert len(proc.stdout.splitlines()) == 1
+
+
+# --------------------------------------------------------------------------- full streams
+_FULL = "ensemblekit: error: no space left on device writing standard output"
+needs_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+
+_WRITES_STDOUT_FULL = _WRITES_STDOUT + [
+    ["algorithms", "--format", "json"], ["algorithms", "c45"], ["info", IRIS, "--format", "json"],
+    ["predict", "MODEL", IRIS, "--format", "json"], ["show", "MODEL", "--format", "json"],
+    ["cluster", "kmeans", IRIS, "-k", "2:3"], ["predict", "--help"],
+    ["compare", "c45", "knn", "--data", IRIS, "--cv", "2", "--repeats", "1", "--format", "json"],
+]
+
+
+@needs_dev_full
+@pytest.mark.parametrize("args", _slow_unless(_WRITES_STDOUT_FULL, [["--help"], ["--version"], []]),
+                         ids=lambda a: " ".join(a)[:40] or "no args")
+def test_stdout_on_a_full_device_is_one_usage_error(args, iris_model):
+    # issue 29: ENOSPC on stdout was an unexpected failure (exit 1) for 22 commands
+    proc = _shell(_with_model(args, iris_model), ">/dev/full")
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines[-1] == _FULL, proc.stderr
+    assert all(line.startswith("note: ") for line in lines[:-1]), proc.stderr  # evaluate MODEL
+
+
+@needs_dev_full
+def test_full_stdout_and_stderr_still_exit_2():
+    # nothing can be said, but the exit code still tells (not 1 from a failed message)
+    for args in (["--help"], ["--version"], ["info", "no-such-file.arff"]):
+        proc = _shell(args, ">/dev/full 2>/dev/full")
+        assert (proc.returncode, proc.stderr) == (2, ""), args
+
+
+@needs_dev_full
+@pytest.mark.slow  # two processes that load the numeric libraries
+def test_a_full_stderr_loses_the_messages_only(tmp_path):
+    model = tmp_path / "m.ekm"
+    assert _shell(["fit", "c45", IRIS, "-o", model], "2>/dev/full").returncode == 0
+    assert model.stat().st_size > 0
+    full, normal = _shell(["show", model], "2>/dev/full"), _shell(["show", model], "")
+    assert full.returncode == 0 and full.stdout == normal.stdout != ""
+
+
+@needs_dev_full
+def test_full_stdout_under_the_entry_point_keeps_every_writer_guarded():
+    # every writer (print, sys.stdout.buffer, a text wrapper of its own) meets one usage error,
+    # and the interpreter's last flush of what was buffered cannot fail again
+    code = ("import sys\n"
+            "from ensemblekit.cli_io import guard_standard_streams\n"
+            "guard_standard_streams()\n"
+            "try:\n"
+            "    sys.stdout.buffer.write(b'x' * 100000)\n"
+            "    sys.stdout.flush()\n"
+            "except Exception as exc:\n"
+            "    sys.stderr.write(f'{type(exc).__name__}: {exc}\\n')\n"
+            "print('still buffered')\n")
+    proc = subprocess.run(["sh", "-c", 'exec "$@" >/dev/full', "sh", sys.executable, "-c", code],
+                          stderr=subprocess.PIPE, text=True)
+    assert (proc.returncode, proc.stderr) == (
+        0, "UsageError: no space left on device writing standard output\n")
+
+
+# --------------------------------------------------------------------------- signals
+@pytest.fixture(scope="module")
+def lazy_work(tmp_path_factory):
+    """A lazy-bagging model of iris and iris 40 times over (6,000 rows: 20 s of lazy prediction
+    or more, far more than a test waits before its signal)."""
+    folder = tmp_path_factory.mktemp("lazy")
+    model = folder / "lb.ekm"
+    done = subprocess.run(_ensemblekit() + ["fit", "lazy-bagging", IRIS, "-o", str(model)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = Path(IRIS).read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().lower() == "@data") + 1
+    rows = [line for line in lines[start:] if line.strip() and not line.startswith("%")]
+    data = folder / "iris40.arff"
+    data.write_text("\n".join(lines[:start] + rows * 40) + "\n")
+    return str(model), str(data)
+
+
+def _cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _signalled_when_busy(args, sig, *, group: bool, cwd) -> tuple[subprocess.CompletedProcess, int]:
+    """Run ensemblekit ARGS in a session of its own; once it has used 2 s of CPU, or run 6 s
+    with its workers (predicting by then), send ``sig`` to it (or, as Ctrl-C does, to its
+    whole group); wait for it to end. Returns the finished process and how many of its group
+    were alive 3 s after it ended."""
+    proc = subprocess.Popen(_ensemblekit() + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=cwd, start_new_session=True)
+    started = time.monotonic()
+    while proc.poll() is None and _cpu_seconds(proc.pid) < 2.0 and time.monotonic() - started < 6:
+        threading.Event().wait(0.05)
+    assert proc.poll() is None, "ended before the signal"
+    (os.killpg if group else os.kill)(proc.pid, sig)
+    out, err = proc.communicate(timeout=120)
+    for _ in range(30):  # worker processes must not outlive the command
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return subprocess.CompletedProcess(args, proc.returncode, out, err), 0
+        threading.Event().wait(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)
+    return subprocess.CompletedProcess(args, proc.returncode, out, err), 1
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="needs /proc")
+
+
+@pytest.mark.slow  # lazy prediction stopped after 2 s of CPU (or 6 s with workers)
+@needs_proc
+@pytest.mark.parametrize("sig, group, jobs, to_file", [
+    (signal.SIGINT, True, 1, False), (signal.SIGTERM, False, 1, False),
+    (signal.SIGINT, True, 1, True), (signal.SIGTERM, False, 1, True),
+    (signal.SIGTERM, False, 2, True), (signal.SIGINT, True, 2, False),
+], ids=["int-stdout", "term-stdout", "int-file", "term-file", "term-j2-file", "int-j2-stdout"])
+def test_a_signal_during_lazy_prediction_exits_130_or_143(lazy_work, tmp_path, sig, group, jobs,
+                                                          to_file):
+    # issue 29: Ctrl-C or SIGTERM during lazy-bagging predict gave SystemError (exit 1): the
+    # signal's exception was raised inside a numba callback
+    model, data = lazy_work
+    args = ["predict", model, data, "-j", str(jobs)] + (["-o", "pred.csv"] if to_file else [])
+    proc, left = _signalled_when_busy(args, sig, group=group, cwd=tmp_path)
+    said = {signal.SIGINT: ["ensemblekit: interrupted"], signal.SIGTERM: ["ensemblekit: terminated"]}
+    assert proc.returncode == 128 + sig, proc.stderr
+    assert proc.stderr.splitlines() in ([], said[sig]), proc.stderr  # typer says nothing on ^C
+    assert os.listdir(tmp_path) == [] and left == 0  # no output, temporary file or worker left
 
 
 # --------------------------------------------------------------------------- exit code 2

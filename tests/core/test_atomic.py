@@ -282,6 +282,60 @@ def test_destination_problem(tmp_path):
     assert destination_problem("/dev/null") is None
 
 
+# --------------------------------------------------------------------------- long names
+_LONGEST = "é" * 125 + ".csv"  # 254 bytes of UTF-8 (the limit is 255), 129 characters
+
+
+def _name_max(folder) -> int:
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
+@pytest.mark.parametrize("how", ["all at once", "piece by piece"])
+def test_any_name_the_file_system_takes_can_be_written(tmp_path, how, monkeypatch):
+    # issue 29: a 240-253-byte non-ASCII name was refused after the work: the temporary
+    # name (".NAME.xxxx.tmp", 200 characters of NAME) ran past the 255-byte limit
+    if _name_max(tmp_path) < 255:
+        pytest.skip("this file system allows shorter names")
+    target = tmp_path / _LONGEST
+    temporary = []
+    real_replace = os.replace
+    monkeypatch.setattr(atomic.os, "replace", lambda a, b: (temporary.append(Path(a).name),
+                                                            real_replace(a, b)))
+    for content in (b"old\n", b"new\n"):  # a new file, then one replaced
+        if how == "all at once":
+            write_atomic(target, content)
+        else:
+            with atomic.writing(target) as handle:
+                handle.write(content)
+    assert _entries(tmp_path) == [_LONGEST] and target.read_bytes() == b"new\n"
+    # the temporary names come from a short hash of the name, the same for one destination
+    assert len(temporary) == 2 and all(len(name.encode()) == 42 for name in temporary)
+    prefix = ".ensemblekit-" + hashlib.sha256(_LONGEST.encode()).hexdigest()[:12] + "-"
+    assert all(name.startswith(prefix) and name.endswith(".tmp") for name in temporary)
+
+
+def test_a_name_past_the_limit_is_refused_with_the_bound(tmp_path):
+    limit = _name_max(tmp_path)
+    name = "é" * (limit // 2) + "ab.csv"  # limit + 5 or limit + 6 bytes
+    size = len(name.encode())
+    assert destination_problem(tmp_path / name) == (
+        f"its name is {size} bytes long; the file system allows at most {limit}")
+    assert destination_problem(tmp_path / name / "x.csv") == (
+        f"the name of a folder on its path is {size} bytes long; the file system allows at most "
+        f"{limit}")
+    os.symlink(name, tmp_path / "link.csv")
+    assert destination_problem(tmp_path / "link.csv") == (
+        f"links to {tmp_path / name}, where its name is {size} bytes long; the file system "
+        f"allows at most {limit}")
+    deep = tmp_path.joinpath(*["d" * 200] * 25, "x.csv")
+    assert destination_problem(deep) == (
+        f"the path is {len(os.fsencode(deep))} bytes long; the system allows at most "
+        f"{os.pathconf(tmp_path, 'PC_PATH_MAX')}")
+
+
 # --------------------------------------------------------------------------- signals
 
 
@@ -311,6 +365,27 @@ def test_signals_are_held_back_and_then_delivered():
         assert seen == [("handler", signal.SIGTERM)]
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_a_signal_wrapped_in_another_error_still_removes_the_file_and_acts(tmp_path):
+    # issue 29: SIGTERM's exception raised inside a numba callback reaches ``writing`` as a
+    # SystemError caused by it; the temporary file goes, and the signal acts as it would have
+    seen = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
+    target = tmp_path / "out.csv"
+    target.write_text("old\n")
+    try:
+        with pytest.raises(KeyboardInterrupt):  # the handler returned: the block still stops
+            with atomic.writing(target) as handle:
+                handle.write(b"half")
+                try:
+                    raise atomic._Interrupted(signal.SIGTERM)
+                except atomic._Interrupted as exc:
+                    raise SystemError("returned a result with an exception set") from exc
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert seen == [signal.SIGTERM]
+    assert _entries(tmp_path) == ["out.csv"] and target.read_text() == "old\n"
 
 
 def test_handlers_come_back_after_an_error_and_ignored_signals_stay_ignored():
@@ -522,6 +597,26 @@ def test_cli_fit_through_a_symlink(tmp_path, model):
     done = _cli("fit", "c45", IRIS, "-o", tmp_path / "link.ekm")
     assert done.returncode == 0 and os.path.islink(tmp_path / "link.ekm")
     assert _entries(tmp_path / "models") == ["latest.ekm"]
+
+
+@pytest.mark.slow  # whole ensemblekit processes
+def test_cli_long_non_ascii_names_are_written_or_refused_before_work(tmp_path, model,
+                                                                     expected_predictions):
+    if _name_max(tmp_path) != 255:
+        pytest.skip("needs a file system with 255-byte names")
+    for name in ("é" * 120 + ".csv", "€" * 83 + "ab.csv", _LONGEST):  # 244, 255, 254 bytes
+        done = _cli("predict", model, IRIS, "-o", tmp_path / name)
+        assert (done.returncode, done.stderr) == (0, ""), name
+        assert (tmp_path / name).read_text() == expected_predictions
+    done = _cli("fit", "c45", IRIS, "-o", tmp_path / ("é" * 125 + ".ekm"))
+    assert done.returncode == 0, done.stderr
+    # one byte more: refused before the data is even read (it does not exist)
+    done = _cli("fit", "c45", tmp_path / "no-such.arff", "-o", tmp_path / ("é" * 126 + ".ekm"))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines() == [
+        f"ensemblekit: error: --output {tmp_path / ('é' * 126 + '.ekm')}: its name is 256 bytes "
+        "long; the file system allows at most 255"]
+    assert len(_entries(tmp_path)) == 4  # three predictions and a model: no temporary file
 
 
 @pytest.mark.slow  # whole ensemblekit processes

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ensemblekit import api, registry
-from ensemblekit.errors import EnsemblekitError, InputError
+from ensemblekit.errors import EnsemblekitError, InputError, interruption
 
 from ektesting.support import data_path
 from ektesting.support import run_cli as run
@@ -158,3 +158,38 @@ def test_a_value_beyond_float32_is_refused_naming_the_attribute(tmp_path):
                              "attribute 'b' holds -1e+300, a value too large for dtype('float32'), "
                              "in which scikit-learn's trees read the data (at most about 3.4e38 "
                              "in magnitude)\n")
+
+
+# --------------------------------------------------------------------------- interrupts
+def _raised_from(cause: BaseException, link: str) -> Exception:
+    """A SystemError raised from ``cause`` as CPython raises one when compiled code returns
+    normally with the interrupt set (``link`` "cause"), or raised while handling it."""
+    try:
+        try:
+            raise cause
+        except BaseException as inner:  # noqa: BLE001
+            if link == "cause":
+                raise SystemError("CPUDispatcher(f) returned a result with an exception set") from inner
+            raise ValueError("during the handling")  # noqa: B904 - the context is the point
+    except Exception as outer:  # noqa: BLE001
+        return outer
+
+
+@pytest.mark.parametrize("link", ["cause", "context"])
+def test_an_error_raised_from_an_interrupt_is_the_interrupt(link):
+    # issue 29: Ctrl-C inside numba's callbacks surfaced as SystemError, exit 1
+    stop = KeyboardInterrupt()
+    wrapped = _raised_from(stop, link)
+    assert interruption(wrapped) is stop
+    assert interruption(_raised_from(wrapped, link)) is stop  # any depth
+    assert interruption(stop) is stop
+
+
+def test_errors_without_an_interrupt_behind_them_are_errors():
+    assert interruption(ValueError("plain")) is None
+    assert interruption(_raised_from(OSError("disk"), "cause")) is None
+    assert interruption(_raised_from(GeneratorExit(), "context")) is None
+    looped = ValueError("a")
+    looped.__context__ = TypeError("b")
+    looped.__context__.__context__ = looped  # a cycle ends the walk
+    assert interruption(looped) is None

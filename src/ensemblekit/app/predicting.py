@@ -5,7 +5,7 @@ from __future__ import annotations
 from ensemblekit import registry
 from ensemblekit.app.common import _READING, Progress, _no_progress, _notifier, worker_count
 from ensemblekit.app.models import _as_model, _schema_of
-from ensemblekit.errors import InputError, UsageError
+from ensemblekit.errors import InputError, UsageError, interruption
 from ensemblekit.results import FittedModel, Prediction
 
 #: Rows given to the model at a time by :func:`predict` (one progress step).
@@ -319,6 +319,8 @@ def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source,
                     done = True
                     break
                 except Exception as exc:  # noqa: BLE001 - raised after the chunks before it
+                    if interruption(exc) is not None:  # Ctrl-C: at once
+                        raise
                     failed, done = exc, True
                     break
                 n, futures = ds.X.shape[0], []

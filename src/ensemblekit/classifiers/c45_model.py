@@ -29,6 +29,8 @@ from ensemblekit.state import Array, Scalar
 from ensemblekit.trust import COUNT_MAX, CheckContext
 
 from ._c45_nodes import _SMALL, _depth, _first_max
+from ._java_numbers import java_double as _java_double
+from ._java_numbers import weka_number
 from .coded import check_codes
 
 __all__ = ["C45Model", "weka_number"]
@@ -192,49 +194,10 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
     return out
 
 
-# ---- Weka's number formats
-def _java_double(x: float) -> str:
-    """Java's ``Double.toString`` for the counts J48 prints (rounded to 2 decimals)."""
-    if x == 0:
-        return "-0.0" if math.copysign(1, x) < 0 else "0.0"
-    a = abs(x)
-    if 1e-3 <= a < 1e7:
-        s = repr(float(x))
-        return s if ("." in s or "e" in s) else s + ".0"
-    from decimal import Decimal
-
-    d = Decimal(repr(float(x)))
-    sign, dig, e = d.as_tuple()
-    s = "".join(map(str, dig)).rstrip("0") or "0"
-    exp10 = len(dig) + e - 1
-    body = s[0] + "." + (s[1:] or "0")
-    return ("-" if sign else "") + body + "E" + str(exp10)
-
-
+# ---- Weka's number formats (the digits: :mod:`._java_numbers`)
 def _round2(x: float) -> float:
     """Weka's ``Utils.roundDouble(x, 2)`` (Java's ``Math.round``: half up)."""
     return math.floor(x * 100.0 + 0.5) / 100.0
-
-
-def weka_number(x: float, decimals: int = 6) -> str:
-    """Weka's ``Utils.doubleToString(x, decimals)``: a ``DecimalFormat`` rounding half up.
-
-    At most ``decimals`` digits after the point, trailing zeros and the point dropped, no
-    grouping; a negative value that rounds to zero keeps its sign (``-0``).
-    """
-    from decimal import ROUND_HALF_UP, Decimal
-
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    d = Decimal(x).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
-    s = format(d, "f")
-    if "." in s:
-        s = s.rstrip("0").rstrip(".")
-    if s in ("0", "-0"):
-        s = "-0" if (x < 0 or math.copysign(1, x) < 0) else "0"
-    return s
 
 
 class C45Model:

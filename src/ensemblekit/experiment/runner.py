@@ -39,7 +39,7 @@ import numpy as np
 from ensemblekit import registry
 from ensemblekit._workers import worker_count
 from ensemblekit.dataset import known_class
-from ensemblekit.errors import InputError
+from ensemblekit.errors import InputError, interruption
 from ensemblekit.experiment.journal import Journal, JournalLock, run_fingerprint, unit_key
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit
 from ensemblekit.experiment.scheduler import (
@@ -598,6 +598,8 @@ class Runner:
                 except StopIteration:
                     break
                 except Exception as exc:  # noqa: BLE001 - a worker died; its units are retried
+                    if interruption(exc) is not None:
+                        raise
                     why = self._cluster_lost()
                     if why is not None:  # no worker is left to retry them on
                         raise _ClusterLost(why) from None
@@ -770,6 +772,8 @@ def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | Non
     try:
         values, predictions = _score_unit(ds, cand, unit, n_clusters, metrics, keep)
     except Exception as exc:  # recorded per unit; the rest of the run goes on
+        if interruption(exc) is not None:  # Ctrl-C inside compiled code: stop, as for any other
+            raise
         where = f"repeat {unit.repeat}, fold {unit.fold}" if unit.fold else f"run {unit.repeat}"
         text = " ".join(registry.refusal_text(exc, cand.algorithm, ds.schema).split())
         return index, {"scores": {}, "seconds": time.perf_counter() - start,

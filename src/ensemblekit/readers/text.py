@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ensemblekit.dataset import DataError
+from ensemblekit.fifo import open_for_reading
 from ensemblekit.readers.bounds import DATA_MB, LINE_MB
 
 __all__ = ["MixedEncodingError", "decode_text", "decoded_blocks", "iter_lines", "open_input"]
@@ -173,8 +174,14 @@ def open_input(source: Any, stdin: BinaryIO | None, *, whole: bool = False
         if isinstance(path, bytes):
             path = os.fsdecode(path)
         try:
-            _refuse_special(path, os.stat(path).st_mode)
-            stream = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+            mode = os.stat(path).st_mode
+            _refuse_special(path, mode)
+            if stat.S_ISFIFO(mode):  # waits for a writer, within a bound
+                stream = os.fdopen(open_for_reading(path), "rb")
+            else:
+                stream = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+        except TimeoutError as exc:
+            raise DataError(exc.strerror, path) from None
         except FileNotFoundError:
             raise DataError("no such file", path) from None
         except IsADirectoryError:
