@@ -21,26 +21,23 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks" / "bench_hostile_inputs.py"
 
-# TODO(issue 29): remove each xfail once the fix of its family is merged.
-_UNFIXED = "issue 29: not fixed on this branch yet"
-
 CLEAN = ("refused", "correct")  # where the case accepts either
 
 SAMPLES = [
     # (family, case name, outcomes that pass, xfail reason or None)
-    ("model", "c45 fitted on iris x 1e25 (genuine) · show", ("correct",), _UNFIXED),
+    ("model", "c45 fitted on iris x 1e25 (genuine) · show", ("correct",), None),
     ("model", "c45 fitted on iris x 1e25 (genuine) · predict", ("correct",), None),
-    ("data", "/dev/zero · info", ("refused",), _UNFIXED),
+    ("data", "/dev/zero · info", ("refused",), None),
     ("data", "a directory · info", ("refused",), None),
-    ("outputs", "stdout on /dev/full · predict", ("refused",), _UNFIXED),
+    ("outputs", "stdout on /dev/full · predict", ("refused",), None),
     ("outputs", "a FIFO (no writer) as the model · show", CLEAN, None),
-    ("processes", "a journal holding \"accuracy\": 7.5", ("refused",), _UNFIXED),
+    ("processes", "a journal holding \"accuracy\": 7.5", ("refused",), None),
     ("processes", "a journal whose last record was torn by a kill (resumes)", ("correct",), None),
-    ("usage", "compare kmeans --runs 1000000000", ("refused",), _UNFIXED),
+    ("usage", "compare kmeans --runs 1000000000", ("refused",), None),
     ("usage", "compare --cv 1000000000", ("refused",), None),
-    ("dask", "a listener that accepts and never speaks · compare", ("refused",), _UNFIXED),
+    ("dask", "a listener that accepts and never speaks · compare", ("refused",), None),
     ("dask", "a closed port · predict", ("refused",), None),
-    ("silent", "knn on iris scaled to +-1e308 against +-1e8 · predict", CLEAN, _UNFIXED),
+    ("silent", "knn on iris scaled to +-1e308 against +-1e8 · predict", CLEAN, None),
     ("silent", "tree-kernel model holding tree_value_[1] = 1e308 · predict", CLEAN, None),
 ]
 
