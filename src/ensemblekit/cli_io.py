@@ -205,18 +205,20 @@ def signal_exit_code(exc: BaseException) -> int | None:
         130 after ``ensemblekit: interrupted`` for Ctrl-C (:class:`KeyboardInterrupt`),
         143 after ``ensemblekit: terminated`` for SIGTERM (:class:`Terminated`), also when
         they come wrapped in another error (see :func:`ensemblekit.errors.interruption`);
-        None for anything else.
+        None for anything else. Warnings are silenced from then on: the pools and files
+        torn down on the way out have nothing to say that the user needs.
     """
+    import warnings
+
     from ensemblekit.errors import interruption
 
     stop = interruption(exc)
-    if isinstance(stop, KeyboardInterrupt):
-        err("interrupted")
-        return 130
-    if isinstance(stop, Terminated):
-        err("terminated")
-        return 128 + signal.SIGTERM
-    return None
+    if not isinstance(stop, (KeyboardInterrupt, Terminated)):
+        return None
+    err("interrupted" if isinstance(stop, KeyboardInterrupt) else "terminated")
+    # what joblib says while its pool is torn down (a folder its workers still held) is noise
+    warnings.simplefilter("ignore")
+    return 130 if isinstance(stop, KeyboardInterrupt) else 128 + signal.SIGTERM
 
 
 def fd_is_open(fd: int) -> bool:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -298,6 +299,27 @@ def _signalled_when_busy(args, sig, *, group: bool, cwd) -> tuple[subprocess.Com
         threading.Event().wait(0.1)
     os.killpg(proc.pid, signal.SIGKILL)
     return subprocess.CompletedProcess(args, proc.returncode, out, err), 1
+
+
+def test_an_error_raised_from_a_signal_ends_as_the_signal(capsys):
+    from ensemblekit.cli_io import Terminated, signal_exit_code
+
+    def wrapped(stop):
+        try:
+            try:
+                raise stop
+            except BaseException as exc:  # noqa: BLE001
+                raise SystemError("CPUDispatcher(f) returned a result with an exception set") from exc
+        except SystemError as exc:
+            return exc
+
+    with warnings.catch_warnings():  # the function silences warnings for the way out
+        assert signal_exit_code(wrapped(KeyboardInterrupt())) == 130
+        assert signal_exit_code(wrapped(Terminated(signal.SIGTERM))) == 143
+        assert signal_exit_code(Terminated(signal.SIGTERM)) == 143
+        assert signal_exit_code(ValueError("a bug")) is None
+    assert capsys.readouterr().err == "ensemblekit: interrupted\nensemblekit: terminated\n" \
+                                      "ensemblekit: terminated\n"
 
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="needs /proc")
