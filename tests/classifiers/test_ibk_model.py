@@ -48,7 +48,7 @@ SETTINGS = [
     ("labor", {}), ("labor", {"n_neighbors": 3, "weights": "inverse"}),
     ("colic", {"n_neighbors": 5, "weights": "similarity"}),
     ("colic", {"n_neighbors": 2, "range_update": "none"}),
-    ("segment", {"n_neighbors": 3}),
+    pytest.param("segment", {"n_neighbors": 3}, marks=pytest.mark.slow),  # 2,310 rows: 5 s
 ]
 
 

@@ -61,6 +61,7 @@ def test_the_wait_is_a_bound_with_a_variable(monkeypatch):
             fifo.wait_seconds()
 
 
+@pytest.mark.slow  # waits out the pipe's deadline
 def test_an_output_fifo_nobody_reads_is_given_up(pipe, tmp_path):
     with pytest.raises(TimeoutError) as info:
         write_atomic(pipe, b"rows\n")
@@ -86,6 +87,7 @@ def test_an_output_fifo_with_a_reader_gets_everything(pipe, how):
     assert got == [data]
 
 
+@pytest.mark.slow  # waits out the pipe's deadline
 def test_data_in_a_fifo_nobody_writes_is_given_up(pipe):
     from ensemblekit.dataset import DataError
     from ensemblekit.readers.text import open_input

@@ -213,6 +213,7 @@ def test_stacking_learns_the_accurate_type_by_hand():
     assert _stack(proba_x, proba_meta, oob, kind, y_meta, 2) is None
 
 
+@pytest.mark.slow
 def test_stacking_end_to_end(labor):
     _, X, y, nominal, n_cat = labor
     common = {"nominal_features": nominal, "n_categories": n_cat, "random_state": 2}
