@@ -21,7 +21,7 @@ from ensemblekit.state import Array, Members, Scalar
 from ensemblekit.trust import COUNT_MAX, CheckContext, DamagedModelError
 
 from .c45_model import C45Model, _fail
-from .coded import check_codes
+from .coded import check_codes, numeric_columns
 
 __all__ = ["TREES", "TREE_CONSTRAINTS", "BaggedTreesModel", "member_model", "onehot_tree_matrix"]
 
@@ -170,9 +170,7 @@ n_categories, random_state, n_classes
         nominal, categories = self.nominal_features_, self.n_categories_
         if nominal.size > 1 and np.any(nominal[1:] <= nominal[:-1]):
             _fail(ctx, "nominal_features_", "not distinct indices in ascending order")
-        numeric = np.ones(d, dtype=bool)
-        numeric[nominal] = False  # np.setdiff1d would import numpy.ma
-        if not np.array_equal(self.numeric_features_, np.flatnonzero(numeric)):
+        if not np.array_equal(self.numeric_features_, numeric_columns(d, nominal)):
             _fail(ctx, "numeric_features_", "not the columns that are not nominal")
         if np.any(self.modes_ >= categories):
             _fail(ctx, "modes_", "a code outside its column's categories")

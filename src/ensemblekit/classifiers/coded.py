@@ -13,7 +13,7 @@ import numpy as np
 
 from ensemblekit.errors import InputError
 
-__all__ = ["check_codes", "coded_layout"]
+__all__ = ["check_codes", "coded_layout", "numeric_columns"]
 
 
 def coded_layout(X, nominal_features, n_categories):
@@ -73,9 +73,29 @@ def coded_layout(X, nominal_features, n_categories):
             raise InputError("n_categories must give a count >= 1 for each nominal feature")
         cats = cats[order]
         check_codes(X, nominal, cats)
-    is_numeric = np.ones(d, dtype=bool)
-    is_numeric[nominal] = False
-    return nominal, cats, np.flatnonzero(is_numeric)
+    return nominal, cats, numeric_columns(d, nominal)
+
+
+def numeric_columns(n_features: int, nominal) -> np.ndarray:
+    """Sorted indices of the columns that are not nominal.
+
+    What ``np.setdiff1d(np.arange(n_features), nominal)`` gives, without the
+    ``np.unique`` behind it, which imports ``numpy.ma`` (about 8 ms of a model's
+    ``predict`` in a fresh process).
+
+    Parameters
+    ----------
+    n_features : int >= 0
+    nominal : array-like of int
+        Indices of the nominal columns, each in ``0 .. n_features - 1``.
+
+    Returns
+    -------
+    ndarray of intp
+    """
+    is_numeric = np.ones(n_features, dtype=bool)
+    is_numeric[np.asarray(nominal, dtype=np.intp)] = False
+    return np.flatnonzero(is_numeric)
 
 
 def check_codes(X, nominal, n_categories) -> None:

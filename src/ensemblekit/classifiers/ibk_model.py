@@ -20,7 +20,7 @@ from ..constraints import Constraint
 from ..rows import check_rows
 from ..state import Array, Scalar
 from ..trust import COUNT_MAX
-from .coded import check_codes
+from .coded import check_codes, numeric_columns
 
 __all__ = ["IBkModel", "WEIGHTS", "RANGE_UPDATES"]
 
@@ -270,7 +270,7 @@ class IBkModel:
         X = self._validated_X(X)
         if self.range_update == "none":
             return self
-        numeric = self._numeric_columns()
+        numeric = numeric_columns(self.n_features_in_, self.nominal_features_)
         low, high = self.feature_min_.copy(), self.feature_max_.copy()
         # fmin/fmax skip NaN: a missing value leaves a range as it is
         low[numeric] = np.fmin(self.feature_min_[numeric],
@@ -281,17 +281,11 @@ class IBkModel:
         out.feature_min_, out.feature_max_ = low, high
         return out
 
-    def _numeric_columns(self) -> np.ndarray:
-        """Indices of the numeric columns, ascending (np.setdiff1d would import numpy.ma)."""
-        numeric = np.ones(self.n_features_in_, dtype=bool)
-        numeric[self.nominal_features_] = False
-        return np.flatnonzero(numeric)
-
     def _weights(self, X):
         out = np.zeros((X.shape[0], self.classes_.size))
         if X.shape[0] == 0:
             return out
-        numeric = self._numeric_columns()
+        numeric = numeric_columns(self.n_features_in_, self.nominal_features_)
         lows, highs = self._row_ranges(X, numeric)
         onehot = np.zeros((self.n_samples_fit_, self.classes_.size))
         onehot[np.arange(self.n_samples_fit_), self.y_train_] = 1.0
