@@ -98,13 +98,11 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
     One pass of :mod:`csv` over the lines splits the records (a quoted field may
     hold line ends) and checks the number of fields, with the whole file's
     message and line; :func:`ensemblekit.readers.csv.parse_csv_records` then reads
-    each chunk of records as :func:`ensemblekit.readers.csv.parse_csv` reads a
-    whole file. The
-    first chunk decides the header (or its absence), the decimal mark and the
+    each chunk of records. The first chunk decides the header (or its absence), the decimal mark and the
     notes as for a whole file; later chunks get the header record in front (when
     there is a header) and no notes.
     """
-    lines, delimiter = with_delimiter(lines, src, delimiter)  # guessed as parse_csv does
+    lines, delimiter = with_delimiter(lines, src, delimiter)  # guessed as read_csv guesses it
     options = {k: v for k, v in csv_options.items() if k in ("decimal", "missing", "header")}
 
     records: list[list[str]] = []

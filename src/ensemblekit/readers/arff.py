@@ -33,7 +33,7 @@ from ensemblekit.readers.bounds import (
 )
 from ensemblekit.readers.table import Column, Table
 
-__all__ = ["parse_arff", "parse_arff_rows", "read_arff", "read_arff_header", "write_arff"]
+__all__ = ["parse_arff_rows", "read_arff", "read_arff_header", "write_arff"]
 
 
 class _Absent:
@@ -321,85 +321,13 @@ def read_arff_header(lines: Iterator[str], src: str) -> tuple[list[str], str, li
     return header, relation, columns, data_index
 
 
-def parse_arff(text: str, src: str) -> Table:
-    """Read the text of a whole ARFF file into a table of cells.
-
-    Parameters
-    ----------
-    text : str
-        The file's text, with ``\\n`` line ends (see
-        :func:`ensemblekit.readers.text.decode_text`).
-    src : str
-        The input as shown in messages.
-
-    Returns
-    -------
-    Table
-        One column per attribute as declared; one row per data line, each
-        cell a ``str`` or None for ``?``. In a sparse row (``{index value,
-        ...}``) a left-out attribute is 0: ``"0"`` for a numeric attribute, the
-        first declared value of a nominal one, missing for a string or date.
-
-    Raises
-    ------
-    DataError
-        A malformed header (see :func:`read_arff_header`), no data rows, or a
-        row that cannot be read (wrong number of values, a sparse index out of
-        range, bad quoting); with its line.
-    """
-    lines = text.split("\n")
-    relation, columns, data_index = _parse_arff_header(lines, src)
-    m = len(columns)
-
-    # Header of string attributes at the original line positions, so that
-    # liac-arff only tokenises and every line number stays right.
-    head = [""] * (data_index + 1)
-    head[0] = "@relation r"
-    for k, c in enumerate(columns):
-        head[c.line - 1] = f"@attribute a{k} STRING"
-    head[data_index] = "@data"
-
-    data_idx: list[int] = []
-    sparse_pos: list[int] = []
-    for i in range(data_index + 1, len(lines)):
-        s = lines[i].strip()
-        if s and s[0] != "%":
-            if s[0] == "{":
-                sparse_pos.append(len(data_idx))
-            data_idx.append(i)
-    n = len(data_idx)
-    if n == 0:
-        raise DataError("no data rows after @data", src, data_index + 1)
-    line_numbers = np.asarray(data_idx, dtype=np.int64) + 1
-
-    body = lines[data_index + 1 :]
-    if not sparse_pos:
-        rows = _decode_rows(head + body, lines, m, False, src)
-        if len(rows) != n:  # pragma: no cover - would be a bug in the line scan
-            raise DataError(f"internal error: {len(rows)} rows read but {n} data lines found", src)
-        cells = np.empty((n, m), dtype=object)
-        cells[:, :] = rows
-    else:
-        sparse_lines = {data_idx[p] for p in sparse_pos}
-        offset = data_index + 1
-        dense_body = ["" if (offset + j) in sparse_lines else t for j, t in enumerate(body)]
-        sparse_body = [t if (offset + j) in sparse_lines else "" for j, t in enumerate(body)]
-        is_sparse = np.zeros(n, dtype=bool)
-        is_sparse[sparse_pos] = True
-        cells = np.empty((n, m), dtype=object)
-        if len(sparse_pos) < n:
-            cells[~is_sparse, :] = _decode_rows(head + dense_body, lines, m, False, src)
-        _put_sparse(cells, is_sparse, _decode_rows(head + sparse_body, lines, m, True, src), columns)
-    return Table(relation, columns, cells, line_numbers, "arff")
-
-
 def read_arff(lines: Iterator[str], src: str, chunk_rows: int = 2000
               ) -> tuple[str, list[Column], int, Iterator[Table]]:
     """Read an ARFF file in two passes, holding only the text of its rows between them.
 
     The first pass reads the header and counts the data rows; the second
-    reads the rows chunk by chunk, as :func:`parse_arff` reads them all at
-    once. Each chunk's text is let go once its table is made.
+    reads the rows chunk by chunk (:func:`parse_arff_rows`). Each chunk's text
+    is let go once its table is made.
 
     Parameters
     ----------
@@ -424,7 +352,9 @@ def read_arff(lines: Iterator[str], src: str, chunk_rows: int = 2000
     Raises
     ------
     DataError
-        As :func:`parse_arff`, each when the row that holds it is read; or
+        A malformed header (see :func:`read_arff_header`) or no data rows; a
+        row that cannot be read (wrong number of values, a sparse index out of
+        range, bad quoting), with its line, when the row is read; or
         sparse rows that expand to more values than
         :data:`~ensemblekit.readers.bounds.SPARSE_VALUES` (checked before
         any is read).
@@ -496,7 +426,7 @@ def _shifted(exc: DataError, line: int | None) -> DataError:
 
 def parse_arff_rows(rows: list[str], row_lines: list[int], relation: str, columns: list[Column],
                     src: str) -> Table:
-    """Read some of an ARFF file's data lines into a table, as :func:`parse_arff` reads them.
+    """Read some of an ARFF file's data lines into a table of cells.
 
     For reading a file in chunks: the header is read once by
     :func:`read_arff_header`, then each chunk of data lines by this function.
@@ -517,8 +447,11 @@ def parse_arff_rows(rows: list[str], row_lines: list[int], relation: str, column
     Returns
     -------
     Table
-        As :func:`parse_arff` returns it, for these rows; ``lines`` is
-        ``row_lines``.
+        One column per attribute as declared; one row per data line, each
+        cell a ``str`` or None for ``?``. In a sparse row (``{index value,
+        ...}``) a left-out attribute is 0: ``"0"`` for a numeric attribute, the
+        first declared value of a nominal one, missing for a string or date.
+        ``lines`` is ``row_lines``.
 
     Raises
     ------

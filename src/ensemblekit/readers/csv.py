@@ -12,7 +12,6 @@ number; in a ``;``-separated file, numbers written with a decimal comma
 from __future__ import annotations
 
 import csv
-import io
 import itertools
 import operator
 import shlex
@@ -26,7 +25,7 @@ from ensemblekit.readers.bounds import ATTRIBUTES, VALUE_CHARS
 from ensemblekit.readers.table import Column, Table, _is_number, _to_float
 
 __all__ = ["MISSING_VALUES", "ColumnScan", "CsvLayout", "CsvScan", "check_fields",
-           "csv_error", "csv_records", "guess_delimiter", "parse_csv", "parse_csv_records",
+           "csv_error", "csv_records", "guess_delimiter", "parse_csv_records",
            "read_csv", "stripped", "with_delimiter"]
 
 #: Cell values of a CSV file read as missing: the empty field, Weka's '?', and the
@@ -88,95 +87,6 @@ def guess_delimiter(header: str, following: list[str]) -> str:
     return max(tied, key=lambda d: (agree[d], d == ";"))
 
 
-def parse_csv(text: str, src: str, relation: str, delimiter: str | None, *,
-              decimal: str | None = None, missing: frozenset[str] = MISSING_VALUES,
-              header: bool | None = None, notify: Callable[[str], None] | None = None) -> Table:
-    """Split CSV text into named columns of str/None cells (None = missing).
-
-    Parameters
-    ----------
-    text : str
-        The file's text, with ``\\n`` line ends.
-    src : str
-        The input as shown in messages.
-    relation : str
-        Name for the table (the file stem, or ``"stdin"``).
-    delimiter : str or None
-        The field delimiter; None to guess it (:func:`guess_delimiter`).
-    decimal : {".", ","} or None
-        The decimal mark. None: a ``;``-separated file's columns whose numbers
-        use ``,`` as the decimal mark are read so, said in a note. Numbers read
-        with a decimal comma are stored with a point, so that later steps
-        parse them.
-    missing : frozenset of str, default=MISSING_VALUES
-        Cell values read as missing.
-    header : bool or None
-        True: the first row names the columns. False: it is data, and the
-        columns are named att1..attN as Weka's CSVLoader names them. None:
-        data when its values fit the columns below, said in a note.
-    notify : callable or None
-        Receives the notes (one line each). The note on a mostly numeric
-        column read as nominal is kept on the column instead
-        (:attr:`Column.note`), to be said only if the column is kept.
-
-    Returns
-    -------
-    Table
-        One column per field, kinds not set (None); one row per record.
-
-    Raises
-    ------
-    DataError
-        The text is empty, a record has another number of fields than the
-        first, the quoting is broken, the header has an empty or repeated
-        name or (when guessed) holds only numbers, or there are no data rows;
-        with the line when it is known.
-    """
-    lines = text.split("\n")
-    first = next((i for i, t in enumerate(lines) if t.strip()), None)
-    if first is None:
-        raise DataError("the file is empty", src)
-    if delimiter is None:
-        following = [t for t in lines[first + 1 : first + 40] if t.strip()][:5]
-        delimiter = guess_delimiter(lines[first], following)
-    say = notify if notify is not None else (lambda message: None)
-
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter, skipinitialspace=True)
-    records: list[list[str]] = []
-    record_lines: list[int] = []
-    where = "the first row" if header is False else "the header"
-    # fields are stripped of surrounding white space; a text without any (the common
-    # case of a machine-written file) skips that pass over every field
-    spaces = " \r\x0b\x0c" + ("" if delimiter == "\t" else "\t")
-    strip = not text.isascii() or any(c in text for c in spaces)
-    start = 1
-    old = csv.field_size_limit(VALUE_CHARS.limit())
-    try:
-        for fields in reader:
-            lineno, start = start, reader.line_num + 1
-            if not fields or (len(fields) == 1 and not fields[0].strip()):
-                continue
-            if strip:
-                fields = [f.strip() for f in fields]
-            if not records:
-                check_fields(len(fields), src, lineno)
-            if records and len(fields) != len(records[0]):
-                raise DataError(
-                    f"expected {len(records[0])} fields (as in {where} on line {record_lines[0]}), "
-                    f"found {len(fields)}",
-                    src,
-                    lineno,
-                )
-            records.append(fields)
-            record_lines.append(lineno)
-    except csv.Error as exc:
-        raise csv_error(exc, src, reader.line_num) from None
-    finally:
-        csv.field_size_limit(old)
-    return parse_csv_records(records, record_lines, src, relation, delimiter, decimal=decimal,
-                      missing=missing, header=header, notify=say)
-
-
 def check_fields(n_fields: int, src: str, line: int) -> None:
     """Refuse a first record of more fields than :data:`ATTRIBUTES` allows."""
     if n_fields > ATTRIBUTES.limit():
@@ -192,8 +102,8 @@ def csv_error(exc: csv.Error, src: str, line: int) -> DataError:
 
 
 def stripped(records: list[list[str]], delimiter: str) -> list[list[str]]:
-    """The records with each field stripped of surrounding white space (as :func:`parse_csv`
-    strips them); records without any (a machine-written file) are returned as they are,
+    """The records with each field stripped of surrounding white space (as every CSV
+    reader here strips them); records without any (a machine-written file) are returned as they are,
     without a pass over every field."""
     spaces = " \r\x0b\x0c" + ("" if delimiter == "\t" else "\t")
     text = "\x00".join(itertools.chain.from_iterable(records))
@@ -204,8 +114,8 @@ def stripped(records: list[list[str]], delimiter: str) -> list[list[str]]:
 
 def with_delimiter(lines: Iterator[str], src: str, delimiter: str | None
                  ) -> tuple[Iterator[str], str]:
-    """The lines again and the delimiter, guessed from the first lines as :func:`parse_csv`
-    guesses it when it is not given."""
+    """The lines again and the delimiter, guessed from the first lines
+    (:func:`guess_delimiter`) when it is not given."""
     lookahead = list(itertools.islice(lines, 41))
     if delimiter is None:
         first = next((i for i, t in enumerate(lookahead) if t.strip()), None)
@@ -245,16 +155,35 @@ def read_csv(lines: Iterator[str], src: str, relation: str, delimiter: str | Non
 
     The first pass splits the records, checks their number of fields and
     counts what decides the columns (:class:`CsvScan`); the second splits the
-    text again, chunk by chunk, into tables that are read exactly as
-    :func:`parse_csv` reads the whole text. Each chunk's text is let go once
-    its table is made.
+    text again, chunk by chunk, into tables whose cells are those of one table
+    of every row (the columns are decided once, from all of them). Each chunk's
+    text is let go once its table is made.
 
     Parameters
     ----------
     lines : iterator of str
         The lines of the text, without their ends.
-    src, relation, delimiter, decimal, missing, header, notify
-        As in :func:`parse_csv`.
+    src : str
+        The input as shown in messages.
+    relation : str
+        Name for the tables (the file stem, or ``"stdin"``).
+    delimiter : str or None
+        The field delimiter; None to guess it (:func:`guess_delimiter`).
+    decimal : {".", ","} or None
+        The decimal mark. None: a ``;``-separated file's columns whose numbers
+        use ``,`` as the decimal mark are read so, said in a note. Numbers read
+        with a decimal comma are stored with a point, so that later steps
+        parse them.
+    missing : frozenset of str, default=MISSING_VALUES
+        Cell values read as missing.
+    header : bool or None
+        True: the first row names the columns. False: it is data, and the
+        columns are named att1..attN as Weka's CSVLoader names them. None:
+        data when its values fit the columns below, said in a note.
+    notify : callable or None
+        Receives the notes (one line each). The note on a mostly numeric
+        column read as nominal is kept on the column instead
+        (:attr:`Column.note`), to be said only if the column is kept.
     chunk_rows : int, default=2000
         Records per table.
 
@@ -270,7 +199,10 @@ def read_csv(lines: Iterator[str], src: str, relation: str, delimiter: str | Non
     Raises
     ------
     DataError
-        As :func:`parse_csv`; a first row of more fields than
+        The text is empty, a record has another number of fields than the
+        first, the quoting is broken, the header has an empty or repeated
+        name or (when guessed) holds only numbers, or there are no data rows
+        (with the line when it is known); a first row of more fields than
         :data:`ATTRIBUTES`, or a value longer than :data:`VALUE_CHARS`.
     """
     lines, delimiter = with_delimiter(lines, src, delimiter)
@@ -344,8 +276,8 @@ def parse_csv_records(records: list[list[str]], record_lines: list[int], src: st
                       notify: Callable[[str], None] | None = None) -> Table:
     """Named columns of str/None cells from CSV records already split into stripped fields.
 
-    :func:`parse_csv` splits the text and calls this; a reader of chunks calls
-    it with the records of one chunk.
+    The reader of one chunk (``predict``'s streaming path) calls this with the
+    records of that chunk.
 
     Parameters
     ----------
@@ -355,7 +287,7 @@ def parse_csv_records(records: list[list[str]], record_lines: list[int], src: st
     record_lines : list of int
         1-based line of each record in the file.
     src, relation, decimal, missing, header, notify
-        As in :func:`parse_csv`.
+        As in :func:`read_csv`.
     delimiter : str
         The delimiter the records were split on (it decides whether decimal
         commas are looked for, and is named in messages).
@@ -363,12 +295,12 @@ def parse_csv_records(records: list[list[str]], record_lines: list[int], src: st
     Returns
     -------
     Table
-        As :func:`parse_csv` returns it.
+        One column per field, kinds not set (None); one row per record.
 
     Raises
     ------
     DataError
-        As :func:`parse_csv`, for what is decided from the records.
+        As :func:`read_csv`, for what is decided from the records.
     """
     scan = CsvScan(records[0], record_lines[0], src, delimiter, decimal=decimal, missing=missing)
     scan.add(records[1:], record_lines[1:])
@@ -501,7 +433,7 @@ class CsvScan:
     top_line : int
         Its line in the file.
     src, delimiter, decimal, missing
-        As in :func:`parse_csv`.
+        As in :func:`read_csv`.
     """
 
     def __init__(self, top: list[str], top_line: int, src: str, delimiter: str, *,

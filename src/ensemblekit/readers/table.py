@@ -4,8 +4,9 @@ A reader (ARFF or CSV) turns text into a table: one column per attribute, as
 declared (ARFF) or named (CSV), and the raw cell tokens, a ``str`` or None for
 a missing value, with the line of the file where each row starts. Coding then
 turns the cells into numbers: numeric attributes as floats, nominal ones as
-integer codes into their values, either as read (:func:`build_dataset`) or
-against a training schema (:func:`conform_to_schema`).
+integer codes into their values, either as read (:meth:`TableCoder.for_build`,
+which :func:`ensemblekit.data.load_dataset` feeds chunk by chunk) or against a
+training schema (:func:`conform_to_schema`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, quote_input, quote_names
 from ensemblekit.readers.bounds import NOMINAL_TOTAL, NOMINAL_VALUES
 
-__all__ = ["Column", "Table", "TableCoder", "build_dataset", "conform_to_schema"]
+__all__ = ["Column", "Table", "TableCoder", "conform_to_schema"]
 
 
 @dataclass
@@ -175,8 +176,8 @@ class TableCoder:
     @classmethod
     def for_build(cls, columns: Sequence[Column], src: str, n_rows: int, target: str | None,
                   no_class: bool, allow_string: bool, kinds: Sequence[str]) -> TableCoder:
-        """A coder of cells as they are read (see :func:`build_dataset`); ``kinds`` gives the
-        kind of each column (a CSV column's is inferred from all its rows)."""
+        """A coder of cells as they are read, each attribute keeping its own values; ``kinds``
+        gives the kind of each column (a CSV column's is inferred from all its rows)."""
         coder = cls(src, n_rows)
         for k, c in enumerate(columns):
             error = _check_usable(c, src, allow_string)
@@ -381,60 +382,6 @@ class TableCoder:
         return Dataset(name, self.src, schema, self.X, y, self.lines)
 
 
-def _csv_kinds(table: Table) -> list[str]:
-    """Each column's kind: declared, or for a CSV column numeric when every present
-    value is a number, otherwise nominal."""
-    return [c.kind if c.kind is not None else
-            ("numeric" if _to_float(table.cells[:, k]) is not None else "nominal")
-            for k, c in enumerate(table.columns)]
-
-
-def build_dataset(table: Table, src: str, name: str, target: str | None, no_class: bool,
-                  allow_string: bool) -> Dataset:
-    """Code a table's cells as they are read, each attribute keeping its own values.
-
-    A column without a declared kind (CSV) is numeric when every present cell
-    is a number, otherwise nominal with its sorted distinct values; an ARFF
-    nominal attribute keeps its declared values, a kept string attribute its
-    sorted distinct ones.
-
-    Parameters
-    ----------
-    table : Table
-        The cells, as a reader returns them.
-    src : str
-        The input as shown in messages.
-    name : str
-        Name of the data set.
-    target : str or None
-        Name of the class attribute; None for the last one.
-    no_class : bool
-        Make every attribute a feature (``y`` is None); ``target`` is then
-        not used.
-    allow_string : bool
-        Keep string attributes instead of refusing them.
-
-    Returns
-    -------
-    Dataset
-        ``X`` of shape (n_rows, n_features), float64 with NaN for missing;
-        ``y`` int64 codes (-1 missing) for a nominal class, float64 for a
-        numeric one, or None.
-
-    Raises
-    ------
-    DataError
-        A date attribute, a string attribute unless ``allow_string``, an
-        unknown ``target``, a value that is not a number in a numeric
-        attribute or not declared for a nominal one, or an infinite number;
-        each with the line it is on when it is known.
-    """
-    coder = TableCoder.for_build(table.columns, src, table.cells.shape[0], target, no_class,
-                                 allow_string, _csv_kinds(table))
-    coder.add(table)
-    return coder.dataset(name, table.relation)
-
-
 def conform_to_schema(table: Table, src: str, name: str, schema: Schema, *,
                       read_class: bool = True) -> Dataset:
     """Code a table's cells against a training schema (attributes matched by name).
@@ -444,8 +391,12 @@ def conform_to_schema(table: Table, src: str, name: str, schema: Schema, *,
 
     Parameters
     ----------
-    table, src, name
-        As in :func:`build_dataset`.
+    table : Table
+        The cells, as a reader returns them.
+    src : str
+        The input as shown in messages.
+    name : str
+        Name of the data set.
     schema : Schema
         The training schema; the returned data set carries it.
     read_class : bool, default=True
@@ -459,7 +410,8 @@ def conform_to_schema(table: Table, src: str, name: str, schema: Schema, *,
     -------
     Dataset
         ``X`` of shape (n_rows, len(schema.features)), float64 with NaN for
-        missing, in the schema's order; ``y`` as in :func:`build_dataset`.
+        missing, in the schema's order; ``y`` int64 codes (-1 missing) for a
+        nominal class, float64 for a numeric one, or None.
 
     Raises
     ------

@@ -23,7 +23,7 @@ from ensemblekit.dataset import DataError
 from ensemblekit.fifo import open_for_reading
 from ensemblekit.readers.bounds import DATA_MB, LINE_MB
 
-__all__ = ["MixedEncodingError", "decode_text", "decoded_blocks", "iter_lines", "open_input"]
+__all__ = ["MixedEncodingError", "decoded_blocks", "iter_lines", "open_input"]
 
 # Compressed input: gzip is recognised by its first two bytes (RFC 1952, 2.3.1).
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -47,8 +47,8 @@ _BLOCK = 1 << 20
 class MixedEncodingError(DataError):
     """Text that is not UTF-8 after earlier lines that were UTF-8 and not ASCII.
 
-    A reader that can start again reads the whole input as Latin-1 instead (as
-    :func:`decode_text` does); ``byte`` and ``byte_line`` are what its note names.
+    A reader that can start again reads the whole input as Latin-1 instead;
+    ``byte`` and ``byte_line`` are what its note names.
     """
 
     def __init__(self, what: str, source: str | None, byte: int, byte_line: int):
@@ -215,67 +215,17 @@ def open_input(source: Any, stdin: BinaryIO | None, *, whole: bool = False
     return stream, src, suffix, name
 
 
-def decode_text(content: bytes | str, src: str = "<input>",
-                notify: Callable[[str], None] | None = None) -> str:
-    """Decode the bytes of an input into text with ``\\n`` line ends.
-
-    A byte order mark selects UTF-8, UTF-16 or UTF-32 (either byte order);
-    without one the text is UTF-8, or, when it is not valid UTF-8, Latin-1
-    (every byte sequence decodes), which ``notify`` is told.
-
-    Parameters
-    ----------
-    content : bytes or str
-        The input; a ``str`` only loses a leading byte order mark.
-    src : str, default="<input>"
-        The source as shown in messages.
-    notify : callable or None
-        Receives the note on reading Latin-1 (one line, ``"note: ..."``).
-
-    Returns
-    -------
-    str
-        The text, ``\\r\\n`` and ``\\r`` turned into ``\\n``.
-
-    Raises
-    ------
-    DataError
-        The text starts with a byte order mark but is not valid in its
-        encoding.
-    """
-    if isinstance(content, str):
-        text = content[1:] if content.startswith("\ufeff") else content
-    else:
-        for bom, codec, shown in _BOMS:
-            if content.startswith(bom):
-                try:
-                    text = content.decode(codec)
-                except UnicodeDecodeError as exc:
-                    raise DataError(f"not valid {shown} text although it starts with a {shown} byte "
-                                    f"order mark (bad bytes at offset {exc.start})", src) from None
-                text = text[1:] if text.startswith("\ufeff") else text
-                break
-        else:
-            try:
-                text = content.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                # Old Weka files are often Latin-1; every byte sequence decodes.
-                text = content.decode("latin-1")
-                if notify is not None:
-                    line = content.count(b"\n", 0, exc.start) + 1
-                    notify(f"note: {src}: not UTF-8 (byte 0x{content[exc.start]:02x} on line {line}), "
-                           "so it is read as Latin-1")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-# --------------------------------------------------------------------------- text
 def _line_too_long(line: int, src: str) -> DataError:
     return DataError(LINE_MB.exceeded(f"line {line} holds"), src, line)
 
 
 def decoded_blocks(stream: BinaryIO, src: str, notify: Callable[[str], None] | None, *,
                    latin1: bool = False) -> Iterator[str]:
-    """Text of the input, block by block, decoded as :func:`decode_text` decodes it.
+    """Text of the input, block by block, decoded.
+
+    A byte order mark selects UTF-8, UTF-16 or UTF-32 (either byte order);
+    without one the text is UTF-8, or, when it is not valid UTF-8, Latin-1
+    (every byte sequence decodes), which ``notify`` is told.
 
     Each block ends at a line end (``\\n``, ``\\r\\n`` or ``\\r``, which become
     ``\\n``), except perhaps the last one. A line is checked against
