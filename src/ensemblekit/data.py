@@ -34,7 +34,7 @@ from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, known_cla
 from ensemblekit.errors import InputError
 from ensemblekit.readers.arff import read_arff, write_arff
 from ensemblekit.readers.csv import MISSING_VALUES, read_csv
-from ensemblekit.readers.table import Table, TableCoder
+from ensemblekit.readers.table import TableCoder
 from ensemblekit.readers.text import MixedEncodingError, decoded_blocks, iter_lines, open_input
 
 __all__ = [
@@ -271,7 +271,7 @@ def _load(source, *, target, fmt, schema, ignore, allow_string, no_class, stdin,
             if more is None:
                 raise DataError("the input is empty", src)
             sniffed.append(more)
-        lines = itertools.chain(sniffed, lines)
+        lines.unread(sniffed)
         delimiter = None
         if fmt is None:
             head = "\n".join(sniffed)
@@ -311,7 +311,7 @@ def _load(source, *, target, fmt, schema, ignore, allow_string, no_class, stdin,
             coder.errors.append(((0,), problem))
         for table in tables:
             if len(keep) < len(columns):
-                table = Table(table.relation, kept, table.cells[:, keep], table.lines, table.fmt)
+                table = table.select(keep)
             coder.add(table)
         ds = coder.dataset(name, relation)
     finally:

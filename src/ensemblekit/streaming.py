@@ -32,9 +32,12 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
+import numpy as np
+
 from ensemblekit.data import input_format, starts_like_arff
 from ensemblekit.dataset import DataError, Dataset, Schema
 from ensemblekit.errors import InputError
+from ensemblekit.readers import fast as _fast
 from ensemblekit.readers.arff import parse_arff_rows, read_arff_header
 from ensemblekit.readers.csv import (
     MISSING_VALUES,
@@ -65,10 +68,27 @@ Notify = Callable[[str], None]
 
 
 # --------------------------------------------------------------------------- chunks
-def _arff_chunks(lines: Iterator[str], src: str, chunk_rows: int
+def _arff_chunks(lines: Iterator[str], src: str, chunk_rows: int, fast_bytes: int | None = None
                  ) -> Iterator[Table]:
-    """Tables of ``chunk_rows`` data rows each (the first of at most :data:`FIRST_CHUNK_ROWS`)."""
+    """Tables of ``chunk_rows`` data rows each (the first of at most :data:`FIRST_CHUNK_ROWS`);
+    once ``fast_bytes`` characters of rows are read (default
+    :data:`ensemblekit.readers.fast.FAST_BYTES`), plain chunks are parsed by the
+    vectorised engine (:mod:`ensemblekit.readers.fast`)."""
     limit = min(chunk_rows, FIRST_CHUNK_ROWS)
+    fast_bytes = _fast.FAST_BYTES if fast_bytes is None else fast_bytes
+    read = 0
+
+    def table(rows: list[str], row_lines: list[int]) -> Table:
+        nonlocal read
+        if read >= fast_bytes:
+            fast = _fast.fast_arff_table("\n".join(rows), np.asarray(row_lines, dtype=np.int64),
+                                   relation, columns,
+                                   lambda: parse_arff_rows(rows, row_lines, relation, columns, src))
+            if fast is not None:
+                return fast
+        read += sum(map(len, rows))
+        return parse_arff_rows(rows, row_lines, relation, columns, src)
+
     header, relation, columns, data_index = read_arff_header(lines, src)
     lineno = data_index + 1
     rows: list[str] = []
@@ -81,11 +101,11 @@ def _arff_chunks(lines: Iterator[str], src: str, chunk_rows: int
             rows.append(raw)
             row_lines.append(lineno)
             if len(rows) >= limit:
-                yield parse_arff_rows(rows, row_lines, relation, columns, src)
+                yield table(rows, row_lines)
                 seen, limit = True, chunk_rows
                 rows, row_lines = [], []
     if rows:
-        yield parse_arff_rows(rows, row_lines, relation, columns, src)
+        yield table(rows, row_lines)
     elif not seen:
         raise DataError("no data rows after @data", src, data_index + 1)
 

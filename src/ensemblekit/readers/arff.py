@@ -24,6 +24,7 @@ import numpy as np
 
 from ensemblekit.dataset import Attribute, DataError, quote_input
 from ensemblekit.errors import InputError
+from ensemblekit.readers import fast as _fast
 from ensemblekit.readers.bounds import (
     ATTRIBUTES,
     NOMINAL_TOTAL,
@@ -32,6 +33,7 @@ from ensemblekit.readers.bounds import (
     VALUE_CHARS,
 )
 from ensemblekit.readers.table import Column, Table
+from ensemblekit.readers.text import Lines, iter_lines
 
 __all__ = ["parse_arff_rows", "read_arff", "read_arff_header", "write_arff"]
 
@@ -321,8 +323,8 @@ def read_arff_header(lines: Iterator[str], src: str) -> tuple[list[str], str, li
     return header, relation, columns, data_index
 
 
-def read_arff(lines: Iterator[str], src: str, chunk_rows: int = 2000
-              ) -> tuple[str, list[Column], int, Iterator[Table]]:
+def read_arff(lines: Iterator[str], src: str, chunk_rows: int = 2000, *,
+              fast_bytes: int | None = None) -> tuple[str, list[Column], int, Iterator[Table]]:
     """Read an ARFF file in two passes, holding only the text of its rows between them.
 
     The first pass reads the header and counts the data rows; the second
@@ -337,6 +339,11 @@ def read_arff(lines: Iterator[str], src: str, chunk_rows: int = 2000
         The input as shown in messages.
     chunk_rows : int, default=2000
         Data rows per table.
+    fast_bytes : int, optional
+        Characters of data rows from which the plain dense chunks are parsed
+        by the vectorised engine (:mod:`ensemblekit.readers.fast`); default
+        :data:`~ensemblekit.readers.fast.FAST_BYTES`. Either way the tables
+        code to the same data set and the same errors.
 
     Returns
     -------
@@ -360,42 +367,107 @@ def read_arff(lines: Iterator[str], src: str, chunk_rows: int = 2000
         any is read).
     """
     header, relation, columns, data_index = read_arff_header(lines, src)
-    texts: deque[tuple[str, int]] = deque()  # (text of some lines, line of the first)
+    # (text of some whole lines, line of the first, number of lines)
+    texts: deque[tuple[str, int, int]] = deque()
+    rest: Iterator[str] = itertools.chain(header[data_index + 1:], lines)
+    fast = False
+    if isinstance(lines, Lines):
+        # A large file is held block by block: no string per line.
+        limit = _fast.FAST_BYTES if fast_bytes is None else fast_bytes
+        blocks, first_blocks, size = lines.rest(), [], 0
+        for block in blocks:
+            first_blocks.append(block)
+            size += len(block)
+            if size >= limit:
+                break
+        fast = size >= limit
+        if not fast:
+            rest = iter_lines(first_blocks)
+        else:
+            n_rows = _hold_blocks(itertools.chain(first_blocks, blocks), texts, data_index + 2)
+            del first_blocks
+    if not fast:
+        n_rows = _hold_lines(rest, texts, data_index + 2, chunk_rows)
+    if not n_rows:
+        raise DataError("no data rows after @data", src, data_index + 1)
+    values = n_rows * len(columns)
+    if values > SPARSE_VALUES.limit() and values > sum(len(t) for t, _, _ in texts):
+        raise DataError(SPARSE_VALUES.exceeded(f"{n_rows:,} rows x {len(columns):,} attributes "
+                                               f"make {values:,} values,"), src)
+
+    def ordinary(text: str, first_line: int) -> Table | None:
+        rows, row_lines = [], []
+        for lineno, raw in enumerate(text.split("\n"), first_line):
+            s = raw.strip()
+            if s and s[0] != "%":
+                rows.append(raw)
+                row_lines.append(lineno)
+        return parse_arff_rows(rows, row_lines, relation, columns, src) if rows else None
+
+    def tables() -> Iterator[Table]:
+        while texts:
+            text, first_line, n_lines = texts.popleft()
+            table = None
+            if fast:
+                lines = np.arange(first_line, first_line + n_lines, dtype=np.int64)
+                table = _fast.fast_arff_table(text, lines, relation, columns,
+                                              lambda t=text, f=first_line: ordinary(t, f))
+            table = ordinary(text, first_line) if table is None else table
+            del text
+            if table is not None:
+                yield table
+    return relation, columns, n_rows, tables()
+
+
+def _hold_lines(lines: Iterable[str], texts: deque, first_line: int, chunk_rows: int) -> int:
+    """Hold the data lines as texts of ``chunk_rows`` data rows each; return the data rows."""
     held: list[str] = []
-    text_start = data_index + 2
     n_rows = in_chunk = 0
-    for raw in itertools.chain(header[data_index + 1:], lines):
+    for raw in lines:
         held.append(raw)
         s = raw.strip()
         if s and s[0] != "%":
             n_rows += 1
             in_chunk += 1
             if in_chunk >= chunk_rows:
-                texts.append(("\n".join(held), text_start))
-                text_start += len(held)
+                texts.append(("\n".join(held), first_line, len(held)))
+                first_line += len(held)
                 held, in_chunk = [], 0
-    if not n_rows:
-        raise DataError("no data rows after @data", src, data_index + 1)
-    texts.append(("\n".join(held), text_start))
-    del held
-    values = n_rows * len(columns)
-    if values > SPARSE_VALUES.limit() and values > sum(len(t) for t, _ in texts):
-        raise DataError(SPARSE_VALUES.exceeded(f"{n_rows:,} rows x {len(columns):,} attributes "
-                                               f"make {values:,} values,"), src)
+    texts.append(("\n".join(held), first_line, len(held)))
+    return n_rows
 
-    def tables() -> Iterator[Table]:
-        while texts:
-            text, first_line = texts.popleft()
-            rows, row_lines = [], []
-            for lineno, raw in enumerate(text.split("\n"), first_line):
-                s = raw.strip()
-                if s and s[0] != "%":
-                    rows.append(raw)
-                    row_lines.append(lineno)
-            del text
-            if rows:
-                yield parse_arff_rows(rows, row_lines, relation, columns, src)
-    return relation, columns, n_rows, tables()
+
+# Whitespace that str.strip() removes (ASCII), and the comment mark: a block
+# without them, and without an empty line, holds only data rows.
+_NOT_PLAIN = (" ", "\t", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "%")
+
+
+def _data_rows(text: str, n_lines: int) -> int:
+    """Data rows (not blank, not a ``%`` comment) among the ``n_lines`` lines of ``text``."""
+    if (text and text.isascii() and text[0] != "\n" and text[-1] != "\n" and "\n\n" not in text
+            and not any(ch in text for ch in _NOT_PLAIN)):
+        return n_lines
+    return sum(1 for raw in text.split("\n") if (s := raw.strip()) and s[0] != "%")
+
+
+def _hold_blocks(blocks: Iterable[str], texts: deque, first_line: int) -> int:
+    """Hold the data lines as the texts of whole lines the blocks hold; return the data rows."""
+    n_rows = 0
+    carry = ""
+    for block in blocks:
+        text = carry + block if carry else block
+        cut = text.rfind("\n")
+        if cut < 0:
+            carry = text
+            continue
+        unit, carry = text[:cut], text[cut + 1:]
+        n_lines = unit.count("\n") + 1
+        n_rows += _data_rows(unit, n_lines)
+        texts.append((unit, first_line, n_lines))
+        first_line += n_lines
+    n_rows += _data_rows(carry, 1)
+    texts.append((carry, first_line, 1))
+    return n_rows
 
 
 def _put_sparse(cells: np.ndarray, is_sparse: np.ndarray, sparse_rows: list[dict],

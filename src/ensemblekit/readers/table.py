@@ -11,8 +11,8 @@ training schema (:func:`conform_to_schema`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ import numpy as np
 from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, quote_input, quote_names
 from ensemblekit.readers.bounds import NOMINAL_TOTAL, NOMINAL_VALUES
 
-__all__ = ["Column", "Table", "TableCoder", "conform_to_schema"]
+__all__ = ["Column", "FastColumn", "Table", "TableCoder", "conform_to_schema"]
 
 
 @dataclass
@@ -51,6 +51,24 @@ class Column:
 
 
 @dataclass
+class FastColumn:
+    """One column of a table parsed by the vectorised engine (:mod:`ensemblekit.readers.fast`).
+
+    Attributes
+    ----------
+    data : ndarray of shape (n_rows,)
+        float64 values of a numeric column (NaN for missing); for a nominal
+        column, int64 positions in ``tokens`` (-1 for missing).
+    tokens : tuple of str
+        The distinct values of a nominal column as written; empty for a
+        numeric one.
+    """
+
+    data: np.ndarray
+    tokens: tuple[str, ...]
+
+
+@dataclass
 class Table:
     """What a reader makes of a file or of a chunk of it: columns and raw cells.
 
@@ -67,13 +85,36 @@ class Table:
         1-based line of the file where each row starts.
     fmt : {"arff", "csv"}
         The format read.
+    fast : list of FastColumn or None
+        The columns as the vectorised engine parsed them (``cells`` is then
+        None); None for cells read the ordinary way.
+    slow : callable or None
+        With ``fast``: reads the same rows the ordinary way, for a chunk whose
+        values must be refused or reported with today's message.
     """
 
     relation: str
     columns: list[Column]
-    cells: np.ndarray  # (n, m) object: str or None (missing)
+    cells: np.ndarray | None  # (n, m) object: str or None (missing); None when ``fast``
     lines: np.ndarray  # (n,) int64
     fmt: str
+    fast: list[FastColumn] | None = field(default=None, repr=False)
+    slow: Callable[[], Table] | None = field(default=None, repr=False)
+
+    @property
+    def n_rows(self) -> int:
+        """Rows of the table."""
+        return len(self.lines)
+
+    def select(self, keep: Sequence[int]) -> Table:
+        """The table of the columns at positions ``keep`` (in that order)."""
+        columns = [self.columns[k] for k in keep]
+        if self.fast is not None:
+            slow = self.slow
+            return Table(self.relation, columns, None, self.lines, self.fmt,
+                         fast=[self.fast[k] for k in keep],
+                         slow=None if slow is None else (lambda: slow().select(keep)))
+        return Table(self.relation, columns, self.cells[:, keep], self.lines, self.fmt)
 
 
 def _is_number(text: str) -> bool:
@@ -266,6 +307,10 @@ class TableCoder:
             :data:`~ensemblekit.readers.bounds.NOMINAL_VALUES` (or all of them
             more than :data:`~ensemblekit.readers.bounds.NOMINAL_TOTAL`).
         """
+        if table.fast is not None and self._add_fast(table):
+            return
+        if table.fast is not None:
+            table = table.slow()
         n = table.cells.shape[0]
         rows = slice(self.done, self.done + n)
         if rows.stop > self.n_rows:  # pragma: no cover - would be a bug in a reader
@@ -282,13 +327,46 @@ class TableCoder:
                 values = self._codes(slot, col, table)
             else:
                 values = self._distinct(slot, col)
-            if slot.out is None:
-                self.y[rows] = values
-            elif slot.how == "numeric":
-                self.X[rows, slot.out] = values
-            else:
-                self.X[rows, slot.out] = np.where(values < 0, np.nan, values)
+            self._put(rows, slot, values)
         self.done += n
+
+    def _put(self, rows: slice, slot: _Slot, values: np.ndarray) -> None:
+        if slot.out is None:
+            self.y[rows] = values
+        elif slot.how == "numeric":
+            self.X[rows, slot.out] = values
+        else:
+            self.X[rows, slot.out] = np.where(values < 0, np.nan, values)
+
+    def _add_fast(self, table: Table) -> bool:
+        """Code a table the vectorised engine parsed; False, coding nothing, when a value
+        must be refused or reported (the rows are then read again the ordinary way)."""
+        first = min([key for key, _ in self.errors], default=None)
+        coded = []
+        for slot in self.slots:
+            column = table.fast[slot.col]
+            if first is not None and slot.key > first:
+                coded.append(None)
+            elif slot.how == "numeric" and column.data.dtype.kind == "f":
+                coded.append(column.data)
+            elif slot.how == "codes" and column.data.dtype.kind == "i":
+                lut = slot.lut
+                known = np.array([lut.get(v, -2) for v in column.tokens] + [-1], dtype=np.int64)
+                if (known == -2).any() and (known[column.data] == -2).any():
+                    return False
+                coded.append(known[column.data])
+            else:
+                return False
+        n = table.n_rows
+        if self.done + n > self.n_rows:  # pragma: no cover - would be a bug in a reader
+            raise DataError(f"internal error: more than {self.n_rows} rows", self.src)
+        rows = slice(self.done, self.done + n)
+        self.lines[rows] = table.lines
+        for slot, values in zip(self.slots, coded):
+            if values is not None:
+                self._put(rows, slot, values)
+        self.done += n
+        return True
 
     def _numeric(self, slot: _Slot, col: np.ndarray, table: Table) -> np.ndarray:
         out = _to_float(col)
@@ -421,6 +499,6 @@ def conform_to_schema(table: Table, src: str, name: str, schema: Schema, *,
         number, or a nominal value not seen in training; each with the line it
         is on when it is known.
     """
-    coder = TableCoder.for_schema(table.columns, src, table.cells.shape[0], schema, read_class)
+    coder = TableCoder.for_schema(table.columns, src, table.n_rows, schema, read_class)
     coder.add(table)
     return coder.dataset(name, table.relation)

@@ -15,6 +15,7 @@ import os
 import stat
 import sys
 import zlib
+from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -23,7 +24,7 @@ from ensemblekit.dataset import DataError
 from ensemblekit.fifo import open_for_reading
 from ensemblekit.readers.bounds import DATA_MB, LINE_MB
 
-__all__ = ["MixedEncodingError", "decoded_blocks", "iter_lines", "open_input"]
+__all__ = ["MixedEncodingError", "Lines", "decoded_blocks", "iter_lines", "open_input"]
 
 # Compressed input: gzip is recognised by its first two bytes (RFC 1952, 2.3.1).
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -361,7 +362,70 @@ def _first_line_end(text):
     return min(found) if found else -1
 
 
-def iter_lines(blocks: Iterator[str]) -> Iterator[str]:
+class Lines:
+    """The lines of blocks of text, as ``"".join(blocks).split("\\n")`` would give them, one by one.
+
+    Besides iteration, lines taken can be put back (:meth:`unread`) and the text
+    not yet taken can be had in blocks (:meth:`rest`), so that a reader can look
+    at the first lines, then read the rest of a large file without making a
+    string per line.
+
+    Parameters
+    ----------
+    blocks : iterator of str
+        Text in pieces, as :func:`decoded_blocks` yields it.
+    """
+
+    def __init__(self, blocks: Iterator[str]):
+        self._blocks = iter(blocks)
+        self._ready: deque[str] = deque()  # whole lines not yet taken
+        self._partial: list[str] = []  # pieces of a line whose end is not yet read
+        self._ended = False
+
+    def __iter__(self) -> Lines:
+        return self
+
+    def __next__(self) -> str:
+        while not self._ready:
+            if self._ended:
+                raise StopIteration
+            block = next(self._blocks, None)
+            if block is None:
+                self._ended = True
+                self._ready.append("".join(self._partial))
+                self._partial = []
+                break
+            pieces = block.split("\n")
+            if len(pieces) == 1:
+                self._partial.append(pieces[0])
+                continue
+            pieces[0] = "".join([*self._partial, pieces[0]])
+            self._partial = [pieces.pop()]
+            self._ready = deque(pieces)
+        return self._ready.popleft()
+
+    def unread(self, lines: list[str]) -> None:
+        """Put back lines taken, the last taken last: they come out again first."""
+        self._ready.extendleft(reversed(lines))
+
+    def rest(self) -> Iterator[str]:
+        """The text of the lines not yet taken, in blocks.
+
+        Joined, the blocks are ``"\\n".join(remaining lines)``; the iterator is
+        used up by them.
+        """
+        ready, self._ready = list(self._ready), deque()
+        if self._ended:
+            if ready:
+                yield "\n".join(ready)
+            return
+        partial, self._partial = "".join(self._partial), []
+        yield "\n".join([*ready, partial])
+        yield from self._blocks
+        self._ended = True
+
+
+def iter_lines(blocks: Iterator[str]) -> Lines:
     """Split blocks of text into lines, as ``"".join(blocks).split("\\n")`` would.
 
     Parameters
@@ -369,19 +433,10 @@ def iter_lines(blocks: Iterator[str]) -> Iterator[str]:
     blocks : iterator of str
         Text in pieces, as :func:`decoded_blocks` yields it.
 
-    Yields
-    ------
-    str
-        Each line without its ``\\n``; the last is what follows the last
-        line end (empty when the text ends with one).
+    Returns
+    -------
+    Lines
+        An iterator of each line without its ``\\n``; the last is what
+        follows the last line end (empty when the text ends with one).
     """
-    partial: list[str] = []  # pieces of a line that several blocks hold
-    for block in blocks:
-        pieces = block.split("\n")
-        if len(pieces) == 1:
-            partial.append(pieces[0])
-            continue
-        pieces[0] = "".join([*partial, pieces[0]])
-        partial = [pieces.pop()]
-        yield from pieces
-    yield "".join(partial)
+    return Lines(blocks)
