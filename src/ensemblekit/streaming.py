@@ -32,13 +32,11 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
-import numpy as np
-
 from ensemblekit.data import input_format, starts_like_arff
 from ensemblekit.dataset import DataError, Dataset, Schema
 from ensemblekit.errors import InputError
 from ensemblekit.readers import fast as _fast
-from ensemblekit.readers.arff import parse_arff_rows, read_arff_header
+from ensemblekit.readers.arff import arff_block_tables, parse_arff_rows, read_arff_header
 from ensemblekit.readers.csv import (
     MISSING_VALUES,
     check_fields,
@@ -48,7 +46,7 @@ from ensemblekit.readers.csv import (
     with_delimiter,
 )
 from ensemblekit.readers.table import Table, conform_to_schema
-from ensemblekit.readers.text import decoded_blocks, iter_lines, open_input
+from ensemblekit.readers.text import Lines, decoded_blocks, iter_lines, open_input
 
 #: Rows per chunk read by :func:`iter_chunks`. Small chunks are the fastest: the
 #: strings and row lists of a chunk of a few thousand rows stay in the processor's
@@ -70,42 +68,38 @@ Notify = Callable[[str], None]
 # --------------------------------------------------------------------------- chunks
 def _arff_chunks(lines: Iterator[str], src: str, chunk_rows: int, fast_bytes: int | None = None
                  ) -> Iterator[Table]:
-    """Tables of ``chunk_rows`` data rows each (the first of at most :data:`FIRST_CHUNK_ROWS`);
-    once ``fast_bytes`` characters of rows are read (default
-    :data:`ensemblekit.readers.fast.FAST_BYTES`), plain chunks are parsed by the
-    vectorised engine (:mod:`ensemblekit.readers.fast`)."""
+    """Tables of ``chunk_rows`` data rows each (the first of at most :data:`FIRST_CHUNK_ROWS`).
+
+    Once ``fast_bytes`` characters of rows are read (default
+    :data:`ensemblekit.readers.fast.FAST_BYTES`), the rest of a file is read a
+    block of text at a time (:func:`ensemblekit.readers.arff.arff_block_tables`):
+    a table per block of about 1 MiB, its plain rows parsed by the vectorised
+    engine.
+    """
     limit = min(chunk_rows, FIRST_CHUNK_ROWS)
     fast_bytes = _fast.FAST_BYTES if fast_bytes is None else fast_bytes
-    read = 0
-
-    def table(rows: list[str], row_lines: list[int]) -> Table:
-        nonlocal read
-        if read >= fast_bytes:
-            fast = _fast.fast_arff_table("\n".join(rows), np.asarray(row_lines, dtype=np.int64),
-                                   relation, columns,
-                                   lambda: parse_arff_rows(rows, row_lines, relation, columns, src))
-            if fast is not None:
-                return fast
-        read += sum(map(len, rows))
-        return parse_arff_rows(rows, row_lines, relation, columns, src)
-
     header, relation, columns, data_index = read_arff_header(lines, src)
     lineno = data_index + 1
     rows: list[str] = []
     row_lines: list[int] = []
     seen = False
+    read = 0
     for raw in itertools.chain(header[data_index + 1:], lines):
         lineno += 1
         s = raw.strip()
         if s and s[0] != "%":
             rows.append(raw)
             row_lines.append(lineno)
+            read += len(raw)
             if len(rows) >= limit:
-                yield table(rows, row_lines)
+                yield parse_arff_rows(rows, row_lines, relation, columns, src)
                 seen, limit = True, chunk_rows
                 rows, row_lines = [], []
+                if read >= fast_bytes and isinstance(lines, Lines):
+                    yield from arff_block_tables(lines.rest(), lineno + 1, relation, columns, src)
+                    return
     if rows:
-        yield table(rows, row_lines)
+        yield parse_arff_rows(rows, row_lines, relation, columns, src)
     elif not seen:
         raise DataError("no data rows after @data", src, data_index + 1)
 
@@ -247,7 +241,7 @@ def iter_chunks(source: Any, schema: Schema, *, fmt: str | None = None, read_cla
             sniffed += [t for t in lines if t.strip()][:1]
             if not any(t.strip() for t in sniffed):
                 raise DataError("the input is empty", src)
-        lines = itertools.chain(sniffed, lines)
+        lines.unread(sniffed)
         delimiter = None
         if fmt is None:
             fmt, delimiter = input_format(suffix, lambda: starts_like_arff("\n".join(sniffed)))

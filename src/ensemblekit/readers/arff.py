@@ -35,7 +35,7 @@ from ensemblekit.readers.bounds import (
 from ensemblekit.readers.table import Column, Table
 from ensemblekit.readers.text import Lines, iter_lines
 
-__all__ = ["parse_arff_rows", "read_arff", "read_arff_header", "write_arff"]
+__all__ = ["arff_block_tables", "parse_arff_rows", "read_arff", "read_arff_header", "write_arff"]
 
 
 class _Absent:
@@ -395,25 +395,9 @@ def read_arff(lines: Iterator[str], src: str, chunk_rows: int = 2000, *,
         raise DataError(SPARSE_VALUES.exceeded(f"{n_rows:,} rows x {len(columns):,} attributes "
                                                f"make {values:,} values,"), src)
 
-    def ordinary(text: str, first_line: int) -> Table | None:
-        rows, row_lines = [], []
-        for lineno, raw in enumerate(text.split("\n"), first_line):
-            s = raw.strip()
-            if s and s[0] != "%":
-                rows.append(raw)
-                row_lines.append(lineno)
-        return parse_arff_rows(rows, row_lines, relation, columns, src) if rows else None
-
     def tables() -> Iterator[Table]:
         while texts:
-            text, first_line, n_lines = texts.popleft()
-            table = None
-            if fast:
-                lines = np.arange(first_line, first_line + n_lines, dtype=np.int64)
-                table = _fast.fast_arff_table(text, lines, relation, columns,
-                                              lambda t=text, f=first_line: ordinary(t, f))
-            table = ordinary(text, first_line) if table is None else table
-            del text
+            table = _unit_table(*texts.popleft(), relation, columns, src, fast)
             if table is not None:
                 yield table
     return relation, columns, n_rows, tables()
@@ -450,9 +434,8 @@ def _data_rows(text: str, n_lines: int) -> int:
     return sum(1 for raw in text.split("\n") if (s := raw.strip()) and s[0] != "%")
 
 
-def _hold_blocks(blocks: Iterable[str], texts: deque, first_line: int) -> int:
-    """Hold the data lines as the texts of whole lines the blocks hold; return the data rows."""
-    n_rows = 0
+def _units(blocks: Iterable[str], first_line: int) -> Iterator[tuple[str, int, int]]:
+    """The blocks cut at line ends: (text of whole lines, line of the first, number of lines)."""
     carry = ""
     for block in blocks:
         text = carry + block if carry else block
@@ -462,12 +445,83 @@ def _hold_blocks(blocks: Iterable[str], texts: deque, first_line: int) -> int:
             continue
         unit, carry = text[:cut], text[cut + 1:]
         n_lines = unit.count("\n") + 1
-        n_rows += _data_rows(unit, n_lines)
-        texts.append((unit, first_line, n_lines))
+        yield unit, first_line, n_lines
         first_line += n_lines
-    n_rows += _data_rows(carry, 1)
-    texts.append((carry, first_line, 1))
+    yield carry, first_line, 1
+
+
+def _hold_blocks(blocks: Iterable[str], texts: deque, first_line: int) -> int:
+    """Hold the data lines as the texts of whole lines the blocks hold; return the data rows."""
+    n_rows = 0
+    for unit in _units(blocks, first_line):
+        n_rows += _data_rows(unit[0], unit[2])
+        texts.append(unit)
     return n_rows
+
+
+def _ordinary_table(text: str, first_line: int, relation: str, columns: list[Column], src: str
+                    ) -> Table | None:
+    """The data rows among the lines of ``text`` read the ordinary way (None if there is none)."""
+    rows, row_lines = [], []
+    for lineno, raw in enumerate(text.split("\n"), first_line):
+        s = raw.strip()
+        if s and s[0] != "%":
+            rows.append(raw)
+            row_lines.append(lineno)
+    return parse_arff_rows(rows, row_lines, relation, columns, src) if rows else None
+
+
+def _unit_table(text: str, first_line: int, n_lines: int, relation: str, columns: list[Column],
+                src: str, fast: bool) -> Table | None:
+    """The data rows among the ``n_lines`` lines of ``text``: by the vectorised engine when
+    ``fast`` and the text is plain, else the ordinary way (None if there is no row)."""
+    if fast:
+        lines = np.arange(first_line, first_line + n_lines, dtype=np.int64)
+        table = _fast.fast_arff_table(
+            text, lines, relation, columns,
+            lambda: _ordinary_table(text, first_line, relation, columns, src))
+        if table is not None:
+            return table
+    return _ordinary_table(text, first_line, relation, columns, src)
+
+
+def arff_block_tables(blocks: Iterable[str], first_line: int, relation: str,
+                      columns: list[Column], src: str) -> Iterator[Table]:
+    """Tables of the data lines that blocks of text hold, a block at a time, for a large file.
+
+    Plain blocks are parsed by the vectorised engine
+    (:func:`ensemblekit.readers.fast.fast_arff_table`), the others the ordinary
+    way (:func:`parse_arff_rows`); either way the tables code to the same values
+    and errors.
+
+    Parameters
+    ----------
+    blocks : iterable of str
+        The text of the data lines, from the start of a line, as
+        :meth:`ensemblekit.readers.text.Lines.rest` gives it.
+    first_line : int
+        1-based line of the first line of the text.
+    relation : str
+        The ``@relation`` name.
+    columns : list of Column
+        The header's columns.
+    src : str
+        The input as shown in messages.
+
+    Yields
+    ------
+    Table
+        The rows of each block that holds one, in file order.
+
+    Raises
+    ------
+    DataError
+        A row that cannot be read, with its line, as :func:`parse_arff_rows`.
+    """
+    for unit in _units(blocks, first_line):
+        table = _unit_table(*unit, relation, columns, src, True)
+        if table is not None:
+            yield table
 
 
 def _put_sparse(cells: np.ndarray, is_sparse: np.ndarray, sparse_rows: list[dict],
