@@ -67,6 +67,14 @@ def format_prediction_stream(chunks, fmt_name: str):
     start = 1
     head = None
     for p in chunks:
+        if fmt_name in ("csv", "tsv"):
+            if head is None:
+                head = _delimited([p.columns], fmt_name)
+                yield head
+            text = _delimited_rows(p, start, "," if fmt_name == "csv" else "\t")
+            start += len(p.predictions)
+            yield text
+            continue
         rows = prediction_rows(p.predictions, p.probabilities, p.classes, start=start)
         start += len(rows)
         options = {"prediction_values": p.prediction_values,
@@ -82,6 +90,40 @@ def format_prediction_stream(chunks, fmt_name: str):
             yield text[len(head):]
     if fmt_name == "json" and head is not None:
         yield "\n]\n"
+
+
+def _delimited(rows, fmt_name: str) -> str:
+    """Rows of text fields as the csv module writes them (quoted where a field needs it)."""
+    buf = io.StringIO()
+    csv.writer(buf, delimiter="," if fmt_name == "csv" else "\t", lineterminator="\n").writerows(rows)
+    return buf.getvalue()
+
+
+def _delimited_rows(p, start: int, delimiter: str) -> str:
+    """The CSV or TSV lines of a chunk of predictions, numbered from ``start``, as
+    :func:`format_predictions` writes them, a column at a time: each distinct
+    prediction is quoted once, and the numbers are formatted by ``map`` without a
+    Python loop per row."""
+    import numpy as np
+
+    n = len(p.predictions)
+    if not n:
+        return ""
+    columns = [map(str, range(start, start + n))]
+    if p.task == "regression":
+        values = np.asarray(p.predictions, dtype=np.float64)
+        text = np.array(list(map(repr, values.tolist())), dtype=object)
+        text[~np.isfinite(values)] = ""
+        columns.append(text.tolist())
+    else:
+        fmt = "csv" if delimiter == "," else "tsv"
+        # a second field, so that an empty value is written as in a row of several
+        field = {v: _delimited([[v, "x"]], fmt)[:-3] for v in set(p.predictions)}
+        columns.append(map(field.__getitem__, p.predictions))
+    if p.probabilities is not None:
+        proba = np.asarray(p.probabilities, dtype=np.float64)
+        columns += [map("{:.6f}".format, proba[:, k].tolist()) for k in range(proba.shape[1])]
+    return "\n".join(map(delimiter.join, zip(*columns))) + "\n"
 
 
 def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,

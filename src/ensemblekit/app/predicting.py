@@ -172,11 +172,17 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
         elif task != registry.CLASSIFICATION:
             yield Prediction(task, [str(int(c)) for c in codes], prediction_values=cluster_values)
         elif not proba:
-            yield Prediction(task, [classes[int(c)] for c in codes], prediction_values=tuple(classes))
+            yield Prediction(task, _labels(classes, codes), prediction_values=tuple(classes))
         else:
             full = widen_proba(np.concatenate(known), pipeline.classes_, len(classes))
-            yield Prediction(task, [classes[int(c)] for c in codes], full, tuple(classes),
-                             tuple(classes))
+            yield Prediction(task, _labels(classes, codes), full, tuple(classes), tuple(classes))
+
+
+def _labels(classes, codes) -> list[str]:
+    """The class value of each code, a chunk at a time (no Python loop per row)."""
+    import numpy as np
+
+    return np.asarray(classes, dtype=object)[np.asarray(codes).astype(np.int64)].tolist()
 
 
 def _predict_rows(pipeline, X, proba: bool):
