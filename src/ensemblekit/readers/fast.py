@@ -26,18 +26,106 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ensemblekit.readers.table import Column, FastColumn, Table
+from ensemblekit.readers.bounds import VALUE_CHARS
+from ensemblekit.readers.table import Column, Table
 
-__all__ = ["FAST_BYTES", "fast_arff_table"]
+__all__ = ["FAST_BYTES", "FastColumn", "fast_arff_table", "fast_csv_table"]
 
 #: Characters of text read before the vectorised engine is used: below this a
 #: file is read by the ordinary reader alone (and pyarrow is not imported).
-FAST_BYTES = 4 << 20
+FAST_BYTES = 1 << 20
 
-# Characters the ordinary ARFF reader treats specially (quoting, escapes, sparse
-# rows, comments) or strips around a value (so that a nominal value would differ).
-_SPECIAL = ("'", '"', "\\", "{", "%", " ", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e",
-            "\x1f")
+# Characters the ordinary readers treat specially (quoting, escapes, sparse rows,
+# comments) or strip around a value (so that a nominal value would differ).
+_SPECIAL = ("'", '"', "\\", "{", "%", " ", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+class FastColumn:
+    """One column of a table the vectorised engine parsed, coded as the coder asks.
+
+    A column is given as numbers (an ARFF numeric attribute), as distinct tokens
+    and each row's position among them (an ARFF nominal attribute), or as the
+    text of its cells (a CSV column, whose kind the training schema gives).
+
+    Parameters
+    ----------
+    numbers : ndarray of float64 of shape (n_rows,), optional
+        NaN for a missing value.
+    tokens : tuple of str, optional
+        The distinct values as written.
+    index : ndarray of int64 of shape (n_rows,), optional
+        Position of each row's value in ``tokens``; -1 for a missing value.
+    text : pyarrow.Array of str, optional
+        The cells, null for a missing value.
+    """
+
+    def __init__(self, numbers=None, tokens=None, index=None, text=None):
+        self._numbers, self._tokens, self._index, self._text = numbers, tokens, index, text
+
+    def numbers(self) -> np.ndarray | None:
+        """float64 values (NaN for missing); None when a value is not a finite number
+        (the ordinary reader names it) or the column is not numeric."""
+        if self._numbers is None and self._text is not None:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            try:
+                values = pc.cast(self._text, pa.float64()).to_numpy(zero_copy_only=False)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                return None
+            if not _finite(values):
+                return None
+            self._numbers = values
+        return self._numbers
+
+    def codes(self) -> tuple[tuple[str, ...], np.ndarray] | None:
+        """``(tokens, index)``; None for a numeric column."""
+        if self._index is None and self._text is not None:
+            coded = self._text.dictionary_encode()
+            self._tokens = tuple(coded.dictionary.to_pylist())
+            self._index = coded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        return None if self._index is None else (self._tokens, self._index)
+
+
+def _finite(values: np.ndarray) -> bool:
+    return bool(np.isfinite(values[~np.isnan(values)]).all())
+
+
+def _plain(text: str, special: Sequence[str]) -> bool:
+    """Whether the lines of ``text`` are ASCII, none empty, and free of ``special``."""
+    return bool(text) and text.isascii() and "\n\n" not in text and text[0] != "\n" \
+        and text[-1] != "\n" and not any(ch in text for ch in special)
+
+
+def _short_lines(data: bytes) -> bool:
+    """Whether no line of ``data`` is longer than :data:`VALUE_CHARS` (so no value is)."""
+    limit = VALUE_CHARS.limit()
+    if len(data) <= limit:
+        return True
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    edges = np.concatenate(([-1], ends, [len(data)]))
+    return bool((np.diff(edges) - 1).max() <= limit)
+
+
+def _parse(data: bytes, types: dict, delimiter: str, nulls: Sequence[str]):
+    """pyarrow's table of the delimited lines ``data``, without quoting; None if it refuses."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    try:
+        return pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(column_names=list(types), use_threads=True,
+                                           block_size=max(1 << 20, len(data) + 1)),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
+                                             double_quote=False, escape_char=False,
+                                             newlines_in_values=False, ignore_empty_lines=False),
+            convert_options=pacsv.ConvertOptions(column_types=types, null_values=list(nulls),
+                                                 strings_can_be_null=True,
+                                                 quoted_strings_can_be_null=False,
+                                                 check_utf8=False))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
 
 
 def fast_arff_table(text: str, lines: np.ndarray, relation: str, columns: Sequence[Column],
@@ -47,7 +135,7 @@ def fast_arff_table(text: str, lines: np.ndarray, relation: str, columns: Sequen
     Parameters
     ----------
     text : str
-        The data lines of one chunk, joined by ``\\n``; none blank or a comment.
+        The data lines of one chunk, joined by ``\\n``.
     lines : ndarray of shape (n_rows,), int64
         1-based line of each row in the file.
     relation : str
@@ -61,47 +149,80 @@ def fast_arff_table(text: str, lines: np.ndarray, relation: str, columns: Sequen
     Returns
     -------
     Table or None
-        A table whose ``fast`` holds, per column, float64 values (NaN for
-        ``?``) or the distinct tokens and each row's index among them (-1 for
-        ``?``); ``cells`` is None. None when the chunk is not plain enough or
-        pyarrow refuses it: the caller reads it the ordinary way.
+        A table whose ``fast`` holds a :class:`FastColumn` per column (numbers
+        for a numeric attribute, tokens for a nominal one); ``cells`` is None.
+        None when the text is not plain (blank or comment lines, quotes,
+        escapes, sparse rows, spaces, non-ASCII text, a line longer than
+        :data:`~ensemblekit.readers.bounds.VALUE_CHARS`), holds an infinite
+        number, or pyarrow refuses it: the caller reads it the ordinary way.
     """
-    if not text or any(c.kind not in ("numeric", "nominal") for c in columns):
+    if any(c.kind not in ("numeric", "nominal") for c in columns) or not _plain(text, (*_SPECIAL, "\t")):
         return None
-    if (not text.isascii() or any(ch in text for ch in _SPECIAL) or "\n\n" in text
-            or text[0] == "\n" or text[-1] == "\n"):
+    data = text.encode("ascii")
+    if not _short_lines(data):
         return None
     import pyarrow as pa
-    import pyarrow.csv as pacsv
 
-    names = [f"c{k}" for k in range(len(columns))]
-    types = {name: pa.float64() if c.kind == "numeric" else pa.dictionary(pa.int32(), pa.string())
-             for name, c in zip(names, columns)}
-    try:
-        parsed = pacsv.read_csv(
-            pa.py_buffer(text.encode("utf-8")),
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=False,
-                                           block_size=max(1 << 20, len(text) + 1)),
-            parse_options=pacsv.ParseOptions(delimiter=",", quote_char=False, double_quote=False,
-                                             escape_char=False, newlines_in_values=False,
-                                             ignore_empty_lines=False),
-            convert_options=pacsv.ConvertOptions(column_types=types, null_values=["?"],
-                                                 strings_can_be_null=True,
-                                                 quoted_strings_can_be_null=False,
-                                                 check_utf8=False))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    if parsed.num_rows != len(lines):
+    types = {f"c{k}": pa.float64() if c.kind == "numeric" else pa.dictionary(pa.int32(), pa.string())
+             for k, c in enumerate(columns)}
+    parsed = _parse(data, types, ",", ["?"])
+    if parsed is None or parsed.num_rows != len(lines):
         return None
     fast: list[FastColumn] = []
     for k, c in enumerate(columns):
         col = parsed.column(k).combine_chunks()
         if c.kind == "numeric":
             values = col.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
-            if not np.isfinite(values[~np.isnan(values)]).all():
+            if not _finite(values):
                 return None  # the ordinary reader names the infinite value and its line
-            fast.append(FastColumn(values, ()))
+            fast.append(FastColumn(numbers=values))
         else:
             index = col.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-            fast.append(FastColumn(index, tuple(col.dictionary.to_pylist())))
+            fast.append(FastColumn(tokens=tuple(col.dictionary.to_pylist()), index=index))
     return Table(relation, list(columns), None, lines, "arff", fast=fast, slow=slow)
+
+
+def fast_csv_table(text: str, lines: np.ndarray, relation: str, columns: Sequence[Column],
+                   delimiter: str, missing: frozenset[str], slow: Callable[[], Table]
+                   ) -> Table | None:
+    """Parse CSV data lines (no header) with pyarrow, or None where the ordinary reader must.
+
+    Parameters
+    ----------
+    text : str
+        Data records, one a line, joined by ``\\n``.
+    lines : ndarray of shape (n_rows,), int64
+        1-based line of each record in the file.
+    relation : str
+        The name of the data.
+    columns : sequence of Column
+        The columns as the first chunk named them.
+    delimiter : {",", "\\t", ";"}
+        The field delimiter.
+    missing : frozenset of str
+        The tokens read as a missing value.
+    slow : callable
+        Reads the same records with the ordinary reader.
+
+    Returns
+    -------
+    Table or None
+        A table whose ``fast`` holds the text of each column
+        (:class:`FastColumn`); ``cells`` is None. None when the text is not
+        plain (quotes, white space the reader strips, empty lines, non-ASCII
+        text, a line longer than
+        :data:`~ensemblekit.readers.bounds.VALUE_CHARS`) or pyarrow refuses it.
+    """
+    special = _SPECIAL if delimiter == "\t" else (*_SPECIAL, "\t")
+    if not _plain(text, special):
+        return None
+    data = text.encode("ascii")
+    if not _short_lines(data):
+        return None
+    import pyarrow as pa
+
+    parsed = _parse(data, {f"c{k}": pa.string() for k in range(len(columns))}, delimiter, missing)
+    if parsed is None or parsed.num_rows != len(lines):
+        return None
+    fast = [FastColumn(text=parsed.column(k).combine_chunks()) for k in range(len(columns))]
+    return Table(relation, list(columns), None, lines, "csv", fast=fast, slow=slow)

@@ -20,7 +20,7 @@ import numpy as np
 from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, quote_input, quote_names
 from ensemblekit.readers.bounds import NOMINAL_TOTAL, NOMINAL_VALUES
 
-__all__ = ["Column", "FastColumn", "Table", "TableCoder", "conform_to_schema"]
+__all__ = ["Column", "Table", "TableCoder", "conform_to_schema"]
 
 
 @dataclass
@@ -51,24 +51,6 @@ class Column:
 
 
 @dataclass
-class FastColumn:
-    """One column of a table parsed by the vectorised engine (:mod:`ensemblekit.readers.fast`).
-
-    Attributes
-    ----------
-    data : ndarray of shape (n_rows,)
-        float64 values of a numeric column (NaN for missing); for a nominal
-        column, int64 positions in ``tokens`` (-1 for missing).
-    tokens : tuple of str
-        The distinct values of a nominal column as written; empty for a
-        numeric one.
-    """
-
-    data: np.ndarray
-    tokens: tuple[str, ...]
-
-
-@dataclass
 class Table:
     """What a reader makes of a file or of a chunk of it: columns and raw cells.
 
@@ -85,7 +67,7 @@ class Table:
         1-based line of the file where each row starts.
     fmt : {"arff", "csv"}
         The format read.
-    fast : list of FastColumn or None
+    fast : list of ensemblekit.readers.fast.FastColumn or None
         The columns as the vectorised engine parsed them (``cells`` is then
         None); None for cells read the ordinary way.
     slow : callable or None
@@ -98,7 +80,7 @@ class Table:
     cells: np.ndarray | None  # (n, m) object: str or None (missing); None when ``fast``
     lines: np.ndarray  # (n,) int64
     fmt: str
-    fast: list[FastColumn] | None = field(default=None, repr=False)
+    fast: list | None = field(default=None, repr=False)
     slow: Callable[[], Table] | None = field(default=None, repr=False)
 
     @property
@@ -347,14 +329,18 @@ class TableCoder:
             column = table.fast[slot.col]
             if first is not None and slot.key > first:
                 coded.append(None)
-            elif slot.how == "numeric" and column.data.dtype.kind == "f":
-                coded.append(column.data)
-            elif slot.how == "codes" and column.data.dtype.kind == "i":
-                lut = slot.lut
-                known = np.array([lut.get(v, -2) for v in column.tokens] + [-1], dtype=np.int64)
-                if (known == -2).any() and (known[column.data] == -2).any():
+            elif slot.how == "numeric":
+                values = column.numbers()
+                if values is None:
                     return False
-                coded.append(known[column.data])
+                coded.append(values)
+            elif slot.how == "codes" and column.codes() is not None:
+                tokens, index = column.codes()
+                lut = slot.lut
+                known = np.array([lut.get(v, -2) for v in tokens] + [-1], dtype=np.int64)
+                if (known == -2).any() and (known[index] == -2).any():
+                    return False
+                coded.append(known[index])
             else:
                 return False
         n = table.n_rows
