@@ -32,6 +32,8 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
+import numpy as np
+
 from ensemblekit.data import input_format, starts_like_arff
 from ensemblekit.dataset import DataError, Dataset, Schema
 from ensemblekit.errors import InputError
@@ -46,7 +48,7 @@ from ensemblekit.readers.csv import (
     with_delimiter,
 )
 from ensemblekit.readers.table import Table, conform_to_schema
-from ensemblekit.readers.text import Lines, decoded_blocks, iter_lines, open_input
+from ensemblekit.readers.text import Lines, decoded_blocks, iter_lines, line_units, open_input
 
 #: Rows per chunk read by :func:`iter_chunks`. Small chunks are the fastest: the
 #: strings and row lists of a chunk of a few thousand rows stay in the processor's
@@ -105,8 +107,8 @@ def _arff_chunks(lines: Iterator[str], src: str, chunk_rows: int, fast_bytes: in
 
 
 def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | None,
-                chunk_rows: int, csv_options: dict, notify: Notify | None
-                ) -> Iterator[Table]:
+                chunk_rows: int, csv_options: dict, notify: Notify | None,
+                fast_bytes: int | None = None) -> Iterator[Table]:
     """Tables of ``chunk_rows`` records each (the first of at most :data:`FIRST_CHUNK_ROWS`).
 
     One pass of :mod:`csv` over the lines splits the records (a quoted field may
@@ -115,9 +117,19 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
     each chunk of records. The first chunk decides the header (or its absence), the decimal mark and the
     notes as for a whole file; later chunks get the header record in front (when
     there is a header) and no notes.
+
+    Once ``fast_bytes`` characters are read (default
+    :data:`ensemblekit.readers.fast.FAST_BYTES`), a file with ``,`` or tab
+    delimiters and no decimal comma is read a block of text at a time: a
+    plain block (no quotes, no white space to strip, no blank line) is parsed
+    by the vectorised engine, and from the first block that is not plain on,
+    the rest is read as above.
     """
     lines, delimiter = with_delimiter(lines, src, delimiter)  # guessed as read_csv guesses it
     options = {k: v for k, v in csv_options.items() if k in ("decimal", "missing", "header")}
+    fast_bytes = _fast.FAST_BYTES if fast_bytes is None else fast_bytes
+    can_switch = (isinstance(lines, Lines) and delimiter in (",", "\t")
+                  and options.get("decimal") != ",")
 
     records: list[list[str]] = []
     record_lines: list[int] = []
@@ -125,14 +137,16 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
     header_record: list[str] | None = None
     header_line = 0
     header_used: bool | None = None  # None until the first chunk is read
+    columns: list = []
 
-    def table() -> Table:
-        nonlocal header_used
+    def table(records: list[list[str]], record_lines: list[int]) -> Table:
+        nonlocal header_used, columns
         chunk = stripped(records, delimiter)
         if header_used is None:
             out = parse_csv_records(chunk, list(record_lines), src, relation, delimiter,
                                    notify=notify, **options)
             header_used = int(out.lines[0]) != record_lines[0]
+            columns = out.columns
             return out
         if header_used:
             head = [[f.strip() for f in header_record]]
@@ -141,30 +155,66 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
         return parse_csv_records(chunk, list(record_lines), src, relation, delimiter,
                                 **{**options, "header": False})
 
+    def unit_table(text: str, first: int) -> Table:  # a plain block, the ordinary way
+        found = list(csv_records(text.split("\n"), delimiter, src, first))
+        return table([f for f, _, _ in found], [line for _, line, _ in found])
+
     where = "the first row" if csv_options.get("header") is False else "the header"
     n_fields = 0
     limit = min(chunk_rows, FIRST_CHUNK_ROWS) + 1  # the first chunk may hold the header
-    for fields, lineno, _ in csv_records(lines, delimiter, src):
-        if not n_fields:
-            check_fields(len(fields), src, lineno)
-            n_fields, header_line, header_record = len(fields), lineno, fields
-        elif len(fields) != n_fields:
-            raise DataError(f"expected {n_fields} fields (as in {where} on line {header_line}), "
-                            f"found {len(fields)}", src, lineno)
-        records.append(fields)
-        record_lines.append(lineno)
-        if len(records) < limit:
-            continue
-        yield table()
-        limit = chunk_rows
-        records.clear()
-        record_lines.clear()
+    read = 0
+
+    def chunks(text_lines: Iterator[str], first_line: int, switch: bool):
+        """Tables of the records of the lines; with ``switch``, ``int`` (the next line)
+        once the rest can go a block at a time."""
+        nonlocal n_fields, header_line, header_record, limit, read
+        for fields, lineno, last in csv_records(text_lines, delimiter, src, first_line):
+            if not n_fields:
+                check_fields(len(fields), src, lineno)
+                n_fields, header_line, header_record = len(fields), lineno, fields
+            elif len(fields) != n_fields:
+                raise DataError(f"expected {n_fields} fields (as in {where} on line "
+                                f"{header_line}), found {len(fields)}", src, lineno)
+            records.append(fields)
+            record_lines.append(lineno)
+            read += len(fields) + sum(map(len, fields))
+            if len(records) < limit:
+                continue
+            yield table(records, record_lines)
+            limit = chunk_rows
+            records.clear()
+            record_lines.clear()
+            if switch and read >= fast_bytes:
+                yield last + 1
+                return
+
+    next_line = None
+    for out in chunks(lines, 1, can_switch):
+        if isinstance(out, int):
+            next_line = out
+        else:
+            yield out
+    if next_line is not None:
+        units = line_units(lines.rest(), next_line)
+        missing = options.get("missing", MISSING_VALUES)
+        for text, first, n_lines in units:
+            if not text:
+                continue  # a blank line, which holds no record
+            quick = _fast.fast_csv_table(
+                text, np.arange(first, first + n_lines, dtype=np.int64), relation, columns,
+                delimiter, missing, lambda t=text, f=first: unit_table(t, f))
+            if quick is not None:
+                yield quick
+                continue
+            rest = itertools.chain([text], ("\n" + u for u, _, _ in units))
+            yield from chunks(iter_lines(rest), first, False)
+            break
     if header_used is None:  # a file shorter than one chunk, or with no data rows
         if not records:
             raise DataError("the file is empty", src)
-        yield table()
+        yield table(records, record_lines)
     elif records:
-        yield table()
+        yield table(records, record_lines)
 
 
 # --------------------------------------------------------------------------- public

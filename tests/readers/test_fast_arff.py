@@ -16,7 +16,6 @@ import pytest
 
 from ensemblekit.data import load_dataset
 from ensemblekit.dataset import DataError
-from ensemblekit.readers import fast
 from ensemblekit.streaming import iter_chunks
 
 pytest.importorskip("pyarrow")
@@ -39,21 +38,10 @@ def _rows(n: int, seed: int = 0) -> str:
 
 
 @pytest.fixture
-def counted(monkeypatch):
+def counted(fast_engine):
     """Tables the vectorised engine produced, and a switch to force it on."""
-    made = []
-    real = fast.fast_arff_table
-
-    def spy(*args, **kwargs):
-        table = real(*args, **kwargs)
-        made.append(table is not None)
-        return table
-
-    monkeypatch.setattr(fast, "fast_arff_table", spy)
-
-    def force():
-        monkeypatch.setattr(fast, "FAST_BYTES", 0)
-    return made, force
+    spy, force = fast_engine
+    return spy("fast_arff_table"), force
 
 
 def _read_both(path, counted, **kw):

@@ -33,7 +33,7 @@ from ensemblekit.readers.bounds import (
     VALUE_CHARS,
 )
 from ensemblekit.readers.table import Column, Table
-from ensemblekit.readers.text import Lines, iter_lines
+from ensemblekit.readers.text import Lines, iter_lines, line_units
 
 __all__ = ["arff_block_tables", "parse_arff_rows", "read_arff", "read_arff_header", "write_arff"]
 
@@ -434,26 +434,10 @@ def _data_rows(text: str, n_lines: int) -> int:
     return sum(1 for raw in text.split("\n") if (s := raw.strip()) and s[0] != "%")
 
 
-def _units(blocks: Iterable[str], first_line: int) -> Iterator[tuple[str, int, int]]:
-    """The blocks cut at line ends: (text of whole lines, line of the first, number of lines)."""
-    carry = ""
-    for block in blocks:
-        text = carry + block if carry else block
-        cut = text.rfind("\n")
-        if cut < 0:
-            carry = text
-            continue
-        unit, carry = text[:cut], text[cut + 1:]
-        n_lines = unit.count("\n") + 1
-        yield unit, first_line, n_lines
-        first_line += n_lines
-    yield carry, first_line, 1
-
-
 def _hold_blocks(blocks: Iterable[str], texts: deque, first_line: int) -> int:
     """Hold the data lines as the texts of whole lines the blocks hold; return the data rows."""
     n_rows = 0
-    for unit in _units(blocks, first_line):
+    for unit in line_units(blocks, first_line):
         n_rows += _data_rows(unit[0], unit[2])
         texts.append(unit)
     return n_rows
@@ -518,7 +502,7 @@ def arff_block_tables(blocks: Iterable[str], first_line: int, relation: str,
     DataError
         A row that cannot be read, with its line, as :func:`parse_arff_rows`.
     """
-    for unit in _units(blocks, first_line):
+    for unit in line_units(blocks, first_line):
         table = _unit_table(*unit, relation, columns, src, True)
         if table is not None:
             yield table

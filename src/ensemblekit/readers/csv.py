@@ -123,6 +123,9 @@ def with_delimiter(lines: Iterator[str], src: str, delimiter: str | None
             raise DataError("the file is empty", src)
         following = [t for t in lookahead[first + 1: first + 40] if t.strip()][:5]
         delimiter = guess_delimiter(lookahead[first], following)
+    if hasattr(lines, "unread"):  # a Lines: it stays one, its rest readable in blocks
+        lines.unread(lookahead)
+        return lines, delimiter
     return itertools.chain(lookahead, lines), delimiter
 
 

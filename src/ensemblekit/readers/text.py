@@ -24,7 +24,7 @@ from ensemblekit.dataset import DataError
 from ensemblekit.fifo import open_for_reading
 from ensemblekit.readers.bounds import DATA_MB, LINE_MB
 
-__all__ = ["MixedEncodingError", "Lines", "decoded_blocks", "iter_lines", "open_input"]
+__all__ = ["MixedEncodingError", "Lines", "decoded_blocks", "iter_lines", "line_units", "open_input"]
 
 # Compressed input: gzip is recognised by its first two bytes (RFC 1952, 2.3.1).
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -440,3 +440,35 @@ def iter_lines(blocks: Iterator[str]) -> Lines:
         follows the last line end (empty when the text ends with one).
     """
     return Lines(blocks)
+
+
+def line_units(blocks: Iterator[str], first_line: int) -> Iterator[tuple[str, int, int]]:
+    """Blocks of text cut at line ends, for reading a large file a block at a time.
+
+    Parameters
+    ----------
+    blocks : iterator of str
+        Text from the start of a line, as :meth:`Lines.rest` gives it.
+    first_line : int
+        1-based line of the first line of the text.
+
+    Yields
+    ------
+    (str, int, int)
+        The text of some whole lines joined by ``\\n`` (no line end after the
+        last), the line of the first and the number of lines. Joined by
+        ``\\n``, the texts are the whole text; the last is what follows the last
+        line end (perhaps empty).
+    """
+    carry = ""
+    for block in blocks:
+        text = carry + block if carry else block
+        cut = text.rfind("\n")
+        if cut < 0:
+            carry = text
+            continue
+        unit, carry = text[:cut], text[cut + 1:]
+        n_lines = unit.count("\n") + 1
+        yield unit, first_line, n_lines
+        first_line += n_lines
+    yield carry, first_line, 1
