@@ -115,8 +115,15 @@ def check_codes(X, nominal, n_categories) -> None:
         Naming the first column that holds a negative, fractional or too large code
         (NaN, a missing value, is allowed).
     """
-    for j, c in zip(nominal, n_categories):
-        col = X[:, j]
-        col = col[~np.isnan(col)]
-        if col.size and (np.any(col < 0) or np.any(col >= c) or np.any(col != np.floor(col))):
-            raise InputError(f"nominal column {j} holds a value that is not one of its {c} codes")
+    nominal = np.asarray(nominal, dtype=np.intp).reshape(-1)
+    if nominal.size == 0 or X.shape[0] == 0:
+        return
+    counts = np.asarray(n_categories).reshape(-1)
+    codes = X[:, nominal]
+    # all columns at once: a code is whole and in 0 .. r - 1; NaN (missing) passes
+    bad = ~((codes >= 0) & (codes < counts) & (codes == np.floor(codes))) & ~np.isnan(codes)
+    bad_columns = np.flatnonzero(bad.any(axis=0))
+    if bad_columns.size:
+        i = bad_columns[0]
+        raise InputError(f"nominal column {nominal[i]} holds a value that is not one of its "
+                         f"{counts[i]} codes")

@@ -7,6 +7,13 @@ that applies them lives here, and the estimator
 :class:`ensemblekit.classifiers.ibk.IBk`, which only stores its training rows,
 inherits it). Prediction is serial numpy, a block of test rows at a time; it
 never used joblib, so ``n_jobs`` plays no part.
+
+Every rule is computed here once: the ranges each test row sees, the scaled values, the
+difference to a missing value, the neighbours and their weights, the class distribution.
+The one step that is a long chain of small array operations, the squared differences
+summed attribute by attribute (:func:`ordered_sums`), has a compiled twin in
+:mod:`ensemblekit.classifiers._ibk_kernels` that the estimator uses and that gives the
+same bits; this module, which a model file is rebuilt with, never imports numba.
 """
 
 from __future__ import annotations
@@ -286,24 +293,34 @@ class IBkModel:
         if X.shape[0] == 0:
             return out
         numeric = numeric_columns(self.n_features_in_, self.nominal_features_)
+        nominal = np.ones(self.n_features_in_, dtype=bool)
+        nominal[numeric] = False
         lows, highs = self._row_ranges(X, numeric)
-        onehot = np.zeros((self.n_samples_fit_, self.classes_.size))
-        onehot[np.arange(self.n_samples_fit_), self.y_train_] = 1.0
+        summed = self._ordered_sums()
+        train = _ScaledTraining(self.X_train_, numeric)
         block = max(1, _BLOCK // max(1, self.n_samples_fit_))
         for s in range(0, X.shape[0], block):
             e = min(X.shape[0], s + block)
-            # a scaled value of +-inf (see _scale) makes a squared distance inf
-            with np.errstate(over="ignore"):
-                sq = self._squared_distances(X[s:e], numeric, lows[s:e], highs[s:e])
-            votes = self._votes(sq)
-            if np.isfinite(votes).all():
-                out[s:e] = votes @ onehot
-            else:
-                # "similarity" weights 1 - d are -inf at an infinite distance, and -inf * 0
-                # in the product would be NaN: add up each class's votes alone
-                for c in range(self.classes_.size):
-                    out[s:e, c] = np.where(self.y_train_ == c, votes, 0.0).sum(axis=1)
+            Q, FQ = _scaled_rows(X[s:e], numeric, lows[s:e], highs[s:e])
+            sq = np.empty((e - s, self.n_samples_fit_))
+            # the ranges only widen, so a block holds few runs of rows that share them
+            changed = ((lows[s + 1:e] != lows[s:e - 1]) | (highs[s + 1:e] != highs[s:e - 1]))
+            cuts = [0, *(np.flatnonzero(changed.any(axis=1)) + 1).tolist(), e - s]
+            for r0, r1 in zip(cuts[:-1], cuts[1:]):
+                T, FT = train.scaled(lows[s + r0], highs[s + r0])
+                # a scaled value of +-inf (see _scale) makes a squared distance inf
+                with np.errstate(over="ignore", invalid="ignore"):
+                    summed(Q[r0:r1], FQ[r0:r1], T, FT, nominal, sq[r0:r1])
+            out[s:e] = self._class_votes(sq)
         return out
+
+    def _ordered_sums(self):
+        """The function that sums the squared differences (:func:`ordered_sums`, numpy).
+
+        The estimator :class:`~ensemblekit.classifiers.ibk.IBk` gives the compiled form
+        of the same sum; a model rebuilt from a file keeps this one (numpy only).
+        """
+        return ordered_sums
 
     def _row_ranges(self, X, numeric):
         """Minimum and maximum of each numeric column as seen by each row, shape (n, m) each."""
@@ -318,57 +335,117 @@ class IBkModel:
         highs = np.fmax.accumulate(np.vstack([hi, cols]), axis=0)[1:]
         return lows, highs
 
-    def _squared_distances(self, Xb, numeric, lows, highs):
-        """Squared IBk distances of the rows ``Xb`` to every training row, (len(Xb), n).
-
-        ``lows`` and ``highs`` (shape (len(Xb), number of numeric columns)) are the
-        ranges each row is scaled by; the training values are scaled by the same
-        ranges, once per run of rows that share them.
-        """
-        m, n = Xb.shape[0], self.n_samples_fit_
-        acc = np.zeros((m, n))
-        diff = np.empty((m, n))
-        position = {int(j): i for i, j in enumerate(numeric)}
-        train = self.X_train_
-        for j in range(self.n_features_in_):  # column order: Weka's order of summation
-            if j not in position:
-                np.not_equal(Xb[:, j][:, None], train[:, j][None, :], out=diff)  # NaN: unequal
-                acc += diff  # 0 or 1, its own square
-                continue
-            i = position[j]
-            lo, hi = lows[:, i], highs[:, i]
-            q = _scale(Xb[:, j], lo, hi)
-            t_missing = np.isnan(train[:, j])
-            # the ranges only widen, so a block holds few runs of equal ranges
-            cuts = np.flatnonzero((lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])) + 1
-            for r0, r1 in zip(np.r_[0, cuts], np.r_[cuts, m]):
-                t = _scale(train[:, j], lo[r0], hi[r0])
-                part = diff[r0:r1]
-                np.subtract(q[r0:r1, None], t[None, :], out=part)
-                q_missing = np.isnan(q[r0:r1])
-                if q_missing.any():
-                    # one missing: the larger of v and 1 - v; both missing: 1
-                    part[q_missing] = np.where(t_missing, 1.0, _far(t))
-                if t_missing.any():
-                    known = np.flatnonzero(~q_missing)
-                    part[np.ix_(known, np.flatnonzero(t_missing))] = _far(q[r0:r1][known])[:, None]
-            np.multiply(diff, diff, out=diff)
-            acc += diff
-        return acc
-
-    def _votes(self, sq):
-        """Vote weight of each training row for each test row (0 outside its neighbours)."""
-        n = sq.shape[1]
-        if n > self.n_neighbors:
-            kth = np.partition(sq, self.n_neighbors - 1, axis=1)[:, self.n_neighbors - 1]
-            chosen = sq <= kth[:, None]
-        else:
+    def _class_votes(self, sq):
+        """Summed vote weight per class of each row's neighbours, from its squared distances."""
+        n, k = sq.shape[1], self.n_neighbors
+        if n <= k:
             chosen = np.ones(sq.shape, dtype=bool)
+        else:
+            # the k-th smallest (NaN, an undefined distance, sorts last, as in np.partition)
+            kth = (np.fmin.reduce(sq, axis=1) if k == 1
+                   else np.partition(sq, k - 1, axis=1)[:, k - 1])
+            chosen = sq <= kth[:, None]
+        n_classes = self.classes_.size
         if self.weights == "uniform":
-            return chosen.astype(np.float64)
+            # whole counts: the sum is exact in any order, so count the chosen rows alone
+            flat = np.flatnonzero(chosen)  # (np.nonzero of a 2-D mask is 20x slower)
+            rows = flat // n
+            return np.bincount(rows * n_classes + self.y_train_[flat - rows * n],
+                               minlength=sq.shape[0] * n_classes
+                               ).reshape(sq.shape[0], n_classes).astype(np.float64)
         dist = np.sqrt(np.sqrt(sq) ** 2 / max(1, self.n_features_in_))
         w = 1.0 / (dist + 0.001) if self.weights == "inverse" else 1.0 - dist
-        return np.where(chosen, w, 0.0)
+        votes = np.where(chosen, w, 0.0)
+        onehot = np.zeros((n, n_classes))
+        onehot[np.arange(n), self.y_train_] = 1.0
+        if np.isfinite(votes).all():
+            return votes @ onehot
+        # "similarity" weights 1 - d are -inf at an infinite distance, and -inf * 0 in the
+        # product would be NaN: add up each class's votes alone
+        out = np.empty((sq.shape[0], n_classes))
+        for c in range(n_classes):
+            out[:, c] = np.where(self.y_train_ == c, votes, 0.0).sum(axis=1)
+        return out
+
+
+class _ScaledTraining:
+    """The training rows, transposed, with each numeric column scaled by the ranges asked for.
+
+    ``scaled(lo, hi)`` gives ``T`` (n_features, n_samples): numeric columns as
+    :func:`_scale` makes them under ``lo``/``hi`` (one entry per numeric column),
+    nominal ones as their codes; and ``FT``, :func:`_far` of ``T``. A column is scaled
+    again only when its range changed since the last call.
+    """
+
+    def __init__(self, train, numeric):
+        self.train = train
+        self.numeric = numeric
+        self.T = np.array(train.T, order="C")  # a copy: the stored rows stay as they are
+        self.FT = np.zeros_like(self.T)
+        self.lo = np.full(numeric.size, np.nan)  # NaN: not scaled yet
+        self.hi = np.full(numeric.size, np.nan)
+
+    def scaled(self, lo, hi):
+        changed = np.flatnonzero((lo != self.lo) | (hi != self.hi))
+        if changed.size:
+            cols = self.numeric[changed]
+            # column by column, the same bits as one column at a time
+            t = _scale(self.train[:, cols], lo[changed], hi[changed]).T
+            self.T[cols] = t
+            self.FT[cols] = _far(t)
+            self.lo, self.hi = np.array(lo), np.array(hi)
+        return self.T, self.FT
+
+
+def _scaled_rows(Xb, numeric, lows, highs):
+    """Test rows with their numeric columns scaled by their own ranges, and :func:`_far` of them."""
+    Q = np.array(Xb, dtype=np.float64)
+    Q[:, numeric] = _scale(Xb[:, numeric], lows, highs)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return Q, _far(Q)
+
+
+def ordered_sums(Q, FQ, T, FT, nominal, out):
+    """Squared IBk distances of the rows ``Q`` to the training rows ``T``, into ``out`` (numpy).
+
+    For each test row and training row: the sum, attribute by attribute in column order
+    starting from 0, of the squared per-attribute difference (the order of Weka's sum, so
+    exact ties are the same ties). A nominal attribute adds 0 if the two codes are equal
+    and 1 if they differ or either is missing. A numeric one adds ``d * d`` where ``d`` is
+    ``q - t`` of the two scaled values, the precomputed far value of the known one when the
+    other is missing, and 1 when both are. The compiled
+    :func:`ensemblekit.classifiers._ibk_kernels.ordered_sums` does the same operations in
+    the same order.
+
+    Parameters
+    ----------
+    Q, FQ : ndarray of float64 of shape (m, n_features)
+        Test rows (numeric columns scaled, nominal ones codes; NaN: missing), and
+        :func:`_far` of them.
+    T, FT : ndarray of float64 of shape (n_features, n_samples)
+        Training rows, transposed, scaled by the same ranges as ``Q``, and :func:`_far` of them.
+    nominal : ndarray of bool of shape (n_features,)
+        Which columns are nominal.
+    out : ndarray of float64 of shape (m, n_samples)
+        Written with the squared distances.
+    """
+    out[:] = 0.0
+    diff = np.empty_like(out)
+    for j in range(Q.shape[1]):
+        q, t = Q[:, j], T[j]
+        if nominal[j]:
+            np.not_equal(q[:, None], t[None, :], out=diff)  # NaN: unequal
+            out += diff  # 0 or 1, its own square
+            continue
+        np.subtract(q[:, None], t[None, :], out=diff)
+        q_missing, t_missing = np.isnan(q), np.isnan(t)
+        if q_missing.any():  # one missing: the far value of the other; both: 1
+            diff[q_missing] = np.where(t_missing, 1.0, FT[j])
+        if t_missing.any():
+            known = np.flatnonzero(~q_missing)
+            diff[np.ix_(known, np.flatnonzero(t_missing))] = FQ[known, j][:, None]
+        np.multiply(diff, diff, out=diff)
+        out += diff
 
 
 def _scale(values, lo, hi):

@@ -1,0 +1,54 @@
+"""The compiled form of IBk's column-ordered distance sum (numba), for the ``knn`` estimator.
+
+Imported lazily by :class:`ensemblekit.classifiers.ibk.IBk` on its first prediction, never
+by the numpy-only :class:`~ensemblekit.classifiers.ibk_model.IBkModel` a model file is
+rebuilt as (``ensemblekit predict`` must not load numba). Compiled code is cached on disk
+(``cache=True``), so only the first use on a machine compiles.
+
+:func:`ordered_sums` has exactly the contract of
+:func:`ensemblekit.classifiers.ibk_model.ordered_sums`, the numpy form: the same
+floating-point operations on the same operands in the same order (a subtraction, a square
+and an addition per numeric attribute, the addition of 0 or 1 per nominal one, attributes
+in column order), so both give the same bits. Every rule that decides an operand (the
+ranges, the scaling, the difference to a missing value, the neighbours, their weights and
+the class distribution) stays in :mod:`ensemblekit.classifiers.ibk_model`, computed once
+for both. The compiled loop only fuses the passes numpy makes over a block of distances
+(one per attribute and operation) into one pass per test row.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def ordered_sums(Q, FQ, T, FT, nominal, out):
+    """Squared IBk distances of the rows ``Q`` to the training rows ``T``, into ``out``.
+
+    See :func:`ensemblekit.classifiers.ibk_model.ordered_sums` for the parameters; the
+    loops run over training rows innermost, so that they vectorise without changing the
+    order of any one row's sum.
+    """
+    m, p = Q.shape
+    n = T.shape[1]
+    for i in range(m):
+        acc = out[i]
+        for r in range(n):
+            acc[r] = 0.0
+        for j in range(p):
+            q = Q[i, j]
+            t = T[j]
+            if nominal[j]:
+                for r in range(n):  # NaN (missing) differs from every code
+                    acc[r] += 1.0 if q != t[r] else 0.0
+            elif q != q:  # the test value is missing
+                ft = FT[j]
+                for r in range(n):
+                    d = 1.0 if t[r] != t[r] else ft[r]
+                    acc[r] += d * d
+            else:
+                fq = FQ[i, j]
+                for r in range(n):
+                    tr = t[r]
+                    d = fq if tr != tr else q - tr
+                    acc[r] += d * d

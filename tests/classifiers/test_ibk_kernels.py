@@ -1,0 +1,93 @@
+"""IBk's one distance sum in two forms: the compiled kernel gives the numpy form's bits.
+
+The ``knn`` estimator sums the squared attribute differences with the compiled
+:func:`ensemblekit.classifiers._ibk_kernels.ordered_sums`; a model rebuilt from a file
+(numpy only) with :func:`ensemblekit.classifiers.ibk_model.ordered_sums`. Everything
+else (ranges, scaling, far values, neighbours, weights) is shared, so the two forms
+must agree to the bit on any operands: missing values on either side or both, nominal
+codes, exact ties, values far outside the ranges (+-inf scaled values) and differences
+that overflow when squared.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ensemblekit.classifiers import _ibk_kernels
+from ensemblekit.classifiers.ibk import IBk
+from ensemblekit.classifiers.ibk_model import IBkModel, _far, ordered_sums
+
+from ektesting.state_roundtrip import roundtrip
+
+
+def _operands(rng, m, n, p):
+    """Random scaled rows with missing values, shared values (ties) and extremes."""
+    nominal = rng.random(p) < 0.4
+    Q = rng.choice([0.0, 0.25, 0.5, 1.0, 0.3, -2.0, 7.5, np.nan, 1e200, -np.inf, np.inf],
+                   size=(m, p))
+    T = rng.choice([0.0, 0.25, 0.5, 1.0, 0.7, 3.0, np.nan, -1e200], size=(p, n))
+    Q[:, nominal] = rng.choice([0.0, 1.0, 2.0, np.nan], size=(m, int(nominal.sum())))
+    T[nominal] = rng.choice([0.0, 1.0, 2.0, np.nan], size=(int(nominal.sum()), n))
+    with np.errstate(invalid="ignore", over="ignore"):
+        return Q, _far(Q), T, _far(T), nominal
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_compiled_sum_gives_the_bits_of_the_numpy_sum(seed):
+    rng = np.random.default_rng(seed)
+    m, n, p = int(rng.integers(1, 9)), int(rng.integers(1, 40)), int(rng.integers(1, 7))
+    Q, FQ, T, FT, nominal = _operands(rng, m, n, p)
+    want, got = np.full((m, n), -1.0), np.full((m, n), -1.0)  # both must overwrite
+    with np.errstate(invalid="ignore", over="ignore"):
+        ordered_sums(Q, FQ, T, FT, nominal, want)
+    _ibk_kernels.ordered_sums(Q, FQ, T, FT, nominal, got)
+    assert got.tobytes() == want.tobytes()
+    assert (want >= 0).any()  # not all NaN: the comparison says something
+
+
+def test_the_sum_follows_the_missing_value_rules_by_hand():
+    # one numeric column (scaled 0.2 in the test row, 0.9 / missing in the training rows)
+    # and one nominal column (code 1 against 1 / 2 / missing)
+    nominal = np.array([False, True])
+    Q = np.array([[0.2, 1.0], [np.nan, np.nan]])
+    T = np.array([[0.9, np.nan, 0.9], [1.0, 2.0, np.nan]])
+    FQ, FT = _far(Q), _far(T)
+    want = np.array([[(0.2 - 0.9) ** 2 + 0.0, 0.8 ** 2 + 1.0, (0.2 - 0.9) ** 2 + 1.0],
+                     [0.9 ** 2 + 1.0, 1.0 + 1.0, 0.9 ** 2 + 1.0]])
+    for form in (ordered_sums, _ibk_kernels.ordered_sums):
+        out = np.empty((2, 3))
+        form(Q, FQ, T, FT, nominal, out)
+        assert out.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("params", [{}, {"n_neighbors": 4, "weights": "inverse"},
+                                    {"n_neighbors": 3, "weights": "similarity"},
+                                    {"n_neighbors": 2, "range_update": "none"}])
+def test_estimator_and_rebuilt_model_agree_on_random_mixed_data(seed, params):
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(3, 50)), int(rng.integers(1, 6))
+    X = np.round(rng.normal(size=(n + 40, p)) * 4, 1)  # rounded: many exact ties
+    nominal = np.flatnonzero(rng.random(p) < 0.4)
+    X[:, nominal] = rng.integers(0, 3, size=(n + 40, nominal.size))
+    X[rng.random(X.shape) < 0.15] = np.nan
+    X[n + 20:] *= 3.0  # later test rows widen the ranges
+    X[n + 20:, nominal] = rng.integers(0, 3, size=(20, nominal.size))
+    est = IBk(nominal_features=nominal, n_categories=[3] * nominal.size, n_classes=3,
+              **params).fit(X[:n], rng.integers(0, 3, n))
+    stored_rows = est.X_train_.copy()
+    model = roundtrip(est, IBkModel)
+    assert type(model) is IBkModel
+    assert est.predict_proba(X[n:]).tobytes() == model.predict_proba(X[n:]).tobytes()
+    assert est.X_train_.tobytes() == stored_rows.tobytes()  # prediction leaves them as they were
+
+
+def test_prediction_leaves_a_single_column_of_stored_rows_unchanged():
+    # one column: the transposed rows are contiguous already, and must still be a copy
+    X = np.array([[1.0], [4.0], [np.nan], [10.0]])
+    est = IBk().fit(X, [0, 1, 0, 1])
+    before = est.X_train_.copy()
+    est.predict_proba(np.array([[2.0], [30.0]]))
+    assert est.X_train_.tobytes() == before.tobytes()
+    assert X[1, 0] == 4.0
