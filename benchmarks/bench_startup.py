@@ -314,6 +314,31 @@ def machine() -> str:
     return f"{cores} cores (nproc), {model}{memory}, {platform.system()} {platform.release()}"
 
 
+def command_line() -> str:
+    """This script's command line as typed from the repository root (for a report)."""
+    script = Path(sys.argv[0])
+    try:
+        script = script.resolve().relative_to(ROOT)
+    except ValueError:
+        pass
+    return shlex.join(["python", str(script), *sys.argv[1:]])
+
+
+def report_header(title: str, started: datetime.datetime, loads: tuple[str, str],
+                  ek: list[str], java: list[str] | None) -> list[str]:
+    """A report's title and its lines: command line, date, machine, load average, versions."""
+    load_start, load_end = loads
+    return [
+        f"# {title}",
+        "",
+        f"- command: `{command_line()}` (from the repository root)",
+        f"- date: {started:%Y-%m-%d %H:%M} UTC",
+        f"- machine: {machine()}",
+        f"- load average (1/5/15 min): {load_start} at start, {load_end} at end",
+        f"- versions: {versions(ek, java)}",
+    ]
+
+
 def load() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -408,20 +433,9 @@ def main() -> int:
             phases = fit_phases(sys.executable, str(tmp / "phases.ekm"))
 
     load_end = load()
-    script = Path(sys.argv[0])
-    try:
-        script = script.resolve().relative_to(ROOT)
-    except ValueError:
-        pass
-    command_line = shlex.join(["python", str(script), *sys.argv[1:]])
     header = [
-        "# Whole-process start-up: ensemblekit against Weka 3.9.7 J48",
-        "",
-        f"- command: `{command_line}` (from the repository root)",
-        f"- date: {started:%Y-%m-%d %H:%M} UTC",
-        f"- machine: {machine()}",
-        f"- load average (1/5/15 min): {load_start} at start, {load_end} at end",
-        f"- versions: {versions(ek, java)}",
+        *report_header("Whole-process start-up: ensemblekit against Weka 3.9.7 J48", started,
+                       (load_start, load_end), ek, java),
         "",
         f"Wall seconds of one whole process: median (min–max) of {args.runs} runs after "
         f"{args.warmup} warm-up, ours and Weka's in turn; ratio = ours / Weka's, run by run, "
