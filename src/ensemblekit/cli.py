@@ -575,7 +575,8 @@ def show(
                                          "Graphviz DOT here."),
 ):
     """Print what a saved model learned, with its metadata."""
-    from ensemblekit.report import model_description
+    from ensemblekit.cli_io import rich_text
+    from ensemblekit.description import description_renderables, description_text, model_description
     from ensemblekit.writers import to_json
 
     with _user_errors():
@@ -588,7 +589,11 @@ def show(
         if format_ == "json":
             _write_stdout(to_json(model.metadata, sort_keys=True))
             return
-        _print(model_description(api.describe_model(model)))
+        shown = model_description(api.describe_model(model))
+        if sys.stdout.isatty():  # rich on a terminal; plain lines, without rich, elsewhere
+            _print(description_renderables(shown))
+        else:
+            _write_stdout(description_text(shown, rich_text))
 
 
 def _left_by_reader(exc: SystemExit) -> bool:

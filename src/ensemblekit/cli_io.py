@@ -269,6 +269,14 @@ def stdout_console():
                         force_terminal=None if tty else False, highlight=False, emoji=False)
 
 
+def rich_text(renderable) -> str:
+    """What ``renderable`` prints on a stdout that is no terminal, no line padded at its end."""
+    console = stdout_console()
+    with console.capture() as captured:
+        console.print(renderable)
+    return "".join(f"{line.rstrip()}\n" for line in captured.get().splitlines())
+
+
 def write_stdout(text: str) -> None:
     """Write to stdout; a reader that closed the pipe early (``| head``) ends us quietly."""
     require_stdout()

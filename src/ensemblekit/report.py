@@ -1,16 +1,19 @@
 """What people read: rich tables, the verdicts under them, and model descriptions.
 
 Functions here turn result objects (:mod:`ensemblekit.results`) into
-:mod:`rich` renderables or lines of text for a terminal; they do not compute
-scores, and they write nothing. Names and values from data and model files go
-through :func:`printable` (or :func:`safe_text`), so a file cannot drive the
-terminal. Output for programs (CSV, JSON, ARFF) is :mod:`ensemblekit.writers`'s.
+:mod:`rich` renderables or lines of text for a terminal; ``show`` describes a
+model as plain blocks, which become rich tables on a terminal and plain lines,
+without rich, in a pipe or a file. They do not compute scores, and they write
+nothing. Names and values from data and model files go through :func:`printable`
+(or :func:`safe_text`), so a file cannot drive the terminal. Output for programs
+(CSV, JSON, ARFF) is :mod:`ensemblekit.writers`'s.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ensemblekit.results import verdict_lines
 
@@ -224,7 +227,7 @@ def grid_table(rows: list[dict], baseline: str, metric_label: str, protocol_text
     for r in rows:
         ranges = r["ranges"] or {}
         cells = [_range_text(ranges[k]) if k in ranges else "-" for k in keys]
-        best_at = ", ".join(f"{k}={_plain(v)}" for k, v in (r["best_point"] or {}).items()) or "-"
+        best_at = ", ".join(f"{k}={plain_value(v)}" for k, v in (r["best_point"] or {}).items()) or "-"
         table.add_row(safe_text(r["dataset"]), safe_text(r["algorithm"]), fmt(r["baseline"]),
                       *(safe_text(c) for c in cells), f"{r['percent']:.0f}%",
                       "-" if r["average"] is None else fmt(r["average"]),
@@ -236,7 +239,7 @@ def grid_table(rows: list[dict], baseline: str, metric_label: str, protocol_text
 
 def _range_text(pair) -> str:
     lo, hi = pair
-    return _plain(lo) if lo == hi else f"{_plain(lo)}–{_plain(hi)}"
+    return plain_value(lo) if lo == hi else f"{plain_value(lo)}–{plain_value(hi)}"
 
 
 # --------------------------------------------------------------------------- data sets
@@ -318,7 +321,7 @@ def algorithms_table(summary: list[dict]):
     for col in ("name", "task", "parameters (default)", "description"):
         table.add_column(col)
     for s in summary:
-        params = "\n".join(printable(f"{p['name']}={_plain(p['default'])}  [{p['values']}]")
+        params = "\n".join(printable(f"{p['name']}={plain_value(p['default'])}  [{p['values']}]")
                            for p in s["parameters"])
         description = safe_text(s["description"])
         description.append("\n" + printable(s["preprocessing"]), style="dim")
@@ -356,43 +359,18 @@ def algorithm_params_table(entry: dict):
     for col in ("parameter", "type", "default", "range", "help"):
         table.add_column(col)
     for p in entry["parameters"]:
-        table.add_row(safe_text(p["name"]), safe_text(p["type"]), safe_text(_plain(p["default"])),
+        table.add_row(safe_text(p["name"]), safe_text(p["type"]), safe_text(plain_value(p["default"])),
                       safe_text(p["values"]), safe_text(p["help"]))
     return table
 
 
-def _plain(v) -> str:
+def plain_value(v) -> str:
+    """A parameter's value as people write it: ``none``, ``true``/``false``, else ``str``."""
     if v is None:
         return "none"
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
-
-
-def prototypes_table(centers, feature_names: Sequence[str], sizes: Sequence[int], title: str):
-    """Rich table of cluster prototypes: one column per cluster, one row per feature.
-
-    Features go down the rows so that data with many (one-hot) columns stays
-    readable in a terminal.
-
-    Parameters
-    ----------
-    centers : array of shape (n_clusters, n_features)
-    feature_names : sequence of str, length n_features
-    sizes : sequence of int, length n_clusters
-        Number of training instances in each cluster.
-    """
-    from rich.table import Table
-
-    table = Table(title=safe_text(title, style="table.title"), title_justify="left")
-    table.add_column("feature")
-    for k in range(len(centers)):
-        table.add_column(f"cluster {k}", justify="right")
-    table.add_row("[italic]size[/italic]", *(str(int(n)) for n in sizes))
-    table.add_section()
-    for j, name in enumerate(feature_names):
-        table.add_row(safe_text(name), *(f"{row[j]:.4g}" for row in centers))
-    return table
 
 
 def metrics_table(values: dict[str, float], title: str):
@@ -587,185 +565,131 @@ def cross_validation_renderables(result) -> list:
     return out
 
 
-def c45_tree_text(tree, names, class_values, category_names):
-    """A fitted C4.5 tree as Weka's ``J48 -t`` prints it: heading, tree, leaves and size.
+# --------------------------------------------------------------------------- model descriptions
+# ``show`` describes a model as plain blocks (:mod:`ensemblekit.description`): a terminal
+# gets them as rich renderables (:func:`block_renderable`), a pipe or a file as plain lines.
+@dataclass(frozen=True)
+class Fields:
+    """Named values, one a line, the names in a column of their own (a model's metadata).
 
-    Parameters
+    Attributes
     ----------
-    tree : ensemblekit.classifiers.c45.C45Tree
-    names : list of str
-        Attribute names, one per column the tree reads.
-    class_values : list of str
-        The class values, in code order.
-    category_names : list of (list of str or None)
-        Each attribute's values (None for a numeric attribute).
-
-    Returns
-    -------
-    rich.text.Text
-        Never wrapped; names and values made printable (see :func:`printable`).
-        Weka separates ``Number of Leaves  :`` and ``Size of the tree :`` from their
-        numbers by a tab; here a space.
+    rows : tuple of (str, str)
+        ``(name, value)``, both printable text (see :func:`printable`).
     """
-    from rich.text import Text
 
-    text = tree.export_text(
-        feature_names=[printable(n) for n in names],
-        class_names=[printable(c) for c in class_values],
-        category_names=[None if v is None else [printable(x) for x in v] for v in category_names])
-    title = "J48 unpruned tree" if tree.unpruned else "J48 pruned tree"
-    # J48 starts every branch line on a new line: a blank line under the dashes, except
-    # for a tree that is one leaf (": class (n)" right under them)
-    body = text if tree.tree_size_ == 1 else "\n" + text
-    return Text(f"{title}\n------------------\n{body}\n\nNumber of Leaves  : {tree.n_leaves_}\n\n"
-                f"Size of the tree : {tree.tree_size_}", no_wrap=True, overflow="ignore")
+    rows: tuple[tuple[str, str], ...]
 
 
-def model_description(description: dict) -> list:
-    """Rich renderables describing a saved model: its metadata, then what it learned.
+@dataclass(frozen=True)
+class Lines:
+    """Printable text shown as it stands.
+
+    Attributes
+    ----------
+    text : str
+        One or more lines, without a final newline.
+    fold : bool
+        Whether a terminal may fold a line longer than its width; False for text whose
+        lines must stay whole (a tree as J48 prints it). Plain output never folds.
+    """
+
+    text: str
+    fold: bool = True
+
+
+@dataclass(frozen=True)
+class Columns:
+    """A titled table of printable text cells.
+
+    Attributes
+    ----------
+    title : str
+    headers : tuple of str
+        One per column.
+    right : tuple of bool
+        Per column: aligned to the right (numbers) or the left.
+    rows : tuple of tuple of str
+        Each as long as ``headers``.
+    lead : int
+        The first ``lead`` rows are set apart from the others (the prototypes' training
+        sizes above their coordinates), their first cell in italics on a terminal.
+    """
+
+    title: str
+    headers: tuple[str, ...]
+    right: tuple[bool, ...]
+    rows: tuple[tuple[str, ...], ...]
+    lead: int = 0
+
+
+def prototype_columns(centers, feature_names: Sequence[str], sizes: Sequence[int],
+                      title: str) -> Columns:
+    """Cluster prototypes as a table: one column per cluster, one row per feature.
+
+    Features go down the rows so that data with many (one-hot) columns stays
+    readable in a terminal. The first row holds the training sizes.
 
     Parameters
     ----------
-    description : dict
-        From :func:`ensemblekit.api.describe_model`: the metadata, the registry's
-        ``model_summary`` kind, feature and class names, and the fitted estimator.
+    centers : array of shape (n_clusters, n_features)
+    feature_names : sequence of str, length n_features
+    sizes : sequence of int, length n_clusters
+        Number of training instances in each cluster.
+    title : str
+    """
+    k = len(centers)
+    rows = [("size", *(str(int(n)) for n in sizes))]
+    rows += [(printable(name), *(f"{row[j]:.4g}" for row in centers))
+             for j, name in enumerate(feature_names)]
+    return Columns(printable(title), ("feature", *(f"cluster {c}" for c in range(k))),
+                   (False,) + (True,) * k, tuple(rows), lead=1)
+
+
+def prototypes_table(centers, feature_names: Sequence[str], sizes: Sequence[int], title: str):
+    """Rich table of cluster prototypes (see :func:`prototype_columns`)."""
+    return block_renderable(prototype_columns(centers, feature_names, sizes, title))
+
+
+def block_renderable(block):
+    """A rich renderable of a :class:`Fields`, :class:`Lines` or :class:`Columns` block (any
+    other object is one already), as a terminal shows it.
+
+    Parameters
+    ----------
+    block : Fields, Lines, Columns or a rich renderable
 
     Returns
     -------
-    list
-        A metadata grid, then by kind: prototypes ("prototypes"), the tree as text
-        ("tree": a C4.5 tree as Weka's J48 prints it), the parents of each node
-        ("network"), the bags ("bagged-networks"),
-        cluster sizes and rules ("rule-clusters"), the top rules or trees and the
-        variable importances ("rule-ensemble"), the number of stored instances
-        ("stored-instances"), or nothing more ("none").
+    rich renderable
+        Fields: a grid, the names two spaces left of the values; Lines: a ``Text`` (not
+        folded when ``fold`` is False); Columns: a table under its title, a rule after the
+        lead rows, whose first cells are in italics.
     """
     from rich.table import Table
     from rich.text import Text
 
-    metadata = description["metadata"]
-    head = Table.grid(padding=(0, 2))
-    train = metadata.get("training_data", {})
-    params = ", ".join(f"{k}={_plain(v)}" for k, v in sorted(metadata.get("params", {}).items()))
-    for key, value in (
-        ("algorithm", f"{metadata['algorithm']} ({metadata['task']})"),
-        ("parameters", params or "-"),
-        ("seed", str(metadata.get("seed"))),
-        ("trained on", f"{train.get('name')} ({train.get('instances')} instances)"),
-        ("data fingerprint", str(train.get("fingerprint"))),
-        ("ensemblekit", str(metadata.get("ensemblekit_version"))),
-        ("file format", str(metadata.get("format_version"))),
-    ):
-        head.add_row(key, safe_text(value))
-    out: list = [head]
-    estimator, kind = description["estimator"], description["kind"]
-    names = description["feature_names"]
-    if kind == "prototypes":
-        centers = description["centers"]
-        out.append(prototypes_table(centers, names, description["sizes"],
-                                    f"{len(centers)} prototypes (training sizes)"))
-    elif kind == "tree" and hasattr(estimator, "export_text"):
-        out.append(c45_tree_text(estimator, names, description["class_values"],
-                                 description["category_names"]))
-    elif kind == "tree":
-        out.append(Text(
-            f"decision tree: {estimator.get_n_leaves()} leaves, depth {estimator.get_depth()}\n"
-            + estimator.tree_text([printable(n) for n in names],
-                                  [printable(c) for c in description["class_values"]],
-                                  decimals=4)))
-    elif kind == "network":
-        table = Table(title="Bayesian network: parents of each node", title_justify="left")
-        for col in ("node", "values", "parents", "CPT size"):
-            table.add_column(col, justify="right" if col in ("values", "CPT size") else "left")
-        for node in description["nodes"]:
-            rows, cols = node["cpt_shape"]
-            table.add_row(safe_text(node["name"]), str(node["n_values"]),
-                          safe_text(", ".join(node["parents"]) or "-"), f"{rows} x {cols}")
-        out.append(table)
-    elif kind == "bagged-networks":
-        sizes, arcs = description["bag_sizes"], description["arcs"]
-        out.append(Text(f"bagging of {len(estimator.estimators_)} Bayesian networks; distinct "
-                        f"training rows per bag {min(sizes)}-{max(sizes)}; arcs per network "
-                        f"{min(arcs)}-{max(arcs)}"))
-    elif kind == "rule-clusters":
-        sizes, shown = description["sizes"], description["rules"]
-        out.append(cluster_sizes_table(sizes, f"{description['n_rules']} rules from "
-                                       f"{estimator.n_stages} stages; {len(sizes)} clusters "
-                                       "(training sizes)"))
-        out.append(Text(f"first {len(shown)} of {description['n_rules']} rules (stage order):\n"
-                        + "\n".join(f"  {k + 1}. {printable(rule)}"
-                                    for k, rule in enumerate(shown))))
-    elif kind == "rule-ensemble":
-        out.extend(_rule_ensemble_description(estimator, names, description["attribute_names"]))
-    elif kind == "stored-instances":
-        out.append(Text(f"stores {estimator.n_samples_fit_} training instances "
-                        f"({len(names)} encoded features)"))
-    return out
-
-
-#: Rules (or trees) listed by ``show`` for a rule ensemble.
-SHOW_TERMS = 15
-
-
-def _rule_ensemble_description(estimator, names, attribute_names) -> list:
-    """What ``show`` prints for a rule ensemble: its size, top terms and variable importances."""
-    import numpy as np
-    from rich.table import Table
-    from rich.text import Text
-
-    basis = "rules" if estimator.basis == "rules" else "trees"
-    size = (f"{estimator.rules_.n_rules} rules (of {estimator.rules_.n_candidates} tree nodes; "
-            "duplicates, complements and constant rules dropped)" if basis == "rules" else
-            f"{len(estimator.trees_)} tree outputs")
-    width = estimator.bandwidth_
-    if estimator.method == "lasso":
-        tuned = ("no rule to weight" if estimator.alpha_ is None
-                 else f"lasso penalty {estimator.alpha_:.4g}")
-    elif estimator.method == "pls":
-        tuned = (f"{estimator.n_components_} PLS components" if estimator.n_components_
-                 else "no rule to weight")
-    elif estimator.method == "mean" or (width is not None and np.isinf(width)):
-        tuned = "equal weights"
-    else:
-        tuned = f"kernel width {width:.4g}"
-    out: list = [Text(f"{len(estimator.trees_)} ISLE trees -> {size}; {tuned}; "
-                      f"intercept {estimator.intercept_:.6g}")]
-    terms = estimator.ranked_terms(names, top=SHOW_TERMS)
-    if estimator.method == "kernel":
-        out.append(Text(f"Nadaraya-Watson smoothing over {estimator.train_target_.size} training "
-                        "rows: no weights, so no term or variable importances"))
-        return out
-    if not terms:
-        out.append(Text(f"no {basis[:-1]} has a non-zero weight: the model predicts the "
-                        f"intercept, {estimator.intercept_:.6g}, for every row"))
-        return out
-    nonzero = int(np.count_nonzero(estimator.coef_))
-    top = max(t["importance"] for t in terms) or 1.0
-    table = Table(title=f"top {len(terms)} of {nonzero} {basis} with a non-zero weight, by importance "
-                  + ("|w| sqrt(s(1-s))" if basis == "rules" else "|w| std(T)") + " (largest = 100)",
-                  title_justify="left")
-    for col in ("#", "rule" if basis == "rules" else "term", "coefficient", "support",
-                "importance"):
-        table.add_column(col, justify="left" if col in ("rule", "term") else "right")
-    for rank, t in enumerate(terms, 1):
-        table.add_row(str(rank), safe_text(t["term"]), f"{t['coefficient']:.4g}",
-                      "-" if t["support"] is None else f"{t['support']:.3f}",
-                      f"{100 * t['importance'] / top:.1f}")
-    out.append(table)
-    # variable importances: one-hot columns ('attr=value') add up under their attribute
-    by_attribute: dict[str, float] = {}
-    for name, value in zip(names, estimator.feature_importances_):
-        attribute = name.split("=", 1)[0] if name not in set(attribute_names) else name
-        by_attribute[attribute] = by_attribute.get(attribute, 0.0) + float(value)
-    peak = max(by_attribute.values()) or 1.0
-    ranked = sorted(by_attribute.items(), key=lambda kv: (-kv[1], kv[0]))
-    table = Table(title="variable importances (largest = 100)", title_justify="left")
-    table.add_column("attribute")
-    table.add_column("importance", justify="right")
-    for name, value in ranked:
-        table.add_row(safe_text(name), f"{100 * value / peak:.1f}")
-    out.append(table)
-    return out
+    if isinstance(block, Fields):
+        grid = Table.grid(padding=(0, 2))
+        for key, value in block.rows:
+            grid.add_row(key, Text(value))
+        return grid
+    if isinstance(block, Lines):
+        return Text(block.text) if block.fold else Text(block.text, no_wrap=True,
+                                                         overflow="ignore")
+    if not isinstance(block, Columns):
+        return block
+    table = Table(title=Text(block.title, style="table.title"), title_justify="left")
+    for header, flush_right in zip(block.headers, block.right):
+        table.add_column(header, justify="right" if flush_right else "left")
+    for k, row in enumerate(block.rows):
+        if k == block.lead and k > 0:
+            table.add_section()
+        first = Text(row[0])
+        if k < block.lead:
+            first.stylize("italic")  # the text, not the padding of its cell
+        table.add_row(first, *(Text(cell) for cell in row[1:]))
+    return table
 
 
 # --------------------------------------------------------------------------- clustering validity

@@ -1,9 +1,9 @@
 """The command line only parses, calls the API and renders (issue 17, acceptance 2).
 
 cli.py may import the standard library, typer, and from ensemblekit only the modules
-that parse (registry), do the work (api), render (report, results, writers) or handle the
-process's streams (cli_io, _imports). It never imports numpy or metric code, so it
-cannot compute a score itself.
+that parse (registry), do the work (api), render (report, description, results, writers) or
+handle the process's streams (cli_io, _imports). It never imports numpy or metric code, so
+it cannot compute a score itself.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import ensemblekit.cli
 
 CLI = Path(ensemblekit.cli.__file__)
 ALLOWED_OWN = {"ensemblekit", "ensemblekit.api", "ensemblekit.registry", "ensemblekit.report",
-               "ensemblekit.results", "ensemblekit.writers", "ensemblekit.cli_io",
+               "ensemblekit.description", "ensemblekit.results", "ensemblekit.writers", "ensemblekit.cli_io",
                "ensemblekit._imports", "ensemblekit.errors"}
 THIRD_PARTY = {"typer", "rich"}
 

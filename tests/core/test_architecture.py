@@ -45,7 +45,8 @@ LAYERS = {
     3: ("ensemblekit.registry", "ensemblekit.metrics"),
     4: ("ensemblekit.results", "ensemblekit.writers", "ensemblekit.persistence",
         "ensemblekit.pipeline"),
-    5: ("ensemblekit.experiment", "ensemblekit.report", "ensemblekit.plots"),
+    5: ("ensemblekit.experiment", "ensemblekit.report", "ensemblekit.description",
+        "ensemblekit.plots"),
     6: ("ensemblekit.app", "ensemblekit.api"),
     7: ("ensemblekit.cli", "ensemblekit.cli_io"),
 }

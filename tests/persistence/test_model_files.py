@@ -6,7 +6,8 @@ model is fitted through the API, written, and read back: the rebuilt model predi
 file holds only ``metadata.json`` and ``.npy`` members, and saving twice gives the
 same bytes. For every algorithm but the lazy ensembles, a fresh interpreter then runs
 ``predict``, ``show`` and ``evaluate MODEL DATA`` on the file and ends with no
-scikit-learn, scipy, skops or numba module loaded (issue 28, acceptance 2).
+scikit-learn, scipy, skops or numba module loaded (issue 28, acceptance 2); ``show``
+into a pipe loads no rich either, and pads no line (issue 28, acceptance 3).
 """
 
 from __future__ import annotations
@@ -180,3 +181,23 @@ def test_fit_without_scikit_learn_writes_the_estimators_model_file(params, tmp_p
     api.save_model(fitted, tmp_path / "coded.ekm")
     api.save_model(FittedModel(pipeline, fitted.metadata), tmp_path / "estimator.ekm")
     assert (tmp_path / "coded.ekm").read_bytes() == (tmp_path / "estimator.ekm").read_bytes()
+
+
+@pytest.mark.parametrize("name", ["c45", "k2", "knn", "kmeans", "cart-entropy", "bagged-k2"])
+def test_a_piped_show_writes_plain_lines_without_importing_rich(name, tmp_path):
+    # issue 28: off a terminal, `show` lays out its blocks itself; rich's import and
+    # rendering were a fifth of the command's time, and rich padded each line to 200 columns
+    from ensemblekit.description import description_text, model_description
+
+    path = tmp_path / "m.ekm"
+    api.save_model(_fitted(name, dict(_first_cases())[name]), path)
+    out = tmp_path / "report.json"
+    done = subprocess.run([sys.executable, "-c", _RUN, json.dumps([["show", str(path)]]),
+                           json.dumps(["rich"]), str(out)], capture_output=True, text=True,
+                          timeout=120)
+    report = json.loads(out.read_text())
+    assert report == {"codes": [0], "heavy": []}, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"algorithm         {name} ({registry.get(name).task})"
+    assert all(line == line.rstrip() for line in lines)
+    assert done.stdout == description_text(model_description(api.describe_model(path)), None)
