@@ -78,7 +78,7 @@ def test_lazy_bag_counts_without_neighbours_is_a_bootstrap():
 def _by_hand(clf, X_train, y_train, x, voting):
     """LB for one row from public pieces: neighbours, bags, cart-entropy on repeated rows, vote."""
     _, nn = clf.distance_.kneighbors(x[None, :], clf.k_)
-    rng = np.random.default_rng(np.random.SeedSequence([clf.seed_, _row_keys(x[None, :])[0]]))
+    rng = np.random.default_rng(np.random.SeedSequence([clf.seed_, _row_keys(clf, x[None, :])[0]]))
     L = clf.n_estimators
     counts = lazy_bag_counts(rng, len(y_train), nn[0], L)
     seeds = rng.integers(0, np.iinfo(np.int32).max, size=L)

@@ -29,7 +29,7 @@ def labor():
 def _by_hand(clf, X_train, y_train, x, nominal, n_cat):
     """LB for one row: neighbours, bags, unpruned C4.5 on the written-out bag, vote or mean."""
     _, nn = clf.distance_.kneighbors(x[None, :], clf.k_)
-    rng = np.random.default_rng(np.random.SeedSequence([clf.seed_, _row_keys(x[None, :])[0]]))
+    rng = np.random.default_rng(np.random.SeedSequence([clf.seed_, _row_keys(clf, x[None, :])[0]]))
     L = clf.n_estimators
     counts = lazy_bag_counts(rng, len(y_train), nn[0], L)
     proba = np.zeros(clf.classes_.size)

@@ -171,7 +171,7 @@ def test_knn_only_prediction_by_hand(labor):
     lo, hi = np.nanmin(X[train], axis=0), np.nanmax(X[train], axis=0)
     for r, x in enumerate(X[test]):
         _, nn = clf.distance_.kneighbors(x[None, :], clf.k_)
-        rng = np.random.default_rng(np.random.SeedSequence([clf.seed_, _row_keys(x[None, :])[0]]))
+        rng = np.random.default_rng(np.random.SeedSequence([clf.seed_, _row_keys(clf, x[None, :])[0]]))
         counts = lazy_bag_counts(rng, len(train), nn[0], 5)
         dist = []
         for t in X[train]:

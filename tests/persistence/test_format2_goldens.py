@@ -10,7 +10,9 @@ only in the line naming the file format's version.
 The ``show`` goldens were rewritten once, on purpose, when a piped ``show`` stopped padding
 its lines and started printing networks and prototypes as plain columns (issue 28): each
 line lost its trailing spaces, and those two tables were laid out again from the very
-cells the format-2 code printed (``description.description_text``'s layout).
+cells the format-2 code printed (``description.description_text``'s layout). The lazy
+ensembles' predictions and probabilities were printed again after issue 29 changed the
+rows' seeds on purpose (see ``regenerated`` in CASES.json).
 """
 
 from __future__ import annotations

@@ -21,10 +21,14 @@ Implementation
   query (:meth:`~ensemblekit.lazy.distance.WeightedDistance.kneighbors`).
 * Rows are then processed in chunks through joblib (``n_jobs``). Each row
   draws its bags from its own random generator, seeded by the model's seed
-  (from ``random_state`` at ``fit``) and the row's *content* (a hash of its
-  values), and its neighbours depend on that row only; so a row's result is
-  the same whatever rows are predicted with it, in whatever order, chunks or
-  number of workers, and equal rows get equal results.
+  (from ``random_state`` at ``fit``) and the row's *place among the training
+  values* (:func:`_row_keys`: per numeric attribute, where the value falls in
+  the sorted training column; per nominal attribute, its code), and its
+  neighbours depend on that row only; so a row's result is the same whatever
+  rows are predicted with it, in whatever order, chunks or number of
+  workers, and equal rows get equal results. The seed does not depend on the
+  values themselves, so data rescaled by any strictly increasing map of its
+  columns (to +-1e8 or to +-1e308) draws the very same bags (issue 29).
 * The fitted state (:data:`LAZY_STATE`) is plain arrays: the training rows
   and classes, the column layout, the gain ratios, ``K`` and the seed. The
   distances, their k-d tree and the trees' matrix are rebuilt from them by
@@ -121,12 +125,60 @@ def lazy_bag_counts(rng, n_samples, neighbours, n_bags):
     return flat.reshape(n_bags, n_samples).astype(np.float64)
 
 
-def _row_keys(X):
-    """A 128-bit hash of every row's values (NaN and -0.0 made canonical)."""
-    Xc = np.where(np.isnan(X), np.nan, X) + 0.0
-    Xc = np.ascontiguousarray(Xc, dtype=np.float64)
+#: The place of a missing value in a row's seed key (every real place is >= 0).
+_MISSING_PLACE = -1
+
+
+def _sorted_columns(X, numeric):
+    """The known training values of each numeric column, sorted (what :func:`_row_keys` reads)."""
+    return [np.sort(X[~np.isnan(X[:, f]), f]) for f in numeric]
+
+
+def _row_keys(model, X):
+    """The key that, with the model's seed, seeds each row's bags: a 128-bit hash of its places.
+
+    A row's place is, per numeric attribute, the pair of insertion points
+    (left and right) of its value in the sorted known training values of that
+    column, and per nominal attribute its code (twice); a missing value has
+    the place ``(-1, -1)``. The hash of these integers depends on the row and
+    the model only, so a row gets the same bags wherever it sits in the input
+    and however the rows are chunked or spread over workers.
+
+    Why places and not values (issue 29, scale invariance): the same data
+    rescaled -- to +-1e8 or to +-1e308, or by any strictly increasing map of
+    a column -- keeps every place, hence every seed, and so every prediction
+    the rest of the path (range-normalised distances, trees that compare
+    values) makes alike; a hash of the raw values gave each scaling other bags.
+    Rows whose values lie between the same training values share a seed; that
+    is harmless, since the seed only draws the bags, and each row's bags are
+    enriched by its own neighbours. A value equal to a training value has a
+    place of its own (left < right), apart from the values around it.
+
+    Parameters
+    ----------
+    model : _LazyEnsemble
+        A fitted lazy ensemble (its numeric and nominal columns and sorted
+        training columns).
+    X : ndarray of float64 of shape (n_rows, n_features_in_)
+        Checked rows (nominal codes in range, NaN = missing).
+
+    Returns
+    -------
+    keys : list of int
+        One key in ``0 .. 2**128 - 1`` per row.
+    """
+    n, d = X.shape
+    places = np.full((n, d, 2), _MISSING_PLACE, dtype="<i8")
+    for f, column in zip(model.numeric_features_, model._part("sorted_columns")):
+        known = ~np.isnan(X[:, f])
+        values = X[known, f]
+        places[known, f, 0] = np.searchsorted(column, values, side="left")
+        places[known, f, 1] = np.searchsorted(column, values, side="right")
+    for f in model.nominal_features_:
+        known = ~np.isnan(X[:, f])
+        places[known, f, :] = X[known, f].astype(np.int64)[:, None]
     return [int.from_bytes(hashlib.blake2b(row.tobytes(), digest_size=16).digest(), "little")
-            for row in Xc]
+            for row in places.reshape(n, 2 * d)]
 
 
 def _predict_chunk(model, X, neighbours, keys):
@@ -292,13 +344,16 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         """The objects prediction reads, built from the declared state (``LAZY_STATE``).
 
         ``distance``: Eq. 2 with the gain-ratio weights; ``X_tree``: the training rows as
-        the trees see them (``nan_free``: without NaN); subclasses add theirs.
+        the trees see them (``nan_free``: without NaN); ``sorted_columns``: the sorted
+        known values of each numeric column (the rows' seed keys, :func:`_row_keys`);
+        subclasses add theirs.
         """
         distance = WeightedDistance.from_fitted(
             self.X_, normalise_weights(self.gain_ratios_), self.nominal_features_,
             self.n_categories_, gain_ratios=self.gain_ratios_)
         X_tree = self._tree_matrix(self.X_)
-        return {"distance": distance, "X_tree": X_tree, "nan_free": not np.isnan(X_tree).any()}
+        return {"distance": distance, "X_tree": X_tree, "nan_free": not np.isnan(X_tree).any(),
+                "sorted_columns": _sorted_columns(self.X_, self.numeric_features_)}
 
     def _part(self, name: str):
         """A derived part (:meth:`_derived_parts`), built on first use for a loaded model."""
@@ -459,7 +514,7 @@ class _LazyEnsemble(ClassifierMixin, BaseEstimator):
         X = self._check_X(X)
         n = X.shape[0]
         _, neighbours = self.distance_.kneighbors(X, self._n_query_neighbors())
-        keys = _row_keys(X)
+        keys = _row_keys(self, X)
         workers = effective_n_jobs(self.n_jobs)
         if workers == 1 or n < 2:
             proba = _predict_chunk(self, X, neighbours, keys)
@@ -565,8 +620,8 @@ class LazyBaggingClassifier(_LazyEnsemble):
         Workers for the test rows (joblib; None = 1 unless a joblib context
         says otherwise, -1 = all cores). Results do not depend on it.
     random_state : int, RandomState instance or None, default=None
-        Seed of the model, drawn at ``fit``; with the row's content it seeds
-        every row's bags and trees.
+        Seed of the model, drawn at ``fit``; with the row's place among the
+        training values (see ``_row_keys``) it seeds every row's bags and trees.
     n_classes : int >= 1 or None, default=None
         Number of declared classes: ``y`` holds codes ``0 .. n_classes - 1``
         and ``predict_proba`` has a column for each, 0 for a class without

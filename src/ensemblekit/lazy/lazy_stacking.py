@@ -287,8 +287,8 @@ class LazyStackingClassifier(_LazyEnsemble):
     n_jobs : int or None, default=None
         Workers for the test rows (joblib). Results do not depend on it.
     random_state : int, RandomState instance or None, default=None
-        Seed of the model, drawn at ``fit``; with the row's content it seeds
-        every row's bags and trees.
+        Seed of the model, drawn at ``fit``; with the row's place among the
+        training values (see ``_row_keys``) it seeds every row's bags and trees.
     n_classes : int >= 1 or None, default=None
         Number of declared classes: ``y`` holds codes ``0 .. n_classes - 1``
         and ``predict_proba`` has a column for each, 0 for a class without
