@@ -161,7 +161,7 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
         outputs = _predict_on_cluster(connect(scheduler), pipeline, chunks, proba, progress, source,
                                       widens=spec.widens_at_predict, say=say)
     else:
-        outputs = _predict_in_order(pipeline, chunks, proba, progress, source,
+        outputs = _predict_in_order(pipeline, _read_ahead(chunks), proba, progress, source,
                                     widens=spec.widens_at_predict, say=say)
 
     for _chunk, parts in outputs:
@@ -176,6 +176,60 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
         else:
             full = widen_proba(np.concatenate(known), pipeline.classes_, len(classes))
             yield Prediction(task, _labels(classes, codes), full, tuple(classes), tuple(classes))
+
+
+def _read_ahead(chunks, depth: int = 1):
+    """The items of ``chunks``, in order, read by a thread up to ``depth`` items ahead.
+
+    While the model predicts one chunk and its predictions are written, the next chunk
+    is read: pyarrow and numpy parse without the interpreter's lock, so on two cores
+    reading and predicting overlap (issue 30). An error raised while reading is raised
+    here at the point the chunk it stopped would have come, after the chunks before it,
+    as a plain generator would. When the consumer stops early (an error, a closed pipe,
+    an interrupt), the thread stops at its next item and closes ``chunks``.
+    """
+    import queue
+    import threading
+
+    items: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    done = object()
+
+    def offer(item) -> bool:
+        while not stop.is_set():
+            try:
+                items.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def read():
+        try:
+            for chunk in chunks:
+                if not offer((chunk, None)):
+                    break
+            else:
+                offer((done, None))
+        except BaseException as exc:  # handed to the consumer, raised there
+            offer((None, exc))
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+
+    reader = threading.Thread(target=read, name="ensemblekit-read-ahead", daemon=True)
+    reader.start()
+    try:
+        while True:
+            chunk, exc = items.get()
+            if exc is not None:
+                raise exc
+            if chunk is done:
+                return
+            yield chunk
+    finally:
+        stop.set()
 
 
 def _labels(classes, codes) -> list[str]:
@@ -270,13 +324,19 @@ def _predict_in_order(pipeline, chunks, proba: bool, progress, source, *, widens
 def _predict_chunk(pipeline, ds, proba: bool, progress, source, *, widens: bool, say=str):
     """Predict one chunk in this process, :data:`PREDICT_CHUNK` rows at a time: a list of
     :func:`_predict_rows` results, and the pipeline as those rows left it (:func:`_advanced`,
-    when ``widens``; else the pipeline itself). ``say`` words the model's refusal."""
+    when ``widens``; else the pipeline itself). ``say`` words the model's refusal.
+
+    With no progress bar to move and no ranges to widen, the whole chunk is one call: a
+    model's fixed cost per call (a C4.5 tree is walked a level at a time over all the rows)
+    is then paid per chunk, not per :data:`PREDICT_CHUNK` rows. Predictions do not depend
+    on how the rows are grouped, so the output is the same (issue 30)."""
     n = ds.X.shape[0]
     parts = []
     try:
         with (progress or _no_progress)(n if n > PREDICT_CHUNK else 0, "rows") as advance:
-            for start in range(0, max(n, 1), PREDICT_CHUNK):
-                X = ds.X[start:start + PREDICT_CHUNK]
+            step = PREDICT_CHUNK if widens or advance is not None else max(n, 1)
+            for start in range(0, max(n, 1), step):
+                X = ds.X[start:start + step]
                 parts.append(_predict_rows(pipeline, X, proba))
                 if widens:
                     pipeline = _advanced(pipeline, X)
