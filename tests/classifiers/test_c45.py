@@ -293,3 +293,27 @@ def test_the_stored_normal_quantile_is_scipys():
     for p, z in _c45_growth._NORMAL_INVERSE.items():
         assert z == float(ndtri(p))
     assert _c45_growth._normal_inverse(0.9) == float(ndtri(0.9))
+
+
+def test_the_compiled_pruning_estimate_equals_add_errors_bit_for_bit():
+    # the compiled pruning (issue 30) must give the extra errors of add_errors exactly: the
+    # same branches (no error, under one, the top, the normal approximation)
+    from ensemblekit.classifiers import _c45_growth, _c45_pruning
+
+    for cf in (0.25, 0.1, 0.5, 0.01):
+        cfd = float(np.float32(cf))
+        z = _c45_growth._normal_inverse(float(np.float32(1) - np.float32(cf)))
+        for n in (0.5, 1.0, 2.0, 3.7, 14.0, 100.0, 1234.5):
+            for e in (0.0, 0.3, 0.999, 1.0, 2.5, n - 0.4, n):
+                if 0 <= e <= n:
+                    assert _c45_pruning.add_errors(n, e, cfd, z) == add_errors(n, e, cf), (cf, n, e)
+
+
+def test_the_compiled_sum_adds_as_numpy_does():
+    # pruning sums class weights as the numpy code it replaced did: pairwise, 8 partial sums
+    from ensemblekit.classifiers._c45_pruning import _numpy_sum
+
+    rng = np.random.default_rng(3)
+    for n in [*range(0, 300, 7), 1000, 4099]:
+        x = rng.random(n + 3) * 10.0 ** rng.integers(-3, 8, n + 3)
+        assert _numpy_sum(x, 2, n) == x[2:n + 2].sum()

@@ -19,8 +19,9 @@ and re-expressed here; no Weka code is used):
   and re-distributing the node's data down it).
 
 Growth (split search, routing of instances, collapse) runs in one compiled call
-(:mod:`ensemblekit.classifiers._c45_kernels`, numba, imported on first use); pruning, which
-re-reads each node's training instances, is plain numpy. Both live in
+(:mod:`ensemblekit.classifiers._c45_kernels`, numba, imported on first use), pruning, which
+re-reads each node's training instances, in another
+(:mod:`ensemblekit.classifiers._c45_pruning`). Both are driven by
 :mod:`ensemblekit.classifiers._c45_growth`, whose :func:`grow_c45` grows a tree from arrays
 that are already valid, with no per-tree checks: the path of the bagging ensembles, which
 grow many small unpruned trees.
