@@ -752,9 +752,40 @@ def _where(work, datasets, i) -> str:
 def _run_batch(task, n_clusters, metrics, pin: OneCore, keep: bool = False):
     """Run one task's units, on one core (see :class:`OneCore`), in the process that got it."""
     indices, ds, cands, units = task
+    shared = _Shared(ds)
     with pin.pinned():
-        return [_run_unit(i, ds, c, u, n_clusters, metrics, keep)
+        return [_run_unit(i, ds, c, u, n_clusters, metrics, keep, shared)
                 for i, c, u in zip(indices, cands, units)]
+
+
+class _Shared:
+    """What the units of one task on one data set have in common, derived once per task:
+    the class vector in the form the estimators take, its known rows, and each
+    candidate's estimator factory (:func:`ensemblekit.registry.estimator_factory`)."""
+
+    def __init__(self, ds):
+        self.ds = ds
+        self._classes: dict[bool, tuple[np.ndarray, np.ndarray]] = {}
+        self._makers: dict[tuple, Callable] = {}
+
+    def classes(self, regression: bool) -> tuple[np.ndarray, np.ndarray]:
+        """``(y, known)``: float targets with NaN = missing (regression) or int64 class
+        codes with -1 = missing, and the mask of the rows whose class is known."""
+        found = self._classes.get(regression)
+        if found is None:
+            y = np.asarray(self.ds.y, dtype=np.float64 if regression else np.int64)
+            found = self._classes[regression] = (y, known_class(y))
+        return found
+
+    def maker(self, cand: Candidate, params: dict, bare: bool) -> Callable:
+        """The estimator factory of ``cand`` with ``params`` (built on first use; a
+        failure to build is raised again for every unit that asks, as each would)."""
+        key = (cand.algorithm, repr(sorted(params.items())), bare)
+        found = self._makers.get(key)
+        if found is None:
+            found = self._makers[key] = registry.estimator_factory(
+                cand.algorithm, self.ds.schema, params, bare=bare)
+        return found
 
 
 def _warm_worker() -> None:
@@ -777,10 +808,11 @@ def _warm_worker() -> None:
 
 
 def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | None,
-              metrics: tuple[str, ...], keep: bool = False):
+              metrics: tuple[str, ...], keep: bool = False, shared: _Shared | None = None):
     start = time.perf_counter()
     try:
-        values, predictions = _score_unit(ds, cand, unit, n_clusters, metrics, keep)
+        values, predictions = _score_unit(ds, cand, unit, n_clusters, metrics, keep,
+                                          shared if shared is not None else _Shared(ds))
     except Exception as exc:  # recorded per unit; the rest of the run goes on
         if interruption(exc) is not None:  # Ctrl-C inside compiled code: stop, as for any other
             raise
@@ -797,7 +829,7 @@ def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | Non
 
 
 def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics: tuple[str, ...],
-                keep: bool = False):
+                keep: bool, shared: _Shared):
     """Fit and score one unit: ``({metric: value}, predictions or None)``.
 
     A test unit's predictions are ``(test rows, predicted, proba, prior)`` when
@@ -805,6 +837,8 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
     the probabilities of every declared class and the training fold's class
     counts (the training fold's mean for a regression); an internal index of a
     clustering run judges every row (see :func:`ensemblekit.metrics.score_model`).
+    A test unit fits the estimator alone when its algorithm has no preprocessing
+    step (the same fit as through a pipeline that passes the rows on).
     """
     from ensemblekit.metrics import score_model
 
@@ -812,14 +846,13 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
     spec = registry.get(cand.algorithm)
     regression = spec.task == registry.REGRESSION
     # regression: float targets, NaN = missing; otherwise class codes, -1 = missing
-    y = np.asarray(ds.y, dtype=np.float64 if regression else np.int64)
-    known = known_class(y)
+    y, known = shared.classes(regression)
     if unit.test is not None:
         test = unit.test.astype(np.intp)
         in_test = np.zeros(y.shape[0], dtype=bool)
         in_test[test] = True
         train = np.flatnonzero(known & ~in_test)  # ascending, as the splitter gives it
-        model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
+        model = shared.maker(cand, params, True)(unit.random_state)
         model.fit(ds.X[train], y[train])
         if regression:
             n_classes, prior = None, float(np.mean(y[train]))
@@ -832,6 +865,6 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
         return values, ((test, predicted, proba, prior) if keep else None)
     if "n_clusters" in spec.param_names:
         params["n_clusters"] = n_clusters or len(np.unique(y[known]))
-    model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
+    model = shared.maker(cand, params, False)(unit.random_state)
     labels = np.asarray(model.fit_predict(ds.X))
     return score_model(metrics, model, ds.X, truth=y[known], known=known, predicted=labels).values, None
