@@ -274,7 +274,7 @@ class Runner:
         self._watch: WorkerWatch | None = None
 
     # ------------------------------------------------------------------ public
-    def prestart(self, wait: float = 2.0):
+    def prestart(self, wait: float = 2.0, algorithms: Sequence[str] | None = None):
         """Start the workers and their imports in the background (a joinable thread, or None).
 
         Called before the data sets are read, so that the worker processes start
@@ -292,6 +292,11 @@ class Runner:
             At most this many seconds to wait for the hand-over (connecting to a
             reachable scheduler takes well under one here); past it, reading the
             data goes ahead.
+        algorithms : sequence of str, optional
+            Registry names of the algorithms the run will fit: the workers import
+            their modules only (each worker starts on one core while the data are
+            read, so every module it need not import shortens the start). Default:
+            every registered algorithm's.
 
         Returns
         -------
@@ -306,6 +311,7 @@ class Runner:
             return None
         scheduler = self.scheduler
         self._unreachable = None  # a failure from an earlier prestart is stale now
+        modules = _unit_modules(algorithms)
         handed_over = threading.Event()
 
         def warm():
@@ -317,7 +323,7 @@ class Runner:
                         self._unreachable = exc  # run() reports it rather than trying again
                         return
                     handed_over.set()  # the request is small: it leaves while the files are read
-                    client.run(_warm_worker)
+                    client.run(_warm_worker, modules)
                 else:
                     from joblib import Parallel, delayed
 
@@ -326,7 +332,7 @@ class Runner:
                     # a generator: the call dispatches the tasks and returns; the same
                     # options as run() passes, so that run() reuses these workers
                     replies = Parallel(n_jobs=workers, return_as="generator", **parallel_options())(
-                        delayed(_warm_worker)() for _ in range(workers))
+                        delayed(_warm_worker)(modules) for _ in range(workers))
                     handed_over.set()
                     for _ in replies:
                         pass
@@ -788,8 +794,18 @@ class _Shared:
         return found
 
 
-def _warm_worker() -> None:
-    """Import what units need, so a worker's first unit does not pay for it.
+def _unit_modules(algorithms: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The modules a worker imports before its first unit: the estimators of ``algorithms``
+    (registry names; every registered one when None), and what every unit uses."""
+    specs = [registry.get(n) for n in (registry.ALGORITHMS if algorithms is None else algorithms)]
+    modules = dict.fromkeys(spec.estimator.split(":")[0] for spec in specs)
+    if any(spec.encode != "codes" for spec in specs):  # a preprocessing step before the model
+        modules["ensemblekit.preprocessing"] = None
+    return (*modules, "sklearn.pipeline", "ensemblekit.metrics", "threadpoolctl")
+
+
+def _warm_worker(modules: Sequence[str] = ()) -> None:
+    """Import ``modules``, so a worker's first unit does not pay for them.
 
     A worker process runs only units, which never read scipy's docstrings, so
     it imports scipy as the command line does (see
@@ -800,10 +816,7 @@ def _warm_worker() -> None:
     from ensemblekit._imports import plain_scipy_docstrings
 
     plain_scipy_docstrings()
-    for spec in registry.ALGORITHMS.values():
-        importlib.import_module(spec.estimator.split(":")[0])
-    for module in ("sklearn.pipeline", "sklearn.compose", "sklearn.impute", "sklearn.preprocessing",
-                   "ensemblekit.preprocessing", "ensemblekit.metrics", "threadpoolctl"):
+    for module in modules or _unit_modules():
         importlib.import_module(module)
 
 
