@@ -811,48 +811,34 @@ def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
 
 def estimator_factory(name: str, schema, params: dict[str, Any] | None = None, *,
                       bare: bool = False) -> Callable[[int | None], Any]:
-    """What :func:`make_estimator` builds, as a function of the seed alone.
-
-    The parameters are checked and the constructor arguments derived once, so
-    that building one estimator per fold of a cross-validation costs only the
-    construction (the experiment runner builds thousands).
+    """What :func:`make_estimator` builds, as a function of the seed alone: parameters are
+    checked and constructor arguments derived once, so that one estimator per fold of a
+    cross-validation costs only its construction.
 
     Parameters
     ----------
-    name : str
-        Registry name.
-    schema : ensemblekit.data.Schema
-        Training schema (see :func:`make_estimator`).
-    params : dict, optional
-        Already resolved parameters; defaults when omitted.
+    name, schema, params : as for :func:`make_estimator`
     bare : bool, default=False
-        For an algorithm without a preprocessing step (``encode="codes"``),
-        build the estimator alone rather than a pipeline whose first step
-        passes the rows through: it fits and predicts the same, without the
-        pipeline's per-call checks. Other algorithms still get their pipeline.
+        For an algorithm without a preprocessing step (``encode="codes"``), the
+        estimator alone rather than a pipeline whose first step passes the rows
+        on (the same fit and predictions, without the pipeline's checks).
 
     Returns
     -------
     callable
-        ``make(random_state)``: a new unfitted estimator (as :func:`make_estimator`
-        returns, or the bare estimator) on each call.
+        ``make(random_state)``: a new unfitted pipeline (or bare estimator).
 
     Raises
     ------
     UnknownAlgorithmError, ParameterError
     """
-    spec = get(name)
-    unset = object()
+    spec, unset = get(name), object()
     kwargs = estimator_kwargs(name, schema, params, unset)
-    seeded = kwargs.get("random_state") is unset
-    cls = spec.estimator_class()
+    seeded, cls = kwargs.get("random_state") is unset, spec.estimator_class()
 
-    def model(random_state):
-        # each estimator gets lists of its own (the nominal columns), as when built anew
+    def model(random_state):  # lists of its own (the nominal columns), as when built anew
         fresh = {k: list(v) if isinstance(v, list) else v for k, v in kwargs.items()}
-        if seeded:
-            fresh["random_state"] = random_state
-        return cls(**fresh)
+        return cls(**(fresh | {"random_state": random_state} if seeded else fresh))
 
     if spec.encode == "codes" and bare:
         return model
@@ -862,10 +848,8 @@ def estimator_factory(name: str, schema, params: dict[str, Any] | None = None, *
     from ensemblekit.preprocessing import make_preprocessor
 
     def pipeline(random_state):
-        if spec.encode == "codes":
-            prep = "passthrough"
-        else:
-            prep = make_preprocessor(schema, impute_numeric=spec.impute_numeric, scale=spec.scale)
+        prep = ("passthrough" if spec.encode == "codes" else
+                make_preprocessor(schema, impute_numeric=spec.impute_numeric, scale=spec.scale))
         return Pipeline([("prep", prep), ("model", model(random_state))])
 
     return pipeline
