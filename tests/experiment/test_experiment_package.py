@@ -90,6 +90,17 @@ def test_runner_validates_n_jobs_when_it_runs_locally():
     assert Runner(1).prestart() is None  # one local worker: nothing to start
 
 
+def test_workers_warm_up_with_the_modules_of_the_compared_algorithms_only():
+    # a worker starts while the data are read; every estimator module it need not import
+    # (the Bayesian networks, the rule ensembles, ...) would delay its first unit
+    wanted = runner._unit_modules(["c45", "j48", "knn"])
+    assert wanted[:2] == ("ensemblekit.classifiers.c45", "ensemblekit.classifiers.ibk")
+    assert not any(m.startswith(("ensemblekit.bayesnet", "ensemblekit.rules")) for m in wanted)
+    assert "ensemblekit.preprocessing" not in wanted  # both take the coded rows as they are
+    assert "ensemblekit.preprocessing" in runner._unit_modules(["kmeans"])  # one-hot first
+    assert "ensemblekit.bayesnet.classifier" in runner._unit_modules()  # no names: every one
+
+
 def test_two_runners_do_not_share_the_one_core_pin():
     from threadpoolctl import threadpool_info
 

@@ -95,3 +95,39 @@ def test_classifiers_predict_the_first_most_probable_class(name):
     model = registry.make_estimator(name, ds.schema, {}, 0).fit(X, y)
     proba = model.predict_proba(X)
     np.testing.assert_array_equal(model.predict(X), model.classes_[np.argmax(proba, axis=1)])
+
+
+@pytest.mark.parametrize("name", ["c45", "knn", "bagging", "kmeans"])
+def test_an_estimator_factory_builds_what_make_estimator_builds(name):
+    # the runner builds one estimator per fold from a factory: same parameters, the
+    # seed of the call, lists of its own; bare only drops a pass-through first step
+    from sklearn.pipeline import Pipeline
+
+    from ensemblekit.data import load_dataset
+
+    ds = load_dataset(data_path("labor.arff"))
+    spec = registry.get(name)
+    make = registry.estimator_factory(name, ds.schema, {})
+    for seed in (0, 7):
+        built, direct = make(seed), registry.make_estimator(name, ds.schema, {}, seed)
+        assert isinstance(built, Pipeline)
+        assert repr(built.get_params()) == repr(direct.get_params())
+    first, second = make(1)[-1], make(1)[-1]
+    for key, value in first.get_params(deep=False).items():
+        if isinstance(value, list):
+            assert value is not second.get_params(deep=False)[key]
+    bare = registry.estimator_factory(name, ds.schema, {}, bare=True)(3)
+    if spec.encode == "codes":
+        assert not isinstance(bare, Pipeline)
+        assert repr(bare.get_params()) == repr(registry.make_estimator(name, ds.schema, {},
+                                                                       3)[-1].get_params())
+    else:
+        assert isinstance(bare, Pipeline)
+
+
+def test_an_estimator_factory_refuses_a_bad_value_when_made():
+    from ensemblekit.data import load_dataset
+
+    ds = load_dataset(data_path("labor.arff"))
+    with pytest.raises(ParameterError, match="n_neighbors"):
+        registry.estimator_factory("knn", ds.schema, {"n_neighbors": 0})

@@ -281,7 +281,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     # the journal is locked before any work, so that a second run on it is refused at once
     with contextlib.nullcontext() if resume is None else experiment.JournalLock(resume) as journal:
         runner = experiment.Runner(n_jobs, scheduler)  # holds the Dask client from prestart to run
-        warming = runner.prestart()
+        warming = runner.prestart(algorithms=[c.algorithm for c in candidates])
         datasets = _load_fitting(task, files, target, ignore, input_format, notify)
         if plot and len(datasets) < len(files):
             _check_plottable(candidates, gridded, len(datasets))

@@ -274,7 +274,7 @@ class Runner:
         self._watch: WorkerWatch | None = None
 
     # ------------------------------------------------------------------ public
-    def prestart(self, wait: float = 2.0):
+    def prestart(self, wait: float = 2.0, algorithms: Sequence[str] | None = None):
         """Start the workers and their imports in the background (a joinable thread, or None).
 
         Called before the data sets are read, so that the worker processes start
@@ -292,6 +292,11 @@ class Runner:
             At most this many seconds to wait for the hand-over (connecting to a
             reachable scheduler takes well under one here); past it, reading the
             data goes ahead.
+        algorithms : sequence of str, optional
+            Registry names of the algorithms the run will fit: the workers import
+            their modules only (each worker starts on one core while the data are
+            read, so every module it need not import shortens the start). Default:
+            every registered algorithm's.
 
         Returns
         -------
@@ -306,6 +311,7 @@ class Runner:
             return None
         scheduler = self.scheduler
         self._unreachable = None  # a failure from an earlier prestart is stale now
+        modules = _unit_modules(algorithms)
         handed_over = threading.Event()
 
         def warm():
@@ -317,7 +323,7 @@ class Runner:
                         self._unreachable = exc  # run() reports it rather than trying again
                         return
                     handed_over.set()  # the request is small: it leaves while the files are read
-                    client.run(_warm_worker)
+                    client.run(_warm_worker, modules)
                 else:
                     from joblib import Parallel, delayed
 
@@ -326,7 +332,7 @@ class Runner:
                     # a generator: the call dispatches the tasks and returns; the same
                     # options as run() passes, so that run() reuses these workers
                     replies = Parallel(n_jobs=workers, return_as="generator", **parallel_options())(
-                        delayed(_warm_worker)() for _ in range(workers))
+                        delayed(_warm_worker)(modules) for _ in range(workers))
                     handed_over.set()
                     for _ in replies:
                         pass
@@ -752,13 +758,54 @@ def _where(work, datasets, i) -> str:
 def _run_batch(task, n_clusters, metrics, pin: OneCore, keep: bool = False):
     """Run one task's units, on one core (see :class:`OneCore`), in the process that got it."""
     indices, ds, cands, units = task
+    shared = _Shared(ds)
     with pin.pinned():
-        return [_run_unit(i, ds, c, u, n_clusters, metrics, keep)
+        return [_run_unit(i, ds, c, u, n_clusters, metrics, keep, shared)
                 for i, c, u in zip(indices, cands, units)]
 
 
-def _warm_worker() -> None:
-    """Import what units need, so a worker's first unit does not pay for it.
+class _Shared:
+    """What the units of one task on one data set have in common, derived once per task:
+    the class vector in the form the estimators take, its known rows, and each
+    candidate's estimator factory (:func:`ensemblekit.registry.estimator_factory`)."""
+
+    def __init__(self, ds):
+        self.ds = ds
+        self._classes: dict[bool, tuple[np.ndarray, np.ndarray]] = {}
+        self._makers: dict[tuple, Callable] = {}
+
+    def classes(self, regression: bool) -> tuple[np.ndarray, np.ndarray]:
+        """``(y, known)``: float targets with NaN = missing (regression) or int64 class
+        codes with -1 = missing, and the mask of the rows whose class is known."""
+        found = self._classes.get(regression)
+        if found is None:
+            y = np.asarray(self.ds.y, dtype=np.float64 if regression else np.int64)
+            found = self._classes[regression] = (y, known_class(y))
+        return found
+
+    def maker(self, cand: Candidate, params: dict, bare: bool) -> Callable:
+        """The estimator factory of ``cand`` with ``params`` (built on first use; a
+        failure to build is raised again for every unit that asks, as each would)."""
+        key = (cand.algorithm, repr(sorted(params.items())), bare)
+        found = self._makers.get(key)
+        if found is None:
+            found = self._makers[key] = registry.estimator_factory(
+                cand.algorithm, self.ds.schema, params, bare=bare)
+        return found
+
+
+def _unit_modules(algorithms: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The modules a worker imports before its first unit: the estimators of ``algorithms``
+    (registry names; every registered one when None), and what every unit uses."""
+    specs = [registry.get(n) for n in (registry.ALGORITHMS if algorithms is None else algorithms)]
+    modules = dict.fromkeys(spec.estimator.split(":")[0] for spec in specs)
+    if any(spec.encode != "codes" for spec in specs):  # a preprocessing step before the model
+        modules["ensemblekit.preprocessing"] = None
+    return (*modules, "sklearn.pipeline", "ensemblekit.metrics", "threadpoolctl")
+
+
+def _warm_worker(modules: Sequence[str] = ()) -> None:
+    """Import ``modules``, so a worker's first unit does not pay for them.
 
     A worker process runs only units, which never read scipy's docstrings, so
     it imports scipy as the command line does (see
@@ -769,18 +816,16 @@ def _warm_worker() -> None:
     from ensemblekit._imports import plain_scipy_docstrings
 
     plain_scipy_docstrings()
-    for spec in registry.ALGORITHMS.values():
-        importlib.import_module(spec.estimator.split(":")[0])
-    for module in ("sklearn.pipeline", "sklearn.compose", "sklearn.impute", "sklearn.preprocessing",
-                   "ensemblekit.preprocessing", "ensemblekit.metrics", "threadpoolctl"):
+    for module in modules or _unit_modules():
         importlib.import_module(module)
 
 
 def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | None,
-              metrics: tuple[str, ...], keep: bool = False):
+              metrics: tuple[str, ...], keep: bool = False, shared: _Shared | None = None):
     start = time.perf_counter()
     try:
-        values, predictions = _score_unit(ds, cand, unit, n_clusters, metrics, keep)
+        values, predictions = _score_unit(ds, cand, unit, n_clusters, metrics, keep,
+                                          shared if shared is not None else _Shared(ds))
     except Exception as exc:  # recorded per unit; the rest of the run goes on
         if interruption(exc) is not None:  # Ctrl-C inside compiled code: stop, as for any other
             raise
@@ -797,7 +842,7 @@ def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | Non
 
 
 def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics: tuple[str, ...],
-                keep: bool = False):
+                keep: bool, shared: _Shared):
     """Fit and score one unit: ``({metric: value}, predictions or None)``.
 
     A test unit's predictions are ``(test rows, predicted, proba, prior)`` when
@@ -805,6 +850,8 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
     the probabilities of every declared class and the training fold's class
     counts (the training fold's mean for a regression); an internal index of a
     clustering run judges every row (see :func:`ensemblekit.metrics.score_model`).
+    A test unit fits the estimator alone when its algorithm has no preprocessing
+    step (the same fit as through a pipeline that passes the rows on).
     """
     from ensemblekit.metrics import score_model
 
@@ -812,14 +859,13 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
     spec = registry.get(cand.algorithm)
     regression = spec.task == registry.REGRESSION
     # regression: float targets, NaN = missing; otherwise class codes, -1 = missing
-    y = np.asarray(ds.y, dtype=np.float64 if regression else np.int64)
-    known = known_class(y)
+    y, known = shared.classes(regression)
     if unit.test is not None:
         test = unit.test.astype(np.intp)
         in_test = np.zeros(y.shape[0], dtype=bool)
         in_test[test] = True
         train = np.flatnonzero(known & ~in_test)  # ascending, as the splitter gives it
-        model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
+        model = shared.maker(cand, params, True)(unit.random_state)
         model.fit(ds.X[train], y[train])
         if regression:
             n_classes, prior = None, float(np.mean(y[train]))
@@ -832,6 +878,6 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
         return values, ((test, predicted, proba, prior) if keep else None)
     if "n_clusters" in spec.param_names:
         params["n_clusters"] = n_clusters or len(np.unique(y[known]))
-    model = registry.make_estimator(cand.algorithm, ds.schema, params, unit.random_state)
+    model = shared.maker(cand, params, False)(unit.random_state)
     labels = np.asarray(model.fit_predict(ds.X))
     return score_model(metrics, model, ds.X, truth=y[known], known=known, predicted=labels).values, None
