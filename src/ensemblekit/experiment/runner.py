@@ -866,7 +866,9 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
         in_test[test] = True
         train = np.flatnonzero(known & ~in_test)  # ascending, as the splitter gives it
         model = shared.maker(cand, params, True)(unit.random_state)
-        model.fit(ds.X[train], y[train])
+        # the runner's rows are already ensemblekit's coded float64 layout: an estimator
+        # that can fit on them directly (C4.5) skips scikit-learn's checks of array-likes
+        getattr(model, "fit_coded", model.fit)(ds.X[train], y[train])
         if regression:
             n_classes, prior = None, float(np.mean(y[train]))
         else:
