@@ -1,13 +1,11 @@
 """Algorithm registry: registry name -> estimator, the parameters ``--set`` may change, task.
 
-An entry names its estimator class (``"module:Class"``), the parameters the command
-line exposes, the preprocessing and what the algorithm can do (capabilities such as
-"takes member labelings" or "predicts new rows"). What a parameter accepts, its
-default and its help line are *not* written here: they are read from the estimator
-class's own declaration, ``_parameter_constraints`` (see :mod:`ensemblekit.constraints`),
-and its ``__init__`` defaults, the first time an entry's :attr:`AlgorithmSpec.params`
-are needed. So the registry stays plain data: importing it, ``--help`` and ``info``
-import no estimator, numpy or scikit-learn.
+An entry names its estimator class (``"module:Class"``), the parameters the command line
+exposes, the preprocessing and the capabilities ("takes member labelings", "predicts new
+rows", ...). What a parameter accepts, its default and help line are read from the
+estimator's own ``_parameter_constraints`` (:mod:`ensemblekit.constraints`) and ``__init__``
+defaults when :attr:`AlgorithmSpec.params` is first needed, so the registry stays plain
+data: importing it, ``--help`` and ``info`` import no estimator, numpy or scikit-learn.
 
 Every registered algorithm is built as a scikit-learn :class:`~sklearn.pipeline.Pipeline`
 of two steps, ``prep`` (the preprocessing stated in the entry, fitted on training data
@@ -819,9 +817,9 @@ def estimator_factory(name: str, schema, params: dict[str, Any] | None = None, *
     ----------
     name, schema, params : as for :func:`make_estimator`
     bare : bool, default=False
-        For an algorithm without a preprocessing step (``encode="codes"``), the
-        estimator alone rather than a pipeline whose first step passes the rows
-        on (the same fit and predictions, without the pipeline's checks).
+        For an algorithm without a preprocessing step (``encode="codes"``), the estimator
+        alone, not in a pipeline that passes the rows on (the same fit and predictions,
+        without its checks), or its model class if it fits on coded rows (``fit_coded``).
 
     Returns
     -------
@@ -834,7 +832,9 @@ def estimator_factory(name: str, schema, params: dict[str, Any] | None = None, *
     """
     spec, unset = get(name), object()
     kwargs = estimator_kwargs(name, schema, params, unset)
-    seeded, cls = kwargs.get("random_state") is unset, spec.estimator_class()
+    coded = bare and spec.encode == "codes" and hasattr(spec.model_class(), "fit_coded")
+    seeded = kwargs.get("random_state") is unset
+    cls = spec.model_class() if coded else spec.estimator_class()
 
     def model(random_state):  # lists of its own (the nominal columns), as when built anew
         fresh = {k: list(v) if isinstance(v, list) else v for k, v in kwargs.items()}

@@ -30,6 +30,7 @@ import os
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -758,7 +759,7 @@ def _where(work, datasets, i) -> str:
 def _run_batch(task, n_clusters, metrics, pin: OneCore, keep: bool = False):
     """Run one task's units, on one core (see :class:`OneCore`), in the process that got it."""
     indices, ds, cands, units = task
-    shared = _Shared(ds)
+    shared = _Shared.of(ds)
     with pin.pinned():
         return [_run_unit(i, ds, c, u, n_clusters, metrics, keep, shared)
                 for i, c, u in zip(indices, cands, units)]
@@ -769,10 +770,31 @@ class _Shared:
     the class vector in the form the estimators take, its known rows, and each
     candidate's estimator factory (:func:`ensemblekit.registry.estimator_factory`)."""
 
+    #: the live instances by ``id`` of their data set, with a weak reference to it
+    _known: dict[int, tuple[weakref.ref, _Shared]] = {}
+
     def __init__(self, ds):
-        self.ds = ds
+        self._ds = weakref.ref(ds)  # kept by its caller; the cache above must not keep it
         self._classes: dict[bool, tuple[np.ndarray, np.ndarray]] = {}
         self._makers: dict[tuple, Callable] = {}
+
+    @classmethod
+    def of(cls, ds) -> _Shared:
+        """The instance of ``ds`` in this process, made on first use: a serial run sends
+        one unit per task, and its units of one data set then share their estimator
+        factories instead of deriving them again for every fold (issue 30)."""
+        found = cls._known.get(id(ds))
+        if found is not None and found[0]() is ds:
+            return found[1]
+        for key in [k for k, (ref, _) in cls._known.items() if ref() is None]:
+            del cls._known[key]  # a data set gone: its id may be reused
+        shared = cls(ds)
+        cls._known[id(ds)] = (weakref.ref(ds), shared)
+        return shared
+
+    @property
+    def ds(self):
+        return self._ds()
 
     def classes(self, regression: bool) -> tuple[np.ndarray, np.ndarray]:
         """``(y, known)``: float targets with NaN = missing (regression) or int64 class
@@ -868,7 +890,7 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
         model = shared.maker(cand, params, True)(unit.random_state)
         # the runner's rows are already ensemblekit's coded float64 layout: an estimator
         # that can fit on them directly (C4.5) skips scikit-learn's checks of array-likes
-        getattr(model, "fit_coded", model.fit)(ds.X[train], y[train])
+        (getattr(model, "fit_coded", None) or model.fit)(ds.X[train], y[train])
         if regression:
             n_classes, prior = None, float(np.mean(y[train]))
         else:
