@@ -377,7 +377,7 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
     feature, threshold, child_start, n_children, value, bag_value, is_empty, seg_lo, seg_hi = \
         _grow_nodes(cap, K)
     buf_cap = 4 * n + 16
-    buf_rows = np.empty(buf_cap, dtype=np.int64)
+    buf_rows = np.empty(buf_cap, dtype=np.int32)
     buf_w = np.empty(buf_cap)
     for i in range(n):
         buf_rows[i] = i
@@ -396,9 +396,12 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
         if not nominal[j]:
             num_index[j] = n_num
             n_num += 1
+    # the lists of the nodes still to split form a stack in sbuf, the next node's on top:
+    # a node's children's lists replace its own, so the space stays within about twice
+    # the root's lists (row indices as int32: the caller keeps n below 2**31)
     soff = np.empty((cap, n_num + 1), dtype=np.int64)
-    s_cap = n * (n_num + 1) * 4 + 16
-    sbuf = np.empty(s_cap, dtype=np.int64)
+    s_cap = 2 * n * n_num + 16
+    sbuf = np.empty(s_cap, dtype=np.int32)
     s_len = 0
     soff[0, 0] = 0
     for j in range(d):
@@ -439,6 +442,7 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
                 value[node, y[rows[i]]] += wts[i]
                 tot += wts[i]
             is_empty[node] = abs(tot) < SMALL
+            s_len = soff[node, 0]
             if first_root:
                 for c in range(K):
                     bag_value[node, c] = value[node, c]
@@ -516,8 +520,8 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
             cap = new_cap
         need = buf_len + m + n_miss * nb
         if need > buf_cap:
-            new_cap = max(2 * buf_cap, need)
-            r2 = np.empty(new_cap, dtype=np.int64)
+            new_cap = max(buf_cap + buf_cap // 2, need)
+            r2 = np.empty(new_cap, dtype=np.int32)
             w2 = np.empty(new_cap)
             r2[:buf_len] = buf_rows[:buf_len]
             w2[:buf_len] = buf_w[:buf_len]
@@ -542,11 +546,17 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
             seg_hi[ch] = buf_len
             for c in range(K):
                 bag_value[ch, c] = bags[b, c]
-            take_missing = n_miss > 0 and frac > SMALL
+        # the children's sorted lists, last child lowest (the first child is split next),
+        # written after the node's own and then moved down over them
+        s_base = soff[node, 0]
+        s_from = s_len
+        for b in range(nb - 1, -1, -1):
+            ch = n_nodes + b
+            take_missing = n_miss > 0 and per_bag[b] / total > SMALL
             need_s = s_len + (soff[node, n_num] - soff[node, 0])
             if need_s > s_cap:
-                s_cap = max(2 * s_cap, need_s)
-                sb2 = np.empty(s_cap, dtype=np.int64)
+                s_cap = max(s_cap + s_cap // 2, need_s)
+                sb2 = np.empty(s_cap, dtype=np.int32)
                 sb2[:s_len] = sbuf[:s_len]
                 sbuf = sb2
             soff[ch, 0] = s_len
@@ -557,6 +567,13 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
                         sbuf[s_len] = r
                         s_len += 1
                 soff[ch, k + 1] = s_len
+        shift = s_from - s_base
+        for p in range(s_from, s_len):
+            sbuf[p - shift] = sbuf[p]
+        s_len -= shift
+        for b in range(nb):
+            for k in range(n_num + 1):
+                soff[n_nodes + b, k] -= shift
         if top + nb > stack.shape[0]:
             s2 = np.empty(2 * stack.shape[0] + nb, dtype=np.int64)
             s2[:top] = stack[:top]
