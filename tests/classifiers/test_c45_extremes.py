@@ -68,3 +68,18 @@ def test_classifiers_take_values_of_both_signs_near_the_limits_without_a_warning
         np.sum(X)  # the data does make the warning the check met
     model = make().fit(X, y)
     assert (model.predict(X) == y).mean() > 0.9
+
+
+def test_growth_refuses_more_rows_than_its_32_bit_row_indices_hold(monkeypatch):
+    # the growth kernel keeps row indices as int32 (issue 30): past the bound, an error,
+    # never an overflow (the bound itself is lowered here, 2**31 rows cannot be built)
+    import numpy as np
+
+    from ensemblekit.classifiers import _c45_growth
+    from ensemblekit.errors import InputError
+
+    monkeypatch.setattr(_c45_growth, "_MAX_ROWS", 4)
+    X, y = np.zeros((5, 1)), np.array([0, 1, 0, 1, 0])
+    with pytest.raises(InputError, match="fewer than 4 rows, got 5"):
+        _c45_growth.grow_c45(X, y, None, np.array([False]), np.array([0]), 2)
+    _c45_growth.grow_c45(X[:3], y[:3], None, np.array([False]), np.array([0]), 2)

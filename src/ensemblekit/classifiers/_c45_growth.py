@@ -16,7 +16,12 @@ import math
 
 import numpy as np
 
+from ensemblekit.errors import InputError
+
 from ._c45_nodes import _SMALL
+
+#: Rows a tree can be grown on: the growth kernel indexes rows with 32-bit integers.
+_MAX_ROWS = 2**31 - 1
 
 __all__ = ["add_errors", "grow_c45"]
 
@@ -145,6 +150,8 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
     n = X.shape[0]
+    if n >= _MAX_ROWS:  # the growth kernel keeps row indices as 32-bit integers
+        raise InputError(f"C4.5 grows a tree on fewer than {_MAX_ROWS} rows, got {n}")
     w = np.ones(n) if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=float)
     if counts is None:
         counts = np.where(w == np.floor(w), w, 1.0)
