@@ -396,10 +396,27 @@ def read_arff(lines: Iterator[str], src: str, chunk_rows: int = 2000, *,
                                                f"make {values:,} values,"), src)
 
     def tables() -> Iterator[Table]:
-        while texts:
-            table = _unit_table(*texts.popleft(), relation, columns, src, fast)
-            if table is not None:
-                yield table
+        if not fast or len(texts) < 2:
+            while texts:
+                table = _unit_table(*texts.popleft(), relation, columns, src, fast)
+                if table is not None:
+                    yield table
+            return
+        # pyarrow parses without the interpreter's lock: the next block is parsed by a
+        # second thread while this one codes the last (issue 30); tables, and the first
+        # error, come in file order, and at most one block is read ahead
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ensemblekit-arff") as pool:
+            def submit():
+                return pool.submit(_unit_table, *texts.popleft(), relation, columns, src, fast)
+
+            ahead = submit()
+            while ahead is not None:
+                current, ahead = ahead, (submit() if texts else None)
+                table = current.result()
+                if table is not None:
+                    yield table
     return relation, columns, n_rows, tables()
 
 
