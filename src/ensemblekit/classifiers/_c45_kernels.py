@@ -33,12 +33,30 @@ def _xlnx(x):
 
 
 @njit(cache=True, nogil=True)
-def _info_gain(bags, per_bag, per_class, known, total, old_ent):
+def _xlnx_table(n):
+    """``_xlnx(k)`` for ``k = 0 .. n``: the entropy terms of whole-number weights.
+
+    Sums of whole-number weights are whole numbers (exactly, below 2**53), so a node whose
+    weights are all whole looks its terms up here instead of taking a logarithm per cell:
+    the same function gives the same bits. The argument is carried as a running float sum
+    so that the loop is not vectorised (a vector logarithm might round differently).
+    """
+    out = np.empty(n + 1)
+    x = 0.0
+    for k in range(n + 1):
+        out[k] = _xlnx(x)
+        x += 1.0
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _info_gain(bags, per_bag, per_class, known, total, old_ent, whole):
     """C4.5's gain of a split (bits per known instance), scaled by the known fraction.
 
     ``bags`` (n_bags, K) holds the known instances' class weights per branch, ``known`` their
     total, ``total`` the node's total weight (missing values included); ``old_ent`` is the
-    entropy term of the unsplit known instances, or NaN to compute it here.
+    entropy term of the unsplit known instances, or NaN to compute it here. ``whole`` is
+    :func:`_xlnx_table` when every weight in the node is a whole number, else empty.
     """
     if old_ent != old_ent:
         s = 0.0
@@ -46,10 +64,17 @@ def _info_gain(bags, per_bag, per_class, known, total, old_ent):
             s += _xlnx(per_class[c])
         old_ent = (_xlnx(known) - s) / LN2
     s = 0.0
-    for b in range(bags.shape[0]):
-        for c in range(bags.shape[1]):
-            s += _xlnx(bags[b, c])
-        s -= _xlnx(per_bag[b])
+    if whole.shape[0] > 0:
+        # every weight is a whole number: the terms come from the table (same bits)
+        for b in range(bags.shape[0]):
+            for c in range(bags.shape[1]):
+                s += whole[int(bags[b, c])]
+            s -= whole[int(per_bag[b])]
+    else:
+        for b in range(bags.shape[0]):
+            for c in range(bags.shape[1]):
+                s += _xlnx(bags[b, c])
+            s -= _xlnx(per_bag[b])
     new_ent = -(s / LN2)
     unknown_rate = (total - known) / total
     numerator = (1.0 - unknown_rate) * (old_ent - new_ent)
@@ -74,7 +99,7 @@ def _gain_ratio(per_bag, known, total, gain):
 
 
 @njit(cache=True, nogil=True)
-def _nominal_split(col, y, w, n_cat, n_classes, min_obj, total):
+def _nominal_split(col, y, w, n_cat, n_classes, min_obj, total, whole):
     # -> (valid, gain, gain ratio)
     bags = np.zeros((n_cat, n_classes))
     per_bag = np.zeros(n_cat)
@@ -94,26 +119,32 @@ def _nominal_split(col, y, w, n_cat, n_classes, min_obj, total):
             enough += 1
     if enough <= 1:
         return False, 0.0, 0.0
-    gain = _info_gain(bags, per_bag, per_class, known, total, np.nan)
+    gain = _info_gain(bags, per_bag, per_class, known, total, np.nan, whole)
     return True, gain, _gain_ratio(per_bag, known, total, gain)
 
 
 @njit(cache=True, nogil=True)
-def _numeric_split(X, j, order, y, wmap, cnt, n_classes, min_obj, total):
+def _numeric_split(vals, order, y, wmap, cnt, unit_w, unit_cnt, n_classes, min_obj, total,
+                   whole):
     # -> (valid, gain after the log2(#thresholds)/N penalty, gain ratio, cut), from the
-    # node's rows with a known value of column j sorted by it (weights wmap[row])
+    # node's rows with a known value of one column sorted by it (``order``, the values
+    # ``vals`` beside them; weights wmap[row], or all 1 when ``unit_w``, counts cnt[row], or
+    # all 1 when ``unit_cnt``: the same sums without reading those arrays)
     k = order.shape[0]
     bags = np.zeros((2, n_classes))
     per_bag = np.zeros(2)
     per_class = np.zeros(n_classes)
     known = 0.0
     known_count = 0.0
-    for r in order:
-        bags[1, y[r]] += wmap[r]
-        per_bag[1] += wmap[r]
-        per_class[y[r]] += wmap[r]
-        known += wmap[r]
-        known_count += cnt[r]
+    for i in range(k):
+        r = order[i]
+        c = y[r]
+        wr = 1.0 if unit_w else wmap[r]
+        bags[1, c] += wr
+        per_bag[1] += wr
+        per_class[c] += wr
+        known += wr
+        known_count += 1.0 if unit_cnt else cnt[r]
     min_split = 0.1 * known / n_classes
     if min_split - min_obj < SMALL:
         min_split = min_obj
@@ -129,28 +160,33 @@ def _numeric_split(X, j, order, y, wmap, cnt, n_classes, min_obj, total):
     split_index = -1
     n_thresholds = 0
     last = 0
+    prev = vals[0] if k > 0 else 0.0
     for nxt in range(1, k):
-        if X[order[nxt - 1], j] + 1e-5 < X[order[nxt], j]:
+        cur = vals[nxt]
+        if prev + 1e-5 < cur:
             for i in range(last, nxt):
                 r = order[i]
-                bags[1, y[r]] -= wmap[r]
-                bags[0, y[r]] += wmap[r]
-                per_bag[1] -= wmap[r]
-                per_bag[0] += wmap[r]
+                c = y[r]
+                wr = 1.0 if unit_w else wmap[r]
+                bags[1, c] -= wr
+                bags[0, c] += wr
+                per_bag[1] -= wr
+                per_bag[0] += wr
             if min_split - per_bag[0] < SMALL and min_split - per_bag[1] < SMALL:
-                gain = _info_gain(bags, per_bag, per_class, known, total, old_ent)
+                gain = _info_gain(bags, per_bag, per_class, known, total, old_ent, whole)
                 if gain - best_gain > SMALL:
                     best_gain = gain
                     split_index = nxt - 1
                 n_thresholds += 1
             last = nxt
+        prev = cur
     if n_thresholds == 0:
         return False, 0.0, 0.0, 0.0
     gain = best_gain - (math.log(n_thresholds) / LN2) / total
     if gain < SMALL:
         return False, 0.0, 0.0, 0.0
-    lo = X[order[split_index], j]
-    hi = X[order[split_index + 1], j]
+    lo = vals[split_index]
+    hi = vals[split_index + 1]
     cut = (hi + lo) / 2.0
     if math.isinf(cut):
         # the sum of two values near the float limits overflowed: halve first (exact for
@@ -160,14 +196,14 @@ def _numeric_split(X, j, order, y, wmap, cnt, n_classes, min_obj, total):
         cut = lo
     sums = np.zeros(2)
     for i in range(k):
-        sums[0 if i <= split_index else 1] += wmap[order[i]]
+        sums[0 if i <= split_index else 1] += 1.0 if unit_w else wmap[order[i]]
     known2 = sums[0] + sums[1]
     return True, gain, _gain_ratio(sums, known2, total, gain), cut
 
 
 @njit(cache=True, nogil=True)
-def select_split(X, rows, wts, y, cnt, wmap, sbuf, soff, num_index, nominal, n_cats, n_classes,
-                 min_obj, few_values_ok):
+def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, s_lo, s_hi, num_index,
+                 nominal, n_cats, n_classes, min_obj, few_values_ok, table):
     """Weka's ``C45ModelSelection.selectModel`` on one node's instances.
 
     Parameters
@@ -182,11 +218,14 @@ def select_split(X, rows, wts, y, cnt, wmap, sbuf, soff, num_index, nominal, n_c
     cnt : ndarray of shape (n,)
         How many instances each row stands for (its original count), for the rule
         "at least twice the minimum split of known instances".
+    unit_cnt : bool
+        Whether every entry of ``cnt`` is 1.
     wmap : ndarray of shape (n,)
         The node's weight of each of its rows (indexed by row).
-    sbuf, soff, num_index
-        The node's rows with a known value of numeric column ``j``, sorted by it:
-        ``sbuf[soff[k]:soff[k + 1]]`` with ``k = num_index[j]``.
+    srow, sval, s_lo, s_hi, num_index
+        The node's rows with a known value of numeric column ``j``, sorted by it, are
+        ``srow[k, s_lo[k]:s_hi[k]]`` with ``k = num_index[j]``; ``sval`` holds their values
+        of column ``j`` beside them.
     nominal : ndarray of bool of shape (d,)
     n_cats : ndarray of int64 of shape (d,)
         Declared values of each nominal column.
@@ -196,6 +235,9 @@ def select_split(X, rows, wts, y, cnt, wmap, sbuf, soff, num_index, nominal, n_c
     few_values_ok : ndarray of bool of shape (d,)
         Whether a nominal column's gain counts in the average gain (Weka leaves out
         attributes with at least 0.3 x n values, unless all attributes are such).
+    table : ndarray of shape (t,)
+        :func:`_xlnx_table` of the tree's total weight when every training weight is a
+        whole number (used in nodes where every weight still is), else empty.
 
     Returns
     -------
@@ -209,10 +251,17 @@ def select_split(X, rows, wts, y, cnt, wmap, sbuf, soff, num_index, nominal, n_c
     total = 0.0
     per_class = np.zeros(n_classes)
     yn = np.empty(m, dtype=np.int64)
+    whole_weights = table.shape[0] > 0
+    unit_w = True
     for i in range(m):
         yn[i] = y[rows[i]]
         total += wts[i]
         per_class[yn[i]] += wts[i]
+        if wts[i] != math.floor(wts[i]):
+            whole_weights = False
+        if wts[i] != 1.0:
+            unit_w = False
+    whole = table if whole_weights and total < table.shape[0] else table[:0]
     best_c = 0.0
     for c in range(n_classes):
         if per_class[c] - best_c > SMALL:
@@ -230,12 +279,13 @@ def select_split(X, rows, wts, y, cnt, wmap, sbuf, soff, num_index, nominal, n_c
         if nominal[j]:
             for i in range(m):
                 col[i] = X[rows[i], j]
-            ok, g, r = _nominal_split(col, yn, wts, n_cats[j], n_classes, min_obj, total)
+            ok, g, r = _nominal_split(col, yn, wts, n_cats[j], n_classes, min_obj, total,
+                                      whole)
         else:
             k = num_index[j]
-            order = sbuf[soff[k]:soff[k + 1]]
-            ok, g, r, cut = _numeric_split(X, j, order, y, wmap, cnt, n_classes,
-                                                  min_obj, total)
+            ok, g, r, cut = _numeric_split(sval[k, s_lo[k]:s_hi[k]], srow[k, s_lo[k]:s_hi[k]],
+                                           y, wmap, cnt, unit_w, unit_cnt, n_classes, min_obj,
+                                           total, whole)
             cuts[j] = cut
         valid[j] = ok
         gains[j] = g
@@ -374,6 +424,18 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
     n, d = X.shape
     K = n_classes
     cap = 64
+    # the table of x ln x for whole-number weights, when every weight is one and their
+    # total is not far above the number of rows (else a logarithm per term)
+    w_total = 0.0
+    whole_weights = True
+    for i in range(n):
+        w_total += w[i]
+        if w[i] != math.floor(w[i]):
+            whole_weights = False
+    if whole_weights and w_total <= 4.0 * n + 4096.0:
+        table = _xlnx_table(int(w_total) + 1)
+    else:
+        table = np.empty(0)
     feature, threshold, child_start, n_children, value, bag_value, is_empty, seg_lo, seg_hi = \
         _grow_nodes(cap, K)
     buf_cap = 4 * n + 16
@@ -396,25 +458,41 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
         if not nominal[j]:
             num_index[j] = n_num
             n_num += 1
-    # the lists of the nodes still to split form a stack in sbuf, the next node's on top:
-    # a node's children's lists replace its own, so the space stays within about twice
-    # the root's lists (row indices as int32: the caller keeps n below 2**31)
-    soff = np.empty((cap, n_num + 1), dtype=np.int64)
-    s_cap = 2 * n * n_num + 16
-    sbuf = np.empty(s_cap, dtype=np.int32)
-    s_len = 0
-    soff[0, 0] = 0
+    # the lists of numeric column k of the nodes still to split form a stack in row k of
+    # srow (row indices, int32: the caller keeps n below 2**31) with the column's values
+    # beside them in sval (read in order, not from X row by row), the next node's list on
+    # top, from s_lo[node, k] to s_top[k]: a node's children's lists replace its own (more
+    # room is taken only for rows with a missing value, which go down several branches)
+    s_lo = np.empty((cap, n_num), dtype=np.int64)
+    s_top = np.zeros(n_num, dtype=np.int64)
+    s_cap = n + 16
+    srow = np.empty((n_num, s_cap), dtype=np.int32)
+    sval = np.empty((n_num, s_cap))
     for j in range(d):
         if nominal[j]:
             continue
+        k = num_index[j]
         order = np.argsort(X[:, j], kind="mergesort")
+        p = 0
         for r in order:
-            if X[r, j] == X[r, j]:
-                sbuf[s_len] = r
-                s_len += 1
-        soff[0, num_index[j] + 1] = s_len
+            v = X[r, j]
+            if v == v:
+                srow[k, p] = r
+                sval[k, p] = v
+                p += 1
+        s_lo[0, k] = 0
+        s_top[k] = p
+    # one list at a time is copied aside while its children's lists are written over it
+    t_cap = s_cap
+    t_row = np.empty(t_cap, dtype=np.int32)
+    t_val = np.empty(t_cap)
+    t_branch = np.empty(t_cap, dtype=np.int32)
+    unit_cnt = True
+    for i in range(n):
+        if cnt[i] != 1.0:
+            unit_cnt = False
     wmap = np.zeros(n)
-    bmap = np.zeros(n, dtype=np.int64)
+    bmap = np.zeros(n, dtype=np.int32)
     stack = np.empty(16, dtype=np.int64)
     stack[0] = 0
     top = 1
@@ -428,8 +506,9 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
         wts = buf_w[lo:hi].copy()
         for i in range(rows.shape[0]):
             wmap[rows[i]] = wts[i]
-        att, cut = select_split(X, rows, wts, y, cnt, wmap, sbuf, soff[node], num_index,
-                                nominal, n_cats, K, min_obj, few_values_ok)
+        att, cut = select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, s_lo[node],
+                                s_top, num_index, nominal, n_cats, K, min_obj, few_values_ok,
+                                table)
         if att < 0:
             feature[node] = -1
             threshold[node] = np.nan
@@ -442,7 +521,8 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
                 value[node, y[rows[i]]] += wts[i]
                 tot += wts[i]
             is_empty[node] = abs(tot) < SMALL
-            s_len = soff[node, 0]
+            for k in range(n_num):
+                s_top[k] = s_lo[node, k]
             if first_root:
                 for c in range(K):
                     bag_value[node, c] = value[node, c]
@@ -512,9 +592,9 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
             e2[:n_nodes] = is_empty[:n_nodes]
             l2[:n_nodes] = seg_lo[:n_nodes]
             h2[:n_nodes] = seg_hi[:n_nodes]
-            so2 = np.empty((new_cap, n_num + 1), dtype=np.int64)
-            so2[:n_nodes] = soff[:n_nodes]
-            soff = so2
+            so2 = np.empty((new_cap, n_num), dtype=np.int64)
+            so2[:n_nodes] = s_lo[:n_nodes]
+            s_lo = so2
             feature, threshold, child_start, n_children = f2, t2, cs2, nc2
             value, bag_value, is_empty, seg_lo, seg_hi = v2, bv2, e2, l2, h2
             cap = new_cap
@@ -547,33 +627,61 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
             for c in range(K):
                 bag_value[ch, c] = bags[b, c]
         # the children's sorted lists, last child lowest (the first child is split next),
-        # written after the node's own and then moved down over them
-        s_base = soff[node, 0]
-        s_from = s_len
-        for b in range(nb - 1, -1, -1):
-            ch = n_nodes + b
-            take_missing = n_miss > 0 and per_bag[b] / total > SMALL
-            need_s = s_len + (soff[node, n_num] - soff[node, 0])
-            if need_s > s_cap:
-                s_cap = max(s_cap + s_cap // 2, need_s)
-                sb2 = np.empty(s_cap, dtype=np.int32)
-                sb2[:s_len] = sbuf[:s_len]
-                sbuf = sb2
-            soff[ch, 0] = s_len
-            for k in range(n_num):
-                for p in range(soff[node, k], soff[node, k + 1]):
-                    r = sbuf[p]
-                    if bmap[r] == b or (take_missing and bmap[r] < 0):
-                        sbuf[s_len] = r
-                        s_len += 1
-                soff[ch, k + 1] = s_len
-        shift = s_from - s_base
-        for p in range(s_from, s_len):
-            sbuf[p - shift] = sbuf[p]
-        s_len -= shift
+        # written over the node's own list, in its order
+        take = np.zeros(nb, dtype=np.bool_)
         for b in range(nb):
-            for k in range(n_num + 1):
-                soff[n_nodes + b, k] -= shift
+            take[b] = n_miss > 0 and per_bag[b] / total > SMALL
+        sizes = np.zeros(nb, dtype=np.int64)
+        put = np.empty(nb, dtype=np.int64)
+        for k in range(n_num):
+            lo_k = s_lo[node, k]
+            m_k = s_top[k] - lo_k
+            if m_k > t_cap:
+                t_cap = max(t_cap + t_cap // 2, m_k)
+                t_row = np.empty(t_cap, dtype=np.int32)
+                t_val = np.empty(t_cap)
+                t_branch = np.empty(t_cap, dtype=np.int32)
+            for b in range(nb):
+                sizes[b] = 0
+            k_miss = 0
+            for i in range(m_k):
+                r = srow[k, lo_k + i]
+                t_row[i] = r
+                t_val[i] = sval[k, lo_k + i]
+                b = bmap[r]
+                t_branch[i] = b
+                if b >= 0:
+                    sizes[b] += 1
+                else:
+                    k_miss += 1
+            pos = lo_k
+            for b in range(nb - 1, -1, -1):
+                put[b] = pos
+                s_lo[n_nodes + b, k] = pos
+                pos += sizes[b] + (k_miss if take[b] else 0)
+            if pos > s_cap:
+                new_s = max(s_cap + s_cap // 2, pos)
+                r2 = np.empty((n_num, new_s), dtype=np.int32)
+                v2 = np.empty((n_num, new_s))
+                for kk in range(n_num):
+                    r2[kk, :s_top[kk]] = srow[kk, :s_top[kk]]
+                    v2[kk, :s_top[kk]] = sval[kk, :s_top[kk]]
+                srow, sval, s_cap = r2, v2, new_s
+            s_top[k] = pos
+            for i in range(m_k):
+                b = t_branch[i]
+                if b >= 0:
+                    q = put[b]
+                    srow[k, q] = t_row[i]
+                    sval[k, q] = t_val[i]
+                    put[b] = q + 1
+                else:
+                    for bb in range(nb):
+                        if take[bb]:
+                            q = put[bb]
+                            srow[k, q] = t_row[i]
+                            sval[k, q] = t_val[i]
+                            put[bb] = q + 1
         if top + nb > stack.shape[0]:
             s2 = np.empty(2 * stack.shape[0] + nb, dtype=np.int64)
             s2[:top] = stack[:top]
