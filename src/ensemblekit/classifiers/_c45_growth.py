@@ -22,6 +22,8 @@ from ._c45_nodes import _SMALL
 
 #: Rows a tree can be grown on: the growth kernel indexes rows with 32-bit integers.
 _MAX_ROWS = 2**31 - 1
+#: Largest class or branch code kept in one signed byte.
+_BYTE_CODES = 127
 
 __all__ = ["add_errors", "grow_c45"]
 
@@ -97,18 +99,26 @@ def _few_values_ok(nominal, n_cats, n_all):
     return np.ascontiguousarray(~many | all_many)
 
 
-def _distinct_values(X, nominal):
-    """Sorted distinct training values of each numeric column, concatenated, and offsets."""
-    parts, start = [], [0]
-    for j in range(X.shape[1]):
-        if nominal[j]:
-            vals = np.zeros(0)
-        else:
-            col = X[:, j]
-            vals = np.unique(col[~np.isnan(col)])
-        parts.append(vals)
-        start.append(start[-1] + vals.size)
-    return np.concatenate(parts) if parts else np.zeros(0), np.array(start, dtype=np.int64)
+def _zero_representatives(X, nominal):
+    """For each column holding zeros of both signs, the zero ``numpy.unique`` keeps; else NaN.
+
+    The growth kernel moves a numeric cut to the largest distinct training value not
+    above it, as ``numpy.unique`` lists them; it forms that list itself from its sorted
+    columns, and only which of -0 and +0 stands for a run of both depends on numpy's
+    (unstable) sort.
+    """
+    rep = np.full(X.shape[1], np.nan)
+    for j in np.flatnonzero(~nominal):
+        col = X[:, j]
+        zeros = col == 0.0
+        if not zeros.any():
+            continue
+        negative = np.signbit(col[zeros])
+        if negative.all() or not negative.any():
+            continue
+        vals = np.unique(col[~np.isnan(col)])
+        rep[j] = vals[np.searchsorted(vals, 0.0)]
+    return rep
 
 
 _NODE_ARRAYS = ("feature", "threshold", "child_start", "n_children", "value", "bag_value",
@@ -160,11 +170,15 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     counts = np.ascontiguousarray(counts, dtype=float)
     from . import _c45_kernels as kernels
 
-    values, start = _distinct_values(X, nominal)
+    # class and branch codes are read at random rows: as bytes when they fit, they stay in
+    # the processor's cache on large data
+    small = n_classes <= _BYTE_CODES and int(n_cats[nominal].max(initial=2)) <= _BYTE_CODES
+    code = np.int8 if small else np.int64
+    y = y.astype(code)
     arrays = kernels.grow_unpruned(
         X, y, w, counts, nominal, n_cats, int(n_classes), float(min_samples_leaf),
-        _few_values_ok(nominal, n_cats, float(counts.sum())), values, start,
-        bool(collapse_tree))
+        _few_values_ok(nominal, n_cats, float(counts.sum())), _zero_representatives(X, nominal),
+        bool(collapse_tree), np.empty(n, dtype=code))
     if unpruned:
         return dict(zip(_NODE_ARRAYS, arrays[:7]))
     from ._c45_pruning import prune_tree

@@ -124,12 +124,13 @@ def _nominal_split(col, y, w, n_cat, n_classes, min_obj, total, whole):
 
 
 @njit(cache=True, nogil=True)
-def _numeric_split(vals, order, y, wmap, cnt, unit_w, unit_cnt, n_classes, min_obj, total,
+def _numeric_split(vals, order, cls, wmap, cnt, unit_w, unit_cnt, n_classes, min_obj, total,
                    whole):
     # -> (valid, gain after the log2(#thresholds)/N penalty, gain ratio, cut), from the
     # node's rows with a known value of one column sorted by it (``order``, the values
-    # ``vals`` beside them; weights wmap[row], or all 1 when ``unit_w``, counts cnt[row], or
-    # all 1 when ``unit_cnt``: the same sums without reading those arrays)
+    # ``vals`` and classes ``cls`` beside them; weights wmap[row], or all 1 when ``unit_w``,
+    # counts cnt[row], or all 1 when ``unit_cnt``: the same sums without reading those
+    # arrays)
     k = order.shape[0]
     bags = np.zeros((2, n_classes))
     per_bag = np.zeros(2)
@@ -138,7 +139,7 @@ def _numeric_split(vals, order, y, wmap, cnt, unit_w, unit_cnt, n_classes, min_o
     known_count = 0.0
     for i in range(k):
         r = order[i]
-        c = y[r]
+        c = cls[i]
         wr = 1.0 if unit_w else wmap[r]
         bags[1, c] += wr
         per_bag[1] += wr
@@ -166,7 +167,7 @@ def _numeric_split(vals, order, y, wmap, cnt, unit_w, unit_cnt, n_classes, min_o
         if prev + 1e-5 < cur:
             for i in range(last, nxt):
                 r = order[i]
-                c = y[r]
+                c = cls[i]
                 wr = 1.0 if unit_w else wmap[r]
                 bags[1, c] -= wr
                 bags[0, c] += wr
@@ -202,8 +203,8 @@ def _numeric_split(vals, order, y, wmap, cnt, unit_w, unit_cnt, n_classes, min_o
 
 
 @njit(cache=True, nogil=True)
-def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, s_lo, s_hi, num_index,
-                 nominal, n_cats, n_classes, min_obj, few_values_ok, table):
+def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s_hi,
+                 num_index, nominal, n_cats, n_classes, min_obj, few_values_ok, table):
     """Weka's ``C45ModelSelection.selectModel`` on one node's instances.
 
     Parameters
@@ -222,10 +223,10 @@ def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, s_lo, s_hi, n
         Whether every entry of ``cnt`` is 1.
     wmap : ndarray of shape (n,)
         The node's weight of each of its rows (indexed by row).
-    srow, sval, s_lo, s_hi, num_index
+    srow, sval, scls, s_lo, s_hi, num_index
         The node's rows with a known value of numeric column ``j``, sorted by it, are
-        ``srow[k, s_lo[k]:s_hi[k]]`` with ``k = num_index[j]``; ``sval`` holds their values
-        of column ``j`` beside them.
+        ``srow[k, s_lo[k]:s_hi[k]]`` with ``k = num_index[j]``; ``sval`` and ``scls`` hold
+        their values of column ``j`` and their classes beside them.
     nominal : ndarray of bool of shape (d,)
     n_cats : ndarray of int64 of shape (d,)
         Declared values of each nominal column.
@@ -283,9 +284,9 @@ def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, s_lo, s_hi, n
                                       whole)
         else:
             k = num_index[j]
-            ok, g, r, cut = _numeric_split(sval[k, s_lo[k]:s_hi[k]], srow[k, s_lo[k]:s_hi[k]],
-                                           y, wmap, cnt, unit_w, unit_cnt, n_classes, min_obj,
-                                           total, whole)
+            a, b = s_lo[k], s_hi[k]
+            ok, g, r, cut = _numeric_split(sval[k, a:b], srow[k, a:b], scls[k, a:b], wmap, cnt,
+                                           unit_w, unit_cnt, n_classes, min_obj, total, whole)
             cuts[j] = cut
         valid[j] = ok
         gains[j] = g
@@ -397,6 +398,85 @@ def _incorrect(dist):
     return total - dist[index]
 
 
+#: Rows from which the root's columns are sorted by radix rather than by comparisons.
+_RADIX_ROWS = 4096
+
+
+@njit(cache=True, nogil=True)
+def _sorted_known(col):
+    """The rows of ``col``'s known values in increasing order of value, and those values.
+
+    A stable order (equal values, also -0 and +0, keep the order of their rows), so the
+    same as a stable comparison sort; with many rows a least-significant-digit radix sort
+    on the values' bits (flipped so that their order as unsigned integers is the numbers'
+    order; -0 taken as +0), 11 bits a pass, a pass skipped when all rows share its digit.
+    """
+    n = col.shape[0]
+    if n < _RADIX_ROWS:
+        order = np.argsort(col, kind="mergesort")
+        m = 0
+        for r in order:
+            if col[r] == col[r]:
+                m += 1
+        rows = np.empty(m, dtype=np.int32)
+        vals = np.empty(m)
+        p = 0
+        for r in order:
+            v = col[r]
+            if v == v:
+                rows[p] = r
+                vals[p] = v
+                p += 1
+        return rows, vals
+    m = 0
+    for i in range(n):
+        if col[i] == col[i]:
+            m += 1
+    vals = np.empty(m)
+    rows = np.empty(m, dtype=np.int32)
+    p = 0
+    for i in range(n):
+        v = col[i]
+        if v == v:
+            vals[p] = 0.0 if v == 0.0 else v
+            rows[p] = i
+            p += 1
+    keys = vals.view(np.uint64).copy()
+    top = np.uint64(1) << np.uint64(63)
+    for i in range(m):
+        if keys[i] & top:
+            keys[i] = ~keys[i]
+        else:
+            keys[i] = keys[i] | top
+    keys2 = np.empty(m, dtype=np.uint64)
+    rows2 = np.empty(m, dtype=np.int32)
+    count = np.empty(2048, dtype=np.int64)
+    mask = np.uint64(2047)
+    for pass_ in range(6):
+        shift = np.uint64(11 * pass_)
+        count[:] = 0
+        for i in range(m):
+            count[np.int64((keys[i] >> shift) & mask)] += 1
+        if m == 0 or count[np.int64((keys[0] >> shift) & mask)] == m:
+            continue
+        total = 0
+        for b in range(2048):
+            c = count[b]
+            count[b] = total
+            total += c
+        for i in range(m):
+            b = np.int64((keys[i] >> shift) & mask)
+            q = count[b]
+            keys2[q] = keys[i]
+            rows2[q] = rows[i]
+            count[b] = q + 1
+        keys, keys2 = keys2, keys
+        rows, rows2 = rows2, rows
+    for i in range(m):
+        vals[i] = col[rows[i]]
+    return rows, vals
+
+
 @njit(cache=True, nogil=True)
 def _grow_nodes(cap, n_classes):
     return (np.empty(cap, dtype=np.int64), np.empty(cap), np.empty(cap, dtype=np.int64),
@@ -406,20 +486,25 @@ def _grow_nodes(cap, n_classes):
 
 
 @njit(cache=True, nogil=True)
-def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_ok, values,
-                  value_start, collapse):
+def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_ok, zero_rep,
+                  collapse, bmap):
     """Grow J48's tree without pruning (``-U``), collapsed unless ``collapse`` is False.
 
     The same tree as the growth of :class:`ensemblekit.classifiers.c45.C45Tree` with
     ``unpruned=True``, in one compiled call (no Python per node): the path for the many
     small trees of the bagging ensembles. Each numeric column is sorted once, at the root;
-    a child's sorted rows are filtered from its parent's (no sort per node).
-    ``values[value_start[j]:value_start[j + 1]]`` are
-    the sorted distinct training values of numeric column ``j`` (for moving a cut to a
-    training value). Returns the node arrays ``feature, threshold, child_start,
+    a child's sorted rows are filtered from its parent's (no sort per node). A numeric
+    cut is moved to the largest training value not above it, taken from the column's
+    distinct values as ``numpy.unique`` gives them: where a column holds zeros of both
+    signs, ``zero_rep[j]`` is the zero that ``numpy.unique`` keeps (else NaN, and the
+    zeros all have one sign). Returns the node arrays ``feature, threshold, child_start,
     n_children, value, bag_value, is_empty`` (children of a node contiguous, after it),
     then each node's training instances: rows ``rows[lo[i]:hi[i]]`` with weights
     ``weights[lo[i]:hi[i]]`` (what pruning re-distributes), as ``lo, hi, rows, weights``.
+
+    ``y`` (class codes) and ``bmap`` (room for each row's branch at a split, ``n`` long,
+    any content) are read and written at random rows: the caller makes them 8-bit when
+    the codes fit, so that they stay in the processor's cache on large data.
     """
     n, d = X.shape
     K = n_classes
@@ -460,39 +545,60 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
             n_num += 1
     # the lists of numeric column k of the nodes still to split form a stack in row k of
     # srow (row indices, int32: the caller keeps n below 2**31) with the column's values
-    # beside them in sval (read in order, not from X row by row), the next node's list on
-    # top, from s_lo[node, k] to s_top[k]: a node's children's lists replace its own (more
-    # room is taken only for rows with a missing value, which go down several branches)
+    # and the rows' classes beside them in sval and scls (read in order, not row by row),
+    # the next node's list on top, from s_lo[node, k] to s_top[k]: a node's children's
+    # lists replace its own (more room is taken only for rows with a missing value, which
+    # go down several branches)
     s_lo = np.empty((cap, n_num), dtype=np.int64)
     s_top = np.zeros(n_num, dtype=np.int64)
     s_cap = n + 16
     srow = np.empty((n_num, s_cap), dtype=np.int32)
     sval = np.empty((n_num, s_cap))
+    scls = np.empty((n_num, s_cap), dtype=y.dtype)
     for j in range(d):
         if nominal[j]:
             continue
         k = num_index[j]
-        order = np.argsort(X[:, j], kind="mergesort")
-        p = 0
-        for r in order:
-            v = X[r, j]
-            if v == v:
-                srow[k, p] = r
-                sval[k, p] = v
-                p += 1
+        rows_j, vals_j = _sorted_known(X[:, j].copy())
+        for p in range(rows_j.shape[0]):
+            srow[k, p] = rows_j[p]
+            sval[k, p] = vals_j[p]
+            scls[k, p] = y[rows_j[p]]
         s_lo[0, k] = 0
-        s_top[k] = p
+        s_top[k] = rows_j.shape[0]
+    # each numeric column's distinct training values, increasing: the first of each run
+    # of equal values in its sorted list (a run of zeros of both signs: zero_rep[j])
+    value_start = np.zeros(d + 1, dtype=np.int64)
+    for j in range(d):
+        count = 0
+        if not nominal[j]:
+            k = num_index[j]
+            for p in range(s_top[k]):
+                if p == 0 or sval[k, p] != sval[k, p - 1]:
+                    count += 1
+        value_start[j + 1] = value_start[j] + count
+    values = np.empty(value_start[d])
+    for j in range(d):
+        if nominal[j]:
+            continue
+        k = num_index[j]
+        q = value_start[j]
+        for p in range(s_top[k]):
+            v = sval[k, p]
+            if p == 0 or v != sval[k, p - 1]:
+                values[q] = zero_rep[j] if v == 0.0 and zero_rep[j] == zero_rep[j] else v
+                q += 1
     # one list at a time is copied aside while its children's lists are written over it
     t_cap = s_cap
     t_row = np.empty(t_cap, dtype=np.int32)
     t_val = np.empty(t_cap)
+    t_cls = np.empty(t_cap, dtype=y.dtype)
     t_branch = np.empty(t_cap, dtype=np.int32)
     unit_cnt = True
     for i in range(n):
         if cnt[i] != 1.0:
             unit_cnt = False
     wmap = np.zeros(n)
-    bmap = np.zeros(n, dtype=np.int32)
     stack = np.empty(16, dtype=np.int64)
     stack[0] = 0
     top = 1
@@ -506,9 +612,9 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
         wts = buf_w[lo:hi].copy()
         for i in range(rows.shape[0]):
             wmap[rows[i]] = wts[i]
-        att, cut = select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, s_lo[node],
-                                s_top, num_index, nominal, n_cats, K, min_obj, few_values_ok,
-                                table)
+        att, cut = select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls,
+                                s_lo[node], s_top, num_index, nominal, n_cats, K, min_obj,
+                                few_values_ok, table)
         if att < 0:
             feature[node] = -1
             threshold[node] = np.nan
@@ -640,6 +746,7 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
                 t_cap = max(t_cap + t_cap // 2, m_k)
                 t_row = np.empty(t_cap, dtype=np.int32)
                 t_val = np.empty(t_cap)
+                t_cls = np.empty(t_cap, dtype=y.dtype)
                 t_branch = np.empty(t_cap, dtype=np.int32)
             for b in range(nb):
                 sizes[b] = 0
@@ -648,6 +755,7 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
                 r = srow[k, lo_k + i]
                 t_row[i] = r
                 t_val[i] = sval[k, lo_k + i]
+                t_cls[i] = scls[k, lo_k + i]
                 b = bmap[r]
                 t_branch[i] = b
                 if b >= 0:
@@ -663,10 +771,12 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
                 new_s = max(s_cap + s_cap // 2, pos)
                 r2 = np.empty((n_num, new_s), dtype=np.int32)
                 v2 = np.empty((n_num, new_s))
+                c2 = np.empty((n_num, new_s), dtype=y.dtype)
                 for kk in range(n_num):
                     r2[kk, :s_top[kk]] = srow[kk, :s_top[kk]]
                     v2[kk, :s_top[kk]] = sval[kk, :s_top[kk]]
-                srow, sval, s_cap = r2, v2, new_s
+                    c2[kk, :s_top[kk]] = scls[kk, :s_top[kk]]
+                srow, sval, scls, s_cap = r2, v2, c2, new_s
             s_top[k] = pos
             for i in range(m_k):
                 b = t_branch[i]
@@ -674,6 +784,7 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
                     q = put[b]
                     srow[k, q] = t_row[i]
                     sval[k, q] = t_val[i]
+                    scls[k, q] = t_cls[i]
                     put[b] = q + 1
                 else:
                     for bb in range(nb):
@@ -681,6 +792,7 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
                             q = put[bb]
                             srow[k, q] = t_row[i]
                             sval[k, q] = t_val[i]
+                            scls[k, q] = t_cls[i]
                             put[bb] = q + 1
         if top + nb > stack.shape[0]:
             s2 = np.empty(2 * stack.shape[0] + nb, dtype=np.int64)
