@@ -59,10 +59,7 @@ def _info_gain(bags, per_bag, per_class, known, total, old_ent, whole):
     :func:`_xlnx_table` when every weight in the node is a whole number, else empty.
     """
     if old_ent != old_ent:
-        s = 0.0
-        for c in range(per_class.shape[0]):
-            s += _xlnx(per_class[c])
-        old_ent = (_xlnx(known) - s) / LN2
+        old_ent = _entropy_term(per_class, known)
     s = 0.0
     if whole.shape[0] > 0:
         # every weight is a whole number: the terms come from the table (same bits)
@@ -75,6 +72,21 @@ def _info_gain(bags, per_bag, per_class, known, total, old_ent, whole):
             for c in range(bags.shape[1]):
                 s += _xlnx(bags[b, c])
             s -= _xlnx(per_bag[b])
+    return _gain_of_sum(s, old_ent, known, total)
+
+
+@njit(cache=True, nogil=True)
+def _entropy_term(per_class, known):
+    # the unsplit known instances' entropy term (bits), from their class weights
+    s = 0.0
+    for c in range(per_class.shape[0]):
+        s += _xlnx(float(per_class[c]))
+    return (_xlnx(known) - s) / LN2
+
+
+@njit(cache=True, nogil=True)
+def _gain_of_sum(s, old_ent, known, total):
+    # the gain from the sum of the split's x ln x terms (cells less branch totals)
     new_ent = -(s / LN2)
     unknown_rate = (total - known) / total
     numerator = (1.0 - unknown_rate) * (old_ent - new_ent)
@@ -124,6 +136,41 @@ def _nominal_split(col, y, w, n_cat, n_classes, min_obj, total, whole):
 
 
 @njit(cache=True, nogil=True)
+def _min_split(known, n_classes, min_obj):
+    # the least weight on each side of a numeric threshold
+    min_split = 0.1 * known / n_classes
+    if min_split - min_obj < SMALL:
+        min_split = min_obj
+    elif min_split - 25.0 > SMALL:
+        min_split = 25.0
+    return min_split
+
+
+@njit(cache=True, nogil=True)
+def _numeric_result(vals, split_index, n_thresholds, best_gain, left, right, total):
+    # -> (valid, gain, gain ratio, cut) once the best threshold is known; ``left`` and
+    # ``right`` are the known weights on its two sides
+    if n_thresholds == 0:
+        return False, 0.0, 0.0, 0.0
+    gain = best_gain - (math.log(n_thresholds) / LN2) / total
+    if gain < SMALL:
+        return False, 0.0, 0.0, 0.0
+    lo = vals[split_index]
+    hi = vals[split_index + 1]
+    cut = (hi + lo) / 2.0
+    if math.isinf(cut):
+        # the sum of two values near the float limits overflowed: halve first (exact for
+        # numbers that large), else every row would go left and the split never end
+        cut = hi / 2.0 + lo / 2.0
+    if cut == hi:
+        cut = lo
+    sums = np.empty(2)
+    sums[0] = left
+    sums[1] = right
+    return True, gain, _gain_ratio(sums, left + right, total, gain), cut
+
+
+@njit(cache=True, nogil=True)
 def _numeric_split(vals, order, cls, wmap, cnt, unit_w, unit_cnt, n_classes, min_obj, total,
                    whole):
     # -> (valid, gain after the log2(#thresholds)/N penalty, gain ratio, cut), from the
@@ -131,6 +178,9 @@ def _numeric_split(vals, order, cls, wmap, cnt, unit_w, unit_cnt, n_classes, min
     # ``vals`` and classes ``cls`` beside them; weights wmap[row], or all 1 when ``unit_w``,
     # counts cnt[row], or all 1 when ``unit_cnt``: the same sums without reading those
     # arrays)
+    if whole.shape[0] > 0:
+        return _numeric_split_whole(vals, order, cls, wmap, cnt, unit_w, unit_cnt, n_classes,
+                                    min_obj, total, whole)
     k = order.shape[0]
     bags = np.zeros((2, n_classes))
     per_bag = np.zeros(2)
@@ -146,29 +196,18 @@ def _numeric_split(vals, order, cls, wmap, cnt, unit_w, unit_cnt, n_classes, min
         per_class[c] += wr
         known += wr
         known_count += 1.0 if unit_cnt else cnt[r]
-    min_split = 0.1 * known / n_classes
-    if min_split - min_obj < SMALL:
-        min_split = min_obj
-    elif min_split - 25.0 > SMALL:
-        min_split = 25.0
+    min_split = _min_split(known, n_classes, min_obj)
     if 2.0 * min_split - known_count > SMALL:
         return False, 0.0, 0.0, 0.0
-    s = 0.0
-    for c in range(n_classes):
-        s += _xlnx(per_class[c])
-    old_ent = (_xlnx(known) - s) / LN2
-    best_gain = 0.0
-    split_index = -1
-    n_thresholds = 0
-    last = 0
+    old_ent = _entropy_term(per_class, known)
+    best_gain, split_index, n_thresholds, last = 0.0, -1, 0, 0
     prev = vals[0] if k > 0 else 0.0
     for nxt in range(1, k):
         cur = vals[nxt]
         if prev + 1e-5 < cur:
             for i in range(last, nxt):
-                r = order[i]
                 c = cls[i]
-                wr = 1.0 if unit_w else wmap[r]
+                wr = 1.0 if unit_w else wmap[order[i]]
                 bags[1, c] -= wr
                 bags[0, c] += wr
                 per_bag[1] -= wr
@@ -181,25 +220,68 @@ def _numeric_split(vals, order, cls, wmap, cnt, unit_w, unit_cnt, n_classes, min
                 n_thresholds += 1
             last = nxt
         prev = cur
-    if n_thresholds == 0:
-        return False, 0.0, 0.0, 0.0
-    gain = best_gain - (math.log(n_thresholds) / LN2) / total
-    if gain < SMALL:
-        return False, 0.0, 0.0, 0.0
-    lo = vals[split_index]
-    hi = vals[split_index + 1]
-    cut = (hi + lo) / 2.0
-    if math.isinf(cut):
-        # the sum of two values near the float limits overflowed: halve first (exact for
-        # numbers that large), else every row would go left and the split never end
-        cut = hi / 2.0 + lo / 2.0
-    if cut == hi:
-        cut = lo
-    sums = np.zeros(2)
+    left = 0.0
+    right = 0.0
+    if n_thresholds > 0:
+        for i in range(k):
+            wr = 1.0 if unit_w else wmap[order[i]]
+            if i <= split_index:
+                left += wr
+            else:
+                right += wr
+    return _numeric_result(vals, split_index, n_thresholds, best_gain, left, right, total)
+
+
+@njit(cache=True, nogil=True)
+def _numeric_split_whole(vals, order, cls, wmap, cnt, unit_w, unit_cnt, n_classes, min_obj,
+                         total, whole):
+    # _numeric_split where every weight is a whole number: the class weights are counted
+    # in integers (exact in any order, as the floating sums are) and their x ln x terms
+    # read from the table ``whole``
+    k = order.shape[0]
+    n0 = np.zeros(n_classes, dtype=np.int64)
+    n1 = np.zeros(n_classes, dtype=np.int64)
+    known_n = 0
+    known_count = 0.0
     for i in range(k):
-        sums[0 if i <= split_index else 1] += 1.0 if unit_w else wmap[order[i]]
-    known2 = sums[0] + sums[1]
-    return True, gain, _gain_ratio(sums, known2, total, gain), cut
+        r = order[i]
+        wi = 1 if unit_w else int(wmap[r])
+        n1[cls[i]] += wi
+        known_n += wi
+        known_count += 1.0 if unit_cnt else cnt[r]
+    known = float(known_n)
+    min_split = _min_split(known, n_classes, min_obj)
+    if 2.0 * min_split - known_count > SMALL:
+        return False, 0.0, 0.0, 0.0
+    old_ent = _entropy_term(n1, known)
+    best_gain, split_index, best_left, n_thresholds, p0 = 0.0, -1, 0, 0, 0
+    i = 0  # the rows before i are left of the threshold
+    for nxt in range(1, k):
+        if vals[nxt - 1] + 1e-5 < vals[nxt]:
+            while i < nxt:
+                wi = 1 if unit_w else int(wmap[order[i]])
+                n1[cls[i]] -= wi
+                n0[cls[i]] += wi
+                p0 += wi
+                i += 1
+            if min_split - float(p0) < SMALL and min_split - float(known_n - p0) < SMALL:
+                # the terms in the order of _info_gain: branch 0's cells, less its
+                # total, then branch 1's
+                s = 0.0
+                for c in range(n_classes):
+                    s += whole[n0[c]]
+                s -= whole[p0]
+                for c in range(n_classes):
+                    s += whole[n1[c]]
+                s -= whole[known_n - p0]
+                gain = _gain_of_sum(s, old_ent, known, total)
+                if gain - best_gain > SMALL:
+                    best_gain = gain
+                    split_index = nxt - 1
+                    best_left = p0
+                n_thresholds += 1
+    return _numeric_result(vals, split_index, n_thresholds, best_gain, float(best_left),
+                           float(known_n - best_left), total)
 
 
 @njit(cache=True, nogil=True)
@@ -610,8 +692,13 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
         hi = seg_hi[node]
         rows = buf_rows[lo:hi]
         wts = buf_w[lo:hi].copy()
+        unit = True
         for i in range(rows.shape[0]):
-            wmap[rows[i]] = wts[i]
+            if wts[i] != 1.0:
+                unit = False
+        if not unit:  # (weights of 1 are not read from wmap)
+            for i in range(rows.shape[0]):
+                wmap[rows[i]] = wts[i]
         att, cut = select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls,
                                 s_lo[node], s_top, num_index, nominal, n_cats, K, min_obj,
                                 few_values_ok, table)
