@@ -15,7 +15,7 @@ import pytest
 
 from ensemblekit.classifiers import _c45_kernels as kernels
 from ensemblekit.classifiers.c45 import C45Tree
-from ensemblekit.classifiers.c45_model import C45Model
+from ensemblekit.classifiers.c45_model import C45Model, tree_proba
 from ensemblekit.trust import DamagedModelError
 
 from ektesting.state_roundtrip import roundtrip
@@ -71,6 +71,13 @@ def _compiled(tree, X):
                                  tree.classes_.size)
 
 
+def _numpy_walk(tree, X):
+    # the walk a model takes when the compiled kernels are not loaded
+    return tree_proba(np.asarray(X, dtype=np.float64), tree.feature_, tree.threshold_,
+                      tree._nominal_mask(), tree.child_start_, tree.n_children_, tree.value_,
+                      tree.bag_value_, tree.is_empty_, tree.classes_.size)
+
+
 @pytest.mark.parametrize("name", ["labor", "vote", "soybean", "glass", "anneal"])
 def test_the_numpy_walk_is_the_compiled_walk_to_the_last_bit(name):
     # soybean has 19 classes: a pairwise sum of a leaf's weights would differ in the last bit
@@ -83,7 +90,9 @@ def test_the_numpy_walk_is_the_compiled_walk_to_the_last_bit(name):
                            n_classes=len(ds.schema.class_attribute.values), **params).fit(
                 X, y, sample_weight=w)
             for Q in (X, _with_gaps(X, seed=trial, rate=0.4)):
-                assert tree.predict_proba(Q).tobytes() == _compiled(tree, Q).tobytes()
+                compiled = _compiled(tree, Q).tobytes()
+                assert tree.predict_proba(Q).tobytes() == compiled
+                assert _numpy_walk(tree, Q).tobytes() == compiled
 
 
 def test_a_row_of_missing_values_spreads_over_the_branches(labor):
@@ -91,6 +100,7 @@ def test_a_row_of_missing_values_spreads_over_the_branches(labor):
     Q = np.full((1, X.shape[1]), np.nan)
     model = roundtrip(tree, C45Model)
     assert model.predict_proba(Q).tobytes() == _compiled(tree, Q).tobytes()
+    assert _numpy_walk(model, Q).tobytes() == _compiled(tree, Q).tobytes()
     assert 0 < model.predict_proba(Q).sum() <= 1 + 1e-12
 
 

@@ -10,14 +10,18 @@ training weight), and the tree printed as J48 prints it. It imports numpy only: 
 estimator grows the tree with numba and scikit-learn, a loaded model needs neither.
 
 The walk is plain numpy over all rows at once, and adds the same numbers in the same
-order as the compiled walk it replaces (class weights summed class by class, a branch
-weight ``w * (branch / total)``, the leaves of a row with missing values added in
-depth-first order), so the probabilities are equal to the last bit.
+order as the compiled walk of :mod:`ensemblekit.classifiers._c45_kernels` (class weights
+summed class by class, a branch weight ``w * (branch / total)``, the leaves of a row with
+missing values added in depth-first order), so the probabilities are equal to the last
+bit. Where those kernels are loaded already (the tree was grown in this process, as in
+cross-validation), the compiled walk is taken: it costs microseconds per call, where the
+numpy walk's array set-up costs a fraction of a millisecond.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -34,6 +38,9 @@ from ._java_numbers import weka_number
 from .coded import check_codes
 
 __all__ = ["C45Model", "weka_number"]
+
+#: The compiled kernels' module, used for prediction only once something else loaded it.
+_KERNELS = "ensemblekit.classifiers._c45_kernels"
 
 
 def _fail(ctx: CheckContext, entry: str, what: str) -> None:
@@ -478,6 +485,13 @@ nominal_features, n_categories, n_classes
     def _proba(self, X, nominal_mask):
         """:meth:`predict_proba` of rows already checked (float64, codes in range); also
         used per bag by the bagging ensembles."""
+        kernels = sys.modules.get(_KERNELS)
+        if kernels is not None:  # loaded to grow a tree: the compiled walk, same bits
+            return kernels.predict_proba(
+                np.ascontiguousarray(X, dtype=np.float64), self.feature_, self.threshold_,
+                np.ascontiguousarray(nominal_mask, dtype=np.bool_), self.child_start_,
+                self.n_children_, self.value_, self.bag_value_, self.is_empty_,
+                self.classes_.size)
         return tree_proba(X, self.feature_, self.threshold_, nominal_mask, self.child_start_,
                           self.n_children_, self.value_, self.bag_value_, self.is_empty_,
                           self.classes_.size)
