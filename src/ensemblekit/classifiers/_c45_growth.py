@@ -108,14 +108,11 @@ def _zero_representatives(X, nominal):
     (unstable) sort.
     """
     rep = np.full(X.shape[1], np.nan)
-    for j in np.flatnonzero(~nominal):
+    zeros = X == 0.0
+    negative = np.signbit(X) & zeros
+    mixed = ~nominal & negative.any(axis=0) & (zeros & ~negative).any(axis=0)
+    for j in np.flatnonzero(mixed):
         col = X[:, j]
-        zeros = col == 0.0
-        if not zeros.any():
-            continue
-        negative = np.signbit(col[zeros])
-        if negative.all() or not negative.any():
-            continue
         vals = np.unique(col[~np.isnan(col)])
         rep[j] = vals[np.searchsorted(vals, 0.0)]
     return rep
