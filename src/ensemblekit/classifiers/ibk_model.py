@@ -13,7 +13,9 @@ difference to a missing value, the neighbours and their weights, the class distr
 The one step that is a long chain of small array operations, the squared differences
 summed attribute by attribute (:func:`ordered_sums`), has a compiled twin in
 :mod:`ensemblekit.classifiers._ibk_kernels` that the estimator uses and that gives the
-same bits; this module, which a model file is rebuilt with, never imports numba.
+same bits; this module, which a model file is rebuilt with, imports numba only for a
+model fitted in this process by :meth:`IBkModel.fit_coded` (as ``ensemblekit compare``
+does), never for one rebuilt from a file.
 """
 
 from __future__ import annotations
@@ -22,12 +24,12 @@ import copy
 
 import numpy as np
 
-from ..class_domain import N_CLASSES
+from ..class_domain import N_CLASSES, declared_classes
 from ..constraints import Constraint
 from ..rows import check_rows
 from ..state import Array, Scalar
 from ..trust import COUNT_MAX
-from .coded import check_codes, numeric_columns
+from .coded import check_coded_training, check_codes, coded_layout, numeric_columns
 
 __all__ = ["IBkModel", "WEIGHTS", "RANGE_UPDATES"]
 
@@ -152,6 +154,64 @@ class IBkModel:
                            ("feature_max_", np.where(known, rows, -np.inf).max(axis=0))):
             if not np.array_equal(getattr(self, name), want):
                 ctx.fail(f"{name} is not the range of the known values of X_train_")
+
+    # ---- fitting (on arrays already in the coded layout; the estimator IBk adds
+    # scikit-learn's checks of array-likes and data frames)
+    def fit_coded(self, X, y):
+        """Store the training rows and their numeric ranges, from arrays in the coded layout.
+
+        What ``ensemblekit compare`` and ``ensemblekit fit`` call on the rows their
+        readers produce, so that neither imports scikit-learn for ``knn``: the fitted
+        state is the one :meth:`ensemblekit.classifiers.ibk.IBk.fit` stores from the
+        same arrays (that method adds scikit-learn's checks of array-likes and data
+        frames). A model fitted here sums its distances with the compiled kernel, as
+        the estimator does (the same bits); a model rebuilt from a file keeps the numpy
+        sum.
+
+        Parameters
+        ----------
+        X : ndarray of float64 of shape (n_samples, n_features)
+            The training rows in the layout of :mod:`ensemblekit.classifiers.coded`
+            (NaN a missing value; no infinity).
+        y : ndarray of shape (n_samples,)
+            Their classes: with ``n_classes``, the codes ``0 .. n_classes - 1``.
+
+        Returns
+        -------
+        self : IBkModel
+            Fitted, with the state listed in the class docstring.
+
+        Raises
+        ------
+        ensemblekit.errors.InputError
+            A parameter out of its range; rows refused by
+            :func:`~ensemblekit.classifiers.coded.check_coded_training`; a label that is
+            not a declared class code, or a nominal value that is not one of its codes.
+        """
+        from ..constraints import validate_params
+
+        validate_params(self)
+        self._fit_checked(X, check_coded_training(X, y))
+        self._compiled = True
+        return self
+
+    def _fit_checked(self, X, y):
+        """Store the fitted state from a float64 matrix and labels whose shapes are checked:
+        the common tail of :meth:`fit_coded` and ``IBk.fit`` (class codes, nominal codes,
+        ranges)."""
+        classes, codes = declared_classes(y, self.n_classes)
+        nominal, cats, _ = coded_layout(X, self.nominal_features, self.n_categories)
+        self.X_train_ = np.ascontiguousarray(X)
+        self.y_train_ = codes.astype(np.int64)
+        known = ~np.isnan(X)
+        self.feature_min_ = np.where(known, X, np.inf).min(axis=0, initial=np.inf)
+        self.feature_max_ = np.where(known, X, -np.inf).max(axis=0, initial=-np.inf)
+        self.nominal_features_ = nominal.astype(np.int64)
+        self.n_categories_ = cats.astype(np.int64)
+        self.classes_ = classes
+        self.n_samples_fit_ = int(X.shape[0])
+        self.n_features_in_ = int(X.shape[1])
+        return self
 
     # ---- prediction
     def _validated_X(self, X):
@@ -317,9 +377,15 @@ class IBkModel:
     def _ordered_sums(self):
         """The function that sums the squared differences (:func:`ordered_sums`, numpy).
 
-        The estimator :class:`~ensemblekit.classifiers.ibk.IBk` gives the compiled form
-        of the same sum; a model rebuilt from a file keeps this one (numpy only).
+        The estimator :class:`~ensemblekit.classifiers.ibk.IBk`, and a model fitted by
+        :meth:`fit_coded`, give the compiled form of the same sum (imported on first use,
+        so that fitting never loads numba); a model rebuilt from a file keeps this one
+        (numpy only).
         """
+        if getattr(self, "_compiled", False):
+            from ._ibk_kernels import ordered_sums as compiled
+
+            return compiled
         return ordered_sums
 
     def _row_ranges(self, X, numeric):
