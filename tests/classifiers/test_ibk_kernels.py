@@ -16,7 +16,7 @@ import pytest
 
 from ensemblekit.classifiers import _ibk_kernels
 from ensemblekit.classifiers.ibk import IBk
-from ensemblekit.classifiers.ibk_model import IBkModel, _far, ordered_sums
+from ensemblekit.classifiers.ibk_model import IBkModel, _byte_codes, _far, ordered_sums
 
 from ektesting.state_roundtrip import roundtrip
 
@@ -59,6 +59,31 @@ def test_the_sum_follows_the_missing_value_rules_by_hand():
         out = np.empty((2, 3))
         form(Q, FQ, T, FT, nominal, out)
         assert out.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_mismatch_count_gives_the_bits_of_the_sum_on_nominal_rows(seed):
+    # every attribute nominal: the estimator counts mismatches on one-byte codes
+    rng = np.random.default_rng(seed)
+    m, n, p = int(rng.integers(1, 9)), int(rng.integers(1, 70)), int(rng.integers(1, 40))
+    Q = rng.choice([0.0, 1.0, 2.0, 253.0, np.nan], size=(m, p))
+    T = rng.choice([0.0, 1.0, 2.0, 253.0, np.nan], size=(p, n))
+    want, got = np.full((m, n), -1.0), np.full((m, n), -1.0)
+    ordered_sums(Q, Q, T, T, np.ones(p, dtype=bool), want)
+    _ibk_kernels.mismatch_counts(_byte_codes(Q, 255), _byte_codes(T, 254), got)
+    assert got.tobytes() == want.tobytes()
+    assert len(np.unique(want)) > 1
+
+
+@pytest.mark.parametrize("params", [{}, {"n_neighbors": 3, "weights": "similarity"}])
+def test_fit_coded_counts_nominal_mismatches_as_the_rebuilt_model_sums_them(params):
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 4, size=(90, 6)).astype(np.float64)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    args = dict(nominal_features=range(6), n_categories=[4] * 6, n_classes=2, **params)
+    model = IBkModel(**args).fit_coded(X[:60], rng.integers(0, 2, 60))
+    rebuilt = roundtrip(IBk(**args).fit(X[:60], model.classes_[model.y_train_]), IBkModel)
+    assert model.predict_proba(X[60:]).tobytes() == rebuilt.predict_proba(X[60:]).tobytes()
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -40,6 +40,11 @@ RANGE_UPDATES = ("cumulative", "none")
 
 #: Test-row x training-row distances held at a time, at most (one block: 8 MB per array).
 _BLOCK = 1 << 20
+#: One-byte codes of a missing value in the compiled mismatch count: a test row's and a
+#: training row's differ from each other and from every code below them.
+_TEST_MISSING, _TRAIN_MISSING = 255, 254
+#: Most attributes whose mismatches the compiled count adds up (in 16 bits).
+_COUNT_MAX = (1 << 16) - 1
 
 
 class IBkModel:
@@ -353,14 +358,27 @@ class IBkModel:
         if X.shape[0] == 0:
             return out
         numeric = numeric_columns(self.n_features_in_, self.nominal_features_)
+        counted = (not numeric.size and getattr(self, "_compiled", False)
+                   and self.n_features_in_ <= _COUNT_MAX
+                   and self.n_categories_.max(initial=0) < _TRAIN_MISSING)
+        blocks = self._counted_blocks(X) if counted else self._summed_blocks(X, numeric)
+        for s, e, sq in blocks:
+            out[s:e] = self._class_votes(sq)
+        return out
+
+    def _blocks(self, n_rows):
+        """``(start, end)`` of the blocks of test rows whose distances are held at a time."""
+        block = max(1, _BLOCK // max(1, self.n_samples_fit_))
+        return ((s, min(n_rows, s + block)) for s in range(0, n_rows, block))
+
+    def _summed_blocks(self, X, numeric):
+        """``(start, end, squared distances)`` per block: scaled rows, column-ordered sums."""
         nominal = np.ones(self.n_features_in_, dtype=bool)
         nominal[numeric] = False
         lows, highs = self._row_ranges(X, numeric)
         summed = self._ordered_sums()
         train = _ScaledTraining(self.X_train_, numeric)
-        block = max(1, _BLOCK // max(1, self.n_samples_fit_))
-        for s in range(0, X.shape[0], block):
-            e = min(X.shape[0], s + block)
+        for s, e in self._blocks(X.shape[0]):
             Q, FQ = _scaled_rows(X[s:e], numeric, lows[s:e], highs[s:e])
             sq = np.empty((e - s, self.n_samples_fit_))
             # the ranges only widen, so a block holds few runs of rows that share them
@@ -371,8 +389,20 @@ class IBkModel:
                 # a scaled value of +-inf (see _scale) makes a squared distance inf
                 with np.errstate(over="ignore", invalid="ignore"):
                     summed(Q[r0:r1], FQ[r0:r1], T, FT, nominal, sq[r0:r1])
-            out[s:e] = self._class_votes(sq)
-        return out
+            yield s, e, sq
+
+    def _counted_blocks(self, X):
+        """As :meth:`_summed_blocks` when every column is nominal and the sums are compiled:
+        the distances are mismatch counts (the same bits; see
+        :func:`ensemblekit.classifiers._ibk_kernels.mismatch_counts`), no range plays a part."""
+        from ._ibk_kernels import mismatch_counts
+
+        T = np.ascontiguousarray(_byte_codes(self.X_train_, _TRAIN_MISSING).T)
+        Q = _byte_codes(X, _TEST_MISSING)
+        for s, e in self._blocks(X.shape[0]):
+            sq = np.empty((e - s, self.n_samples_fit_))
+            mismatch_counts(Q[s:e], T, sq)
+            yield s, e, sq
 
     def _ordered_sums(self):
         """The function that sums the squared differences (:func:`ordered_sums`, numpy).
@@ -537,6 +567,11 @@ def _scale(values, lo, hi):
             halves = (values / 2 - lo / 2) / np.where(flat, 1.0, hi / 2 - lo / 2)
             out = np.where(over, halves, out)
     return np.where(flat & ~np.isnan(values), 0.0, out)
+
+
+def _byte_codes(rows, missing):
+    """Nominal codes (each below ``missing``) as uint8, a missing value (NaN) as ``missing``."""
+    return np.where(np.isnan(rows), missing, rows).astype(np.uint8)
 
 
 def _far(v):
