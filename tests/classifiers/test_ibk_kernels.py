@@ -75,6 +75,22 @@ def test_the_mismatch_count_gives_the_bits_of_the_sum_on_nominal_rows(seed):
     assert len(np.unique(want)) > 1
 
 
+@pytest.mark.parametrize("k", [1, 3])
+def test_the_compiled_votes_count_as_numpy_does(k):
+    # ties with the k-th distance vote; a NaN distance never does, an all-NaN row votes for none
+    rng = np.random.default_rng(k)
+    sq = rng.choice([0.0, 1.0, 2.0, np.inf, np.nan], size=(30, 12))
+    sq[0] = np.nan
+    y = rng.integers(0, 3, 12)
+    numpy_model, compiled = IBkModel(n_neighbors=k), IBkModel(n_neighbors=k)
+    for model in (numpy_model, compiled):
+        model.y_train_, model.classes_, model.n_features_in_ = y, np.arange(3), 2
+    compiled._compiled = True
+    want, got = numpy_model._class_votes(sq), compiled._class_votes(sq)
+    assert got.tobytes() == want.tobytes()
+    assert want[0].sum() == 0 and want.sum(axis=1).max() > k  # ties vote too
+
+
 @pytest.mark.parametrize("params", [{}, {"n_neighbors": 3, "weights": "similarity"}])
 def test_fit_coded_counts_nominal_mismatches_as_the_rebuilt_model_sums_them(params):
     rng = np.random.default_rng(7)

@@ -87,3 +87,32 @@ def mismatch_counts(Q, T, out):
                 acc[r] += t[r] != q
         for r in range(n):
             out[i, r] = acc[r]
+
+
+@njit(cache=True, nogil=True)
+def counted_votes(sq, kth, classes, out):
+    """Uniform votes: add 1 to ``out[i, classes[r]]`` for every ``sq[i, r] <= kth[i]``.
+
+    The neighbours of :meth:`ensemblekit.classifiers.ibk_model.IBkModel._class_votes`
+    (the rows within the k-th smallest distance, ties included; a NaN distance or bound
+    chooses none) counted without the boolean mask numpy builds. Whole counts, so the
+    same bits as numpy's count.
+
+    Parameters
+    ----------
+    sq : ndarray of float64 of shape (m, n_samples)
+        Squared distances of each test row to the training rows.
+    kth : ndarray of float64 of shape (m,)
+        Each test row's k-th smallest distance.
+    classes : ndarray of int64 of shape (n_samples,)
+        Class index of each training row.
+    out : ndarray of float64 of shape (m, n_classes)
+        Zeros on entry; the counts on exit.
+    """
+    m, n = sq.shape
+    for i in range(m):
+        bound = kth[i]
+        row = sq[i]
+        for r in range(n):
+            if row[r] <= bound:
+                out[i, classes[r]] += 1.0

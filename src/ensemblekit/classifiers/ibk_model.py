@@ -440,6 +440,13 @@ class IBkModel:
             # the k-th smallest (NaN, an undefined distance, sorts last, as in np.partition)
             kth = (np.fmin.reduce(sq, axis=1) if k == 1
                    else np.partition(sq, k - 1, axis=1)[:, k - 1])
+            if self.weights == "uniform" and getattr(self, "_compiled", False):
+                # the counts below, in one compiled pass (the same whole numbers)
+                from ._ibk_kernels import counted_votes
+
+                votes = np.zeros((sq.shape[0], self.classes_.size))
+                counted_votes(sq, kth, self.y_train_, votes)
+                return votes
             chosen = sq <= kth[:, None]
         n_classes = self.classes_.size
         if self.weights == "uniform":
