@@ -16,7 +16,13 @@ import pytest
 
 from ensemblekit.classifiers import _ibk_kernels
 from ensemblekit.classifiers.ibk import IBk
-from ensemblekit.classifiers.ibk_model import IBkModel, _byte_codes, _far, ordered_sums
+from ensemblekit.classifiers.ibk_model import (
+    IBkModel,
+    _byte_codes,
+    _far,
+    _scale,
+    ordered_sums,
+)
 
 from ektesting.state_roundtrip import roundtrip
 
@@ -132,3 +138,24 @@ def test_prediction_leaves_a_single_column_of_stored_rows_unchanged():
     est.predict_proba(np.array([[2.0], [30.0]]))
     assert est.X_train_.tobytes() == before.tobytes()
     assert X[1, 0] == 4.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_scaling_values_inside_their_ranges_takes_the_general_forms_bits(seed):
+    # the 2-pass form for values within [lo, hi], against the general form, per column
+    rng = np.random.default_rng(seed)
+    scale = [1e-300, 1.0, 3.7, 1e300][seed]
+    values = rng.normal(size=(50, 6)) * scale
+    values[rng.random(values.shape) < 0.1] = np.nan
+    lo = np.fmin.reduce(values, axis=0) - rng.random(6) * scale
+    hi = np.fmax.reduce(values, axis=0) + rng.random(6) * scale
+    want = _scale(values, lo, hi)
+    assert _scale(values, lo, hi, inside=True).tobytes() == want.tobytes()
+    # a range that is 0, unknown or overflowing takes the general form either way
+    for lo_j, hi_j in ((1.0, 1.0), (np.inf, -np.inf), (-1.7e308, 1.7e308)):
+        low, high = lo.copy(), hi.copy()
+        low[0], high[0] = lo_j, hi_j
+        inside = values.copy()
+        inside[:, 0] = np.clip(inside[:, 0], min(lo_j, hi_j), max(lo_j, hi_j))
+        assert (_scale(inside, low, high, inside=True).tobytes()
+                == _scale(inside, low, high).tobytes())
