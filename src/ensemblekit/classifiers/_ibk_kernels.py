@@ -90,7 +90,7 @@ def mismatch_counts(Q, T, out):
 
 
 @njit(cache=True, nogil=True)
-def counted_votes(sq, kth, nearest, classes, out):
+def counted_votes(sq, kth, classes, out):
     """Uniform votes: add 1 to ``out[i, classes[r]]`` for every ``sq[i, r] <= kth[i]``.
 
     The neighbours of :meth:`ensemblekit.classifiers.ibk_model.IBkModel._class_votes`
@@ -103,10 +103,7 @@ def counted_votes(sq, kth, nearest, classes, out):
     sq : ndarray of float64 of shape (m, n_samples)
         Squared distances of each test row to the training rows.
     kth : ndarray of float64 of shape (m,)
-        Each test row's k-th smallest distance; written with the nearest when ``nearest``.
-    nearest : bool
-        k = 1: find each row's smallest distance here, skipping NaN (a row of NaN alone
-        chooses none, as its NaN bound would).
+        Each test row's k-th smallest distance.
     classes : ndarray of int64 of shape (n_samples,)
         Class index of each training row.
     out : ndarray of float64 of shape (m, n_classes)
@@ -115,12 +112,6 @@ def counted_votes(sq, kth, nearest, classes, out):
     m, n = sq.shape
     for i in range(m):
         row = sq[i]
-        if nearest:
-            low = np.inf
-            for r in range(n):
-                if row[r] < low:
-                    low = row[r]
-            kth[i] = low
         bound = kth[i]
         for r in range(n):
             if row[r] <= bound:

@@ -439,16 +439,17 @@ class IBkModel:
         if n <= k:
             chosen = np.ones(sq.shape, dtype=bool)
         else:
+            # the k-th smallest (NaN, an undefined distance, sorts last, as in np.partition)
+            kth = (np.fmin.reduce(sq, axis=1) if k == 1
+                   else np.partition(sq, k - 1, axis=1)[:, k - 1])
             if self.weights == "uniform" and getattr(self, "_compiled", False):
-                # the counts below, in one compiled pass (the same whole numbers); it finds
-                # the nearest distance itself when k = 1
+                # the counts below, in one compiled pass (the same whole numbers)
                 from ._ibk_kernels import counted_votes
 
                 votes = np.zeros((sq.shape[0], self.classes_.size))
-                kth = np.empty(sq.shape[0]) if k == 1 else _kth_smallest(sq, k)
-                counted_votes(sq, kth, k == 1, self.y_train_, votes)
+                counted_votes(sq, kth, self.y_train_, votes)
                 return votes
-            chosen = sq <= _kth_smallest(sq, k)[:, None]
+            chosen = sq <= kth[:, None]
         n_classes = self.classes_.size
         if self.weights == "uniform":
             # whole counts: the sum is exact in any order, so count the chosen rows alone
@@ -583,12 +584,6 @@ def _scale(values, lo, hi, inside=False):
             halves = (values / 2 - lo / 2) / np.where(flat, 1.0, hi / 2 - lo / 2)
             out = np.where(over, halves, out)
     return np.where(flat & ~np.isnan(values), 0.0, out)
-
-
-def _kth_smallest(sq, k):
-    """Each row's k-th smallest distance (NaN, an undefined distance, sorts last, as in
-    np.partition; the nearest is NaN only when every distance is)."""
-    return np.fmin.reduce(sq, axis=1) if k == 1 else np.partition(sq, k - 1, axis=1)[:, k - 1]
 
 
 def _byte_codes(rows, missing):
