@@ -76,8 +76,11 @@ def test_the_mismatch_count_gives_the_bits_of_the_sum_on_nominal_rows(seed):
     T = rng.choice([0.0, 1.0, 2.0, 253.0, np.nan], size=(p, n))
     want, got = np.full((m, n), -1.0), np.full((m, n), -1.0)
     ordered_sums(Q, Q, T, T, np.ones(p, dtype=bool), want)
-    _ibk_kernels.mismatch_counts(_byte_codes(Q, 255), _byte_codes(T, 254), got)
-    assert got.tobytes() == want.tobytes()
+    for wide in (np.uint8, np.uint16):
+        got[:] = -1.0
+        _ibk_kernels.mismatch_counts(_byte_codes(Q, 255), _byte_codes(T, 254),
+                                     np.empty(n, dtype=wide), got)
+        assert got.tobytes() == want.tobytes()
     assert len(np.unique(want)) > 1
 
 
@@ -97,15 +100,17 @@ def test_the_compiled_votes_count_as_numpy_does(k):
     assert want[0].sum() == 0 and want.sum(axis=1).max() > k  # ties vote too
 
 
-@pytest.mark.parametrize("params", [{}, {"n_neighbors": 3, "weights": "similarity"}])
+@pytest.mark.parametrize("params", [{}, {"n_neighbors": 3}, {"n_neighbors": 3, "weights": "similarity"}])
 def test_fit_coded_counts_nominal_mismatches_as_the_rebuilt_model_sums_them(params):
     rng = np.random.default_rng(7)
-    X = rng.integers(0, 4, size=(90, 6)).astype(np.float64)
-    X[rng.random(X.shape) < 0.2] = np.nan
-    args = dict(nominal_features=range(6), n_categories=[4] * 6, n_classes=2, **params)
-    model = IBkModel(**args).fit_coded(X[:60], rng.integers(0, 2, 60))
-    rebuilt = roundtrip(IBk(**args).fit(X[:60], model.classes_[model.y_train_]), IBkModel)
-    assert model.predict_proba(X[60:]).tobytes() == rebuilt.predict_proba(X[60:]).tobytes()
+    for p in (7, 300):  # counts in one byte, and in two
+        X = rng.integers(0, 3, size=(90, p)).astype(np.float64)
+        X[rng.random(X.shape) < 0.2] = np.nan
+        args = dict(nominal_features=range(p), n_categories=[3] * p, n_classes=3, **params)
+        model = IBkModel(**args).fit_coded(X[:60], rng.integers(0, 3, 60))
+        rebuilt = roundtrip(IBk(**args).fit(X[:60], model.y_train_), IBkModel)
+        want = rebuilt.predict_proba(X[60:])
+        assert model.predict_proba(X[60:]).tobytes() == want.tobytes()
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -20,7 +20,6 @@ order, taken on one-byte codes.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 
@@ -58,7 +57,26 @@ def ordered_sums(Q, FQ, T, FT, nominal, out):
 
 
 @njit(cache=True, nogil=True)
-def mismatch_counts(Q, T, out):
+def _count_mismatches(q, T, acc):
+    """``acc[r]``: the attributes in which the codes ``q`` and ``T[:, r]`` differ.
+
+    Two attributes per pass over ``acc`` (whole counts: any order gives the same count).
+    """
+    p, n = T.shape
+    acc[:] = 0
+    one, zero = acc.dtype.type(1), acc.dtype.type(0)
+    for j in range(0, p - 1, 2):
+        q0, q1, t0, t1 = q[j], q[j + 1], T[j], T[j + 1]
+        for r in range(n):
+            acc[r] += (one if t0[r] != q0 else zero) + (one if t1[r] != q1 else zero)
+    if p % 2:
+        q0, t0 = q[p - 1], T[p - 1]
+        for r in range(n):
+            acc[r] += one if t0[r] != q0 else zero
+
+
+@njit(cache=True, nogil=True)
+def mismatch_counts(Q, T, acc, out):
     """Squared IBk distances when every attribute is nominal: the number of mismatches.
 
     Each attribute then adds exactly 0 or 1, so the column-ordered float sum of
@@ -72,21 +90,43 @@ def mismatch_counts(Q, T, out):
     T : ndarray of uint8 of shape (n_features, n_samples)
         Training rows' codes, transposed, a missing value as another such code (254),
         so that a missing value differs from every value, itself included.
+    acc : ndarray of uint8 or uint16 of shape (n_samples,)
+        Scratch space, wide enough for ``n_features`` (uint8 up to 255 attributes).
     out : ndarray of float64 of shape (m, n_samples)
         Written with the counts.
     """
-    m, p = Q.shape
-    n = T.shape[1]
-    acc = np.empty(n, dtype=np.uint16)
-    for i in range(m):
-        acc[:] = 0
-        for j in range(p):
-            q = Q[i, j]
-            t = T[j]
-            for r in range(n):
-                acc[r] += t[r] != q
-        for r in range(n):
+    for i in range(Q.shape[0]):
+        _count_mismatches(Q[i], T, acc)
+        for r in range(T.shape[1]):
             out[i, r] = acc[r]
+
+
+@njit(cache=True, nogil=True)
+def nearest_mismatch_votes(Q, T, acc, classes, out):
+    """Uniform votes of the nearest rows (k = 1) when every attribute is nominal.
+
+    What :func:`mismatch_counts` followed by IBk's vote gives: each test row's smallest
+    count, and 1 added to ``out[i, classes[r]]`` for every training row ``r`` at it (ties
+    included); counts are never NaN, so the smallest is the plain minimum. Whole
+    numbers, the same bits, without the block of float distances.
+
+    Parameters
+    ----------
+    Q, T, acc : as for :func:`mismatch_counts`
+    classes : ndarray of int64 of shape (n_samples,)
+        Class index of each training row.
+    out : ndarray of float64 of shape (m, n_classes)
+        Zeros on entry; the votes on exit.
+    """
+    n = T.shape[1]
+    for i in range(Q.shape[0]):
+        _count_mismatches(Q[i], T, acc)
+        low = acc[0]
+        for r in range(n):
+            low = min(low, acc[r])
+        for r in range(n):
+            if acc[r] == low:
+                out[i, classes[r]] += 1.0
 
 
 @njit(cache=True, nogil=True)

@@ -361,6 +361,8 @@ class IBkModel:
         counted = (not numeric.size and getattr(self, "_compiled", False)
                    and self.n_features_in_ <= _COUNT_MAX
                    and self.n_categories_.max(initial=0) < _TRAIN_MISSING)
+        if counted and self.weights == "uniform" and self.n_neighbors == 1:
+            return self._nearest_counted_votes(X, out)
         blocks = self._counted_blocks(X) if counted else self._summed_blocks(X, numeric)
         for s, e, sq in blocks:
             out[s:e] = self._class_votes(sq)
@@ -399,12 +401,27 @@ class IBkModel:
         :func:`ensemblekit.classifiers._ibk_kernels.mismatch_counts`), no range plays a part."""
         from ._ibk_kernels import mismatch_counts
 
-        T = np.ascontiguousarray(_byte_codes(self.X_train_, _TRAIN_MISSING).T)
-        Q = _byte_codes(X, _TEST_MISSING)
+        Q, T, acc = self._byte_operands(X)
         for s, e in self._blocks(X.shape[0]):
             sq = np.empty((e - s, self.n_samples_fit_))
-            mismatch_counts(Q[s:e], T, sq)
+            mismatch_counts(Q[s:e], T, acc, sq)
             yield s, e, sq
+
+    def _nearest_counted_votes(self, X, out):
+        """:meth:`_class_votes` of :meth:`_counted_blocks` for uniform votes of the nearest
+        rows (k = 1), in one compiled pass per test row (the same whole numbers)."""
+        from ._ibk_kernels import nearest_mismatch_votes
+
+        Q, T, acc = self._byte_operands(X)
+        nearest_mismatch_votes(Q, T, acc, self.y_train_, out)
+        return out
+
+    def _byte_operands(self, X):
+        """One-byte codes of the test rows and of the training rows (transposed), and a
+        count per training row wide enough for every attribute, for the compiled counts."""
+        T = np.ascontiguousarray(_byte_codes(self.X_train_, _TRAIN_MISSING).T)
+        wide = np.uint8 if self.n_features_in_ <= np.iinfo(np.uint8).max else np.uint16
+        return _byte_codes(X, _TEST_MISSING), T, np.empty(self.n_samples_fit_, dtype=wide)
 
     def _ordered_sums(self):
         """The function that sums the squared differences (:func:`ordered_sums`, numpy).
