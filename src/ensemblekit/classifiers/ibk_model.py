@@ -209,8 +209,12 @@ class IBkModel:
         self.X_train_ = np.ascontiguousarray(X)
         self.y_train_ = codes.astype(np.int64)
         known = ~np.isnan(X)
-        self.feature_min_ = np.where(known, X, np.inf).min(axis=0, initial=np.inf)
-        self.feature_max_ = np.where(known, X, -np.inf).max(axis=0, initial=-np.inf)
+        # with no missing value the rows are their own known values (the same reduction)
+        some_missing = not known.all()
+        self.feature_min_ = (np.where(known, X, np.inf) if some_missing else X
+                             ).min(axis=0, initial=np.inf)
+        self.feature_max_ = (np.where(known, X, -np.inf) if some_missing else X
+                             ).max(axis=0, initial=-np.inf)
         self.nominal_features_ = nominal.astype(np.int64)
         self.n_categories_ = cats.astype(np.int64)
         self.classes_ = classes
