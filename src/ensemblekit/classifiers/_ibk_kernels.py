@@ -1,8 +1,9 @@
-"""The compiled form of IBk's column-ordered distance sum (numba), for the ``knn`` estimator.
+"""The compiled forms of IBk's distance sum and vote count (numba), for the ``knn`` estimator.
 
-Imported lazily by :class:`ensemblekit.classifiers.ibk.IBk` on its first prediction, never
-by the numpy-only :class:`~ensemblekit.classifiers.ibk_model.IBkModel` a model file is
-rebuilt as (``ensemblekit predict`` must not load numba). Compiled code is cached on disk
+Imported lazily by :class:`ensemblekit.classifiers.ibk.IBk` (and a model fitted by
+``IBkModel.fit_coded``) on its first prediction, never by the numpy-only
+:class:`~ensemblekit.classifiers.ibk_model.IBkModel` a model file is rebuilt as
+(``ensemblekit predict`` must not load numba). Compiled code is cached on disk
 (``cache=True``), so only the first use on a machine compiles.
 
 :func:`ordered_sums` has exactly the contract of
@@ -15,7 +16,10 @@ the class distribution) stays in :mod:`ensemblekit.classifiers.ibk_model`, compu
 for both. The compiled loop only fuses the passes numpy makes over a block of distances
 (one per attribute and operation) into one pass per test row. :func:`mismatch_counts`
 is the same sum when every attribute is nominal: a count of whole numbers, exact in any
-order, taken on one-byte codes.
+order, taken on one-byte codes. :func:`counted_votes` and
+:func:`nearest_mismatch_votes` count uniform votes (whole numbers again) without the
+boolean masks numpy builds; the bound they count within is numpy's, or for whole counts
+the plain minimum.
 """
 
 from __future__ import annotations

@@ -39,8 +39,9 @@ everything a saved model needs, is the numpy-only
 :class:`~ensemblekit.classifiers.ibk_model.IBkModel` this estimator derives from;
 the estimator adds ``fit``, scikit-learn's input checks, and the compiled form
 (numba, :mod:`ensemblekit.classifiers._ibk_kernels`, loaded on the first prediction)
-of the one step numpy does slowly: the column-ordered sum of the squared attribute
-differences. It gives the numpy sum's bits, so a fitted estimator and the model
+of the steps numpy does slowly: the column-ordered sum of the squared attribute
+differences (a count of mismatches when every attribute is nominal) and the count of
+uniform votes. They give the numpy forms' bits, so a fitted estimator and the model
 rebuilt from its file predict the same bytes.
 """
 

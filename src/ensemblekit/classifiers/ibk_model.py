@@ -10,9 +10,10 @@ never used joblib, so ``n_jobs`` plays no part.
 
 Every rule is computed here once: the ranges each test row sees, the scaled values, the
 difference to a missing value, the neighbours and their weights, the class distribution.
-The one step that is a long chain of small array operations, the squared differences
-summed attribute by attribute (:func:`ordered_sums`), has a compiled twin in
-:mod:`ensemblekit.classifiers._ibk_kernels` that the estimator uses and that gives the
+The steps that are long chains of small array operations, the squared differences
+summed attribute by attribute (:func:`ordered_sums`; on all-nominal rows a count of
+mismatches) and the count of uniform votes, have compiled twins in
+:mod:`ensemblekit.classifiers._ibk_kernels` that the estimator uses and that give the
 same bits; this module, which a model file is rebuilt with, imports numba only for a
 model fitted in this process by :meth:`IBkModel.fit_coded` (as ``ensemblekit compare``
 does), never for one rebuilt from a file.
