@@ -1225,13 +1225,15 @@ def _lazy_signal_case(sig: int, jobs: int, to_file: bool) -> Case:
     name = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}[sig]
 
     def go(ctx, folder):
-        rows = iris_rows() * 20  # 3,000 rows: tens of seconds of lazy prediction
+        # 9,000 rows: tens of seconds of lazy prediction, so that the signal (after 2.5 s of the
+        # parent's CPU, or 6 s of wall time when workers do the work) comes while it runs
+        rows = iris_rows() * 60
         data = folder / "iris20.arff"
         data.write_text(arff_text(rows))
         args = ["predict", ctx.models["lazy-bagging"], data, "-j", str(jobs)]
         if to_file:
             args += ["-o", folder / "pred.csv"]
-        spec = {"num": int(sig), "cpu": 2.5, "wall": 12.0, "group": sig == signal.SIGINT}
+        spec = {"num": int(sig), "cpu": 2.5, "wall": 6.0, "group": sig == signal.SIGINT}
         got = ctx.run(args, cwd=folder, signal_spec=spec)
         if got.signalled_at is None:
             return Verdict("other", f"ended before the signal: {got.brief()}")

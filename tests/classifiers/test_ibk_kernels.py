@@ -16,7 +16,13 @@ import pytest
 
 from ensemblekit.classifiers import _ibk_kernels
 from ensemblekit.classifiers.ibk import IBk
-from ensemblekit.classifiers.ibk_model import IBkModel, _far, ordered_sums
+from ensemblekit.classifiers.ibk_model import (
+    IBkModel,
+    _byte_codes,
+    _far,
+    _scale,
+    ordered_sums,
+)
 
 from ektesting.state_roundtrip import roundtrip
 
@@ -62,6 +68,52 @@ def test_the_sum_follows_the_missing_value_rules_by_hand():
 
 
 @pytest.mark.parametrize("seed", range(6))
+def test_the_mismatch_count_gives_the_bits_of_the_sum_on_nominal_rows(seed):
+    # every attribute nominal: the estimator counts mismatches on one-byte codes
+    rng = np.random.default_rng(seed)
+    m, n, p = int(rng.integers(1, 9)), int(rng.integers(1, 70)), int(rng.integers(1, 40))
+    Q = rng.choice([0.0, 1.0, 2.0, 253.0, np.nan], size=(m, p))
+    T = rng.choice([0.0, 1.0, 2.0, 253.0, np.nan], size=(p, n))
+    want, got = np.full((m, n), -1.0), np.full((m, n), -1.0)
+    ordered_sums(Q, Q, T, T, np.ones(p, dtype=bool), want)
+    for wide in (np.uint8, np.uint16):
+        got[:] = -1.0
+        _ibk_kernels.mismatch_counts(_byte_codes(Q, 255), _byte_codes(T, 254),
+                                     np.empty(n, dtype=wide), got)
+        assert got.tobytes() == want.tobytes()
+    assert len(np.unique(want)) > 1
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_the_compiled_votes_count_as_numpy_does(k):
+    # ties with the k-th distance vote; a NaN distance never does, an all-NaN row votes for none
+    rng = np.random.default_rng(k)
+    sq = rng.choice([0.0, 1.0, 2.0, np.inf, np.nan], size=(30, 12))
+    sq[0] = np.nan
+    y = rng.integers(0, 3, 12)
+    numpy_model, compiled = IBkModel(n_neighbors=k), IBkModel(n_neighbors=k)
+    for model in (numpy_model, compiled):
+        model.y_train_, model.classes_, model.n_features_in_ = y, np.arange(3), 2
+    compiled._compiled = True
+    want, got = numpy_model._class_votes(sq), compiled._class_votes(sq)
+    assert got.tobytes() == want.tobytes()
+    assert want[0].sum() == 0 and want.sum(axis=1).max() > k  # ties vote too
+
+
+@pytest.mark.parametrize("params", [{}, {"n_neighbors": 3}, {"n_neighbors": 3, "weights": "similarity"}])
+def test_fit_coded_counts_nominal_mismatches_as_the_rebuilt_model_sums_them(params):
+    rng = np.random.default_rng(7)
+    for p in (7, 300):  # counts in one byte, and in two
+        X = rng.integers(0, 3, size=(90, p)).astype(np.float64)
+        X[rng.random(X.shape) < 0.2] = np.nan
+        args = dict(nominal_features=range(p), n_categories=[3] * p, n_classes=3, **params)
+        model = IBkModel(**args).fit_coded(X[:60], rng.integers(0, 3, 60))
+        rebuilt = roundtrip(IBk(**args).fit(X[:60], model.y_train_), IBkModel)
+        want = rebuilt.predict_proba(X[60:])
+        assert model.predict_proba(X[60:]).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("params", [{}, {"n_neighbors": 4, "weights": "inverse"},
                                     {"n_neighbors": 3, "weights": "similarity"},
                                     {"n_neighbors": 2, "range_update": "none"}])
@@ -91,3 +143,24 @@ def test_prediction_leaves_a_single_column_of_stored_rows_unchanged():
     est.predict_proba(np.array([[2.0], [30.0]]))
     assert est.X_train_.tobytes() == before.tobytes()
     assert X[1, 0] == 4.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_scaling_values_inside_their_ranges_takes_the_general_forms_bits(seed):
+    # the 2-pass form for values within [lo, hi], against the general form, per column
+    rng = np.random.default_rng(seed)
+    scale = [1e-300, 1.0, 3.7, 1e300][seed]
+    values = rng.normal(size=(50, 6)) * scale
+    values[rng.random(values.shape) < 0.1] = np.nan
+    lo = np.fmin.reduce(values, axis=0) - rng.random(6) * scale
+    hi = np.fmax.reduce(values, axis=0) + rng.random(6) * scale
+    want = _scale(values, lo, hi)
+    assert _scale(values, lo, hi, inside=True).tobytes() == want.tobytes()
+    # a range that is 0, unknown or overflowing takes the general form either way
+    for lo_j, hi_j in ((1.0, 1.0), (np.inf, -np.inf), (-1.7e308, 1.7e308)):
+        low, high = lo.copy(), hi.copy()
+        low[0], high[0] = lo_j, hi_j
+        inside = values.copy()
+        inside[:, 0] = np.clip(inside[:, 0], min(lo_j, hi_j), max(lo_j, hi_j))
+        assert (_scale(inside, low, high, inside=True).tobytes()
+                == _scale(inside, low, high).tobytes())

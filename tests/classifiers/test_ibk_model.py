@@ -18,7 +18,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from ensemblekit import registry
+from ensemblekit import registry, state
 from ensemblekit.classifiers.cart import CartEntropyTree
 from ensemblekit.classifiers.ibk import IBk
 from ensemblekit.classifiers.ibk_model import IBkModel
@@ -95,6 +95,40 @@ def test_the_model_checks_its_rows():
         model.predict(bad)
     with pytest.raises(NotFittedError):
         IBkModel().predict(X)
+
+
+@pytest.mark.parametrize("name, params", SETTINGS[:4])
+def test_fit_coded_stores_the_estimators_state_and_predicts_the_same(name, params):
+    # compare and `fit knn` fit the model class on coded rows, without scikit-learn
+    _, X, y, nominal, n_cat = load_coded(name)
+    args = dict(nominal_features=nominal, n_categories=n_cat, n_classes=int(y.max()) + 1,
+                **params)
+    est = IBk(**args).fit(X, y)
+    model = IBkModel(**args).fit_coded(X, y)
+    (want_scalars, want), (got_scalars, got) = state.collect(est), state.collect(model)
+    assert want_scalars == got_scalars and want.keys() == got.keys()
+    assert all(_same(want[key], got[key]) for key in want)
+    rows = X[::-1]
+    assert _same(model.predict_proba(rows), est.predict_proba(rows))
+    assert _same(model.widened(X[:7]).predict(rows), est.widened(X[:7]).predict(rows))
+
+
+@pytest.mark.parametrize("X, y, params, message", [
+    ([[0.0, 1.0]], [0], {}, "X must be a 2-D float64 array"),
+    (np.zeros((2, 2), dtype=np.float32), [0, 1], {}, "X must be a 2-D float64 array"),
+    (np.zeros((0, 2)), [], {}, r"X has shape \(0, 2\): no rows or no columns"),
+    (np.array([[0.0, np.inf]]), [0], {}, "X holds infinity"),
+    (np.zeros((2, 2)), [0], {}, r"y has shape \(1,\); expected \(2,\)"),
+    (np.zeros((2, 2)), [0, 2], {"n_classes": 2}, "y must hold the class codes 0..1"),
+    (np.array([[0.0, 3.0]]), [0], {"nominal_features": [1], "n_categories": [2]},
+     "nominal column 1 holds a value that is not one of its 2 codes"),
+    (np.zeros((2, 2)), [0, 1], {"n_neighbors": 0}, "n_neighbors"),
+])
+def test_fit_coded_refuses_bad_input_by_name(X, y, params, message):
+    from ensemblekit.errors import InputError
+
+    with pytest.raises(InputError, match=message):
+        IBkModel(**params).fit_coded(X, np.asarray(y))
 
 
 def test_the_registry_names_the_model_class():

@@ -371,17 +371,10 @@ nominal_features, n_categories, n_classes
         """
         from ensemblekit.constraints import validate_params
 
+        from .coded import check_coded_training
+
         validate_params(self)
-        if not isinstance(X, np.ndarray) or X.dtype != np.float64 or X.ndim != 2:
-            raise InputError("X must be a 2-D float64 array")
-        if X.shape[0] == 0 or X.shape[1] == 0:
-            raise InputError(f"X has shape {X.shape}: no rows or no columns to learn from")
-        if np.isinf(X).any():
-            raise InputError("X holds infinity")
-        y = np.asarray(y)
-        if y.shape != (X.shape[0],):
-            raise InputError(f"y has shape {y.shape}; expected ({X.shape[0]},), one label per row")
-        return self._fit_checked(X, y, sample_weight)
+        return self._fit_checked(X, check_coded_training(X, y), sample_weight)
 
     def _fit_checked(self, X, y, sample_weight):
         """Fit on a float64 matrix and labels whose shapes are checked: the common tail of

@@ -13,7 +13,7 @@ import numpy as np
 
 from ensemblekit.errors import InputError
 
-__all__ = ["check_codes", "coded_layout", "numeric_columns"]
+__all__ = ["check_codes", "check_coded_training", "coded_layout", "numeric_columns"]
 
 
 def coded_layout(X, nominal_features, n_categories):
@@ -127,3 +127,40 @@ def check_codes(X, nominal, n_categories) -> None:
         i = bad_columns[0]
         raise InputError(f"nominal column {nominal[i]} holds a value that is not one of its "
                          f"{counts[i]} codes")
+
+
+def check_coded_training(X, y) -> np.ndarray:
+    """Refuse training rows and labels that are not already in the coded layout.
+
+    The check of a model class's ``fit_coded``, which fits on the arrays the readers
+    (and the experiment runner) give, without scikit-learn's conversion of array-likes.
+
+    Parameters
+    ----------
+    X : ndarray of float64 of shape (n_samples, n_features)
+        Numeric columns as numbers, nominal columns as codes; NaN marks a missing value.
+    y : array-like of shape (n_samples,)
+        One class label per row.
+
+    Returns
+    -------
+    y : ndarray of shape (n_samples,)
+        ``y`` as an array.
+
+    Raises
+    ------
+    ensemblekit.errors.InputError
+        If ``X`` is not a 2-D float64 array with at least one row and one column, holds
+        infinity, or ``y`` does not have one label per row. The nominal codes are
+        checked by :func:`coded_layout`.
+    """
+    if not isinstance(X, np.ndarray) or X.dtype != np.float64 or X.ndim != 2:
+        raise InputError("X must be a 2-D float64 array")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise InputError(f"X has shape {X.shape}: no rows or no columns to learn from")
+    if np.isinf(X).any():
+        raise InputError("X holds infinity")
+    y = np.asarray(y)
+    if y.shape != (X.shape[0],):
+        raise InputError(f"y has shape {y.shape}; expected ({X.shape[0]},), one label per row")
+    return y

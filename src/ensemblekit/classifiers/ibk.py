@@ -39,8 +39,9 @@ everything a saved model needs, is the numpy-only
 :class:`~ensemblekit.classifiers.ibk_model.IBkModel` this estimator derives from;
 the estimator adds ``fit``, scikit-learn's input checks, and the compiled form
 (numba, :mod:`ensemblekit.classifiers._ibk_kernels`, loaded on the first prediction)
-of the one step numpy does slowly: the column-ordered sum of the squared attribute
-differences. It gives the numpy sum's bits, so a fitted estimator and the model
+of the steps numpy does slowly: the column-ordered sum of the squared attribute
+differences (a count of mismatches when every attribute is nominal) and the count of
+uniform votes. They give the numpy forms' bits, so a fitted estimator and the model
 rebuilt from its file predict the same bytes.
 """
 
@@ -51,10 +52,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..class_domain import declared_classes
 from ..constraints import validate_params
 from ..rows import quiet_finite_check
-from .coded import coded_layout
 from .ibk_model import RANGE_UPDATES, WEIGHTS, IBkModel
 
 __all__ = ["IBk", "WEIGHTS", "RANGE_UPDATES"]
@@ -135,6 +134,9 @@ class IBk(IBkModel, ClassifierMixin, BaseEstimator):
     [[0.2, 0.8]]
     """
 
+    #: distances summed by the compiled kernel (see IBkModel._ordered_sums), the same bits
+    _compiled = True
+
     # ---- fitting
     def fit(self, X, y):
         """Store the training rows and the ranges of their numeric columns.
@@ -163,18 +165,7 @@ class IBk(IBkModel, ClassifierMixin, BaseEstimator):
             X, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
         if y.dtype.kind not in "iu":  # whole-number labels in one column always pass
             check_classification_targets(y)
-        classes, codes = declared_classes(y, self.n_classes)
-        nominal, cats, _ = coded_layout(X, self.nominal_features, self.n_categories)
-        self.X_train_ = np.ascontiguousarray(X)
-        self.y_train_ = codes.astype(np.int64)
-        known = ~np.isnan(X)
-        self.feature_min_ = np.where(known, X, np.inf).min(axis=0, initial=np.inf)
-        self.feature_max_ = np.where(known, X, -np.inf).max(axis=0, initial=-np.inf)
-        self.nominal_features_ = nominal.astype(np.int64)
-        self.n_categories_ = cats.astype(np.int64)
-        self.classes_ = classes
-        self.n_samples_fit_ = int(X.shape[0])
-        return self
+        return self._fit_checked(X, y)
 
     # ---- prediction: IBkModel's, after scikit-learn's checks
     def _validated_X(self, X):
@@ -184,13 +175,6 @@ class IBk(IBkModel, ClassifierMixin, BaseEstimator):
         with quiet_finite_check():
             X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
         return super()._validated_X(X)
-
-    def _ordered_sums(self):
-        # the compiled form of IBkModel's numpy sum (the same bits); imported on first use,
-        # so that fitting, and a model rebuilt from a file, never load numba
-        from ._ibk_kernels import ordered_sums
-
-        return ordered_sums
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -10,10 +10,13 @@ never used joblib, so ``n_jobs`` plays no part.
 
 Every rule is computed here once: the ranges each test row sees, the scaled values, the
 difference to a missing value, the neighbours and their weights, the class distribution.
-The one step that is a long chain of small array operations, the squared differences
-summed attribute by attribute (:func:`ordered_sums`), has a compiled twin in
-:mod:`ensemblekit.classifiers._ibk_kernels` that the estimator uses and that gives the
-same bits; this module, which a model file is rebuilt with, never imports numba.
+The steps that are long chains of small array operations, the squared differences
+summed attribute by attribute (:func:`ordered_sums`; on all-nominal rows a count of
+mismatches) and the count of uniform votes, have compiled twins in
+:mod:`ensemblekit.classifiers._ibk_kernels` that the estimator uses and that give the
+same bits; this module, which a model file is rebuilt with, imports numba only for a
+model fitted in this process by :meth:`IBkModel.fit_coded` (as ``ensemblekit compare``
+does), never for one rebuilt from a file.
 """
 
 from __future__ import annotations
@@ -22,12 +25,12 @@ import copy
 
 import numpy as np
 
-from ..class_domain import N_CLASSES
+from ..class_domain import N_CLASSES, declared_classes
 from ..constraints import Constraint
 from ..rows import check_rows
 from ..state import Array, Scalar
 from ..trust import COUNT_MAX
-from .coded import check_codes, numeric_columns
+from .coded import check_coded_training, check_codes, coded_layout, numeric_columns
 
 __all__ = ["IBkModel", "WEIGHTS", "RANGE_UPDATES"]
 
@@ -38,6 +41,11 @@ RANGE_UPDATES = ("cumulative", "none")
 
 #: Test-row x training-row distances held at a time, at most (one block: 8 MB per array).
 _BLOCK = 1 << 20
+#: One-byte codes of a missing value in the compiled mismatch count: a test row's and a
+#: training row's differ from each other and from every code below them.
+_TEST_MISSING, _TRAIN_MISSING = 255, 254
+#: Most attributes whose mismatches the compiled count adds up (in 16 bits).
+_COUNT_MAX = (1 << 16) - 1
 
 
 class IBkModel:
@@ -152,6 +160,68 @@ class IBkModel:
                            ("feature_max_", np.where(known, rows, -np.inf).max(axis=0))):
             if not np.array_equal(getattr(self, name), want):
                 ctx.fail(f"{name} is not the range of the known values of X_train_")
+
+    # ---- fitting (on arrays already in the coded layout; the estimator IBk adds
+    # scikit-learn's checks of array-likes and data frames)
+    def fit_coded(self, X, y):
+        """Store the training rows and their numeric ranges, from arrays in the coded layout.
+
+        What ``ensemblekit compare`` and ``ensemblekit fit`` call on the rows their
+        readers produce, so that neither imports scikit-learn for ``knn``: the fitted
+        state is the one :meth:`ensemblekit.classifiers.ibk.IBk.fit` stores from the
+        same arrays (that method adds scikit-learn's checks of array-likes and data
+        frames). A model fitted here sums its distances with the compiled kernel, as
+        the estimator does (the same bits); a model rebuilt from a file keeps the numpy
+        sum.
+
+        Parameters
+        ----------
+        X : ndarray of float64 of shape (n_samples, n_features)
+            The training rows in the layout of :mod:`ensemblekit.classifiers.coded`
+            (NaN a missing value; no infinity).
+        y : ndarray of shape (n_samples,)
+            Their classes: with ``n_classes``, the codes ``0 .. n_classes - 1``.
+
+        Returns
+        -------
+        self : IBkModel
+            Fitted, with the state listed in the class docstring.
+
+        Raises
+        ------
+        ensemblekit.errors.InputError
+            A parameter out of its range; rows refused by
+            :func:`~ensemblekit.classifiers.coded.check_coded_training`; a label that is
+            not a declared class code, or a nominal value that is not one of its codes.
+        """
+        from ..constraints import validate_params
+
+        validate_params(self)
+        self._fit_checked(X, check_coded_training(X, y))
+        self._compiled = True
+        return self
+
+    def _fit_checked(self, X, y):
+        """Store the fitted state from a float64 matrix and labels whose shapes are checked:
+        the common tail of :meth:`fit_coded` and ``IBk.fit`` (class codes, nominal codes,
+        ranges)."""
+        classes, codes = declared_classes(y, self.n_classes)
+        nominal, cats, _ = coded_layout(X, self.nominal_features, self.n_categories)
+        self.X_train_ = np.ascontiguousarray(X)
+        self.y_train_ = codes.astype(np.int64)
+        known = ~np.isnan(X)
+        # with no missing value the rows are their own known values (the same reduction)
+        some_missing = not known.all()
+        self.feature_min_ = (np.where(known, X, np.inf) if some_missing else X
+                             ).min(axis=0, initial=np.inf)
+        self.feature_max_ = (np.where(known, X, -np.inf) if some_missing else X
+                             ).max(axis=0, initial=-np.inf)
+        self.nominal_features_ = nominal.astype(np.int64)
+        self.n_categories_ = cats.astype(np.int64)
+        self.classes_ = classes
+        self.n_samples_fit_ = int(X.shape[0])
+        self.n_features_in_ = int(X.shape[1])
+        return self
 
     # ---- prediction
     def _validated_X(self, X):
@@ -293,15 +363,32 @@ class IBkModel:
         if X.shape[0] == 0:
             return out
         numeric = numeric_columns(self.n_features_in_, self.nominal_features_)
+        counted = (not numeric.size and getattr(self, "_compiled", False)
+                   and self.n_features_in_ <= _COUNT_MAX
+                   and self.n_categories_.max(initial=0) < _TRAIN_MISSING)
+        if counted and self.weights == "uniform" and self.n_neighbors == 1:
+            return self._nearest_counted_votes(X, out)
+        blocks = self._counted_blocks(X) if counted else self._summed_blocks(X, numeric)
+        for s, e, sq in blocks:
+            out[s:e] = self._class_votes(sq)
+        return out
+
+    def _blocks(self, n_rows):
+        """``(start, end)`` of the blocks of test rows whose distances are held at a time."""
+        block = max(1, _BLOCK // max(1, self.n_samples_fit_))
+        return ((s, min(n_rows, s + block)) for s in range(0, n_rows, block))
+
+    def _summed_blocks(self, X, numeric):
+        """``(start, end, squared distances)`` per block: scaled rows, column-ordered sums."""
         nominal = np.ones(self.n_features_in_, dtype=bool)
         nominal[numeric] = False
         lows, highs = self._row_ranges(X, numeric)
         summed = self._ordered_sums()
         train = _ScaledTraining(self.X_train_, numeric)
-        block = max(1, _BLOCK // max(1, self.n_samples_fit_))
-        for s in range(0, X.shape[0], block):
-            e = min(X.shape[0], s + block)
-            Q, FQ = _scaled_rows(X[s:e], numeric, lows[s:e], highs[s:e])
+        for s, e in self._blocks(X.shape[0]):
+            # cumulative ranges take in each row before it is scaled: its values lie within
+            Q, FQ = _scaled_rows(X[s:e], numeric, lows[s:e], highs[s:e],
+                                 self.range_update == "cumulative")
             sq = np.empty((e - s, self.n_samples_fit_))
             # the ranges only widen, so a block holds few runs of rows that share them
             changed = ((lows[s + 1:e] != lows[s:e - 1]) | (highs[s + 1:e] != highs[s:e - 1]))
@@ -311,15 +398,48 @@ class IBkModel:
                 # a scaled value of +-inf (see _scale) makes a squared distance inf
                 with np.errstate(over="ignore", invalid="ignore"):
                     summed(Q[r0:r1], FQ[r0:r1], T, FT, nominal, sq[r0:r1])
-            out[s:e] = self._class_votes(sq)
+            yield s, e, sq
+
+    def _counted_blocks(self, X):
+        """As :meth:`_summed_blocks` when every column is nominal and the sums are compiled:
+        the distances are mismatch counts (the same bits; see
+        :func:`ensemblekit.classifiers._ibk_kernels.mismatch_counts`), no range plays a part."""
+        from ._ibk_kernels import mismatch_counts
+
+        Q, T, acc = self._byte_operands(X)
+        for s, e in self._blocks(X.shape[0]):
+            sq = np.empty((e - s, self.n_samples_fit_))
+            mismatch_counts(Q[s:e], T, acc, sq)
+            yield s, e, sq
+
+    def _nearest_counted_votes(self, X, out):
+        """:meth:`_class_votes` of :meth:`_counted_blocks` for uniform votes of the nearest
+        rows (k = 1), in one compiled pass per test row (the same whole numbers)."""
+        from ._ibk_kernels import nearest_mismatch_votes
+
+        Q, T, acc = self._byte_operands(X)
+        nearest_mismatch_votes(Q, T, acc, self.y_train_, out)
         return out
+
+    def _byte_operands(self, X):
+        """One-byte codes of the test rows and of the training rows (transposed), and a
+        count per training row wide enough for every attribute, for the compiled counts."""
+        T = np.ascontiguousarray(_byte_codes(self.X_train_, _TRAIN_MISSING).T)
+        wide = np.uint8 if self.n_features_in_ <= np.iinfo(np.uint8).max else np.uint16
+        return _byte_codes(X, _TEST_MISSING), T, np.empty(self.n_samples_fit_, dtype=wide)
 
     def _ordered_sums(self):
         """The function that sums the squared differences (:func:`ordered_sums`, numpy).
 
-        The estimator :class:`~ensemblekit.classifiers.ibk.IBk` gives the compiled form
-        of the same sum; a model rebuilt from a file keeps this one (numpy only).
+        The estimator :class:`~ensemblekit.classifiers.ibk.IBk`, and a model fitted by
+        :meth:`fit_coded`, give the compiled form of the same sum (imported on first use,
+        so that fitting never loads numba); a model rebuilt from a file keeps this one
+        (numpy only).
         """
+        if getattr(self, "_compiled", False):
+            from ._ibk_kernels import ordered_sums as compiled
+
+            return compiled
         return ordered_sums
 
     def _row_ranges(self, X, numeric):
@@ -344,6 +464,13 @@ class IBkModel:
             # the k-th smallest (NaN, an undefined distance, sorts last, as in np.partition)
             kth = (np.fmin.reduce(sq, axis=1) if k == 1
                    else np.partition(sq, k - 1, axis=1)[:, k - 1])
+            if self.weights == "uniform" and getattr(self, "_compiled", False):
+                # the counts below, in one compiled pass (the same whole numbers)
+                from ._ibk_kernels import counted_votes
+
+                votes = np.zeros((sq.shape[0], self.classes_.size))
+                counted_votes(sq, kth, self.y_train_, votes)
+                return votes
             chosen = sq <= kth[:, None]
         n_classes = self.classes_.size
         if self.weights == "uniform":
@@ -378,9 +505,9 @@ class _ScaledTraining:
     """
 
     def __init__(self, train, numeric):
-        self.train = train
         self.numeric = numeric
-        self.T = np.array(train.T, order="C")  # a copy: the stored rows stay as they are
+        self.raw = np.array(train.T, order="C")  # unscaled, a column per row
+        self.T = self.raw.copy()  # a copy: the stored rows stay as they are
         self.FT = np.zeros_like(self.T)
         self.lo = np.full(numeric.size, np.nan)  # NaN: not scaled yet
         self.hi = np.full(numeric.size, np.nan)
@@ -389,18 +516,20 @@ class _ScaledTraining:
         changed = np.flatnonzero((lo != self.lo) | (hi != self.hi))
         if changed.size:
             cols = self.numeric[changed]
-            # column by column, the same bits as one column at a time
-            t = _scale(self.train[:, cols], lo[changed], hi[changed]).T
+            # column by column, the same bits as one column at a time; every stored value
+            # lies within the ranges, which only ever widen the training ones
+            t = _scale(self.raw[cols], lo[changed, None], hi[changed, None], inside=True)
             self.T[cols] = t
             self.FT[cols] = _far(t)
             self.lo, self.hi = np.array(lo), np.array(hi)
         return self.T, self.FT
 
 
-def _scaled_rows(Xb, numeric, lows, highs):
-    """Test rows with their numeric columns scaled by their own ranges, and :func:`_far` of them."""
+def _scaled_rows(Xb, numeric, lows, highs, inside):
+    """Test rows with their numeric columns scaled by their own ranges, and :func:`_far` of
+    them (``inside``: every known value lies within its row's range, see :func:`_scale`)."""
     Q = np.array(Xb, dtype=np.float64)
-    Q[:, numeric] = _scale(Xb[:, numeric], lows, highs)
+    Q[:, numeric] = _scale(Xb[:, numeric], lows, highs, inside=inside)
     with np.errstate(invalid="ignore", over="ignore"):
         return Q, _far(Q)
 
@@ -448,7 +577,7 @@ def ordered_sums(Q, FQ, T, FT, nominal, out):
         out += diff
 
 
-def _scale(values, lo, hi):
+def _scale(values, lo, hi, inside=False):
     """``(x - min) / (max - min)``, and 0 where the range is 0 or unknown (NaN stays NaN).
 
     Near the float limits ``max - min`` or ``x - min`` may overflow although
@@ -459,10 +588,16 @@ def _scale(values, lo, hi):
     plain form, so ordinary data gets Weka's bits. A value far outside a narrow
     range (``range_update="none"``) may still scale to +-inf: further than a
     float holds in any unit of the data.
+
+    ``inside=True`` says every known value lies within its ``[lo, hi]``: then ``x - min``
+    cannot overflow unless ``max - min`` does (rounding keeps the order), and when no
+    range is 0, unknown or overflowing, the plain form is every entry (2 passes, not 8).
     """
     known = np.isfinite(lo) & np.isfinite(hi)  # (+inf, -inf): a column with no known value
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         width = hi - lo
+        if inside and known.all() and np.all(np.isfinite(width) & (width != 0)):
+            return (values - lo) / width
         shifted = values - lo
         flat = ~known | (width == 0)
         out = shifted / np.where(flat, 1.0, width)
@@ -471,6 +606,11 @@ def _scale(values, lo, hi):
             halves = (values / 2 - lo / 2) / np.where(flat, 1.0, hi / 2 - lo / 2)
             out = np.where(over, halves, out)
     return np.where(flat & ~np.isnan(values), 0.0, out)
+
+
+def _byte_codes(rows, missing):
+    """Nominal codes (each below ``missing``) as uint8, a missing value (NaN) as ``missing``."""
+    return np.where(np.isnan(rows), missing, rows).astype(np.uint8)
 
 
 def _far(v):

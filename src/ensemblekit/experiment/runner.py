@@ -49,6 +49,7 @@ from ensemblekit.experiment.scheduler import (
     close_lost,
     connect,
     connect_timeout,
+    quiet_dask_logs,
     require_distributed,
     wait_for_worker,
 )
@@ -496,20 +497,16 @@ class Runner:
         try:
             wait_for_worker(client, self.scheduler, self._grace)
             workers = max(1, sum(client.nthreads().values()))
-            # a worker that dies makes Dask's client log "Couldn't gather ... rescheduling" as a
-            # warning; the run reports a lost cluster in one line of its own instead
+            # a worker that dies makes Dask's client and comms log warnings and tracebacks
+            # ("Couldn't gather ... rescheduling", CommClosedError); the run reports a lost
+            # cluster in one line of its own instead
             import logging
 
-            client_log = logging.getLogger("distributed.client")
-            level = client_log.level
-            client_log.setLevel(max(level, logging.ERROR))
-            try:
-                with WorkerWatch(client, self.scheduler, self._grace) as watch:
-                    self._watch = watch
-                    with parallel_config(backend="dask", client=client):
-                        yield workers, {"pre_dispatch": "n_jobs"}
-            finally:
-                client_log.setLevel(level)
+            with quiet_dask_logs(logging.CRITICAL + 1), \
+                    WorkerWatch(client, self.scheduler, self._grace) as watch:
+                self._watch = watch
+                with parallel_config(backend="dask", client=client):
+                    yield workers, {"pre_dispatch": "n_jobs"}
         finally:
             lost = self._cluster_lost()
             self._watch = None

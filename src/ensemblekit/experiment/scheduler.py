@@ -31,6 +31,7 @@ Nothing here prints or touches files.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import socket
@@ -401,29 +402,52 @@ def wait_for_worker(client, address: str, grace: float) -> None:
                             f"{_longer(grace)}") from None
 
 
+@contextlib.contextmanager
+def quiet_dask_logs(level: int):
+    """Raise every ``distributed`` logger to at least ``level`` while the block runs.
+
+    Dask's own loggers (the client's, its connection pools', its comms') report
+    a lost worker or scheduler as warnings and errors with tracebacks on
+    stderr, from the client's threads, while the run itself reports such a
+    fault in one line of its own. Loggers that the dask configuration set up
+    carry levels of their own, so each one is raised, not only the parent;
+    the levels are put back afterwards.
+
+    Parameters
+    ----------
+    level : int
+        A :mod:`logging` level; ``logging.CRITICAL + 1`` silences them.
+    """
+    import logging
+
+    names = ["distributed", *(n for n in list(logging.root.manager.loggerDict)
+                              if n.startswith("distributed."))]
+    loggers = [logging.getLogger(n) for n in names]
+    before = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(max(lg.level, level))
+    try:
+        yield
+    finally:
+        for lg, was in zip(loggers, before):
+            lg.setLevel(was)
+
+
 def close_lost(client) -> None:
     """Close the client of a lost cluster without Dask's logged tracebacks on stderr.
 
     When the scheduler is gone, Dask's client tries to reconnect and logs the
     cancelled attempt (or its failure) as an error with a traceback; the run is
-    reported in one line instead. Dask's loggers are switched off only while
-    this client closes.
+    reported in one line instead. Dask's loggers are silenced only while this
+    client closes.
     """
     import logging
 
-    names = ["distributed", *(n for n in logging.root.manager.loggerDict
-                              if n.startswith("distributed."))]
-    loggers = [logging.getLogger(n) for n in names]
-    before = [lg.disabled for lg in loggers]
-    for lg in loggers:
-        lg.disabled = True
-    try:
-        client.close()
-    except Exception:  # noqa: BLE001 - closed already, or the connection is gone
-        pass
-    finally:
-        for lg, was in zip(loggers, before):
-            lg.disabled = was
+    with quiet_dask_logs(logging.CRITICAL + 1):
+        try:
+            client.close()
+        except Exception:  # noqa: BLE001 - closed already, or the connection is gone
+            pass
 
 
 class WorkerWatch:
