@@ -1,10 +1,11 @@
 """Compiled kernels of :mod:`ensemblekit.classifiers.c45`: split selection and prediction.
 
 Imported lazily by ``c45`` (numba's import and the first compilation cost time, and the
-command line must start fast), and only to fit: a fitted tree predicts with the numpy walk
-of :mod:`ensemblekit.classifiers.c45_model`, which gives the same bits. The compiled
-:func:`predict_proba` stays for the lazy ensembles, which apply each tree they grow to
-one row while fitting (:func:`ensemblekit.classifiers.bagging.c45_proba`).
+command line must start fast), and only to fit: a loaded model predicts with the numpy
+walk of :mod:`ensemblekit.classifiers.c45_model`, which gives the same bits. The compiled
+:func:`predict_proba` serves trees grown in this process (the model class takes it once
+this module is loaded, as in cross-validation) and the lazy ensembles, which apply each
+tree they grow to one row while fitting (:func:`ensemblekit.classifiers.bagging.c45_proba`).
 
 Every function is a plain loop over arrays compiled with ``numba.njit``; the arithmetic
 follows the order of Weka 3.9.7's J48 (C4.5 release 8) where the order decides ties:
