@@ -569,6 +569,7 @@ def _plain_cells(rows: list[str], m: int) -> list[list] | None:
     liac-arff read them all, with its messages.
     """
     cells = []
+    known: dict[str, object] = {}  # piece -> its cell (nominal values repeat row after row)
     for raw in rows:
         s = raw.strip()
         if not s or s[0] == "%" or "\\" in s or "{" in s or "}" in s:
@@ -576,22 +577,27 @@ def _plain_cells(rows: list[str], m: int) -> list[list] | None:
         pieces = s.split(",")
         if len(pieces) != m:
             return None
-        row = []
-        for piece in pieces:
-            v = piece.strip()
-            if not v or v == "?":
-                row.append(None)
-            elif v[0] == "'" or v[0] == '"':
-                inner = v[1:-1]
-                if len(v) < 2 or v[-1] != v[0] or "'" in inner or '"' in inner:
-                    return None
-                row.append(inner)  # a quoted ? is the text "?", as for liac-arff
-            elif _RE_NOT_BARE.search(v):
-                return None
-            else:
-                row.append(v)
+        row = [known[p] if p in known else known.setdefault(p, _plain_cell(p)) for p in pieces]
+        if _NOT_PLAIN_CELL in row:
+            return None
         cells.append(row)
     return cells
+
+
+_NOT_PLAIN_CELL = object()
+
+
+def _plain_cell(piece: str):
+    """The cell of one piece of a row between commas (see :func:`_plain_cells`)."""
+    v = piece.strip()
+    if not v or v == "?":
+        return None
+    if v[0] == "'" or v[0] == '"':
+        inner = v[1:-1]
+        if len(v) < 2 or v[-1] != v[0] or "'" in inner or '"' in inner:
+            return _NOT_PLAIN_CELL
+        return inner  # a quoted ? is the text "?", as for liac-arff
+    return _NOT_PLAIN_CELL if _RE_NOT_BARE.search(v) else v
 
 
 def parse_arff_rows(rows: list[str], row_lines: list[int], relation: str, columns: list[Column],
