@@ -855,37 +855,6 @@ def estimator_factory(name: str, schema, params: dict[str, Any] | None = None, *
     return pipeline
 
 
-def factory_modules(name: str, *, bare: bool = False) -> tuple[str, ...]:
-    """The modules that the factory of :func:`estimator_factory` imports to build and fit.
-
-    Parameters
-    ----------
-    name : str
-        Registry name or alias.
-    bare : bool, default=False
-        As for :func:`estimator_factory`.
-
-    Returns
-    -------
-    tuple of str
-        The model class's module for an algorithm that fits on coded rows
-        (``fit_coded``); else the estimator's module, with the pipeline's and
-        the preprocessing's modules unless the estimator goes bare. Importing
-        the model class's module to ask for ``fit_coded`` imports numpy only.
-
-    Raises
-    ------
-    UnknownAlgorithmError
-    """
-    spec = get(name)
-    if bare and spec.encode == "codes" and hasattr(spec.model_class(), "fit_coded"):
-        return (spec.model.split(":")[0],) if spec.model else (spec.estimator.split(":")[0],)
-    modules = (spec.estimator.split(":")[0],)
-    if spec.encode == "codes" and bare:
-        return modules
-    return (*modules, "sklearn.pipeline", "ensemblekit.preprocessing")
-
-
 def estimator_kwargs(name: str, schema, params: dict[str, Any] | None = None,
                      random_state: int | None = None) -> dict[str, Any]:
     """The constructor arguments of a registered algorithm's estimator (and model class).

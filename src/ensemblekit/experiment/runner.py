@@ -865,15 +865,26 @@ class _Shared:
 def _unit_modules(algorithms: Sequence[str] | None = None) -> tuple[str, ...]:
     """The modules a worker imports before its first unit: what the estimator factories of
     ``algorithms`` (registry names; every registered one when None) import, as the units of
-    their task build them (bare for cross-validation, see
-    :func:`ensemblekit.registry.factory_modules`), and what every unit uses. scikit-learn is
+    their task build them (bare for cross-validation), and what every unit uses. scikit-learn is
     not among them when no algorithm needs it."""
     names = registry.ALGORITHMS if algorithms is None else algorithms
     modules: dict[str, None] = {}
     for name in names:
-        bare = registry.get(name).task != registry.CLUSTERING  # cross-validated: bare
-        modules.update(dict.fromkeys(registry.factory_modules(name, bare=bare)))
+        spec = registry.get(name)
+        modules.update(dict.fromkeys(_factory_modules(spec, spec.task != registry.CLUSTERING)))
     return (*modules, "ensemblekit.metrics", "threadpoolctl")
+
+
+def _factory_modules(spec, bare: bool) -> tuple[str, ...]:
+    """The modules :func:`ensemblekit.registry.estimator_factory` imports for ``spec``: the
+    model class's when the estimator goes bare on coded rows (``fit_coded``), else the
+    estimator's, with the pipeline's and the preprocessing's unless it goes bare."""
+    if bare and spec.encode == "codes" and spec.model and hasattr(spec.model_class(), "fit_coded"):
+        return (spec.model.split(":")[0],)
+    modules = (spec.estimator.split(":")[0],)
+    if spec.encode == "codes" and bare:
+        return modules
+    return (*modules, "sklearn.pipeline", "ensemblekit.preprocessing")
 
 
 def _warm_worker(modules: Sequence[str] = ()) -> None:
