@@ -146,11 +146,15 @@ def worker_count(n_jobs: int, name: str = "n_jobs") -> int:
     """
     import numbers
 
+    integral = isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool)
+    if integral and 1 <= n_jobs <= MAX_WORKERS_PER_CORE:
+        # within the bound whatever the number of cores: a serial run need not import joblib
+        return int(n_jobs)
     from joblib import cpu_count
 
     cores = max(1, cpu_count())
     most = MAX_WORKERS_PER_CORE * cores
-    if isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool):
+    if integral:
         workers = cores + 1 + int(n_jobs) if n_jobs < 0 else int(n_jobs)
         if 1 <= workers <= most:
             return workers

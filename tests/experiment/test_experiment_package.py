@@ -11,7 +11,7 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from ensemblekit import experiment
+from ensemblekit import experiment, registry
 from ensemblekit.data import load_dataset
 from ensemblekit.dataset import known_class
 from ensemblekit.experiment import analysis, journal, protocol, runner
@@ -94,10 +94,26 @@ def test_workers_warm_up_with_the_modules_of_the_compared_algorithms_only():
     # a worker starts while the data are read; every estimator module it need not import
     # (the Bayesian networks, the rule ensembles, ...) would delay its first unit
     wanted = runner._unit_modules(["c45", "j48", "knn"])
-    assert wanted[:2] == ("ensemblekit.classifiers.c45", "ensemblekit.classifiers.ibk")
+    assert wanted[0] == "ensemblekit.classifiers.c45_model"
     assert not any(m.startswith(("ensemblekit.bayesnet", "ensemblekit.rules")) for m in wanted)
     assert "ensemblekit.preprocessing" not in wanted  # both take the coded rows as they are
-    assert "ensemblekit.preprocessing" in runner._unit_modules(["kmeans"])  # one-hot first
+    # c45 fits on coded rows (fit_coded): its workers need no scikit-learn
+    assert not any(m.startswith("sklearn") for m in runner._unit_modules(["c45"]))
+    # clusterers are fitted through a pipeline, one-hot first
+    assert {"sklearn.pipeline", "ensemblekit.preprocessing"} <= set(runner._unit_modules(["kmeans"]))
+
+
+@pytest.mark.parametrize("name", sorted(registry.ALGORITHMS))
+def test_the_modules_warmed_are_those_of_the_classes_the_units_build(name, iris):
+    # the warm-up's list follows registry.estimator_factory: the class a unit builds lives
+    # in the first module listed (bare: cross-validation; not bare: clustering runs)
+    spec = registry.get(name)
+    bare = spec.task != registry.CLUSTERING
+    wanted = runner._factory_modules(spec, bare)
+    made = registry.estimator_factory(name, iris.schema, {}, bare=bare)(0)
+    model = made.steps[-1][1] if hasattr(made, "steps") else made
+    assert type(model).__module__ == wanted[0]
+    assert ("sklearn.pipeline" in wanted) == hasattr(made, "steps")
     assert "ensemblekit.bayesnet.classifier" in runner._unit_modules()  # no names: every one
 
 

@@ -228,7 +228,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         run, holds a damaged record, or its disk fills up (what it holds is kept).
     """
     from ensemblekit import experiment
-    from ensemblekit.experiment.analysis import grid_summary
+    from ensemblekit.experiment.analysis import grid_summary, import_tests_in_background
     from ensemblekit.metrics import metric_spec
 
     notify = _notifier(notify)
@@ -293,11 +293,16 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         work = experiment.plan(datasets, candidates, protocol)
         for note in work.notes:
             notify(f"note: {note}")
-        if warming is not None:
+        tests = None
+        if warming is not None:  # the units run elsewhere: the tests are imported meanwhile
             warming.join()
+            if len(candidates) > 1:
+                tests = import_tests_in_background()
         with progress(len(work.units), "units") as advance:
             result = runner.run(datasets, work, protocol, chosen, resume=journal,
                                 on_unit_done=advance, keep_predictions=pooled)
+        if tests is not None:
+            tests.join()
     for note in result.notes:
         notify(f"note: {note}")
     if resume is not None:

@@ -9,10 +9,12 @@ determined by the user's seed, so units can run in any order or in parallel
 
 Seeding, so that comparisons are paired:
 
-* cross-validation folds come from ``RepeatedStratifiedKFold(random_state=seed)``
-  for classifiers (nominal class) and from ``RepeatedKFold(random_state=seed)``
-  for regression algorithms (numeric class), over the rows whose class is
-  known, and are the same for every algorithm on a data set;
+* cross-validation folds are those of scikit-learn's
+  ``RepeatedStratifiedKFold(random_state=seed)`` for classifiers (nominal class)
+  and ``RepeatedKFold(random_state=seed)`` for regression algorithms (numeric
+  class), drawn by :mod:`ensemblekit.experiment.folds` without scikit-learn,
+  over the rows whose class is known, and are the same for every algorithm on a
+  data set;
 * the estimator seed of a unit is derived from ``(seed, repeat, fold)`` only, so
   all algorithms in a repeat share it; in clustering runs this makes ``kmeans`` and
   ``iekm`` start run *r* from the same initial centres, as in the Inner Ensembles
@@ -341,9 +343,7 @@ def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol
         more units than :data:`MAX_UNITS` (see :func:`check_size`). All is
         checked before a unit is made.
     """
-    import warnings
-
-    from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
+    from ensemblekit.experiment.folds import kfold_test_folds, stratified_test_folds
 
     task = task_of(candidates)
     if task == registry.REGRESSION and protocol.kind != "cv":
@@ -357,10 +357,9 @@ def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol
     for d_index, (ds, labelled) in enumerate(zip(datasets, labelled_rows)):
         size = int(ds.X.shape[0]) * max(1, int(ds.X.shape[1]))
         if task == registry.REGRESSION:
-            splitter = RepeatedKFold(n_splits=protocol.folds, n_repeats=protocol.repeats,
-                                     random_state=protocol.seed)
-            splits = splitter.split(np.zeros((labelled.size, 1)))
-            units += _cv_units(d_index, splits, labelled, protocol, len(candidates), size)
+            tests = kfold_test_folds(labelled.size, protocol.folds, protocol.repeats,
+                                     protocol.seed)
+            units += _cv_units(d_index, tests, labelled, protocol, len(candidates), size)
             continue
         y = _labelled_class(ds)
         if protocol.kind == "cv":
@@ -370,13 +369,9 @@ def plan(datasets: Sequence, candidates: Sequence[Candidate], protocol: Protocol
                 notes.append(f"{ds.name}: the smallest class has {smallest} instance"
                              f"{'' if smallest == 1 else 's'}, fewer than {protocol.folds} folds; "
                              "some folds lack it")
-            splitter = RepeatedStratifiedKFold(
-                n_splits=protocol.folds, n_repeats=protocol.repeats, random_state=protocol.seed
-            )
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)  # reported in notes instead
-                splits = list(splitter.split(np.zeros((labelled.size, 1)), y[labelled]))
-            units += _cv_units(d_index, splits, labelled, protocol, len(candidates), size)
+            tests = stratified_test_folds(y[labelled], protocol.folds, protocol.repeats,
+                                          protocol.seed)
+            units += _cv_units(d_index, tests, labelled, protocol, len(candidates), size)
         else:
             for run in range(protocol.repeats):
                 rs = derive_seed(protocol.seed, run + 1)
@@ -456,11 +451,11 @@ def task_of(candidates: Sequence[Candidate]) -> str | None:
     return tasks.pop() if tasks else None
 
 
-def _cv_units(d_index, splits, labelled, protocol, n_candidates, size) -> list:
-    """One unit per (split, candidate): the test rows of each fold (file rows, ascending) and
+def _cv_units(d_index, tests, labelled, protocol, n_candidates, size) -> list:
+    """One unit per (fold, candidate): the test rows of each fold (file rows, ascending) and
     the fold's seed, shared by every candidate (paired comparison)."""
     units = []
-    for s, (_, test) in enumerate(splits):
+    for s, test in enumerate(tests):
         repeat, fold = divmod(s, protocol.folds)
         rs = derive_seed(protocol.seed, repeat + 1, fold + 1)
         test_rows = labelled[test].astype(np.int32)

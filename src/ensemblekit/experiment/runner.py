@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 import time
 import warnings
@@ -38,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ensemblekit import registry
+from ensemblekit._imports import around_import
 from ensemblekit._workers import worker_count
 from ensemblekit.dataset import known_class
 from ensemblekit.errors import InputError, interruption
@@ -191,28 +193,70 @@ class OneCore:
         """Whether the calling thread is inside a block pinned by this object."""
         return getattr(self._state, "active", False)
 
+    #: Modules whose first import loads a thread pool to limit (scipy's BLAS, scikit-learn's
+    #: OpenMP runtime) or sets up joblib, which must run sequentially within a unit.
+    _HOOKED = ("scipy.linalg", "sklearn", "joblib")
+
     @contextlib.contextmanager
     def pinned(self):
         """Limit BLAS/OpenMP to one thread and joblib to sequential in the calling thread.
 
-        threadpoolctl limits only the thread pools of libraries already loaded, so
-        scikit-learn's OpenMP runtime is loaded first (its extension modules load
-        it lazily, e.g. on the first import of ``sklearn.neighbors``); otherwise
-        the units that import it would still run on every core.
+        threadpoolctl limits only the thread pools of libraries already loaded, and
+        scipy and scikit-learn load theirs with their extension modules. So the
+        limits are applied again, and joblib set to its sequential backend, when
+        scipy's linear algebra, scikit-learn or joblib is first imported, before
+        the block or inside it (an import hook,
+        :func:`ensemblekit._imports.around_import`, runs in the thread that imports
+        it); scikit-learn's OpenMP runtime is loaded first. The units that need none
+        of them, such as ``c45`` on coded rows, then never import them (about half
+        a second of a run's start, issue 30), and those that do still run on one core.
         """
-        import sklearn.utils._openmp_helpers  # noqa: F401 - loads scikit-learn's OpenMP runtime
-        from joblib import parallel_config
-        from threadpoolctl import threadpool_limits
-
         if self.active:
+            self._cover(self._HOOKED)
             yield
             return
-        self._state.active = True
+        from threadpoolctl import threadpool_limits
+
+        state = self._state
+        state.active, state.covered = True, set()
         try:
-            with threadpool_limits(limits=1), parallel_config(backend="sequential"):
+            with contextlib.ExitStack() as stack:
+                state.stack = stack
+                stack.enter_context(threadpool_limits(limits=1))
+                self._cover(self._HOOKED)
+                for name in self._HOOKED:
+                    hook = None if name in state.covered else around_import(name, after=self._imported)
+                    if hook is not None:
+                        stack.callback(hook.remove)
                 yield
         finally:
-            self._state.active = False
+            state.active, state.stack = False, None
+
+    def _imported(self, module, _state) -> None:
+        """After the first import of a hooked module: cover it if this thread is pinned.
+        joblib's hook may run while scikit-learn is still being imported (it imports
+        joblib): it covers joblib alone."""
+        if self.active:
+            self._cover((module.__name__,))
+
+    def _cover(self, names) -> None:
+        """Limit the thread pools, or set joblib sequential, for those of ``names`` that are
+        imported and not covered yet."""
+        state = self._state
+        new = [n for n in names if n not in state.covered and n in sys.modules]
+        if not new:
+            return
+        state.covered.update(new)
+        if "joblib" in new:
+            from joblib import parallel_config
+
+            state.stack.enter_context(parallel_config(backend="sequential"))
+        if "sklearn" in new:
+            import sklearn.utils._openmp_helpers  # noqa: F401 - loads the OpenMP runtime
+        if set(new) - {"joblib"}:
+            from threadpoolctl import threadpool_limits
+
+            state.stack.enter_context(threadpool_limits(limits=1))  # every library loaded now
 
 
 class _ClusterLost(Exception):
@@ -575,8 +619,6 @@ class Runner:
         """Run batches (a list or a lazy iterable) through joblib; return ``{unit: reason}`` for
         units lost with a worker. ``costs`` (optional) learns each finished unit's seconds;
         ``options`` are more keyword arguments of ``joblib.Parallel`` (see :meth:`_backend`)."""
-        from joblib import Parallel, delayed
-
         # A task is one tuple that carries its data set. joblib's dask backend would
         # otherwise scatter the data set to a single worker (or broadcast it, which Dask's
         # Active Memory Manager undoes within seconds), tie every task of that data set
@@ -585,22 +627,29 @@ class Runner:
         # The pin goes with each task: in this thread (serial) it is the pin already
         # held, so units do not pin again; sent to a worker it arrives unpinned.
         pin = self._pin
-        jobs = (
-            delayed(_run_batch)((batch, datasets[work.units[batch[0]].data_index],
-                                 [work.candidates[work.units[i].candidate] for i in batch],
-                                 [work.units[i] for i in batch]), protocol.n_clusters, metrics, pin,
-                                self._keep)
+        tasks = (
+            ((batch, datasets[work.units[batch[0]].data_index],
+              [work.candidates[work.units[i].candidate] for i in batch],
+              [work.units[i] for i in batch]), protocol.n_clusters, metrics, pin, self._keep)
             for batch in batches
         )
         pending = set(todo)
-        # units are already grouped in batches: joblib passes them on one by one and keeps
-        # ``pre_dispatch`` of them under way (see _backend), so a worker that finishes gets
-        # the next one (balanced by cost, not by count)
-        parallel = Parallel(n_jobs=workers, return_as="generator_unordered", batch_size=1,
-                            **options)
+        if workers == 1 and self.scheduler is None:
+            # one task after the other in this thread, as joblib runs them with one worker
+            # (without importing joblib: a tenth of a second of a serial run)
+            results = (_run_batch(*args) for args in tasks)
+        else:
+            from joblib import Parallel, delayed
+
+            # units are already grouped in batches: joblib passes them on one by one and
+            # keeps ``pre_dispatch`` of them under way (see _backend), so a worker that
+            # finishes gets the next one (balanced by cost, not by count)
+            parallel = Parallel(n_jobs=workers, return_as="generator_unordered", batch_size=1,
+                                **options)
+            results = parallel(delayed(_run_batch)(*args) for args in tasks)
         with pin.pinned() if workers == 1 else contextlib.nullcontext():  # serial: pin once
             try:
-                iterator = iter(parallel(jobs))
+                iterator = iter(results)
             except Exception:
                 why = self._cluster_lost()
                 if why is None:
@@ -814,13 +863,28 @@ class _Shared:
 
 
 def _unit_modules(algorithms: Sequence[str] | None = None) -> tuple[str, ...]:
-    """The modules a worker imports before its first unit: the estimators of ``algorithms``
-    (registry names; every registered one when None), and what every unit uses."""
-    specs = [registry.get(n) for n in (registry.ALGORITHMS if algorithms is None else algorithms)]
-    modules = dict.fromkeys(spec.estimator.split(":")[0] for spec in specs)
-    if any(spec.encode != "codes" for spec in specs):  # a preprocessing step before the model
-        modules["ensemblekit.preprocessing"] = None
-    return (*modules, "sklearn.pipeline", "ensemblekit.metrics", "threadpoolctl")
+    """The modules a worker imports before its first unit: what the estimator factories of
+    ``algorithms`` (registry names; every registered one when None) import, as the units of
+    their task build them (bare for cross-validation), and what every unit uses. scikit-learn is
+    not among them when no algorithm needs it."""
+    names = registry.ALGORITHMS if algorithms is None else algorithms
+    modules: dict[str, None] = {}
+    for name in names:
+        spec = registry.get(name)
+        modules.update(dict.fromkeys(_factory_modules(spec, spec.task != registry.CLUSTERING)))
+    return (*modules, "ensemblekit.metrics", "threadpoolctl")
+
+
+def _factory_modules(spec, bare: bool) -> tuple[str, ...]:
+    """The modules :func:`ensemblekit.registry.estimator_factory` imports for ``spec``: the
+    model class's when the estimator goes bare on coded rows (``fit_coded``), else the
+    estimator's, with the pipeline's and the preprocessing's unless it goes bare."""
+    if bare and spec.encode == "codes" and spec.model and hasattr(spec.model_class(), "fit_coded"):
+        return (spec.model.split(":")[0],)
+    modules = (spec.estimator.split(":")[0],)
+    if spec.encode == "codes" and bare:
+        return modules
+    return (*modules, "sklearn.pipeline", "ensemblekit.preprocessing")
 
 
 def _warm_worker(modules: Sequence[str] = ()) -> None:
