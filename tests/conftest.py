@@ -27,9 +27,29 @@ if "numpy" not in sys.modules:
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+import subprocess  # noqa: E402
+
 import pytest  # noqa: E402
 
-from ektesting import support
+from ektesting import numba_warmup, support
+
+
+def pytest_sessionstart(session):
+    """Under pytest-xdist, fill numba's cache before the workers start (ektesting/numba_warmup.py).
+
+    Only in the process that starts the workers, and only when the cache is older than the
+    kernels (a fresh checkout, or an edited kernel); the two halves run side by side.
+    """
+    config = session.config
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        return
+    if numba_warmup.cache_is_current():
+        return
+    halves = [subprocess.Popen([sys.executable, numba_warmup.__file__, half],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+              for half in numba_warmup.HALVES]
+    for process in halves:
+        process.wait()  # a half that fails only leaves its kernels to be compiled where used
 
 
 @pytest.fixture

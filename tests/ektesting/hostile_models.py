@@ -76,12 +76,19 @@ def edit_metadata(source, path, change):
     return pack(path, metadata, members)
 
 
+def _bomb_archive(path) -> zipfile.ZipFile:
+    """A new zip file whose members are deflated at level 1: a bomb of zeros then takes a
+    second of CPU per GiB to build instead of nearly three, and inflates just the same."""
+    return zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1)
+
+
 def _deflated_zeros(archive: zipfile.ZipFile, name: str, size: int) -> None:
-    """Stream ``size`` zero bytes into a deflated member (about 1 MB per GiB on disk)."""
+    """Stream ``size`` zero bytes into a deflated member (about 4.5 MB per GiB on disk).
+
+    The member takes the archive's compression and zipfile's default date, ``_DATE``.
+    """
     chunk = bytes(1 << 24)
-    info = zipfile.ZipInfo(name, date_time=_DATE)
-    info.compress_type = zipfile.ZIP_DEFLATED
-    with archive.open(info, "w") as fh:
+    with archive.open(name, "w") as fh:
         written = 0
         while written < size:
             part = chunk[: min(len(chunk), size - written)]
@@ -131,7 +138,7 @@ def lying_header(source, path, member, *, shape=None, descr=None):
 def metadata_bomb(source, path, size=GIB):
     """metadata.json declared (honestly) to inflate to ``size`` bytes."""
     _, members = unpack(source)
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+    with _bomb_archive(path) as archive:
         _deflated_zeros(archive, "metadata.json", size)
         for name, data in members.items():
             archive.writestr(name, data)
@@ -159,7 +166,7 @@ def array_bomb(source, path, size=GIB):
     metadata = copy.deepcopy(metadata)
     metadata["arrays"] = {**{n: len(d) for n, d in members.items()}, "model/bomb.npy": size}
     metadata["digest"] = redigest(metadata, members)
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+    with _bomb_archive(path) as archive:
         archive.writestr("metadata.json", json.dumps(metadata))
         for name, data in members.items():
             archive.writestr(name, data)

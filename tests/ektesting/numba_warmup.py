@@ -1,0 +1,82 @@
+"""Compile the project's numba kernels into numba's on-disk cache once, before xdist's workers.
+
+numba compiles a kernel on its first call in each process and then writes it to its cache
+(``cache=True``, the ``__pycache__`` folders beside the kernels). On a fresh checkout both
+pytest-xdist workers, and every ``ensemblekit`` process a test starts meanwhile, compiled the
+same C4.5 kernels at the same time: about 15-35 s of CPU each. ``conftest.py`` runs
+:func:`main` in two processes (``writable`` and ``read-only`` input arrays, the two halves of
+the signatures the suite uses) before the workers start, when the cache is older than the
+kernels; the workers then load what they need. A signature left out here is still compiled
+where it is first used, so this changes what is computed nowhere.
+
+``python tests/ektesting/numba_warmup.py writable|read-only`` runs one half.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+import tempfile
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "ensemblekit"
+#: The modules holding ``@njit(cache=True)`` kernels, relative to the package.
+KERNELS = ("classifiers/_c45_kernels.py", "classifiers/_c45_pruning.py",
+           "classifiers/_ibk_kernels.py", "clustering/_inner_kmeans_kernels.py")
+HALVES = ("writable", "read-only")
+
+
+def cache_is_current() -> bool:
+    """Whether every kernel module has a numba index in its ``__pycache__`` newer than itself.
+
+    A cheap test that needs no import: numba itself checks each index against its source's
+    time stamp and size, and recompiles what is stale.
+    """
+    for relative in KERNELS:
+        source = SRC / relative
+        indexes = list((source.parent / "__pycache__").glob(f"{source.stem}.*.nbi"))
+        if not indexes or min(i.stat().st_mtime for i in indexes) < source.stat().st_mtime:
+            return False
+    return True
+
+
+def _read_only(array):
+    array = array.copy()
+    array.setflags(write=False)
+    return array
+
+
+def main(half: str) -> None:
+    """Fit and predict with the compiled learners, on ``half``'s kind of input arrays."""
+    from ensemblekit import api
+    from ensemblekit.classifiers.bagging import c45_proba
+    from ensemblekit.classifiers.c45 import C45Tree
+
+    from ektesting.support import data_path, load_coded
+
+    _, X, y, nominal, n_categories = load_coded("labor")  # numeric, nominal, missing values
+    tree = C45Tree(nominal_features=nominal, n_categories=n_categories, n_classes=2)
+    if half == "read-only":  # scikit-learn's read-only memmap checks
+        tree.fit(_read_only(X), _read_only(y)).predict_proba(_read_only(X))
+        c45_proba(tree, _read_only(X), tree._nominal_mask())
+        return
+    tree.fit(X, y).predict_proba(X)
+    # the compiled walk of the lazy ensembles, over a tree's own arrays and read-only ones
+    c45_proba(tree, X, tree._nominal_mask())
+    frozen = copy.copy(tree)
+    for name in ("feature_", "threshold_", "child_start_", "n_children_", "value_",
+                 "bag_value_", "is_empty_"):
+        setattr(frozen, name, _read_only(getattr(tree, name)))
+    c45_proba(frozen, X, tree._nominal_mask())
+    iris = str(data_path("iris.arff"))
+    with tempfile.TemporaryDirectory() as folder:  # a model file's arrays are read-only
+        path = Path(folder) / "c45.ekm"
+        api.save_model(api.fit("c45", str(data_path("vote.arff")), seed=1), path)
+        api.predict(str(path), str(data_path("vote.arff")), proba=True)
+    api.predict(api.fit("knn", iris), iris, proba=True)
+    api.cluster("iekm", iris, k=3, params={"n_estimators": 5}, seed=1)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    main(sys.argv[1])
