@@ -134,7 +134,7 @@ def _assert_all_gone(pid: int, family: dict, shm: set, seconds: float) -> None:
 @pytest.mark.slow  # kills a parallel compare process and waits for its workers
 @linux_only
 def test_killed_compare_leaves_no_worker_and_nothing_in_dev_shm():
-    args = ["compare", "knn", "c45", "--data", str(SAMPLES), "--cv", "5", "--repeats", "40",
+    args = ["compare", "knn", "c45", "--data", str(SAMPLES), "--cv", "5", "--repeats", "300",
             "--n-jobs", "2"]
     _assert_all_gone(*_kill_mid_run(args, cpu_seconds=1.5))
 
