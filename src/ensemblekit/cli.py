@@ -19,6 +19,7 @@ from pathlib import Path
 import typer
 
 from ensemblekit import __version__, api, registry
+from ensemblekit import cli_options as opt
 from ensemblekit.api import UsageError
 from ensemblekit.cli_io import check_destination as _check_destination
 from ensemblekit.cli_io import emit as _emit
@@ -117,57 +118,9 @@ def _print(renderables) -> None:
             console.print(renderable)
 
 
-# --------------------------------------------------------------------------- options
-_TARGET = typer.Option(None, "--target", "-c", help="Class attribute (default: the last one).")
-_SET = typer.Option([], "--set", "-s", help="Algorithm parameter key=value (repeatable).")
-_SEED = typer.Option(1, "--seed", help="Random seed: same seed, same output.", min=0, max=2**31 - 1)
-_IGNORE = typer.Option([], "--ignore", help="Attribute to drop before anything else (repeatable).")
-
-
-def _input_format(value: str | None) -> str | None:
-    """``--input-format``: arff or csv (any case), checked while the options are parsed."""
-    if value is None:
-        return None
-    if value.lower() not in ("arff", "csv"):
-        raise typer.BadParameter(f"must be arff or csv, got {value!r}")
-    return value.lower()
-
-
-_INPUT_FORMAT = typer.Option(None, "--input-format", callback=_input_format,
-                             help="Input format: arff or csv (default: by file extension, "
-                             "sniffed for '-').")
-
-
-def _decimal(value: str | None) -> str | None:
-    """``--decimal``: the CSV decimal mark, '.' or ','."""
-    if value is not None and value not in (".", ","):
-        raise typer.BadParameter(f"must be '.' or ',', got {value!r}")
-    return value
-
-
-_DECIMAL = typer.Option(None, "--decimal", callback=_decimal,
-                        help="CSV decimal mark: '.' or ',' (default: '.', and ',' for the columns "
-                        "of a ';'-separated file written like 5,1).")
-_MISSING_VALUES = typer.Option([], "--missing-values", metavar="TOKEN",
-                               help="CSV cell value read as missing (repeatable), besides the "
-                               "empty field, ?, NA, N/A, n/a, NaN, null, None and -.")
-_HEADER = typer.Option(None, "--header/--no-header",
-                       help="CSV: the first row names the columns, or is data (columns "
-                       "att1..attN). Default: data when its values fit the rows below.")
-
-
 def _reading(decimal: str | None, missing_values: list[str], header: bool | None):
     """How the command reads data files; the reader's notes go to stderr."""
     return api.reading(decimal=decimal, missing_values=missing_values, header=header, notify=_note)
-_CV = typer.Option(None, "--cv", help="Folds of CV, stratified for classifiers (default 10).")
-_REPEATS = typer.Option(None, "--repeats", help="CV repeats (default 10).")
-_RUNS = typer.Option(None, "--runs", help="Clustering runs (default 30).")
-_METRIC = typer.Option([], "--metric", "-m", help="Metric (repeatable; compare's default: accuracy; "
-                       "nmi and purity for clustering; correlation and rmse for regression; "
-                       "evaluate's: every measure of the task). README: 'Protocols and metrics'.")
-_JSON_FORMAT = typer.Option(None, "--format", help="json for scripts.")
-_NJOBS = typer.Option(1, "--n-jobs", "-j", help="Parallel workers (joblib): -1 = all cores, -2 = all "
-                      "but one, ...; at most 4 per core. Killing the command ends its workers.")
 
 
 # --------------------------------------------------------------------------- commands
@@ -176,7 +129,7 @@ def algorithms(
     name: str | None = typer.Argument(None, metavar="NAME",
                                       help="One algorithm: list its parameters with type, default, "
                                       "range and help."),
-    format_: str | None = _JSON_FORMAT,
+    format_: str | None = opt.JSON_FORMAT,
 ):
     """List every algorithm with its task, parameters, defaults and preprocessing,
     or one algorithm's parameters in full (NAME)."""
@@ -202,13 +155,13 @@ def algorithms(
 @app.command()
 def info(
     data: str = typer.Argument(..., help="ARFF or CSV file, or '-' for stdin."),
-    target: str | None = _TARGET,
-    ignore: list[str] = _IGNORE,
-    input_format: str | None = _INPUT_FORMAT,
-    decimal: str | None = _DECIMAL,
-    missing_values: list[str] = _MISSING_VALUES,
-    header: bool | None = _HEADER,
-    format_: str | None = _JSON_FORMAT,
+    target: str | None = opt.TARGET,
+    ignore: list[str] = opt.IGNORE,
+    input_format: str | None = opt.INPUT_FORMAT,
+    decimal: str | None = opt.DECIMAL,
+    missing_values: list[str] = opt.MISSING_VALUES,
+    header: bool | None = opt.HEADER,
+    format_: str | None = opt.JSON_FORMAT,
 ):
     """Print a file's schema: attributes, types, classes and their counts, missing values."""
     from ensemblekit.report import schema_tables
@@ -229,18 +182,18 @@ def fit(
     algo: str = typer.Argument(..., help="Registry name (see 'ensemblekit algorithms')."),
     data: str = typer.Argument(..., help="Training file, or '-' for stdin."),
     output: Path = typer.Option(..., "--output", "-o", help="Model file to write."),
-    target: str | None = _TARGET,
-    settings: list[str] = _SET,
-    seed: int = _SEED,
+    target: str | None = opt.TARGET,
+    settings: list[str] = opt.SET,
+    seed: int = opt.SEED,
     n_clusters: int | None = typer.Option(
         None, "-k", help="Clusters (clustering algorithms; default: number of classes)."),
     no_class: bool = typer.Option(False, "--no-class", help="Every attribute is a feature "
                                   "(clustering)."),
-    ignore: list[str] = _IGNORE,
-    input_format: str | None = _INPUT_FORMAT,
-    decimal: str | None = _DECIMAL,
-    missing_values: list[str] = _MISSING_VALUES,
-    header: bool | None = _HEADER,
+    ignore: list[str] = opt.IGNORE,
+    input_format: str | None = opt.INPUT_FORMAT,
+    decimal: str | None = opt.DECIMAL,
+    missing_values: list[str] = opt.MISSING_VALUES,
+    header: bool | None = opt.HEADER,
 ):
     """Fit an algorithm to a file and save the model."""
     with _user_errors(), _reading(decimal, missing_values, header):
@@ -261,10 +214,10 @@ def predict(
     proba: bool = typer.Option(False, "--proba", help="Add one probability column per class."),
     format_: str = typer.Option("csv", "--format", help="csv, tsv, json, jsonl or arff."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
-    input_format: str | None = _INPUT_FORMAT,
-    decimal: str | None = _DECIMAL,
-    missing_values: list[str] = _MISSING_VALUES,
-    header: bool | None = _HEADER,
+    input_format: str | None = opt.INPUT_FORMAT,
+    decimal: str | None = opt.DECIMAL,
+    missing_values: list[str] = opt.MISSING_VALUES,
+    header: bool | None = opt.HEADER,
     n_jobs: int | None = typer.Option(
         None, "--n-jobs", "-j", help="Processes for models that predict rows in parallel (lazy "
         "ensembles, knn); -1 = all cores. The output does not depend on it."),
@@ -297,9 +250,9 @@ def cluster(
     n_clusters: str | None = typer.Option(
         None, "-k", help="Clusters (default: number of classes), or a range A:B to print the "
         "internal indices for every k from A to B and mark the best k of each."),
-    target: str | None = _TARGET,
-    settings: list[str] = _SET,
-    seed: int = _SEED,
+    target: str | None = opt.TARGET,
+    settings: list[str] = opt.SET,
+    seed: int = opt.SEED,
     labels_out: Path | None = typer.Option(None, "--labels-out", help="Write row,cluster CSV here."),
     save: Path | None = typer.Option(None, "--save", help="Also save the fitted model here."),
     members: Path | None = typer.Option(
@@ -315,12 +268,12 @@ def cluster(
         "a header 'row,1,2,...,n', then one line 'i,S_i1,...,S_in' per instance i (1-based, "
         "file order), values as Python repr floats."),
     no_class: bool = typer.Option(False, "--no-class", help="The file has no class attribute."),
-    ignore: list[str] = _IGNORE,
-    input_format: str | None = _INPUT_FORMAT,
-    decimal: str | None = _DECIMAL,
-    missing_values: list[str] = _MISSING_VALUES,
-    header: bool | None = _HEADER,
-    format_: str | None = _JSON_FORMAT,
+    ignore: list[str] = opt.IGNORE,
+    input_format: str | None = opt.INPUT_FORMAT,
+    decimal: str | None = opt.DECIMAL,
+    missing_values: list[str] = opt.MISSING_VALUES,
+    header: bool | None = opt.HEADER,
+    format_: str | None = opt.JSON_FORMAT,
 ):
     """Cluster a file; print the prototypes, the internal validity indices and, when it has a
     class, the external ones (NMI, purity, ARI, Rand, Jaccard, FM, Wallace)."""
@@ -453,29 +406,24 @@ def evaluate(
                                              "tested) or a model file (scored on DATA)."),
     data: str = typer.Argument(..., help="ARFF or CSV file, or '-' for stdin (with --test: "
                                          "the training data)."),
-    test: str | None = typer.Option(None, "--test", "-T", help="Train on DATA, test on this file "
-                                                               "(Weka's -T)."),
-    split_percentage: float | None = typer.Option(
-        None, "--split-percentage", help="Train on this percentage of DATA, test on the rest "
-                                         "(shuffled with --seed; Weka's -split-percentage)."),
-    preserve_order: bool = typer.Option(False, "--preserve-order",
-                                        help="Split in file order, not shuffled (Weka's "
-                                             "-preserve-order)."),
-    cv: int | None = _CV,
-    repeats: int | None = _REPEATS,
-    runs: int | None = _RUNS,
-    metric: list[str] = _METRIC,
-    target: str | None = _TARGET,
-    settings: list[str] = _SET,
-    seed: int = _SEED,
-    n_jobs: int = _NJOBS,
-    ignore: list[str] = _IGNORE,
-    input_format: str | None = _INPUT_FORMAT,
-    decimal: str | None = _DECIMAL,
-    missing_values: list[str] = _MISSING_VALUES,
-    header: bool | None = _HEADER,
+    test: str | None = opt.TEST,
+    split_percentage: float | None = opt.SPLIT_PERCENTAGE,
+    preserve_order: bool = opt.PRESERVE_ORDER,
+    cv: int | None = opt.CV,
+    repeats: int | None = opt.REPEATS,
+    runs: int | None = opt.RUNS,
+    metric: list[str] = opt.METRIC,
+    target: str | None = opt.TARGET,
+    settings: list[str] = opt.SET,
+    seed: int = opt.SEED,
+    n_jobs: int = opt.NJOBS,
+    ignore: list[str] = opt.IGNORE,
+    input_format: str | None = opt.INPUT_FORMAT,
+    decimal: str | None = opt.DECIMAL,
+    missing_values: list[str] = opt.MISSING_VALUES,
+    header: bool | None = opt.HEADER,
     output: Path | None = typer.Option(None, "--output", "-o", help="Per-fold scores (.csv/.json)."),
-    format_: str | None = _JSON_FORMAT,
+    format_: str | None = opt.JSON_FORMAT,
 ):
     """Evaluate one algorithm (repeated CV, a test file or a percentage split; clustering:
     seeded runs) or one saved model (test set), with Weka's measures, per-class table and
@@ -524,36 +472,29 @@ def evaluate(
 def compare(
     algos: list[str] = typer.Argument(..., metavar="ALGO...", help="Registry names of one task."),
     data: list[str] = typer.Option(..., "--data", "-d", help="Data file or folder (repeatable)."),
-    cv: int | None = _CV,
-    repeats: int | None = _REPEATS,
-    runs: int | None = _RUNS,
-    metric: list[str] = _METRIC,
-    target: str | None = _TARGET,
-    settings: list[str] = _SET,
-    seed: int = _SEED,
-    n_jobs: int = _NJOBS,
-    ignore: list[str] = _IGNORE,
-    input_format: str | None = _INPUT_FORMAT,
-    decimal: str | None = _DECIMAL,
-    missing_values: list[str] = _MISSING_VALUES,
-    header: bool | None = _HEADER,
+    cv: int | None = opt.CV,
+    repeats: int | None = opt.REPEATS,
+    runs: int | None = opt.RUNS,
+    metric: list[str] = opt.METRIC,
+    target: str | None = opt.TARGET,
+    settings: list[str] = opt.SET,
+    seed: int = opt.SEED,
+    n_jobs: int = opt.NJOBS,
+    ignore: list[str] = opt.IGNORE,
+    input_format: str | None = opt.INPUT_FORMAT,
+    decimal: str | None = opt.DECIMAL,
+    missing_values: list[str] = opt.MISSING_VALUES,
+    header: bool | None = opt.HEADER,
     output: Path | None = typer.Option(None, "--output", "-o",
                                           help="Every per-fold score, long format (.csv or .json)."),
-    format_: str | None = _JSON_FORMAT,
-    baseline: str | None = typer.Option(None, "--baseline", "-b",
-                                           help="Algorithm the others are tested against."),
-    grid: list[str] = typer.Option([], "--grid", help="Parameter grid key=start:stop:step or "
-                                   "key=v1,v2 (repeatable; needs --baseline)."),
-    max_instances: int | None = typer.Option(None, "--max-instances", min=1,
-                                                help="Subsample each data set to at most N rows."),
-    scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address "
-                                            "(tcp://host:8786) to run the units on."),
-    resume: Path | None = typer.Option(None, "--resume", help="JSON-lines journal: finished "
-                                          "units are kept there and not computed again."),
-    plot: Path | None = typer.Option(None, "--plot", help="Critical-difference diagram of 3 or "
-                                        "more algorithms (or heat maps with --grid), one file per "
-                                        "metric: cd.png writes cd-METRIC.png (.png, .svg or .pdf)."),
-    alpha: float = typer.Option(0.05, "--alpha", help="Significance level of the tests."),
+    format_: str | None = opt.JSON_FORMAT,
+    baseline: str | None = opt.BASELINE,
+    grid: list[str] = opt.GRID,
+    max_instances: int | None = opt.MAX_INSTANCES,
+    scheduler: str | None = opt.SCHEDULER,
+    resume: Path | None = opt.RESUME,
+    plot: Path | None = opt.PLOT,
+    alpha: float = opt.ALPHA,
 ):
     """Compare algorithms over data sets under one protocol: tables, ranks, Friedman/Nemenyi."""
     with _user_errors(), _reading(decimal, missing_values, header):

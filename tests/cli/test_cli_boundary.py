@@ -18,7 +18,7 @@ import ensemblekit.cli
 CLI = Path(ensemblekit.cli.__file__)
 ALLOWED_OWN = {"ensemblekit", "ensemblekit.api", "ensemblekit.registry", "ensemblekit.report",
                "ensemblekit.description", "ensemblekit.results", "ensemblekit.writers", "ensemblekit.cli_io",
-               "ensemblekit._imports", "ensemblekit.errors"}
+               "ensemblekit._imports", "ensemblekit.errors", "ensemblekit.cli_options"}
 THIRD_PARTY = {"typer", "rich"}
 
 

@@ -1,0 +1,79 @@
+"""The options that several commands of the command line share (Typer declarations).
+
+Declared once here so that ``cli.py`` stays a thin list of commands: each command
+names the options it takes (``cv: int | None = opt.CV``). Parsing callbacks check a
+value's form only; what a value means is checked by the API.
+"""
+
+from __future__ import annotations
+
+import typer
+
+TARGET = typer.Option(None, "--target", "-c", help="Class attribute (default: the last one).")
+SET = typer.Option([], "--set", "-s", help="Algorithm parameter key=value (repeatable).")
+SEED = typer.Option(1, "--seed", help="Random seed: same seed, same output.", min=0, max=2**31 - 1)
+IGNORE = typer.Option([], "--ignore", help="Attribute to drop before anything else (repeatable).")
+
+
+def _input_format(value: str | None) -> str | None:
+    """``--input-format``: arff or csv (any case), checked while the options are parsed."""
+    if value is None:
+        return None
+    if value.lower() not in ("arff", "csv"):
+        raise typer.BadParameter(f"must be arff or csv, got {value!r}")
+    return value.lower()
+
+
+INPUT_FORMAT = typer.Option(None, "--input-format", callback=_input_format,
+                             help="Input format: arff or csv (default: by file extension, "
+                             "sniffed for '-').")
+
+
+def _decimal(value: str | None) -> str | None:
+    """``--decimal``: the CSV decimal mark, '.' or ','."""
+    if value is not None and value not in (".", ","):
+        raise typer.BadParameter(f"must be '.' or ',', got {value!r}")
+    return value
+
+
+DECIMAL = typer.Option(None, "--decimal", callback=_decimal,
+                        help="CSV decimal mark: '.' or ',' (default: '.', and ',' for the columns "
+                        "of a ';'-separated file written like 5,1).")
+MISSING_VALUES = typer.Option([], "--missing-values", metavar="TOKEN",
+                               help="CSV cell value read as missing (repeatable), besides the "
+                               "empty field, ?, NA, N/A, n/a, NaN, null, None and -.")
+HEADER = typer.Option(None, "--header/--no-header",
+                       help="CSV: the first row names the columns, or is data (columns "
+                       "att1..attN). Default: data when its values fit the rows below.")
+
+
+CV = typer.Option(None, "--cv", help="Folds of CV, stratified for classifiers (default 10).")
+REPEATS = typer.Option(None, "--repeats", help="CV repeats (default 10).")
+RUNS = typer.Option(None, "--runs", help="Clustering runs (default 30).")
+METRIC = typer.Option([], "--metric", "-m", help="Metric (repeatable; compare's default: accuracy; "
+                       "nmi and purity for clustering; correlation and rmse for regression; "
+                       "evaluate's: every measure of the task). README: 'Protocols and metrics'.")
+JSON_FORMAT = typer.Option(None, "--format", help="json for scripts.")
+NJOBS = typer.Option(1, "--n-jobs", "-j", help="Parallel workers (joblib): -1 = all cores, -2 = all "
+                      "but one, ...; at most 4 per core. Killing the command ends its workers.")
+
+# evaluate's one split, and compare's own
+TEST = typer.Option(None, "--test", "-T", help="Train on DATA, test on this file (Weka's -T).")
+SPLIT_PERCENTAGE = typer.Option(None, "--split-percentage",
+                                help="Train on this percentage of DATA, test on the rest "
+                                "(shuffled with --seed; Weka's -split-percentage).")
+PRESERVE_ORDER = typer.Option(False, "--preserve-order",
+                              help="Split in file order, not shuffled (Weka's -preserve-order).")
+BASELINE = typer.Option(None, "--baseline", "-b", help="Algorithm the others are tested against.")
+GRID = typer.Option([], "--grid", help="Parameter grid key=start:stop:step or key=v1,v2 "
+                    "(repeatable; needs --baseline).")
+MAX_INSTANCES = typer.Option(None, "--max-instances", min=1,
+                             help="Subsample each data set to at most N rows.")
+SCHEDULER = typer.Option(None, "--scheduler",
+                         help="Dask scheduler address (tcp://host:8786) to run the units on.")
+RESUME = typer.Option(None, "--resume", help="JSON-lines journal: finished units are kept there "
+                      "and not computed again.")
+PLOT = typer.Option(None, "--plot", help="Critical-difference diagram of 3 or more algorithms "
+                    "(or heat maps with --grid), one file per metric: cd.png writes "
+                    "cd-METRIC.png (.png, .svg or .pdf).")
+ALPHA = typer.Option(0.05, "--alpha", help="Significance level of the tests.")
