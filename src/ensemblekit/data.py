@@ -32,6 +32,7 @@ from typing import BinaryIO
 
 from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, known_class, quote_names
 from ensemblekit.errors import InputError
+from ensemblekit.names import did_you_mean
 from ensemblekit.readers.arff import read_arff, write_arff
 from ensemblekit.readers.csv import MISSING_VALUES, read_csv
 from ensemblekit.readers.table import TableCoder
@@ -293,8 +294,9 @@ def _load(source, *, target, fmt, schema, ignore, allow_string, no_class, stdin,
             names = [c.name for c in columns]
             unknown = [g for g in ignore if g not in names]
             if unknown:
-                problem = DataError(f"cannot ignore {quote_names(unknown)}: no such attribute; "
-                                    f"attributes are: {quote_names(names, 50)}", src)
+                problem = DataError(f"cannot ignore {quote_names(unknown)}: no such attribute"
+                                    f"{did_you_mean(unknown[0], names)}; attributes are: "
+                                    f"{quote_names(names, 50)}", src)
             else:
                 keep = [k for k, c in enumerate(columns) if c.name not in set(ignore)]
                 if not keep:

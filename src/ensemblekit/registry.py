@@ -22,6 +22,7 @@ from typing import Any
 
 from ensemblekit.constraints import Constraint, InvalidParameterError
 from ensemblekit.errors import ColumnError, InputError
+from ensemblekit.names import did_you_mean, resolve
 
 CLASSIFICATION = "classification"
 CLUSTERING = "clustering"
@@ -377,9 +378,8 @@ class AlgorithmSpec:
         for key, text in (settings or {}).items():
             if key not in by_name:
                 valid = ", ".join(self.param_names) or "(none)"
-                raise ParameterError(
-                    f"unknown parameter {key!r} for {self.name}; valid keys: {valid}"
-                )
+                raise ParameterError(f"unknown parameter {key!r} for {self.name}"
+                                     f"{did_you_mean(key, self.param_names)}; valid keys: {valid}")
             values[key] = by_name[key].parse(text)
         return values
 
@@ -740,16 +740,14 @@ class UnknownAlgorithmError(InputError, KeyError):
 
 
 def canonical_name(name: str) -> str:
-    """The entry name behind ``name``: itself, or the entry it is an alias of.
-
-    A name that is neither an entry nor an alias is returned unchanged.
+    """The entry name behind ``name``: itself, the entry it is an alias of, or the entry of the
+    one name or alias it equals but for case (``J48`` is c45). Any other name comes back as is.
     """
     if name in ALGORITHMS:
         return name
-    for spec in ALGORITHMS.values():
-        if name in spec.aliases:
-            return spec.name
-    return name
+    entries = {n: n for n in ALGORITHMS} | {a: s.name for s in ALGORITHMS.values() for a in s.aliases}
+    found = resolve(name, entries)
+    return name if found is None else entries[found]
 
 
 def is_registered(name: str) -> bool:
@@ -763,15 +761,15 @@ def get(name: str) -> AlgorithmSpec:
     Raises
     ------
     UnknownAlgorithmError
-        If ``name`` is not registered; the message lists the registered names
-        and aliases.
+        If ``name`` is not registered; the message names the closest registered name
+        ("did you mean", :func:`ensemblekit.names.suggest`) and lists them all, aliases too.
     """
     try:
         return ALGORITHMS[canonical_name(name)]
     except KeyError:
-        names = set(ALGORITHMS).union(*(spec.aliases for spec in ALGORITHMS.values()))
-        known = ", ".join(sorted(names))
-        raise UnknownAlgorithmError(f"unknown algorithm {name!r}; known: {known}") from None
+        names = sorted(set(ALGORITHMS).union(*(spec.aliases for spec in ALGORITHMS.values())))
+        raise UnknownAlgorithmError(f"unknown algorithm {name!r}{did_you_mean(name, names)}; "
+                                    f"known: {', '.join(names)}") from None
 
 
 def make_estimator(name: str, schema, params: dict[str, Any] | None = None,

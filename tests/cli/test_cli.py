@@ -623,3 +623,23 @@ def test_compare_skips_an_algorithm_whose_package_is_missing(monkeypatch):
     assert "hgpa" not in result.stdout
     alone = run("compare", "hgpa", "--data", IRIS, "--runs", "2")
     assert alone.exit_code == 2 and "needs the no_such_module_ek package" in alone.stderr
+
+
+def test_names_ignore_case_and_typos_get_a_suggestion(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    typo = run("compare", "c4.5", "knn", "--data", IRIS)
+    assert typo.exit_code == 2
+    assert "unknown algorithm 'c4.5' (did you mean 'c45'?)" in typo.stderr
+    assert len(typo.stderr.strip().splitlines()) == 1
+    # J48 is j48 is c45; CLASS is the attribute class: the same model files, byte for byte
+    assert run("fit", "J48", IRIS, "-o", "upper.ekm", "--target", "CLASS").exit_code == 0
+    assert run("fit", "c45", IRIS, "-o", "lower.ekm", "--target", "class").exit_code == 0
+    assert (tmp_path / "upper.ekm").read_bytes() == (tmp_path / "lower.ekm").read_bytes()
+    wrong = run("fit", "c45", IRIS, "-o", "x.ekm", "--target", "clas")
+    assert wrong.exit_code == 2
+    assert "no attribute named 'clas' to use as the class (did you mean 'class'?)" in wrong.stderr
+    # a name that matches two attributes but for case is ambiguous: refused, not guessed
+    (tmp_path / "two.csv").write_text("Name,NAME,y\n1,2,a\n3,4,b\n5,6,a\n7,8,b\n")
+    ambiguous = run("fit", "c45", "two.csv", "-o", "x.ekm", "--target", "name")
+    assert ambiguous.exit_code == 2 and "no attribute named 'name'" in ambiguous.stderr
+    assert not (tmp_path / "x.ekm").exists()

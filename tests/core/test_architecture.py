@@ -33,6 +33,7 @@ PACKAGE = Path(ensemblekit.__file__).resolve().parent
 #: rank -> module prefixes (a module takes the rank of its longest matching prefix).
 LAYERS = {
     0: ("ensemblekit", "ensemblekit.errors", "ensemblekit.safejson", "ensemblekit.atomic",
+        "ensemblekit.names",
         "ensemblekit.fifo", "ensemblekit._imports", "ensemblekit._workers"),
     1: ("ensemblekit.constraints", "ensemblekit.class_domain", "ensemblekit.dataset",
         "ensemblekit.readers", "ensemblekit.data", "ensemblekit.streaming", "ensemblekit.scores",

@@ -59,7 +59,26 @@ def test_none_is_accepted_only_where_declared():
 def test_unknown_algorithm_lists_known_names():
     with pytest.raises(registry.UnknownAlgorithmError,
                        match="unknown algorithm 'kmedoids'; known: bagged-k2, bagging, c45"):
-        registry.get("kmedoids")
+        registry.get("kmedoids")  # nothing close enough (difflib ratio 0.57): no hint
+    with pytest.raises(registry.UnknownAlgorithmError,
+                       match=r"unknown algorithm 'kmean' \(did you mean 'kmeans'\?\); known: "
+                             "bagged-k2, bagging, c45"):
+        registry.get("kmean")
+
+
+def test_algorithm_names_ignore_case_and_suggest_the_closest():
+    assert registry.canonical_name("J48") == "c45"
+    assert registry.canonical_name("KNN") == "knn"
+    assert registry.get("Lazy-Bagging").name == "lazy-bagging"
+    assert registry.canonical_name("c4.5") == "c4.5"  # not a name: left for get() to refuse
+    with pytest.raises(registry.UnknownAlgorithmError, match=r"'c4\.5' \(did you mean 'c45'\?\)"):
+        registry.get("c4.5")
+
+
+def test_unknown_parameter_suggests_the_closest_key():
+    with pytest.raises(ParameterError, match=r"unknown parameter 'min_sample_leaf' for c45 "
+                                             r"\(did you mean 'min_samples_leaf'\?\); valid keys"):
+        registry.get("c45").resolve({"min_sample_leaf": "3"})
 
 
 def test_parse_settings():

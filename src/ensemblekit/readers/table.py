@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, quote_input, quote_names
+from ensemblekit.names import did_you_mean, resolve
 from ensemblekit.readers.bounds import NOMINAL_TOTAL, NOMINAL_VALUES
 
 __all__ = ["Column", "Table", "TableCoder", "conform_to_schema"]
@@ -212,10 +213,11 @@ class TableCoder:
             class_index = len(columns) - 1
         else:
             names = [c.name for c in columns]
-            class_index = names.index(target) if target in names else None
+            found = resolve(target, names)  # "Species" finds species when only one matches
+            class_index = None if found is None else names.index(found)
             if class_index is None:
-                what = (f"no attribute named {target!r} to use as the class; "
-                        f"attributes are: {quote_names(names, 50)}")
+                what = (f"no attribute named {target!r} to use as the class"
+                        f"{did_you_mean(target, names)}; attributes are: {quote_names(names, 50)}")
                 coder.errors.append(((1, len(columns)), DataError(what, src)))
         coder.class_index = class_index
         j = 0
