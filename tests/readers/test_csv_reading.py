@@ -124,7 +124,7 @@ def _column(values: list[str]) -> str:
 
 
 @pytest.mark.parametrize("token", ["", "?", "NA", "na", "N/A", "n/a", "NaN", "nan", "null", "None",
-                                   "-"])
+                                   "-", "NULL", "#N/A", "#N/A N/A", "#NA", "<NA>"])
 def test_missing_tokens_are_missing_silently(tmp_path, token):
     values = [str(i) for i in range(10)]
     values[3] = token
@@ -375,3 +375,4 @@ def test_latin1_fallback_note(tmp_path, cli):
     assert notes == [f"note: {path}: not UTF-8 (byte 0xfc on line 2), so it is read as Latin-1"]
     result = cli("info", path)
     assert result.exit_code == 0 and result.stderr.startswith("note: ")
+

@@ -60,6 +60,16 @@ def test_plain_blocks_take_the_fast_path(tmp_path, fast_engine):
     assert slow["lines"][0] == 2 and np.isnan(slow["X"][3, 0])
 
 
+def test_pandas_missing_tokens_read_alike_by_both_engines(tmp_path, fast_engine):
+    rows = _rows(5000).splitlines()
+    tokens = ["NULL", "#N/A", "<NA>", "#NA", "nan"]
+    for i in range(3, len(rows), 11):  # the first column's cell becomes a missing token
+        rows[i] = tokens[i % len(tokens)] + rows[i][rows[i].index(","):]
+    slow, made = _both(tmp_path, fast_engine, HEAD + "\n".join(rows) + "\n")
+    assert any(made)
+    assert np.isnan(slow["X"][3::11, 0]).all()
+
+
 def test_tab_delimited(tmp_path, fast_engine):
     _, made = _both(tmp_path, fast_engine, HEAD.replace(",", "\t") + _rows(3000, "\t"),
                     name="t.tsv")

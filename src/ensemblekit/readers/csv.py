@@ -29,9 +29,10 @@ __all__ = ["MISSING_VALUES", "ColumnScan", "CsvLayout", "CsvScan", "check_fields
            "read_csv", "stripped", "with_delimiter"]
 
 #: Cell values of a CSV file read as missing: the empty field, Weka's '?', and the
-#: tokens spreadsheets, R and pandas write (NA and NaN in any case).
+#: tokens spreadsheets, databases, R and pandas write (NA and NaN in any case; Excel's
+#: #N/A, SQL's NULL and pandas' <NA>, as in the default ``na_values`` of pandas.read_csv).
 MISSING_VALUES = frozenset(
-    {"?", "", "N/A", "n/a", "null", "None", "-"}
+    {"?", "", "N/A", "n/a", "null", "NULL", "None", "-", "#N/A", "#N/A N/A", "#NA", "<NA>"}
     | {a + b for a in "nN" for b in "aA"}
     | {a + b + c for a in "nN" for b in "aA" for c in "nN"}
 )
