@@ -643,3 +643,16 @@ def test_names_ignore_case_and_typos_get_a_suggestion(tmp_path, monkeypatch):
     ambiguous = run("fit", "c45", "two.csv", "-o", "x.ekm", "--target", "name")
     assert ambiguous.exit_code == 2 and "no attribute named 'name'" in ambiguous.stderr
     assert not (tmp_path / "x.ekm").exists()
+
+
+def test_a_declared_question_mark_value_prints_as_question_mark(tmp_path):
+    rows = ["MALE,1,a", "FEMALE,2,b", "?,3,a", "MALE,4,b", "FEMALE,5,a", "MALE,6,b"] * 2
+    (tmp_path / "q.arff").write_text("@relation t\n@attribute sex {MALE,FEMALE,?}\n"
+                                     "@attribute x numeric\n@attribute class {a,b}\n@data\n"
+                                     + "\n".join(rows) + "\n")
+    model = str(tmp_path / "q.ekm")
+    fitted = run("fit", "c45", str(tmp_path / "q.arff"), "-o", model, "--set", "unpruned=true",
+                 "--set", "min_samples_leaf=1")
+    assert fitted.exit_code == 0, fitted.stderr
+    shown = run("show", model).stdout
+    assert "sex = ?: " in shown and "None" not in shown

@@ -729,3 +729,23 @@ def test_quote_helpers_keep_messages_on_one_line():
     assert quote_input("a\nb") == "'a\\nb'"
     assert quote_input("x" * 100) == repr("x" * 57 + "...")
     assert quote_names(["a", "b", "c"], limit=2) == "'a', 'b', ... (1 more)"
+
+
+def test_a_declared_question_mark_is_a_value_named_question_mark(tmp_path):
+    """Weka keeps ``?`` in a value list as a value of that name (scikit-learn's OpenML
+    penguins file declares ``sex {MALE,FEMALE,?}``); a ``?`` in the data stays missing."""
+    text = ("@relation t\n@attribute sex {MALE,FEMALE,?}\n@attribute class {a,b}\n@data\n"
+            "MALE,a\n?,b\nFEMALE,a\n")
+    path = tmp_path / "q.arff"
+    path.write_text(text)
+    ds = load_dataset(path)
+    assert ds.schema.attributes[0].values == ("MALE", "FEMALE", "?")
+    np.testing.assert_array_equal(ds.X[:, 0], [0.0, np.nan, 1.0])
+    out = io.StringIO()  # written back, the value is quoted so that it reads back the same
+    write_arff(out, "t", ds.schema.attributes, [["?", "a"]])
+    assert "{MALE,FEMALE,'?'}" in out.getvalue()
+    again = tmp_path / "again.arff"
+    again.write_text(out.getvalue())
+    back = load_dataset(again)
+    assert back.schema.attributes[0].values == ("MALE", "FEMALE", "?")
+    assert back.X[0, 0] == 2.0  # the quoted value, not a missing one

@@ -208,7 +208,9 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[Column], i
         per_attribute, total, value_limit = NOMINAL_VALUES.limit(), 0, VALUE_CHARS.limit()
         for (i, spec), (_, values) in zip(nominal_specs.items(), parsed):
             col = by_line[i + 1]
-            values = tuple(values)
+            # liac-arff reads a declared ? as None; Weka keeps it as a value named "?" (a ? in
+            # the data stays a missing value either way)
+            values = tuple("?" if v is None else v for v in values)
             if len(values) > per_attribute:
                 raise DataError(NOMINAL_VALUES.exceeded(f"attribute {col.name!r} declares"), src,
                                 i + 1)
