@@ -52,7 +52,9 @@ REPEATS = typer.Option(None, "--repeats", help="CV repeats (default 10).")
 RUNS = typer.Option(None, "--runs", help="Clustering runs (default 30).")
 METRIC = typer.Option([], "--metric", "-m", help="Metric (repeatable; compare's default: accuracy; "
                        "nmi and purity for clustering; correlation and rmse for regression; "
-                       "evaluate's: every measure of the task). README: 'Protocols and metrics'.")
+                       "evaluate's: every measure of the task). fit-seconds, predict-seconds and "
+                       "model-size measure the run (lower is better); times are measured, so "
+                       "they differ from run to run. README: 'Protocols and metrics'.")
 JSON_FORMAT = typer.Option(None, "--format", help="json for scripts.")
 NJOBS = typer.Option(1, "--n-jobs", "-j", help="Parallel workers (joblib): -1 = all cores, -2 = all "
                       "but one, ...; at most 4 per core. Killing the command ends its workers.")

@@ -12,6 +12,14 @@ one entry; :data:`DEFAULT_METRICS` and :data:`REPORT_METRICS` say what
 they need from a fitted model (probabilities, the clustered space) and computes
 them; the experiment runner, ``evaluate`` and ``cluster`` all call it.
 
+Three measures judge the run rather than the predictions (Weka's Experimenter
+records them beside the scores): ``fit-seconds`` and ``predict-seconds``, the wall
+time of fitting the estimator and of predicting the test rows, and ``model-size``,
+read from the fitted model's own ``model_size()`` (declared by each model class that
+has a natural size, beside its code; :func:`refuse_unmeasured` refuses the others).
+The times are measured, so they are the one part of a run that its seed does not
+fix: they are excluded from the byte-identical guarantees.
+
 scikit-learn is imported inside the functions that use it, so importing this
 module stays cheap.
 """
@@ -19,6 +27,7 @@ module stays cheap.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -78,7 +87,10 @@ __all__ = [
     "EXTERNAL_INDICES",
     "INTERNAL_INDICES",
     "UnknownMetricError",
+    "MEASURES",
     "metric_spec",
+    "refuse_unmeasured",
+    "model_size",
     "default_metrics",
     "Scored",
     "model_predictions",
@@ -89,6 +101,7 @@ __all__ = [
 
 _C, _R, _K = "classification", "regression", "clustering"
 _BOTH = (_C, _R)
+_ALL = (_C, _R, _K)
 
 
 class UnknownMetricError(InputError):
@@ -149,7 +162,7 @@ class Metric:
     internal : bool, default=False
         True for an internal clustering index, which needs the data and not
         the classes.
-    inputs : {"labels", "outcome"}, default="labels"
+    inputs : {"labels", "outcome", "model", "time"}, default="labels"
         What ``func`` takes (see ``func``).
     needs_prior : bool, default=False
         True for the relative errors, which need the training set's class
@@ -163,6 +176,13 @@ class Metric:
         leave the score undefined (NaN: a ROC area of a fold holding one class)
         or infinite (a relative error of a constant target), or when the data's
         extremes can overflow it.
+    integer : bool, default=False
+        True when every fold's value is a whole number (a count, such as the
+        model size).
+    requires : str, default=""
+        The method a fitted model must declare for the measure to exist
+        (``"model_size"``); empty when every model has it. See
+        :func:`refuse_unmeasured`.
     """
 
     name: str
@@ -175,6 +195,8 @@ class Metric:
     needs_prior: bool = False
     value_range: tuple[float, float] = (-math.inf, math.inf)
     finite: bool = False
+    integer: bool = False
+    requires: str = ""
 
     def applies_to(self, task: str) -> bool:
         """Whether the score judges predictions of ``task``."""
@@ -202,6 +224,8 @@ class Metric:
         """
         if self.internal:
             raise TypeError(f"{self.name} is an internal index: call score(labels, X=...)")
+        if self.inputs in ("model", "time"):
+            raise TypeError(f"{self.name} measures the run: call score_model")
         if self.inputs != "labels":
             raise TypeError(f"{self.name} needs class probabilities: call score(predicted, "
                             "truth=..., proba=..., prior=...)")
@@ -229,7 +253,12 @@ class Metric:
         ------
         ValueError
             If the input the score needs is missing, or from the score itself.
+        TypeError
+            For a measure of the run (``inputs`` "model" or "time"), which
+            :func:`score_model` computes.
         """
+        if self.inputs in ("model", "time"):
+            raise TypeError(f"{self.name} measures the run: call score_model")
         if self.internal:
             if X is None:
                 raise InputError(f"{self.name} is an internal index and needs the data X")
@@ -250,9 +279,10 @@ class Metric:
 
         A finite value must lie in :attr:`value_range`, give or take a rounding
         error (a relative ``1e-9`` of the end, at least ``1e-9``): a correlation
-        or an NMI computed in floating point may land an ulp past 1. NaN and an
-        infinite value are accepted only when the score is not :attr:`finite`,
-        an infinite one only at an infinite end of the range.
+        or an NMI computed in floating point may land an ulp past 1; and be a
+        whole number when the score is an :attr:`integer`. NaN and an infinite
+        value are accepted only when the score is not :attr:`finite`, an
+        infinite one only at an infinite end of the range.
 
         Parameters
         ----------
@@ -272,6 +302,8 @@ class Metric:
                 return None
         slack = _ROUNDING * max(1.0, abs(low) if math.isfinite(low) else 0.0,
                                 abs(high) if math.isfinite(high) else 0.0)
+        if self.integer and math.isfinite(value) and value != math.floor(value):
+            return f"{self.name} is {value!r}, not a whole number"
         if low - slack <= value <= high + slack:
             return None
         return f"{self.name} is {value!r}, outside its range {_interval(low, high)}"
@@ -327,6 +359,54 @@ def _of_probabilities(func: Callable) -> Callable[[Outcome], float]:
 
     score.__name__ = func.__name__
     return score
+
+
+def model_size(model) -> int:
+    """The size of a fitted model, as its class declares it.
+
+    The size is what Weka's Experimenter records as the model's measure of
+    complexity: a tree's node count (J48's "Size of the tree"), a Bayesian
+    network's arcs, the rules a rule ensemble uses, a clusterer's prototypes, the
+    instances a lazy learner stores. Each model class that has one says which,
+    in its own ``model_size()`` method.
+
+    Parameters
+    ----------
+    model : fitted estimator or pipeline
+        A pipeline's last step is the estimator asked.
+
+    Returns
+    -------
+    int
+        At least 0.
+
+    Raises
+    ------
+    InputError
+        If the estimator declares no ``model_size()``.
+    """
+    steps = getattr(model, "steps", None)
+    estimator = steps[-1][1] if steps else model
+    size = getattr(estimator, "model_size", None)
+    if size is None:
+        raise InputError(f"model-size: a {type(estimator).__name__} model has no natural size "
+                         "(it declares no model_size())")
+    return int(size())
+
+
+def _seconds(stage: str) -> Callable[[dict], float]:
+    """A time measured while a run fits (``stage="fit"``) or predicts: read from the
+    ``{stage: seconds}`` that :func:`score_model` gathers."""
+
+    def seconds(measured: dict) -> float:
+        value = measured.get(stage)
+        if value is None:
+            raise InputError(f"{stage}-seconds: no {stage} is timed here (compare and evaluate "
+                             "time each fold's or run's fit, and its prediction)")
+        return float(value)
+
+    seconds.__name__ = f"{stage}_seconds"
+    return seconds
 
 
 def _of_labels(figure: Callable, average: str | None = None) -> Callable[..., float]:
@@ -399,6 +479,18 @@ METRICS: dict[str, Metric] = {
                    _BOTH, False, "RRSE %", inputs="outcome", needs_prior=True,
                    value_range=_NON_NEGATIVE),
     "r2": Metric("r2", r2, _R, True, "R²", value_range=(-math.inf, 1.0)),
+    # measures of the run (Weka's Experimenter records them): lower is better. The times are
+    # wall-clock seconds, the one part of a run its seed does not fix, so they are left out of
+    # the byte-identical guarantees; a clustering run fits and labels in one step, timed as
+    # its fit.
+    "fit-seconds": Metric("fit-seconds", _seconds("fit"), _ALL, False, "Fit seconds",
+                          inputs="time", value_range=_NON_NEGATIVE, finite=True),
+    "predict-seconds": Metric("predict-seconds", _seconds("predict"), _BOTH, False,
+                              "Predict seconds", inputs="time", value_range=_NON_NEGATIVE,
+                              finite=True),
+    "model-size": Metric("model-size", model_size, _ALL, False, "Model size", inputs="model",
+                         value_range=_NON_NEGATIVE, finite=True, integer=True,
+                         requires="model_size"),
 }
 """Metric name -> :class:`Metric`, in the order reports list them."""
 
@@ -418,6 +510,9 @@ REPORT_METRICS = {
          "rrse"),
     _R: ("correlation", "mae", "rmse", "rae", "rrse"),
 }
+
+#: Names of the measures of the run rather than of its predictions (times, model size).
+MEASURES = tuple(m.name for m in METRICS.values() if m.inputs in ("model", "time"))
 
 #: Names of the external clustering indices (they compare with the classes), in report order.
 EXTERNAL_INDICES = tuple(m.name for m in METRICS.values() if m.task == _K and not m.internal)
@@ -448,6 +543,41 @@ def metric_spec(name: str) -> Metric:
     except (KeyError, TypeError):
         raise UnknownMetricError(f"unknown metric {name!r}; known: {', '.join(sorted(METRICS))}"
                                  ) from None
+
+
+def refuse_unmeasured(metrics: Sequence[str], algorithms: Sequence) -> None:
+    """Refuse a measure that the model of some algorithm does not declare.
+
+    A measure read from the fitted model (``model-size``) exists for the
+    algorithms whose model class has the method it :attr:`Metric.requires`
+    (``model_size``); this is learnt from the class itself, so an algorithm
+    gains the measure by declaring it beside its code.
+
+    Parameters
+    ----------
+    metrics : sequence of str
+        Keys of :data:`METRICS`.
+    algorithms : sequence of ensemblekit.registry.AlgorithmSpec
+        Registry entries; their ``model_class()`` is imported.
+
+    Raises
+    ------
+    UnknownMetricError
+        An unknown metric name.
+    InputError
+        If an algorithm's model lacks what a metric requires; the message names
+        the metric and the algorithms.
+    """
+    for name in metrics:
+        spec = metric_spec(name)
+        if not spec.requires:
+            continue
+        lacking = [a.name for a in algorithms if not hasattr(a.model_class(), spec.requires)]
+        if lacking:
+            raise InputError(f"metric {name!r} is not defined for {', '.join(lacking)}: "
+                             f"{'it has' if len(lacking) == 1 else 'they have'} no natural "
+                             f"{spec.display_name.lower()} (the model declares no "
+                             f"{spec.requires}()); leave out the metric or the algorithm")
 
 
 def default_metrics(task: str, *, report: bool = False) -> tuple[str, ...]:
@@ -541,7 +671,7 @@ def model_predictions(model, X, *, task: str, n_classes: int | None = None, prob
 
 def score_model(metrics: Sequence[str], model=None, X=None, *, task: str | None = None,
                 n_classes: int | None = None, truth=None, known=None, predicted=None, proba=None,
-                prior=None, with_proba: bool = False) -> Scored:
+                prior=None, with_proba: bool = False, seconds: dict | None = None) -> Scored:
     """Score a fitted model (or its predictions) on the rows ``X`` for ``metrics``.
 
     What each metric needs is read from its :class:`Metric` entry, here only:
@@ -554,7 +684,12 @@ def score_model(metrics: Sequence[str], model=None, X=None, *, task: str | None 
       probabilities and the relative errors;
     * for an internal clustering index, every row of ``X`` in the space the model
       clustered: ``model[:-1]`` (the pipeline's preprocessing) applied to ``X``, or
-      ``X`` itself when no model is given.
+      ``X`` itself when no model is given;
+    * for the measures of the run: the fitted ``model`` (``model-size``, see
+      :func:`model_size`), the wall time of the fit, which the caller measured
+      (``seconds``), and that of the prediction, measured here when the
+      predictions are made here (the class probabilities too when a metric
+      needs them, as the scores do).
 
     Parameters
     ----------
@@ -584,6 +719,10 @@ def score_model(metrics: Sequence[str], model=None, X=None, *, task: str | None 
     with_proba : bool, default=False
         Predict class probabilities even when no metric needs them (the caller
         keeps them).
+    seconds : dict, optional
+        Times already measured, in seconds: ``{"fit": s}`` (and ``"predict"``
+        when the predictions are given), for ``fit-seconds`` and
+        ``predict-seconds``.
 
     Returns
     -------
@@ -596,15 +735,19 @@ def score_model(metrics: Sequence[str], model=None, X=None, *, task: str | None 
         An unknown metric name.
     ValueError
         Neither predictions nor a model and ``X``; an input a metric needs is
-        missing; or from the scores themselves.
+        missing (a time that was not measured, the model of ``model-size``); or
+        from the scores themselves.
     """
     specs = [metric_spec(name) for name in metrics]
+    measured = dict(seconds or {})
     if predicted is None:
         if model is None or X is None:
             raise ValueError("score_model needs the predictions, or a fitted model and the rows X")
         wants_proba = with_proba or any(spec.needs_proba for spec in specs)
+        start = time.perf_counter()
         predicted, computed = model_predictions(model, X, task=task, n_classes=n_classes,
                                                 proba=wants_proba)
+        measured["predict"] = time.perf_counter() - start
         proba = computed if computed is not None else proba
     space = None
     if any(spec.internal for spec in specs):
@@ -621,7 +764,13 @@ def score_model(metrics: Sequence[str], model=None, X=None, *, task: str | None 
         scored_proba = None if proba is None else np.asarray(proba)[known]
     values = {}
     for spec in specs:
-        if spec.internal:
+        if spec.inputs == "time":
+            values[spec.name] = spec.func(measured)
+        elif spec.inputs == "model":
+            if model is None:
+                raise InputError(f"{spec.name} is read from the fitted model, which is not given")
+            values[spec.name] = float(spec.func(model))
+        elif spec.internal:
             values[spec.name] = spec.score(predicted, X=space)
         else:
             values[spec.name] = spec.score(scored, truth=truth, proba=scored_proba, prior=prior)

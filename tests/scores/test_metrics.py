@@ -141,12 +141,13 @@ def test_bad_input(func):
 
 def test_registry():
     assert list(METRICS)[:4] == ["accuracy", "balanced-accuracy", "kappa", "mcc"]
-    losses = ("connectivity", "davies-bouldin", "rmse", "mae", "rae", "rrse", "log-loss", "brier")
+    losses = ("connectivity", "davies-bouldin", "rmse", "mae", "rae", "rrse", "log-loss", "brier",
+              "fit-seconds", "predict-seconds", "model-size")
     for name, m in METRICS.items():
         assert isinstance(m, Metric)
         assert m.name == name
         # smaller is better only for two internal indices (Handl et al.; Davies-Bouldin),
-        # the error measures and the two proper scoring losses
+        # the error measures, the two proper scoring losses and the measures of the run
         assert m.greater_is_better is (name not in losses)
         assert set(m.tasks) <= {"classification", "clustering", "regression"}
         assert m.internal is (name in ("silhouette", "dunn", "connectivity", "davies-bouldin",
@@ -256,7 +257,8 @@ def test_regression_metrics_are_registered():
     expected = {"correlation": (correlation, True, "Correlation"), "mae": (mae, False, "MAE"),
                 "rmse": (rmse, False, "RMSE"), "r2": (r2, True, "R²")}
     assert [n for n, m in METRICS.items() if m.applies_to("regression")] == [
-        "correlation", "mae", "rmse", "rae", "rrse", "r2"]
+        "correlation", "mae", "rmse", "rae", "rrse", "r2", "fit-seconds", "predict-seconds",
+        "model-size"]
     # mae and rmse are Weka's measures for both tasks: of the values for a regression
     assert METRICS["mae"].tasks == ("classification", "regression")
     for name, (func, greater, label) in expected.items():
@@ -401,6 +403,8 @@ def test_declared_ranges_hold_for_the_scores_computed(seed):
     X = rng.normal(size=(n, 2))
     labels = rng.integers(0, 3, n)
     for name, spec in METRICS.items():
+        if spec.inputs in ("model", "time"):
+            continue  # measures of the run, not of predictions: tests/experiment/test_measures.py
         if spec.task == "clustering":
             got = (spec.score(labels, X=X) if spec.internal else spec.score(labels, truth=truth))
         elif spec.applies_to("classification"):

@@ -229,7 +229,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     """
     from ensemblekit import experiment
     from ensemblekit.experiment.analysis import grid_summary, import_tests_in_background
-    from ensemblekit.metrics import metric_spec
+    from ensemblekit.metrics import metric_spec, refuse_unmeasured
 
     notify = _notifier(notify)
     progress = progress or _no_progress
@@ -278,6 +278,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         _check_plottable(candidates, gridded, len(files))
     protocol = _protocol(task, cv, repeats, runs, seed, n_clusters)
     chosen = _metrics_for(task, metrics)
+    refuse_unmeasured(chosen, specs)  # model-size of an algorithm without a natural size
     # the journal is locked before any work, so that a second run on it is refused at once
     with contextlib.nullcontext() if resume is None else experiment.JournalLock(resume) as journal:
         runner = experiment.Runner(n_jobs, scheduler)  # holds the Dask client from prestart to run

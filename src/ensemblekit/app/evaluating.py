@@ -42,6 +42,8 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
     scored: a model whose predictions depend on the rows before (knn's ranges, which each
     test row widens) sees the unlabelled rows too.
     """
+    import time
+
     import numpy as np
 
     from ensemblekit.metrics import model_predictions, score_model
@@ -53,8 +55,10 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
         raise UsageError(f"{ds.source}: every instance has a missing class value "
                          f"('{ds.schema.class_attribute.name}'); there is nothing to score against")
     classifier = task == registry.CLASSIFICATION
+    start = time.perf_counter()
     predicted, proba = model_predictions(pipeline, ds.X, task=task, proba=classifier,
                                          n_classes=len(class_names) if classifier else None)
+    seconds = {"predict": time.perf_counter() - start}  # for -m predict-seconds
     predicted = np.asarray(predicted)[keep]
     proba = None if proba is None else proba[keep]
     truth = ds.y[keep]
@@ -68,7 +72,7 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
     # internal indices judge the labelled rows in the space the estimator clustered (the
     # pipeline's preprocessing applied), as compare does
     scores = score_model(metrics, pipeline, ds.X[keep], truth=truth, predicted=predicted,
-                         proba=proba, prior=prior).values
+                         proba=proba, prior=prior, seconds=seconds).values
     return scores, report, int(keep.sum())
 
 

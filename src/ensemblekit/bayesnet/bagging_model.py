@@ -116,6 +116,11 @@ class BaggedK2Model:
         self.n_categories = n_categories
         self.n_classes = n_classes
 
+    def model_size(self) -> int:
+        """The bagging's size for ``-m model-size``: the arcs of all its networks, summed
+        (see :meth:`K2Model.model_size <ensemblekit.bayesnet.classifier_model.K2Model.model_size>`)."""
+        return sum(member.model_size() for member in self.estimators_)
+
     def _check_state(self, ctx) -> None:
         """What the declaration cannot say: members that vote on this model's classes.
 

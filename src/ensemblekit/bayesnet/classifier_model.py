@@ -304,6 +304,11 @@ class K2Model:
         """The parent set of every node as a tuple of node indices, in order of addition."""
         return [tuple(int(p) for p in ps) for ps in self.parent_sets_]
 
+    def model_size(self) -> int:
+        """The network's size for ``-m model-size``: its number of arcs, those from the
+        class node (the naive-Bayes start) included: the parents of all nodes, counted."""
+        return int(sum(ps.size for ps in self.parent_sets_))
+
     def _check_state(self, ctx) -> None:
         """What the declaration cannot say: an acyclic network whose tables fit its nodes.
 

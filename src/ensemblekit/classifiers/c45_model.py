@@ -525,6 +525,11 @@ nominal_features, n_categories, n_classes
         self._fitted()
         return int(self.feature_.size)
 
+    def model_size(self) -> int:
+        """The tree's size for ``-m model-size``: its node count, leaves included
+        (J48's "Size of the tree", :attr:`tree_size_`)."""
+        return self.tree_size_
+
     def get_depth(self) -> int:
         """Length of the longest path from the root to a leaf (0 for a single leaf)."""
         self._fitted()

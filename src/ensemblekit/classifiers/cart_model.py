@@ -287,6 +287,11 @@ class CartEntropyModel:
         """Number of leaves of the tree."""
         return int(np.count_nonzero(self.children_left_ == -1))
 
+    def model_size(self) -> int:
+        """The tree's size for ``-m model-size``: its node count, leaves included (as
+        J48's "Size of the tree")."""
+        return int(self.children_left_.size)
+
     def get_depth(self) -> int:
         """Depth of the tree: the longest root-to-leaf path, in splits (0 for one leaf)."""
         return int(self._node_depths().max())

@@ -130,6 +130,11 @@ class IBkModel:
         "n_categories_": Array("int64", ("n_nominal",), low=1, high=COUNT_MAX),
     }
 
+    def model_size(self) -> int:
+        """The model's size for ``-m model-size``: the training instances it stores
+        (its prototypes)."""
+        return int(self.n_samples_fit_)
+
     def _check_state(self, ctx) -> None:
         """The rules no entry states alone: the classes, nominal codes of the stored rows,
         ranges that are those of the stored rows, and prediction's parameters."""

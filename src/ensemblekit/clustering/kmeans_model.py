@@ -166,6 +166,10 @@ class PrototypeModel:
     def _check_state(self, ctx) -> None:
         check_scaling(self, ctx)
 
+    def model_size(self) -> int:
+        """The clustering's size for ``-m model-size``: its number of prototypes (clusters)."""
+        return int(self.scaled_centers_.shape[0])
+
     def _scaled_rows(self, X):
         X = check_rows(self, X, allow_nan=False)
         return apply_scaling(X, self.scaling_offset_, self.scaling_factor_)

@@ -81,7 +81,8 @@ class Score:
         The score.
     seconds : float
         Wall time of the unit (fit and score), the only field that differs
-        between two runs with the same seed.
+        between two runs with the same seed (with the values of the time
+        metrics, ``fit-seconds`` and ``predict-seconds``).
     """
 
     dataset: str
@@ -936,9 +937,11 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
     A test unit fits the estimator alone when its algorithm has no preprocessing
     step (the same fit as through a pipeline that passes the rows on).
     """
+    from ensemblekit.experiment.measures import fit_timed, wants_time
     from ensemblekit.metrics import score_model
 
     params = dict(cand.params)
+    warm = (cand.algorithm, repr(sorted(params.items()))) if wants_time(metrics) else None
     spec = registry.get(cand.algorithm)
     regression = spec.task == registry.REGRESSION
     # regression: float targets, NaN = missing; otherwise class codes, -1 = missing
@@ -948,10 +951,8 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
         in_test = np.zeros(y.shape[0], dtype=bool)
         in_test[test] = True
         train = np.flatnonzero(known & ~in_test)  # ascending, as the splitter gives it
-        model = shared.maker(cand, params, True)(unit.random_state)
-        # the runner's rows are already ensemblekit's coded float64 layout: an estimator
-        # that can fit on them directly (C4.5) skips scikit-learn's checks of array-likes
-        (getattr(model, "fit_coded", None) or model.fit)(ds.X[train], y[train])
+        model, _, fit_seconds = fit_timed(shared.maker(cand, params, True), unit.random_state,
+                                          ds.X[train], y[train], warm=warm)
         if regression:
             n_classes, prior = None, float(np.mean(y[train]))
         else:
@@ -959,10 +960,11 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
             prior = np.bincount(y[train], minlength=n_classes)
         values, predicted, proba = score_model(metrics, model, ds.X[test], task=spec.task,
                                                n_classes=n_classes, truth=y[test], prior=prior,
-                                               with_proba=keep)
+                                               with_proba=keep, seconds={"fit": fit_seconds})
         return values, ((test, predicted, proba, prior) if keep else None)
     if "n_clusters" in spec.param_names:
         params["n_clusters"] = n_clusters or len(np.unique(y[known]))
-    model = shared.maker(cand, params, False)(unit.random_state)
-    labels = np.asarray(model.fit_predict(ds.X))
-    return score_model(metrics, model, ds.X, truth=y[known], known=known, predicted=labels).values, None
+    model, labels, fit_seconds = fit_timed(shared.maker(cand, params, False), unit.random_state,
+                                           ds.X, warm=warm)
+    return score_model(metrics, model, ds.X, truth=y[known], known=known, predicted=labels,
+                       seconds={"fit": fit_seconds}).values, None

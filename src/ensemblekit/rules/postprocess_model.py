@@ -406,6 +406,16 @@ class RuleEnsembleModel:
     def _n_basis(self) -> int:
         return self.rule_length_.size if self.basis == "rules" else self.n_trees_
 
+    def model_size(self) -> int:
+        """The ensemble's size for ``-m model-size``: the rules (or, with ``basis="trees"``,
+        the trees) it uses: those with a non-zero weight, every one for kernel smoothing,
+        which weights none. Linear terms are not counted."""
+        self._fitted()
+        n_basis = self._n_basis()
+        if self.coef_ is None:
+            return int(n_basis)
+        return int(np.count_nonzero(self.coef_[:n_basis]))
+
     def term_descriptions(self, feature_names=None, terms=None) -> list[str]:
         """Terms in words: a rule's conditions, ``tree j``, or a linear variable's name.
 
