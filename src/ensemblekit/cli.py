@@ -118,9 +118,11 @@ def _print(renderables) -> None:
             console.print(renderable)
 
 
-def _reading(decimal: str | None, missing_values: list[str], header: bool | None):
+def _reading(decimal: str | None, missing_values: list[str], header: bool | None,
+             string_to_nominal: bool = False):
     """How the command reads data files; the reader's notes go to stderr."""
-    return api.reading(decimal=decimal, missing_values=missing_values, header=header, notify=_note)
+    return api.reading(decimal=decimal, missing_values=missing_values, header=header,
+                       string_to_nominal=string_to_nominal, notify=_note)
 
 
 # --------------------------------------------------------------------------- commands
@@ -194,9 +196,10 @@ def fit(
     decimal: str | None = opt.DECIMAL,
     missing_values: list[str] = opt.MISSING_VALUES,
     header: bool | None = opt.HEADER,
+    string_to_nominal: bool = opt.STRING_TO_NOMINAL,
 ):
     """Fit an algorithm to a file and save the model."""
-    with _user_errors(), _reading(decimal, missing_values, header):
+    with _user_errors(), _reading(decimal, missing_values, header, string_to_nominal):
         _check_destination(output, "--output")
         model = api.fit(algo, data, target=target, params=registry.parse_settings(settings), seed=seed,
                         n_clusters=n_clusters, no_class=no_class, ignore=ignore,
@@ -273,6 +276,7 @@ def cluster(
     decimal: str | None = opt.DECIMAL,
     missing_values: list[str] = opt.MISSING_VALUES,
     header: bool | None = opt.HEADER,
+    string_to_nominal: bool = opt.STRING_TO_NOMINAL,
     format_: str | None = opt.JSON_FORMAT,
 ):
     """Cluster a file; print the prototypes, the internal validity indices and, when it has a
@@ -281,7 +285,7 @@ def cluster(
     from ensemblekit.results import prediction_rows
     from ensemblekit.writers import to_json
 
-    with _user_errors(), _reading(decimal, missing_values, header):
+    with _user_errors(), _reading(decimal, missing_values, header, string_to_nominal):
         _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
         spec = registry.get(algo)
@@ -422,6 +426,7 @@ def evaluate(
     decimal: str | None = opt.DECIMAL,
     missing_values: list[str] = opt.MISSING_VALUES,
     header: bool | None = opt.HEADER,
+    string_to_nominal: bool = opt.STRING_TO_NOMINAL,
     output: Path | None = typer.Option(None, "--output", "-o", help="Per-fold scores (.csv/.json)."),
     format_: str | None = opt.JSON_FORMAT,
 ):
@@ -431,7 +436,7 @@ def evaluate(
     from ensemblekit import report
     from ensemblekit.writers import to_json
 
-    with _user_errors(), _reading(decimal, missing_values, header):
+    with _user_errors(), _reading(decimal, missing_values, header, string_to_nominal):
         _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
         is_model = not registry.is_registered(algo_or_model) and Path(algo_or_model).is_file()
@@ -485,6 +490,7 @@ def compare(
     decimal: str | None = opt.DECIMAL,
     missing_values: list[str] = opt.MISSING_VALUES,
     header: bool | None = opt.HEADER,
+    string_to_nominal: bool = opt.STRING_TO_NOMINAL,
     output: Path | None = typer.Option(None, "--output", "-o",
                                           help="Every per-fold score, long format (.csv or .json)."),
     format_: str | None = opt.JSON_FORMAT,
@@ -497,7 +503,7 @@ def compare(
     alpha: float = opt.ALPHA,
 ):
     """Compare algorithms over data sets under one protocol: tables, ranks, Friedman/Nemenyi."""
-    with _user_errors(), _reading(decimal, missing_values, header):
+    with _user_errors(), _reading(decimal, missing_values, header, string_to_nominal):
         _require_stdout()
         if len(set(algos)) != len(algos):
             raise UsageError("an algorithm is named twice")

@@ -45,6 +45,9 @@ MISSING_VALUES = typer.Option([], "--missing-values", metavar="TOKEN",
 HEADER = typer.Option(None, "--header/--no-header",
                        help="CSV: the first row names the columns, or is data (columns "
                        "att1..attN). Default: data when its values fit the rows below.")
+STRING_TO_NOMINAL = typer.Option(False, "--string-to-nominal",
+                                  help="ARFF: read string attributes as nominal ones (Weka's "
+                                  "StringToNominal). Default: leave them out, with a note.")
 
 
 CV = typer.Option(None, "--cv", help="Folds of CV, stratified for classifiers (default 10).")

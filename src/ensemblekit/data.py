@@ -32,7 +32,7 @@ from typing import BinaryIO
 
 from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, known_class, quote_names
 from ensemblekit.errors import InputError
-from ensemblekit.names import did_you_mean
+from ensemblekit.names import did_you_mean, resolve
 from ensemblekit.readers.arff import read_arff, write_arff
 from ensemblekit.readers.csv import MISSING_VALUES, read_csv
 from ensemblekit.readers.table import TableCoder
@@ -121,6 +121,7 @@ def load_dataset(
     schema: Schema | None = None,
     ignore: Iterable[str] = (),
     allow_string: bool = False,
+    string_to_nominal: bool = False,
     no_class: bool = False,
     stdin: BinaryIO | None = None,
     decimal: str | None = None,
@@ -158,8 +159,14 @@ def load_dataset(
         Attributes to drop before anything else (so a string or date attribute
         can be dropped this way).
     allow_string : bool, default False
-        Keep ARFF string attributes, coded against their sorted distinct values
-        (for ``info``); otherwise they are an error.
+        Keep ARFF string attributes as attributes of kind ``"string"``, coded
+        against their sorted distinct values (for ``info``).
+    string_to_nominal : bool, default False
+        Read ARFF string attributes as nominal ones over their sorted distinct
+        values (as Weka's ``StringToNominal`` filter, which orders them by first
+        appearance instead). When neither this nor ``allow_string`` is set, string
+        features are left out, all of them with one note that names them, and a
+        string class is an error.
     no_class : bool, default False
         Make every attribute a feature; ``y`` is None.
     stdin : binary stream, optional
@@ -202,7 +209,8 @@ def load_dataset(
         below; no data rows; damaged gzip data; a device or a directory; input
         past one of the bounds;
         a byte order mark the text does not match; unknown ``target`` or
-        ``ignore`` name; a string attribute (unless ``allow_string``); a date
+        ``ignore`` name; a string class (unless ``allow_string`` or
+        ``string_to_nominal``); a date
         attribute; with ``schema``, a missing feature, a changed attribute type
         or a nominal value unseen in training.
     ValueError
@@ -242,7 +250,8 @@ def load_dataset(
         ignore = (ignore,)
     ignore = tuple(ignore)
 
-    options = dict(target=target, fmt=fmt, schema=schema, ignore=ignore, allow_string=allow_string,
+    options = dict(target=target, fmt=fmt, schema=schema, ignore=ignore,
+                   allow_string=allow_string or string_to_nominal, strings_nominal=string_to_nominal,
                    no_class=no_class, stdin=stdin, decimal=decimal, missing=missing, header=header,
                    notify=notify)
     try:
@@ -258,8 +267,8 @@ def load_dataset(
             warnings.warn(message, UserWarning, stacklevel=2)
 
 
-def _load(source, *, target, fmt, schema, ignore, allow_string, no_class, stdin, decimal, missing,
-          header, notify, latin1: bool = False) -> Dataset:
+def _load(source, *, target, fmt, schema, ignore, allow_string, strings_nominal, no_class, stdin,
+          decimal, missing, header, notify, latin1: bool = False) -> Dataset:
     """:func:`load_dataset` once its arguments are checked: read the text in two passes
     (``readers.arff.read_arff``, ``readers.csv.read_csv``), coding each chunk of rows as
     the second pass gives it, so that the cells of the whole file are never held at once."""
@@ -279,7 +288,8 @@ def _load(source, *, target, fmt, schema, ignore, allow_string, no_class, stdin,
             fmt, delimiter = input_format(suffix, lambda: starts_like_arff(head))
         if fmt == "arff":
             relation, columns, n_rows, tables = read_arff(lines, src, _CHUNK_ROWS)
-            kinds = [c.kind for c in columns]
+            kinds = ["nominal" if strings_nominal and c.kind == "string" else c.kind
+                     for c in columns]
         else:
             relation = _stem(src) if suffix is not None else "stdin"
             layout, n_rows, tables = read_csv(lines, src, relation, delimiter, decimal=decimal,
@@ -303,6 +313,8 @@ def _load(source, *, target, fmt, schema, ignore, allow_string, no_class, stdin,
                     problem = DataError("no attributes left after ignoring " + quote_names(ignore),
                                         src)
                     keep = list(range(len(columns)))
+        if schema is None and not allow_string and problem is None:
+            keep = _without_strings(columns, keep, target, no_class, src, notify)
         kept = [columns[k] for k in keep]
         if schema is not None:
             coder = TableCoder.for_schema(kept, src, n_rows, schema, True)
@@ -328,6 +340,27 @@ def _load(source, *, target, fmt, schema, ignore, allow_string, no_class, stdin,
                    "nominal although most of their values are numbers")
     ds.format = fmt
     return ds
+
+
+def _without_strings(columns, keep: list[int], target: str | None, no_class: bool, src: str,
+                     notify) -> list[int]:
+    """``keep`` without the string features (free text, which no algorithm here reads), with
+    one note naming them all; the class column stays, to be refused by the coder."""
+    names = [c.name for c in columns]
+    if no_class:
+        class_index = None
+    elif target is None:
+        class_index = keep[-1]
+    else:
+        found = resolve(target, names)
+        class_index = None if found is None else names.index(found)
+    strings = [k for k in keep if columns[k].kind == "string" and k != class_index]
+    if not strings or len(strings) == len(keep):
+        return keep  # nothing to leave out, or nothing would be left: the coder says so
+    notify(f"note: {src}: string attributes are left out (free text, which no algorithm here "
+           f"reads): {quote_names([names[k] for k in strings], 20)}; --string-to-nominal reads "
+           "them as nominal")
+    return [k for k in keep if k not in set(strings)]
 
 
 def _stem(path: str) -> str:

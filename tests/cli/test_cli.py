@@ -656,3 +656,17 @@ def test_a_declared_question_mark_value_prints_as_question_mark(tmp_path):
     assert fitted.exit_code == 0, fitted.stderr
     shown = run("show", model).stdout
     assert "sex = ?: " in shown and "None" not in shown
+
+
+def test_string_attributes_left_out_or_read_as_nominal(tmp_path):
+    rows = [f"{i},{'alpha' if i % 2 else 'zeta'},{'ab'[i % 2]}" for i in range(12)]
+    data = tmp_path / "s.arff"
+    data.write_text("@relation s\n@attribute id numeric\n@attribute txt string\n"
+                    "@attribute cls {a,b}\n@data\n" + "\n".join(rows) + "\n")
+    left = run("fit", "c45", str(data), "-o", str(tmp_path / "a.ekm"))
+    assert left.exit_code == 0
+    assert "string attributes are left out" in left.stderr and "'txt'" in left.stderr
+    kept = run("fit", "c45", str(data), "-o", str(tmp_path / "b.ekm"), "--string-to-nominal")
+    assert kept.exit_code == 0 and "left out" not in kept.stderr
+    assert "txt = alpha" in run("show", str(tmp_path / "b.ekm")).stdout  # it splits on txt
+    assert "txt" not in run("show", str(tmp_path / "a.ekm")).stdout

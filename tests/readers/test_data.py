@@ -216,10 +216,34 @@ STRING_ARFF = (
 )
 
 
-def test_arff_string_attribute_is_an_error_by_default(tmp_path):
-    message = error(tmp_path, STRING_ARFF)
+def test_arff_string_features_are_left_out_with_one_note(tmp_path):
+    two = STRING_ARFF.replace("@attribute cls", "@attribute memo string\n@attribute cls").replace(
+        ",a\n", ",'m',a\n").replace(",b\n", ",'n',b\n")
+    notes: list[str] = []
+    path = tmp_path / "two.arff"
+    path.write_text(two)
+    d = load_dataset(path, notify=notes.append)
+    assert [a.name for a in d.schema.attributes] == ["id", "cls"]
+    assert_array(d.X, np.array([[1.0], [2.0], [3.0]]))
+    assert len(notes) == 1  # every string attribute named in one note
+    assert "string attributes are left out" in notes[0] and "'txt', 'memo'" in notes[0]
+    assert "--string-to-nominal" in notes[0]
+
+
+def test_a_string_class_is_an_error_naming_the_option(tmp_path):
+    message = error(tmp_path, STRING_ARFF, target="txt")
     assert "attribute 'txt' (line 3) is a string attribute" in message
-    assert "--ignore 'txt'" in message
+    assert "--string-to-nominal" in message and "--ignore 'txt'" in message
+
+
+def test_string_to_nominal_reads_strings_as_nominal(tmp_path):
+    d = load(tmp_path, STRING_ARFF, string_to_nominal=True)
+    txt = d.schema.attributes[1]
+    assert (txt.kind, txt.values) == ("nominal", ("alpha", "zeta"))
+    assert_array(d.X, np.array([[1.0, 1.0], [2.0, 0.0], [3.0, 1.0]]))
+    d = load(tmp_path, STRING_ARFF, string_to_nominal=True, target="txt")
+    assert d.schema.class_attribute.values == ("alpha", "zeta")
+    np.testing.assert_array_equal(d.y, [1, 0, 1])
 
 
 def test_arff_string_attribute_allowed_or_ignored(tmp_path):

@@ -35,7 +35,8 @@ _READING: contextvars.ContextVar[dict | None] = contextvars.ContextVar("ensemble
 
 @contextlib.contextmanager
 def reading(*, decimal: str | None = None, missing_values: Sequence[str] = (),
-            header: bool | None = None, notify: Notify | None = None):
+            header: bool | None = None, string_to_nominal: bool = False,
+            notify: Notify | None = None):
     """Set how data files are read by every function called inside the ``with`` block.
 
     As :func:`sklearn.config_context` does for scikit-learn's settings: the
@@ -52,6 +53,9 @@ def reading(*, decimal: str | None = None, missing_values: Sequence[str] = (),
         CSV cell values read as missing, besides the standard ones.
     header : bool, optional
         CSV: whether the first row names the columns (default: detected).
+    string_to_nominal : bool, default=False
+        ARFF: read string attributes as nominal (``--string-to-nominal``; see
+        :func:`ensemblekit.data.load_dataset`); by default they are left out.
     notify : callable, optional
         Receives the reader's notes (default: :class:`UserWarning`).
 
@@ -61,7 +65,8 @@ def reading(*, decimal: str | None = None, missing_values: Sequence[str] = (),
     ...     result = compare(["knn", "c45"], ["euro.csv"], cv=3, repeats=1)
     """
     token = _READING.set({"decimal": decimal, "missing_values": tuple(missing_values),
-                          "header": header, "notify": notify})
+                          "header": header, "string_to_nominal": string_to_nominal,
+                          "notify": notify})
     try:
         yield
     finally:
@@ -119,6 +124,7 @@ def load_data(path, *, target: str | None = None, ignore: Sequence[str] = (),
         missing_values = context.get("missing_values", ())
     return load_dataset(path, target=target, fmt=input_format, schema=schema, ignore=tuple(ignore),
                         allow_string=allow_string, no_class=no_class,
+                        string_to_nominal=bool(context.get("string_to_nominal")),
                         decimal=context.get("decimal") if decimal is None else decimal,
                         missing_values=tuple(missing_values),
                         header=context.get("header") if header is None else header,

@@ -131,7 +131,7 @@ def _check_usable(c: Column, src: str, allow_string: bool) -> DataError | None:
     if c.kind == "string" and not allow_string:
         return DataError(
             f"attribute {c.name!r} (line {c.line}) is a string attribute, which no algorithm here can use; "
-            f"drop it with --ignore {c.name!r} (or Weka's RemoveType filter)",
+            f"--string-to-nominal reads it as nominal, or drop it with --ignore {c.name!r}",
             src,
         )
     return None
