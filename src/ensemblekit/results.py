@@ -533,7 +533,10 @@ def _pair_verdict_line(v, an) -> str:
 
 
 def _friedman_line(f) -> str:
-    head = f"Friedman chi2 = {f.chi2:.3f} ("
+    # with ties the corrected statistic decides; Demšar's uncorrected one is shown beside it
+    tied = (f" corrected for ties (uncorrected {f.chi2_uncorrected:.3f}, C = "
+            f"{f.tie_correction:.4f})" if f.tie_correction < 1 else "")
+    head = f"Friedman chi2 = {f.chi2:.3f}{tied} ("
     if f.f_defined:
         return (f"{head}{_p(f.chi2_pvalue)}); Iman-Davenport F = {f.iman_davenport:.3f} "
                 f"({_p(f.f_pvalue)}); N = {f.n_datasets} data sets, k = {f.n_algorithms}")
@@ -654,6 +657,7 @@ def _tests_document(an, baseline) -> dict:
         f = an.friedman
         out["friedman"] = {
             "chi2": f.chi2, "chi2_pvalue": f.chi2_pvalue,
+            "chi2_uncorrected": f.chi2_uncorrected, "tie_correction": f.tie_correction,
             "iman_davenport": safejson.plain(f.iman_davenport),
             "f_pvalue": safejson.plain(f.f_pvalue),
             "iman_davenport_undefined": None if f.f_defined else

@@ -137,6 +137,13 @@ class FriedmanResult:
         The smallest value ``pvalue`` can take for this N and k, over every
         possible score table (see :func:`friedman_min_pvalue`). When it is not
         below alpha, no table of N data sets can make the test reject.
+    chi2_uncorrected : float
+        Demšar's chi^2_F, without the correction for ties, in
+        ``[0, n_datasets * (n_algorithms - 1)]``; equal to ``chi2`` when no data
+        set holds a tie.
+    tie_correction : float
+        The divisor C in (0, 1] that turns ``chi2_uncorrected`` into ``chi2``
+        (1 without ties; see :func:`friedman_test`).
     """
 
     ranks: np.ndarray
@@ -149,6 +156,8 @@ class FriedmanResult:
     pvalue: float
     pvalue_source: str
     min_pvalue: float
+    chi2_uncorrected: float = float("nan")
+    tie_correction: float = 1.0
 
     @property
     def f_defined(self) -> bool:
@@ -156,7 +165,8 @@ class FriedmanResult:
         return bool(np.isfinite(self.iman_davenport))
 
 
-def friedman_from_ranks(avg_ranks, n_datasets: int) -> FriedmanResult:
+def friedman_from_ranks(avg_ranks, n_datasets: int, tie_correction: float = 1.0,
+                        tied_orders: int | None = None) -> FriedmanResult:
     """Friedman and Iman-Davenport statistics from average ranks alone.
 
     The statistics depend on the scores only through the average ranks, so a
@@ -169,6 +179,14 @@ def friedman_from_ranks(avg_ranks, n_datasets: int) -> FriedmanResult:
         ``[1, n_algorithms]``; ``n_algorithms >= 2``.
     n_datasets : int
         Number of data sets N the ranks were averaged over; ``N >= 2``.
+    tie_correction : float, default=1.0
+        The divisor C in (0, 1] of the tie correction (:func:`friedman_test`
+        computes it from the ranks per data set; published average ranks carry
+        no ties, so 1). ``chi2`` is Demšar's statistic divided by C.
+    tied_orders : int, optional
+        With ties, the number of distinct orders of one data set's tie pattern,
+        k! / prod(t!), when every data set shares it (what the exact p-value at
+        the maximum needs); default k!.
 
     Returns
     -------
@@ -192,9 +210,11 @@ def friedman_from_ranks(avg_ranks, n_datasets: int) -> FriedmanResult:
 
     F_F = (N - 1) chi^2_F / (N (k - 1) - chi^2_F),
 
-    compared with F on k - 1 and (k - 1)(N - 1) degrees of freedom. No correction
-    for ties is applied (Demšar's worked example uses none; ``scipy.stats.
-    friedmanchisquare`` does apply one, so its chi^2 is larger when rows hold ties).
+    compared with F on k - 1 and (k - 1)(N - 1) degrees of freedom. With ties,
+    chi^2_F is divided by the correction C (Hollander and Wolfe's, the one
+    ``scipy.stats.friedmanchisquare`` applies), and F_F and both p-values follow
+    from the corrected statistic, which decides; Demšar's uncorrected form is kept
+    beside it (``chi2_uncorrected``). Without ties C = 1 and the two agree.
 
     Two edge cases are exact rather than numerical accidents: chi^2_F = 0 (every
     algorithm has average rank (k + 1) / 2, e.g. all scores tied on every data set)
@@ -230,15 +250,19 @@ def friedman_from_ranks(avg_ranks, n_datasets: int) -> FriedmanResult:
         raise InputError(
             f"average ranks must lie in [1, {k}] for {k} algorithms, got {ranks.tolist()}"
         )
+    if not 0.0 < tie_correction <= 1.0:
+        raise InputError(f"tie_correction must lie in (0, 1], got {tie_correction}")
 
     chi2_max = float(n * (k - 1))
-    chi2 = 12.0 * n / (k * (k + 1)) * (float(np.sum(ranks**2)) - k * (k + 1) ** 2 / 4.0)
-    # Rounding can push the statistic a hair outside its exact range [0, N(k-1)].
     tol = 1e-9 * chi2_max
-    if chi2 <= tol:
-        chi2 = 0.0
-    elif chi2 >= chi2_max - tol:
-        chi2 = chi2_max
+
+    def _clamped(value: float) -> float:
+        # Rounding can push the statistic a hair outside its exact range [0, N(k-1)].
+        return 0.0 if value <= tol else chi2_max if value >= chi2_max - tol else value
+
+    uncorrected = _clamped(12.0 * n / (k * (k + 1)) * (float(np.sum(ranks**2))
+                                                       - k * (k + 1) ** 2 / 4.0))
+    chi2 = _clamped(uncorrected / tie_correction)
 
     df1 = k - 1
     df2 = (k - 1) * (n - 1)
@@ -251,7 +275,7 @@ def friedman_from_ranks(avg_ranks, n_datasets: int) -> FriedmanResult:
         f_stat = (n - 1) * chi2 / (chi2_max - chi2)
         f_pvalue = float(f_dist.sf(f_stat, df1, df2))
     if chi2 == chi2_max:
-        pvalue, source = _all_alike_pvalue(k, n), "exact"
+        pvalue, source = _all_alike_pvalue(k, n, tied_orders), "exact"
     else:
         pvalue, source = f_pvalue, "Iman-Davenport F"
     return FriedmanResult(
@@ -265,14 +289,18 @@ def friedman_from_ranks(avg_ranks, n_datasets: int) -> FriedmanResult:
         pvalue=pvalue,
         pvalue_source=source,
         min_pvalue=friedman_min_pvalue(k, n),
+        chi2_uncorrected=float(uncorrected),
+        tie_correction=float(tie_correction),
     )
 
 
-def _all_alike_pvalue(k: int, n: int) -> float:
-    """(k!)^(1 - n): the chance that n untied rankings of k items all agree."""
+def _all_alike_pvalue(k: int, n: int, orders: int | None = None) -> float:
+    """orders^(1 - n): the chance that n rankings of k items, each one of ``orders`` equally
+    likely orders (k! untied; fewer with a shared tie pattern), all agree."""
     from math import factorial
 
-    return 1 / factorial(k) ** (n - 1)  # exact integers, correctly rounded (0.0 on underflow)
+    # exact integers, correctly rounded (0.0 on underflow)
+    return 1 / (factorial(k) if orders is None else orders) ** (n - 1)
 
 
 def friedman_min_pvalue(n_algorithms: int, n_datasets: int) -> float:
@@ -306,12 +334,16 @@ def friedman_min_pvalue(n_algorithms: int, n_datasets: int) -> float:
     neighbours in the order tie. Against the maximum that lowers the sum of
     squared rank sums by N - 1/2, so
 
-    chi^2_F = N (k - 1) - 12 (N - 1/2) / (k (k + 1) N).
+    chi^2_F = N (k - 1) - 12 (N - 1/2) / (k (k + 1) N),
 
-    (Swapping two neighbours instead of tying them lowers it by 2 (N - 1), which
-    is more for N >= 2.) The result is the smaller of that point's F p-value and
-    (k!)^(1 - N). For example k = 3, N = 2 gives 1/6, so two data sets can never
-    make three algorithms differ at alpha = 0.05.
+    which the correction for ties (:func:`friedman_test`) divides by
+    C = 1 - 6 / (N k (k^2 - 1)). (Swapping two neighbours instead of tying them
+    lowers it by 2 (N - 1), which is more for N >= 2.) The result is the smaller
+    of that point's F p-value and (k!)^(1 - N); a tie pattern shared by every data
+    set at the maximum gives a larger exact p. For example k = 3, N = 2 gives
+    0.071 (chi^2_F = 3.714), so two data sets can never make three algorithms
+    differ at alpha = 0.05. Enumerating every table of weak orders for k = 3 with
+    N = 2, 3, 4 and k = 4 with N = 2, 3 finds this minimum (a test does).
 
     References
     ----------
@@ -323,7 +355,8 @@ def friedman_min_pvalue(n_algorithms: int, n_datasets: int) -> float:
     k = _check_count(n_algorithms, "n_algorithms", 2)
     n = _check_count(n_datasets, "n_datasets", 2)
     chi2_max = n * (k - 1)
-    below = chi2_max - 12.0 * (n - 0.5) / (k * (k + 1) * n)
+    # the one tie is a group of t = 2: C = 1 - (2^3 - 2) / (N k (k^2 - 1))
+    below = (chi2_max - 12.0 * (n - 0.5) / (k * (k + 1) * n)) / (1.0 - 6.0 / (n * k * (k * k - 1)))
     f_below = (n - 1) * below / (chi2_max - below)
     p_below = float(f_dist.sf(f_below, k - 1, (k - 1) * (n - 1)))
     return min(p_below, _all_alike_pvalue(k, n))
@@ -364,12 +397,21 @@ def friedman_test(scores, greater_is_better: bool = True) -> FriedmanResult:
     -----
     Ranks are computed per data set (1 = best, ties share the mean rank) and
     averaged (Demšar 2006, Sect. 3.2.2); the statistics then follow
-    :func:`friedman_from_ranks`, without a tie correction.
+    :func:`friedman_from_ranks` with the correction for ties of Hollander and
+    Wolfe (1999, Sect. 7.1; the one ``scipy.stats.friedmanchisquare`` applies):
+
+    C = 1 - sum over data sets and groups of tied scores of (t^3 - t) / (N k (k^2 - 1)),
+
+    where t is a group's size. C = 1 without ties; chi^2_F / C decides. When every
+    data set ties every algorithm (C = 0), chi^2_F = 0 and there is nothing to
+    correct.
 
     References
     ----------
     .. [1] J. Demšar, "Statistical Comparisons of Classifiers over Multiple Data
        Sets", JMLR 7:1-30, 2006, Sect. 3.2.2.
+    .. [2] M. Hollander and D. A. Wolfe, "Nonparametric Statistical Methods",
+       2nd ed., Wiley, 1999, Sect. 7.1.
 
     Examples
     --------
@@ -377,8 +419,19 @@ def friedman_test(scores, greater_is_better: bool = True) -> FriedmanResult:
     >>> np.round(res.ranks, 3).tolist()
     [1.0, 2.333, 2.667]
     """
+    from math import factorial, prod
+
     arr = _score_matrix(scores, finite=False)
-    return friedman_from_ranks(average_ranks(arr, greater_is_better), arr.shape[0])
+    n, k = arr.shape
+    keyed = -arr if greater_is_better else arr
+    groups = [np.unique(row, return_counts=True)[1] for row in keyed]  # tie group sizes
+    ties = float(sum(float(np.sum(t.astype(float) ** 3 - t)) for t in groups))
+    correction = 1.0 - ties / (n * k * (k * k - 1))
+    patterns = {tuple(sorted(t.tolist())) for t in groups}
+    orders = (factorial(k) // prod(factorial(int(c)) for c in next(iter(patterns)))
+              if len(patterns) == 1 else None)
+    return friedman_from_ranks(average_ranks(arr, greater_is_better), n,
+                               correction if correction > 0 else 1.0, orders)
 
 
 # ---------------------------------------------------------------------------

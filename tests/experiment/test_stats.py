@@ -1,3 +1,4 @@
+import itertools
 import warnings
 
 import numpy as np
@@ -111,8 +112,14 @@ def test_friedman_reproduces_demsar_worked_example():
     res = friedman_test(DEMSAR_TABLE6)
     assert isinstance(res, FriedmanResult)
     np.testing.assert_allclose(res.ranks, DEMSAR_RANKS, atol=5e-4)
-    assert res.chi2 == pytest.approx(DEMSAR_CHI2, abs=5e-3)
-    assert res.iman_davenport == pytest.approx(DEMSAR_FF, abs=5e-3)
+    # Demšar's worked example leaves the ties of Table 6 uncorrected: 9.28 and 3.69; the
+    # corrected statistic, which decides, is scipy's
+    assert res.chi2_uncorrected == pytest.approx(DEMSAR_CHI2, abs=5e-3)
+    assert res.tie_correction < 1
+    assert res.chi2 == pytest.approx(sps.friedmanchisquare(*DEMSAR_TABLE6.T).statistic)
+    n, k = DEMSAR_TABLE6.shape
+    assert res.iman_davenport == pytest.approx((n - 1) * res.chi2 / (n * (k - 1) - res.chi2))
+    assert res.iman_davenport > DEMSAR_FF
     assert (res.n_datasets, res.n_algorithms) == (14, 4)
     # Demšar: F_F = 3.69 exceeds the critical F(3, 39) = 2.85 at alpha = 0.05.
     assert sps.f.ppf(0.95, 3, 39) == pytest.approx(2.85, abs=5e-3)
@@ -589,24 +596,45 @@ def _weak_orders(k):
 @pytest.mark.parametrize("k, n", [(3, 2), (3, 3), (3, 4), (4, 2),
                                   pytest.param(4, 3, marks=pytest.mark.slow)])  # 75**3 tables
 def test_friedman_min_pvalue_is_the_minimum_over_every_table(k, n):
-    # every table of n rows, each a ranking of k algorithms with ties allowed: the statistics
-    # depend on the table only through the rank sums, so collect every reachable sum vector
+    # every table of n rows, each a ranking of k algorithms with ties allowed (the order of
+    # the rows does not matter); the correction for ties depends on each row's ties, so the
+    # tables themselves are enumerated, not only their rank sums
     orders = [np.array(o) for o in _weak_orders(k)]
-    sums = {tuple(np.zeros(k))}
-    for _ in range(n):
-        sums = {tuple(np.add(s, o)) for s in sums for o in orders}
-    smallest = min(friedman_from_ranks(np.array(s) / n, n).pvalue for s in sums)
+    smallest = min(friedman_test(-np.array(rows)).pvalue
+                   for rows in itertools.combinations_with_replacement(orders, n))
     assert friedman_min_pvalue(k, n) == pytest.approx(smallest, rel=1e-12)
-    # and a table reaching it gives the same p through friedman_test
-    ranks = min(sums, key=lambda s: friedman_from_ranks(np.array(s) / n, n).pvalue)
-    assert friedman_from_ranks(np.array(ranks) / n, n).pvalue == pytest.approx(smallest)
+
+
+def test_friedman_is_scipys_with_ties():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        scores = np.round(rng.random((9, 4)), 1)  # one decimal: many ties
+        res = friedman_test(scores)
+        ref = sps.friedmanchisquare(*scores.T)
+        assert res.chi2 == pytest.approx(ref.statistic, rel=1e-12)
+        assert res.chi2_pvalue == pytest.approx(ref.pvalue, rel=1e-9)
+
+
+def test_friedman_tie_correction_hand_computed():
+    # k = 3, N = 2, one row tied: rank sums (2, 4.5, 5.5) / 2; Demšar's chi2 = 3.25;
+    # C = 1 - (2^3 - 2) / (2 * 3 * (9 - 1)) = 0.875, so chi2 = 3.25 / 0.875 = 26/7
+    res = friedman_test([[3.0, 3.0, 1.0], [3.0, 2.0, 1.0]])
+    assert res.chi2_uncorrected == pytest.approx(3.25)
+    assert res.tie_correction == pytest.approx(0.875)
+    assert res.chi2 == pytest.approx(26 / 7)
+    assert res.iman_davenport == pytest.approx((26 / 7) / (4 - 26 / 7))
+    # every row alike with the same tie: the exact p counts the 3 orders of that pattern
+    alike = friedman_test([[3.0, 3.0, 1.0], [5.0, 5.0, 2.0], [0.9, 0.9, 0.1]])
+    assert alike.chi2 == pytest.approx(6.0) and not alike.f_defined
+    assert alike.pvalue_source == "exact" and alike.pvalue == pytest.approx(1 / 9)
 
 
 def test_friedman_min_pvalue_hand_values():
     # k = 3, N = 2: all alike gives 1/6; the nearest table (one row tied 1.5 1.5 3) has
-    # chi2 = 3.25, F = 3.25 / 0.75 on (2, 2) df, p = 0.1875: no two data sets reach 0.05
-    assert friedman_min_pvalue(3, 2) == pytest.approx(1 / 6)
-    assert sps.f.sf(3.25 / 0.75, 2, 2) == pytest.approx(0.1875)
+    # chi2 = 3.25, 26/7 corrected for its tie, F = (26/7) / (4 - 26/7) = 13 on (2, 2) df,
+    # p = 1/14: no two data sets reach 0.05
+    assert friedman_min_pvalue(3, 2) == pytest.approx(1 / 14)
+    assert sps.f.sf(13.0, 2, 2) == pytest.approx(1 / 14)
     assert friedman_min_pvalue(3, 3) < 0.05
     for bad in ((1, 5), (3, 1), (3.5, 4)):
         with pytest.raises(ValueError):

@@ -163,11 +163,12 @@ def test_all_alike_rankings_say_f_is_undefined_and_give_friedmans_p():
 
 
 def test_friedman_that_cannot_reject_says_so_once():
-    # 2 data sets, 3 algorithms: the smallest possible p is 1/6, so no verdict at all
+    # 2 data sets, 3 algorithms: the smallest possible p is 1/14 (one tied row, corrected for
+    # its tie; see test_friedman_min_pvalue_hand_values), so no verdict at all
     an = analyse([[3, 2, 1], [3, 2, 1]], ["a", "b", "c"])
     lines = verdict_lines(an)
     assert lines[1] == ("with N = 2 data sets the Friedman test of 3 algorithms cannot reach "
-                        "p < 0.05 (smallest possible p = 0.1667); no post-hoc test is made")
+                        "p < 0.05 (smallest possible p = 0.07143); no post-hoc test is made")
     assert len(lines) == 2 and an.verdicts == []
 
 
@@ -355,8 +356,8 @@ def test_compare_three_algorithms_json_keeps_friedman_first():
                  SAMPLE / "wine.arff", "--cv", "3", "--repeats", "1", "--format", "json")
     assert result.exit_code == 0, result.stderr
     entry = json.loads(result.stdout)["metrics"]["accuracy"]
-    # 2 data sets cannot make 3 algorithms differ (smallest possible p = 1/6): no pair is judged
+    # 2 data sets cannot make 3 algorithms differ (smallest possible p = 1/14): no pair is judged
     assert entry["unreachable"] == "friedman"
-    assert entry["smallest_possible_pvalue"] == pytest.approx(1 / 6)
+    assert entry["smallest_possible_pvalue"] == pytest.approx(1 / 14)
     assert entry["verdicts"] == [] and not any(p["significant"] for p in entry["pairs"])
     assert "wilcoxon" not in entry and entry["friedman"]["n_algorithms"] == 3
