@@ -501,6 +501,7 @@ def compare(
     resume: Path | None = opt.RESUME,
     plot: Path | None = opt.PLOT,
     alpha: float = opt.ALPHA,
+    rope: float | None = opt.ROPE,
 ):
     """Compare algorithms over data sets under one protocol: tables, ranks, Friedman/Nemenyi."""
     with _user_errors(), _reading(decimal, missing_values, header, string_to_nominal):
@@ -511,7 +512,8 @@ def compare(
                         resume=resume, params=registry.parse_settings(settings), target=target, ignore=ignore,
                         input_format=input_format, metrics=metric, cv=cv, repeats=repeats,
                         runs=runs, seed=seed, n_jobs=n_jobs, baseline=baseline, grid=grid,
-                        max_instances=max_instances, scheduler=scheduler, alpha=alpha)
+                        max_instances=max_instances, scheduler=scheduler, alpha=alpha,
+                        rope=rope)
 
 
 @app.command()

@@ -82,3 +82,7 @@ PLOT = typer.Option(None, "--plot", help="Critical-difference diagram of 3 or mo
                     "(or heat maps with --grid), one file per metric: cd.png writes "
                     "cd-METRIC.png (.png, .svg or .pdf).")
 ALPHA = typer.Option(0.05, "--alpha", help="Significance level of the tests.")
+ROPE = typer.Option(None, "--rope", metavar="WIDTH",
+                   help="Also run the Bayesian signed-rank test with this region of practical "
+                   "equivalence (0.01 = one point of accuracy): two algorithms, or each against "
+                   "--baseline. Needs baycomp (pip install 'ensemblekit[bayes]').")

@@ -569,6 +569,19 @@ def verdict_lines(an, baseline: str | None = None, max_pairs: int = 45) -> list[
         sets, one line says so instead of any verdict. At most one verdict line
         names a given pair (see :func:`ensemblekit.experiment.analyse`).
     """
+    return _test_lines(an, baseline, max_pairs) + _bayesian_lines(an)
+
+
+def _bayesian_lines(an) -> list[str]:
+    """One line per Bayesian signed-rank comparison (``compare --rope``)."""
+    return [f"{a} vs {b}, Bayesian signed-rank test with rope {r.rope:g} over N = {r.n_datasets} "
+            f"data sets: P({a} better) = {r.p_left:.3f}, P(practically equivalent) = "
+            f"{r.p_rope:.3f}, P({b} better) = {r.p_right:.3f}"
+            for a, b, r in getattr(an, "bayesian", ())]
+
+
+def _test_lines(an, baseline: str | None, max_pairs: int) -> list[str]:
+    """The frequentist part of :func:`verdict_lines`."""
     lines: list[str] = []
     alpha = _alpha_of(an)
     n, k = len(an.datasets), len(an.labels)
@@ -680,6 +693,11 @@ def _tests_document(an, baseline) -> dict:
                 {"algorithm": an.labels[r.index], "statistic": r.statistic, "pvalue": r.pvalue,
                  "holm_pvalue": r.adjusted_pvalue, "significant": r.significant, "better": r.better}
                 for r in an.versus_baseline]
+    if getattr(an, "bayesian", None):
+        out["bayesian_signed_rank"] = [
+            {"algorithm": a, "against": b, "rope": r.rope, "p_algorithm_better": r.p_left,
+             "p_equivalent": r.p_rope, "p_against_better": r.p_right, "n_datasets": r.n_datasets}
+            for a, b, r in an.bayesian]
     out["verdicts"] = [{"better": v.better, "worse": v.worse, "significant": v.significant,
                         "test": v.test, "pvalue": v.pvalue, "rank_difference": v.rank_difference}
                        for v in an.verdicts]

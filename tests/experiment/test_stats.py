@@ -639,3 +639,50 @@ def test_friedman_min_pvalue_hand_values():
     for bad in ((1, 5), (3, 1), (3.5, 4)):
         with pytest.raises(ValueError):
             friedman_min_pvalue(*bad)
+
+
+# ---------------------------------------------------------------------------
+# Bayesian signed-rank test
+# ---------------------------------------------------------------------------
+def test_bayesian_signed_rank_hand_computed_posterior():
+    # differences (0.1, 0.1), rope 0.01: with the prior's pseudo-observation at 0 (weight 0.5),
+    # the posterior weights are Dirichlet(0.5, 1, 1); every pair of differences averages above
+    # the rope except the prior with itself, so "a better" carries 1 - w0^2 and wins when
+    # w0 < 1/sqrt(2), where w0 ~ Beta(0.5, 2): P = I_{1/sqrt 2}(0.5, 2) = 0.964
+    from ensemblekit.stats import bayesian_signed_rank
+
+    exact = sps.beta.cdf(2 ** -0.5, 0.5, 2)
+    res = bayesian_signed_rank([0.9, 0.8], [0.8, 0.7], rope=0.01, seed=3)
+    assert res.p_left == pytest.approx(exact, abs=0.005)
+    assert res.p_rope == pytest.approx(1 - exact, abs=0.005) and res.p_right == 0.0
+    assert res.p_left + res.p_rope + res.p_right == pytest.approx(1.0)
+    # for a loss the same scores mean b is better
+    loss = bayesian_signed_rank([0.9, 0.8], [0.8, 0.7], rope=0.01, greater_is_better=False,
+                                seed=3)
+    assert (loss.p_left, loss.p_rope, loss.p_right) == (res.p_right, res.p_rope, res.p_left)
+    # every difference inside a wide rope: equivalent for certain
+    wide = bayesian_signed_rank([0.9, 0.8], [0.8, 0.7], rope=0.2)
+    assert (wide.p_left, wide.p_rope, wide.p_right) == (0.0, 1.0, 0.0)
+
+
+def test_bayesian_signed_rank_is_baycomps_and_seeded():
+    baycomp = pytest.importorskip("baycomp")
+    from ensemblekit.stats import bayesian_signed_rank
+
+    rng = np.random.default_rng(7)
+    a = rng.random(12)
+    b = a + rng.normal(0.005, 0.02, 12)
+    res = bayesian_signed_rank(a, b, rope=0.01, seed=11, nsamples=5000)
+    ref = baycomp.SignedRankTest.probs(a, b, rope=0.01, nsamples=5000, random_state=11)
+    assert (res.p_left, res.p_rope, res.p_right) == tuple(float(p) for p in ref)
+    assert bayesian_signed_rank(a, b, rope=0.01, seed=11, nsamples=5000) == res
+
+
+@pytest.mark.parametrize("bad", [dict(a=[1.0], b=[1.0]), dict(a=[1.0, 2.0], b=[1.0]),
+                                 dict(a=[1.0, np.nan], b=[1.0, 2.0]), dict(rope=-0.1)])
+def test_bayesian_signed_rank_refuses_bad_input(bad):
+    from ensemblekit.stats import bayesian_signed_rank
+
+    args = {"a": [0.9, 0.8], "b": [0.8, 0.7], "rope": 0.01} | bad
+    with pytest.raises(ValueError):
+        bayesian_signed_rank(**args)

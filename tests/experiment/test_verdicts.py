@@ -361,3 +361,26 @@ def test_compare_three_algorithms_json_keeps_friedman_first():
     assert entry["smallest_possible_pvalue"] == pytest.approx(1 / 14)
     assert entry["verdicts"] == [] and not any(p["significant"] for p in entry["pairs"])
     assert "wilcoxon" not in entry and entry["friedman"]["n_algorithms"] == 3
+
+
+def test_compare_rope_adds_the_bayesian_signed_rank_test(tmp_path):
+    data = ["--data", SAMPLE / "iris.arff", "--data", SAMPLE / "wine.arff", "--data",
+            SAMPLE / "vote.arff", "--cv", "2", "--repeats", "1"]
+    two = run("compare", "knn", "c45", *data, "--rope", "0.01", "--format", "json")
+    assert two.exit_code == 0, two.stderr
+    (entry,) = json.loads(two.stdout)["metrics"]["accuracy"]["bayesian_signed_rank"]
+    assert (entry["algorithm"], entry["against"], entry["rope"]) == ("c45", "knn", 0.01)
+    total = entry["p_algorithm_better"] + entry["p_equivalent"] + entry["p_against_better"]
+    assert total == pytest.approx(1.0) and entry["n_datasets"] == 3
+    text = run("compare", "knn", "c45", *data, "--rope", "0.01")
+    assert ("c45 vs knn, Bayesian signed-rank test with rope 0.01 over N = 3 data sets: "
+            f"P(c45 better) = {entry['p_algorithm_better']:.3f}") in text.stdout
+    # three algorithms: each against the baseline, or refused without one
+    based = run("compare", "knn", "c45", "k2", *data, "--rope", "0.01", "--baseline", "knn",
+                "--format", "json")
+    pairs = json.loads(based.stdout)["metrics"]["accuracy"]["bayesian_signed_rank"]
+    assert [(p["algorithm"], p["against"]) for p in pairs] == [("c45", "knn"), ("k2", "knn")]
+    for args, needle in (((), "give --baseline"), (("--baseline", "knn", "--rope", "-1"),
+                                                    "--rope must be")):
+        refused = run("compare", "knn", "c45", "k2", *data, "--rope", "0.01", *args)
+        assert refused.exit_code == 2 and needle in refused.stderr

@@ -171,7 +171,8 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
             ignore: Sequence[str] = (), input_format: str | None = None,
             baseline: str | None = None, grid: Sequence[str] = (),
             max_instances: int | None = None, n_jobs: int = 1, scheduler: str | None = None,
-            resume=None, alpha: float = 0.05, plot: bool = False, pooled: bool = False,
+            resume=None, alpha: float = 0.05, rope: float | None = None, plot: bool = False,
+            pooled: bool = False,
             progress: Progress | None = None, notify: Notify | None = None) -> Comparison:
     """Compare algorithms over data sets under one protocol (``ensemblekit compare``).
 
@@ -208,6 +209,10 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         :class:`ensemblekit.experiment.JournalLock`).
     alpha : float
         Significance level, in (0, 1).
+    rope : float, optional
+        Also run the Bayesian signed-rank test with this region of practical
+        equivalence, ``>= 0`` in the metric's units: the two algorithms, or each
+        against ``baseline`` (needed with three or more). Needs baycomp.
     plot : bool
         Refuse, before any work, a comparison whose plot could not be drawn
         (:func:`plot_comparison` draws it afterwards).
@@ -236,6 +241,8 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     worker_count(n_jobs)
     if not 0 < alpha < 1:
         raise UsageError(f"--alpha must lie strictly between 0 and 1, got {alpha}")
+    if rope is not None:
+        _check_rope(rope, len(algorithms), baseline)
     # results carry the entries' own names: "j48" is reported as c45
     named: dict[str, str] = {}  # entry -> the name given for it
     for name in algorithms:
@@ -317,7 +324,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     reference = None if baseline is not None or len(labels) < 2 else labels[0]
     analyses = {m: experiment.analyse(_defined(ok_scores, m, notify), labels, datasets, m,
                                       protocol, baseline=baseline, reference=reference,
-                                      alpha=alpha) for m in chosen}
+                                      alpha=alpha, rope=rope, seed=seed) for m in chosen}
     grid_rows = {}
     if gridded:
         for m in chosen:
@@ -329,6 +336,20 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
                       grid=grid_rows, alpha=alpha, max_instances=max_instances,
                       units=len(work.units), computed=result.computed,
                       pooled=_pooled_reports(task, datasets, result.predictions, failed))
+
+
+def _check_rope(rope: float, n_algorithms: int, baseline: str | None) -> None:
+    """Refuse, before any work, a ``--rope`` that cannot be used."""
+    import importlib.util
+    import math
+
+    if not (math.isfinite(rope) and rope >= 0):
+        raise UsageError(f"--rope must be a finite number >= 0, got {rope}")
+    if n_algorithms > 2 and baseline is None:
+        raise UsageError("--rope compares two algorithms, or each algorithm with --baseline: "
+                         "give --baseline to compare three or more")
+    if importlib.util.find_spec("baycomp") is None:
+        raise UsageError("--rope needs the baycomp package: pip install 'ensemblekit[bayes]'")
 
 
 def _defined(scores, metric: str, notify: Notify) -> list:

@@ -168,6 +168,10 @@ class MetricAnalysis:
         difference, k - 1.
     verdicts : list of PairVerdict
         At most one per pair of candidates.
+    bayesian : list of tuple
+        ``(label_a, label_b, stats.BayesianSignedRankResult)``: a against b by
+        the Bayesian signed-rank test (``compare --rope``): the pair of two
+        candidates, or each candidate against the baseline; empty without a rope.
     """
 
     metric: str
@@ -190,11 +194,12 @@ class MetricAnalysis:
     unreachable: str | None = None
     posthoc_limit: float | None = None
     verdicts: list = field(default_factory=list)
+    bayesian: list = field(default_factory=list)
 
 
 def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, metric: str,
             protocol: Protocol, *, baseline: str | None = None, reference: str | None = None,
-            alpha: float = 0.05) -> MetricAnalysis:
+            alpha: float = 0.05, rope: float | None = None, seed: int = 1) -> MetricAnalysis:
     """Average ranks, the tests over data sets, their verdicts, and per-cell marks, for one metric.
 
     Parameters
@@ -216,6 +221,12 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
         (e.g. the first algorithm); it does not change the tests over data sets.
     alpha : float, default=0.05
         Significance level of every test.
+    rope : float, optional
+        Also compare by the Bayesian signed-rank test with this region of
+        practical equivalence (:func:`stats.bayesian_signed_rank`): the two
+        candidates, or each against the baseline (at least 2 data sets).
+    seed : int, default=1
+        Seed of that test's Monte Carlo sample.
 
     Returns
     -------
@@ -300,7 +311,28 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
         _two_algorithms(result, baseline, better_high)
     else:
         _several_algorithms(result, baseline, better_high)
+    if rope is not None:
+        _bayesian(result, baseline, better_high, rope, seed)
     return result
+
+
+def _bayesian(result: MetricAnalysis, baseline: str | None, better_high: bool, rope: float,
+              seed: int) -> None:
+    """The Bayesian signed-rank test of the pair (two candidates) or of each candidate against
+    the baseline (Benavoli et al. 2017): probabilities, not verdicts."""
+    from ensemblekit import stats
+
+    labels = result.labels
+    if len(labels) == 2:
+        pairs = [result.pair]
+    elif baseline is not None:
+        pairs = [(a, baseline) for a in labels if a != baseline]
+    else:
+        return  # refused before any work (see ensemblekit.app.comparing)
+    for a, b in pairs:
+        x, y = result.means[:, labels.index(a)], result.means[:, labels.index(b)]
+        result.bayesian.append((a, b, stats.bayesian_signed_rank(x, y, rope, better_high,
+                                                                 seed=seed)))
 
 
 def _two_algorithms(result: MetricAnalysis, baseline: str | None, better_high: bool) -> None:
