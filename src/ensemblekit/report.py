@@ -15,7 +15,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ensemblekit.results import verdict_lines
+from ensemblekit.results import effect_lines, verdict_lines
 
 
 def fmt(x: float, digits: int = 4) -> str:
@@ -159,7 +159,7 @@ def comparison_tables(summary, analyses: dict, datasets: Sequence[str], labels: 
         excluded = [d for d in datasets if d not in an.datasets]
         if excluded and an.ranks is not None:
             out.append(safe_text(f"left out of ranks and tests (a failed cell): {', '.join(excluded)}"))
-        out.extend(safe_text(line) for line in verdict_lines(an, baseline))
+        out.extend(safe_text(line) for line in verdict_lines(an, baseline) + effect_lines(an))
     return out
 
 

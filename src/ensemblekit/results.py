@@ -569,7 +569,43 @@ def verdict_lines(an, baseline: str | None = None, max_pairs: int = 45) -> list[
         sets, one line says so instead of any verdict. At most one verdict line
         names a given pair (see :func:`ensemblekit.experiment.analyse`).
     """
-    return _test_lines(an, baseline, max_pairs) + _bayesian_lines(an)
+    return _test_lines(an, baseline, max_pairs)
+
+
+def effect_lines(an, max_pairs: int = 45) -> list[str]:
+    """What the report prints under the verdicts: each pair's effect size, then the Bayesian
+    signed-rank comparisons (``compare --rope``); descriptions and probabilities, not verdicts.
+
+    Parameters
+    ----------
+    an : ensemblekit.experiment.MetricAnalysis
+    max_pairs : int
+        Pairs listed one per line up to this many; beyond, one line points to the JSON.
+
+    Returns
+    -------
+    list of str
+        Per pair, the mean difference with its bootstrap interval, and with three
+        or more algorithms its wins, ties and losses (for two, the sign test's
+        line gives them); then one line per Bayesian comparison.
+    """
+    return _pair_effect_lines(an, max_pairs) + _bayesian_lines(an)
+
+
+def _pair_effect_lines(an, max_pairs: int) -> list[str]:
+    """Each pair's mean difference with its bootstrap interval, and its wins, ties and losses."""
+    effects = getattr(an, "effects", ())
+    if len(effects) > max_pairs:
+        return [f"effect sizes, wins, ties and losses of the {len(effects)} pairs: see --format json"]
+    lines = []
+    for a, b, e in effects:
+        line = (f"{a} - {b} over N = {len(an.datasets)} data sets: mean difference "
+                f"{e.mean_difference:+.4f} ({e.confidence:.0%} bootstrap CI {e.ci_low:+.4f} to "
+                f"{e.ci_high:+.4f}; positive: {a} better)")
+        if len(effects) > 1:
+            line += f"; {a} better on {e.wins}, tied on {e.ties}, worse on {e.losses}"
+        lines.append(line)
+    return lines
 
 
 def _bayesian_lines(an) -> list[str]:
@@ -693,6 +729,11 @@ def _tests_document(an, baseline) -> dict:
                 {"algorithm": an.labels[r.index], "statistic": r.statistic, "pvalue": r.pvalue,
                  "holm_pvalue": r.adjusted_pvalue, "significant": r.significant, "better": r.better}
                 for r in an.versus_baseline]
+    if getattr(an, "effects", None):
+        out["effects"] = [
+            {"algorithm": a, "against": b, "mean_difference": e.mean_difference,
+             "ci_low": e.ci_low, "ci_high": e.ci_high, "confidence": e.confidence,
+             "wins": e.wins, "ties": e.ties, "losses": e.losses} for a, b, e in an.effects]
     if getattr(an, "bayesian", None):
         out["bayesian_signed_rank"] = [
             {"algorithm": a, "against": b, "rope": r.rope, "p_algorithm_better": r.p_left,

@@ -1146,25 +1146,115 @@ def bayesian_signed_rank(a, b, rope: float, greater_is_better: bool = True, *,
        a tutorial for comparing multiple classifiers through Bayesian analysis",
        JMLR 18(77):1-36, 2017, Sect. 4.
     """
-    x = np.asarray(a, dtype=float)
-    y = np.asarray(b, dtype=float)
-    if x.ndim != 1 or x.shape != y.shape:
-        raise InputError(f"a and b must be 1-D of the same length, got {x.shape} and {y.shape}")
-    if x.size < 2:
-        raise InputError(f"need at least 2 data sets, got {x.size}")
-    if not (np.isfinite(x).all() and np.isfinite(y).all()):
-        raise InputError("a and b must hold finite scores (no NaN or infinity)")
+    d = _paired(a, b, greater_is_better)  # positive: a better
     if not (np.isfinite(rope) and rope >= 0):
         raise InputError(f"rope must be a finite number >= 0, got {rope}")
     nsamples = _check_count(nsamples, "nsamples", 1)
     from baycomp import SignedRankTest
 
-    if not greater_is_better:
-        x, y = -x, -y
-    # baycomp's left region is "the first is better": x - y above the rope
-    probs = SignedRankTest.probs(x, y, rope=float(rope), nsamples=nsamples, random_state=seed)
+    # baycomp's left region is "the first is better", its first argument's scores higher by
+    # more than the rope: the differences in a's favour against zeros
+    probs = SignedRankTest.probs(d, np.zeros_like(d), rope=float(rope), nsamples=nsamples,
+                                 random_state=seed)
     if len(probs) == 2:  # rope 0: no middle region
         left, right, middle = float(probs[0]), float(probs[1]), 0.0
     else:
         left, middle, right = (float(p) for p in probs)
-    return BayesianSignedRankResult(left, middle, right, float(rope), int(x.size))
+    return BayesianSignedRankResult(left, middle, right, float(rope), int(d.size))
+
+
+# ---------------------------------------------------------------------------
+# Effect size and wins, ties and losses of a pair
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairEffect:
+    """How far apart two algorithms are over data sets, and how often each is ahead.
+
+    Attributes
+    ----------
+    mean_difference : float
+        Mean over data sets of a's score minus b's, in the measure's units,
+        oriented so that a positive value means a is better (for a measure where
+        lower is better, b's score minus a's).
+    ci_low, ci_high : float
+        Bootstrap percentile confidence interval of ``mean_difference``
+        (resampling the data sets), ``ci_low <= mean_difference <= ci_high``
+        unless the resampling says otherwise for skewed differences.
+    confidence : float
+        Level of the interval, in (0, 1).
+    wins, ties, losses : int
+        Data sets on which a is better, equal (exactly), worse.
+    """
+
+    mean_difference: float
+    ci_low: float
+    ci_high: float
+    confidence: float
+    wins: int
+    ties: int
+    losses: int
+
+
+def pair_effect(a, b, greater_is_better: bool = True, *, seed: int = 1,
+                confidence: float = 0.95, n_resamples: int = 9999) -> PairEffect:
+    """Mean difference of two algorithms over data sets with a bootstrap interval, and their
+    wins, ties and losses.
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n_datasets,)
+        One mean score per data set for each algorithm; ``N >= 2``, no NaN.
+    greater_is_better : bool, default=True
+        Whether higher scores are better (the sign of the difference follows it).
+    seed : int, default=1
+        Seed of the resampling: the same seed gives the same interval.
+    confidence : float, default=0.95
+        Level of the interval, in (0, 1).
+    n_resamples : int, default=9999
+        Bootstrap resamples, ``>= 1``.
+
+    Returns
+    -------
+    PairEffect
+
+    Raises
+    ------
+    ValueError
+        Arrays of different shapes, fewer than 2 data sets, NaN, or a level
+        outside (0, 1).
+
+    Notes
+    -----
+    The interval is ``scipy.stats.bootstrap``'s percentile interval of the mean
+    of the paired differences, the data sets being the resampled units (Efron
+    and Tibshirani 1993, Ch. 13). Wins, ties and losses are counted as the sign
+    test counts them (:func:`sign_test`).
+
+    References
+    ----------
+    .. [1] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap",
+       Chapman & Hall, 1993, Ch. 13.
+    """
+    import inspect
+
+    from scipy.stats import bootstrap
+
+    d = _paired(a, b, greater_is_better)
+    if d.size < 2:
+        raise InputError(f"need at least 2 data sets, got {d.size}")
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence must lie in (0, 1), got {confidence}")
+    n_resamples = _check_count(n_resamples, "n_resamples", 1)
+    mean = float(d.mean())
+    if np.all(d == d[0]):  # every resample has this mean: no interval to estimate
+        low = high = mean
+    else:
+        gen = np.random.default_rng(seed)
+        seeded = {"rng" if "rng" in inspect.signature(bootstrap).parameters else "random_state": gen}
+        ci = bootstrap((d,), np.mean, n_resamples=n_resamples, confidence_level=confidence,
+                       method="percentile", vectorized=True, **seeded).confidence_interval
+        low, high = float(ci.low), float(ci.high)
+    wins, losses = int((d > 0).sum()), int((d < 0).sum())
+    return PairEffect(mean, low, high, float(confidence), wins, int(d.size) - wins - losses, losses)

@@ -686,3 +686,27 @@ def test_bayesian_signed_rank_refuses_bad_input(bad):
     args = {"a": [0.9, 0.8], "b": [0.8, 0.7], "rope": 0.01} | bad
     with pytest.raises(ValueError):
         bayesian_signed_rank(**args)
+
+
+def test_pair_effect_counts_and_interval():
+    from ensemblekit.stats import pair_effect
+
+    a = [0.90, 0.80, 0.70, 0.85]
+    b = [0.85, 0.81, 0.70, 0.82]  # a - b = 0.05, -0.01, 0, 0.03
+    e = pair_effect(a, b, seed=4)
+    assert e.mean_difference == pytest.approx(0.0175)
+    assert (e.wins, e.ties, e.losses) == (2, 1, 1)
+    # the interval is scipy's percentile bootstrap of the mean difference, same generator
+    ref = sps.bootstrap((np.subtract(a, b),), np.mean, n_resamples=9999, method="percentile",
+                        vectorized=True, rng=np.random.default_rng(4)).confidence_interval
+    assert (e.ci_low, e.ci_high) == pytest.approx((ref.low, ref.high))
+    assert e.ci_low <= e.mean_difference <= e.ci_high and e.confidence == 0.95
+    # for a loss the same numbers mean b is better
+    loss = pair_effect(a, b, greater_is_better=False, seed=4)
+    assert loss.mean_difference == pytest.approx(-0.0175)
+    assert (loss.wins, loss.ties, loss.losses) == (1, 1, 2)
+    # constant differences: every resample agrees
+    same = pair_effect([0.9, 0.8], [0.8, 0.7])
+    assert same.ci_low == same.mean_difference == same.ci_high == pytest.approx(0.1)
+    with pytest.raises(ValueError):
+        pair_effect([0.9], [0.8])

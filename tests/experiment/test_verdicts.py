@@ -375,11 +375,19 @@ def test_compare_rope_adds_the_bayesian_signed_rank_test(tmp_path):
     text = run("compare", "knn", "c45", *data, "--rope", "0.01")
     assert ("c45 vs knn, Bayesian signed-rank test with rope 0.01 over N = 3 data sets: "
             f"P(c45 better) = {entry['p_algorithm_better']:.3f}") in text.stdout
+    # every pair's effect size and wins, ties and losses, whether or not --rope is given
+    effects = json.loads(two.stdout)["metrics"]["accuracy"]["effects"]
+    assert [(e["algorithm"], e["against"]) for e in effects] == [("c45", "knn")]
+    assert effects[0]["wins"] + effects[0]["ties"] + effects[0]["losses"] == 3
+    assert effects[0]["ci_low"] <= effects[0]["mean_difference"] <= effects[0]["ci_high"]
     # three algorithms: each against the baseline, or refused without one
     based = run("compare", "knn", "c45", "k2", *data, "--rope", "0.01", "--baseline", "knn",
                 "--format", "json")
     pairs = json.loads(based.stdout)["metrics"]["accuracy"]["bayesian_signed_rank"]
     assert [(p["algorithm"], p["against"]) for p in pairs] == [("c45", "knn"), ("k2", "knn")]
+    three = json.loads(based.stdout)["metrics"]["accuracy"]["effects"]
+    assert [(e["algorithm"], e["against"]) for e in three] == [("knn", "c45"), ("knn", "k2"),
+                                                               ("c45", "k2")]
     for args, needle in (((), "give --baseline"), (("--baseline", "knn", "--rope", "-1"),
                                                     "--rope must be")):
         refused = run("compare", "knn", "c45", "k2", *data, "--rope", "0.01", *args)

@@ -172,6 +172,10 @@ class MetricAnalysis:
         ``(label_a, label_b, stats.BayesianSignedRankResult)``: a against b by
         the Bayesian signed-rank test (``compare --rope``): the pair of two
         candidates, or each candidate against the baseline; empty without a rope.
+    effects : list of tuple
+        ``(label_a, label_b, stats.PairEffect)`` for every pair of candidates (the
+        pair of two as :attr:`pair` orients it; else in column order): a's mean
+        difference from b with a bootstrap interval, and a's wins, ties and losses.
     """
 
     metric: str
@@ -195,6 +199,7 @@ class MetricAnalysis:
     posthoc_limit: float | None = None
     verdicts: list = field(default_factory=list)
     bayesian: list = field(default_factory=list)
+    effects: list = field(default_factory=list)
 
 
 def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, metric: str,
@@ -313,6 +318,11 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
         _several_algorithms(result, baseline, better_high)
     if rope is not None:
         _bayesian(result, baseline, better_high, rope, seed)
+    pairs = ([result.pair] if k == 2 else
+             [(labels[i], labels[j]) for i in range(k) for j in range(i + 1, k)])
+    for a, b in pairs:
+        x, y = result.means[:, labels.index(a)], result.means[:, labels.index(b)]
+        result.effects.append((a, b, stats.pair_effect(x, y, better_high, seed=seed)))
     return result
 
 
