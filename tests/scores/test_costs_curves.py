@@ -137,3 +137,12 @@ def test_total_and_average_cost_match_weka(tmp_path, classifier, name, cost):
     assert ours.cost.total == pytest.approx(weka["total_cost"], abs=5e-5)
     assert ours.cost.average == pytest.approx(weka["average_cost"], abs=5e-5)
     assert weka["total_cost"] > 0
+
+
+def test_zero_one_costs_count_the_errors():
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 3, 60)
+    proba = rng.dirichlet(np.ones(3), 60)
+    report = ev.classification_report(y, proba, None, cost_matrix=1 - np.eye(3))
+    assert report.cost.total == report.incorrect
+    assert report.cost.average == pytest.approx(1 - report.accuracy)
