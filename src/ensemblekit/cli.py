@@ -364,7 +364,7 @@ def _parse_k_option(text: str | None):
 
 
 def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot, resume,
-                    evaluate: bool = False, **options) -> None:
+                    evaluate: bool = False, curve_out: Path | None = None, **options) -> None:
     """Shared body of 'compare' and 'evaluate ALGO': call the API, write files, render."""
     from ensemblekit import report, writers
     from ensemblekit.writers import to_json
@@ -380,7 +380,9 @@ def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot,
                          (resume, "--resume")):
         _check_destination(path, option)
     if evaluate:
-        result = api.evaluate(algos[0], data[0], progress=_progress, notify=_note, **options)
+        result = api.evaluate(algos[0], data[0], progress=_progress, notify=_note,
+                              curves=curve_out is not None, **options)
+        _write_curves(curve_out, next(iter(result.pooled.values()), None))
     else:
         result = api.compare(algos, data, resume=resume, plot=plot is not None,
                              progress=_progress, notify=_note, **options)
@@ -401,6 +403,14 @@ def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot,
              f"{result.failures[0].error}")
         bad_input = all(f.bad_input for f in result.failures)
         raise typer.Exit(EXIT_BAD_INPUT if bad_input else EXIT_FAILURE)
+
+
+def _write_curves(path: Path | None, report) -> None:
+    """``--curve-out``: the report's ROC and precision-recall points, written atomically."""
+    from ensemblekit import writers
+
+    if path is not None and report is not None:
+        _write_file(path, writers.curves_csv(report))
 
 
 @app.command()
@@ -429,6 +439,8 @@ def evaluate(
     string_to_nominal: bool = opt.STRING_TO_NOMINAL,
     output: Path | None = typer.Option(None, "--output", "-o", help="Per-fold scores (.csv/.json)."),
     format_: str | None = opt.JSON_FORMAT,
+    cost_matrix: str | None = opt.COST_MATRIX,
+    curve_out: Path | None = opt.CURVE_OUT,
 ):
     """Evaluate one algorithm (repeated CV, a test file or a percentage split; clustering:
     seeded runs) or one saved model (test set), with Weka's measures, per-class table and
@@ -439,6 +451,8 @@ def evaluate(
     with _user_errors(), _reading(decimal, missing_values, header, string_to_nominal):
         _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
+        _check_destination(curve_out, "--curve-out")
+        extras = {"cost_matrix": cost_matrix, "curves": curve_out is not None}
         is_model = not registry.is_registered(algo_or_model) and Path(algo_or_model).is_file()
         one_split = test is not None or split_percentage is not None or preserve_order
         if is_model or one_split:
@@ -455,13 +469,14 @@ def evaluate(
                 raise UsageError(f"{', '.join(given)} cannot be used {why}")
             if is_model:
                 result = api.evaluate_model(algo_or_model, data, metrics=metric,
-                                            input_format=input_format, notify=_note)
+                                            input_format=input_format, notify=_note, **extras)
             else:
                 result = api.evaluate_split(
                     algo_or_model, data, test=test, split_percentage=split_percentage,
                     preserve_order=preserve_order, metrics=metric, target=target,
                     params=registry.parse_settings(settings), seed=seed, ignore=ignore,
-                    input_format=input_format, notify=_note)
+                    input_format=input_format, notify=_note, **extras)
+            _write_curves(curve_out, result.report)
             if format_ == "json":
                 _write_stdout(to_json(result.to_dict()))
             else:
@@ -470,7 +485,8 @@ def evaluate(
         _run_comparison([algo_or_model], [data], format_=format_, output=output, plot=None,
                         resume=None, params=registry.parse_settings(settings), target=target,
                         ignore=ignore, input_format=input_format, metrics=metric, cv=cv,
-                        repeats=repeats, runs=runs, seed=seed, n_jobs=n_jobs, evaluate=True)
+                        repeats=repeats, runs=runs, seed=seed, n_jobs=n_jobs, evaluate=True,
+                        cost_matrix=cost_matrix, curve_out=curve_out)
 
 
 @app.command()

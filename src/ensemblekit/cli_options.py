@@ -86,3 +86,16 @@ ROPE = typer.Option(None, "--rope", metavar="WIDTH",
                    help="Also run the Bayesian signed-rank test with this region of practical "
                    "equivalence (0.01 = one point of accuracy): two algorithms, or each against "
                    "--baseline. Needs baycomp (pip install 'ensemblekit[bayes]').")
+
+# evaluate's Weka extras (classifiers)
+COST_MATRIX = typer.Option(None, "--cost-matrix", metavar="FILE",
+                           help="Cost matrix (rows: actual class, columns: predicted, in the "
+                           "class's value order), in Weka's cost-file form ('ROWS COLUMNS' line, "
+                           "then one line per row; % starts a comment) or as [0 1; 5 0], in a "
+                           "file or inline: the report adds Weka's Total Cost and Average Cost "
+                           "(Weka's -m).")
+CURVE_OUT = typer.Option(None, "--curve-out", metavar="FILE",
+                         help="Write each class's ROC and precision-recall points (threshold, "
+                         "tp, fp, tn, fn, tpr, fpr, precision, recall, ...) as CSV, from the "
+                         "predictions the report scores (cross-validation: the pooled "
+                         "out-of-fold ones; Weka's -threshold-file).")

@@ -433,6 +433,7 @@ def summary_rows(report) -> list[tuple[str, str]]:
     return [("Correctly classified instances", f"{report.correct}   {fmt(pct)} %"),
             ("Incorrectly classified instances", f"{report.incorrect}   {fmt(100 - pct)} %"),
             ("Kappa statistic", fmt(report.kappa)),
+            *cost_rows(report),
             ("Mean absolute error", fmt(report.mae)),
             ("Root mean squared error", fmt(report.rmse)),
             ("Relative absolute error", f"{fmt(report.rae)} %"),
@@ -448,6 +449,31 @@ def summary_rows(report) -> list[tuple[str, str]]:
             ("Total number of instances", str(report.n))]
 
 
+def cost_rows(report) -> list[tuple[str, str]]:
+    """Weka's "Total Cost" and "Average Cost" lines, when the report was made with a cost
+    matrix (else none); numbers as Weka's ``Utils.doubleToString(x, 4)`` writes them
+    (``12``, ``0.08``), as ``Evaluation.toSummaryString`` prints them after the kappa."""
+    from ensemblekit.classifiers._java_numbers import weka_number
+
+    cost = getattr(report, "cost", None)
+    if cost is None:
+        return []
+    return [("Total Cost", weka_number(cost.total, 4)),
+            ("Average Cost", weka_number(cost.average, 4))]
+
+
+def _measure_table(rows):
+    """A table of ``(measure, value text)`` rows, without a header (a report's summary)."""
+    from rich.table import Table
+
+    table = Table(show_header=False)
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
 def report_renderables(report, title: str) -> list:
     """Weka's test report as rich renderables: the summary, then (nominal class) the
     per-class table with its weighted average and the confusion matrix.
@@ -458,14 +484,7 @@ def report_renderables(report, title: str) -> list:
     title : str
         Heading of the summary.
     """
-    from rich.table import Table
-
-    summary = Table(show_header=False)
-    summary.add_column("measure")
-    summary.add_column("value", justify="right")
-    for name, value in summary_rows(report):
-        summary.add_row(name, value)
-    out = [safe_text(title, style="bold"), summary]
+    out = [safe_text(title, style="bold"), _measure_table(summary_rows(report))]
     if hasattr(report, "confusion"):
         out += per_class_renderables(report)
     return out
@@ -561,6 +580,8 @@ def cross_validation_renderables(result) -> list:
                           f"out-of-fold predictions of {repeats} repeats pooled (each instance "
                           f"counted {repeats} times)")
                 out.append(safe_text(f"{label} on {dataset}, {pooled}:", style="bold"))
+                if report.cost is not None:
+                    out.append(_measure_table(cost_rows(report)))
                 out.extend(per_class_renderables(report))
     return out
 

@@ -282,3 +282,37 @@ def similarity_csv_parts(blocks):
             header = True
         yield "".join(f"{start + i + 1}," + ",".join(map(repr, row)) + "\n"
                       for i, row in enumerate(block.tolist()))
+
+
+def curves_csv(report) -> str:
+    """Each class's ROC and precision-recall points as CSV (``evaluate --curve-out``).
+
+    The columns are ``class`` and :data:`ensemblekit.scores.curves.CURVE_COLUMNS`
+    (Weka's ``ThresholdCurve`` figures under snake-case names): one row per point,
+    class by class in code order, thresholds ascending, the last point of a class at
+    threshold ``inf`` (nothing predicted positive). Counts are whole numbers, other
+    figures ``repr`` floats (exact round trip), an undefined figure (Weka's ``?``)
+    an empty field.
+
+    Parameters
+    ----------
+    report : ensemblekit.scores.classification.ClassificationEvaluation
+        Made with ``curves=True``.
+
+    Returns
+    -------
+    str
+    """
+    from ensemblekit.scores.curves import CURVE_COLUMNS
+
+    def cell(v: float) -> str:
+        if v != v:
+            return ""
+        return str(int(v)) if v.is_integer() and abs(v) < 2**53 else repr(v)
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(("class", *CURVE_COLUMNS))
+    for name, curve in zip(report.class_names, report.curves, strict=True):
+        writer.writerows((name, *(cell(float(v)) for v in row)) for row in curve.rows())
+    return buf.getvalue()

@@ -25,6 +25,8 @@ _SUMMARY = {
     "Incorrectly Classified Instances": ("incorrect", "incorrect_pct"),
     "UnClassified Instances": ("unclassified", "unclassified_pct"),
     "Kappa statistic": ("kappa", None),
+    "Total Cost": ("total_cost", None),  # with a cost matrix (-m FILE)
+    "Average Cost": ("average_cost", None),
     "Correlation coefficient": ("correlation", None),
     "Mean absolute error": ("mae", None),
     "Root mean squared error": ("rmse", None),

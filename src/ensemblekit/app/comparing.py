@@ -172,7 +172,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
             baseline: str | None = None, grid: Sequence[str] = (),
             max_instances: int | None = None, n_jobs: int = 1, scheduler: str | None = None,
             resume=None, alpha: float = 0.05, rope: float | None = None, plot: bool = False,
-            pooled: bool = False,
+            pooled: bool = False, report_options: dict | None = None,
             progress: Progress | None = None, notify: Notify | None = None) -> Comparison:
     """Compare algorithms over data sets under one protocol (``ensemblekit compare``).
 
@@ -220,6 +220,9 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         Also report each algorithm's out-of-fold predictions pooled over every
         fold and repeat, Weka's way (``Comparison.pooled``; what ``evaluate``
         prints). Not with ``resume`` or clusterers.
+    report_options : dict, optional
+        Keyword arguments of each pooled classification report (``cost_matrix``,
+        ``curves``; see :func:`~ensemblekit.scores.classification.classification_report`).
 
     Returns
     -------
@@ -335,7 +338,8 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
                       summary=summary, analyses=analyses, baseline=baseline, reference=reference,
                       grid=grid_rows, alpha=alpha, max_instances=max_instances,
                       units=len(work.units), computed=result.computed,
-                      pooled=_pooled_reports(task, datasets, result.predictions, failed))
+                      pooled=_pooled_reports(task, datasets, result.predictions, failed,
+                                             report_options or {}))
 
 
 def _check_rope(rope: float, n_algorithms: int, baseline: str | None) -> None:
@@ -371,7 +375,7 @@ def _defined(scores, metric: str, notify: Notify) -> list:
     return [s for s in scores if s.metric == metric and (s.dataset, s.algorithm) not in bad]
 
 
-def _pooled_reports(task: str, datasets, predictions, failed) -> dict:
+def _pooled_reports(task: str, datasets, predictions, failed, options: dict) -> dict:
     """``(dataset, label) -> report`` of the out-of-fold predictions of every fold pooled,
     each relative error against its own fold's training prior (as Weka's
     cross-validation sums them)."""
@@ -394,7 +398,7 @@ def _pooled_reports(task: str, datasets, predictions, failed) -> dict:
             proba = np.concatenate([u.proba for u in units])
             prior = np.concatenate([np.tile(u.prior, (u.test.size, 1)) for u in units])
             reports[(name, label)] = classification_report(
-                truth.astype(np.intp), proba, prior, ds.class_values)
+                truth.astype(np.intp), proba, prior, ds.class_values, **options)
         else:
             predicted = np.concatenate([u.predicted for u in units])
             prior = np.concatenate([np.full(u.test.size, u.prior) for u in units])

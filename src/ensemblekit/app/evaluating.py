@@ -8,6 +8,7 @@ from pathlib import Path
 from ensemblekit import registry
 from ensemblekit.app.common import (
     Notify,
+    _class_for,
     _labelled,
     _labelled_rows,
     _load_for,
@@ -32,7 +33,59 @@ def _report_metrics(task: str, metrics: Sequence[str], prior) -> list[str]:
             if prior is not None or m not in ("rae", "rrse")]
 
 
-def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_names):
+def cost_matrix_for(cost_matrix, class_names: Sequence[str]):
+    """The cost matrix of ``--cost-matrix``, checked against the class values.
+
+    Parameters
+    ----------
+    cost_matrix : path, str or array-like of shape (C, C)
+        A cost file in Weka's ``CostMatrix`` form or ``[a b; c d]``
+        (:func:`ensemblekit.readers.cost_matrix.read_cost_matrix`), that one-line
+        form itself when no such file exists, or the matrix.
+    class_names : sequence of str
+        The ``C`` class values, in code order.
+
+    Returns
+    -------
+    ndarray of float64, shape (C, C)
+
+    Raises
+    ------
+    UsageError, ensemblekit.data.DataError
+        An unreadable or malformed file, or a matrix that is not C by C; the message
+        names the file.
+    """
+    import os
+
+    from ensemblekit.errors import InputError
+    from ensemblekit.readers.cost_matrix import parse_cost_matrix, read_cost_matrix
+    from ensemblekit.scores.costs import check_cost_matrix
+
+    source = "--cost-matrix"
+    if isinstance(cost_matrix, (str, os.PathLike)):
+        source = os.fspath(cost_matrix)
+        inline = isinstance(cost_matrix, str) and cost_matrix.lstrip().startswith("[")
+        cost_matrix = (parse_cost_matrix(cost_matrix, "--cost-matrix")
+                       if inline and not os.path.exists(cost_matrix)
+                       else read_cost_matrix(cost_matrix))
+    try:
+        return check_cost_matrix(cost_matrix, len(class_names))
+    except InputError as exc:
+        names = f" ({', '.join(map(str, class_names))})" if len(class_names) <= 10 else ""
+        raise UsageError(f"{source}: {exc}{names}") from None
+
+
+def _refuse_extras(name: str, task: str, cost_matrix, curves: bool) -> None:
+    """Cost matrices and threshold curves judge class predictions only."""
+    given = [option for option, on in (("--cost-matrix", cost_matrix is not None),
+                                       ("--curve-out", curves)) if on]
+    if given and task != registry.CLASSIFICATION:
+        kind = "a clusterer" if task == registry.CLUSTERING else "a regression algorithm"
+        raise UsageError(f"{' and '.join(given)}: for classifiers only, and {name} is {kind}")
+
+
+def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_names,
+                 **report_options):
     """Score a fitted pipeline on the labelled rows of ``ds``: ``(scores, report, rows)``.
 
     A classifier is judged by its class probabilities (the predicted class is their first
@@ -40,7 +93,8 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
     or :mod:`ensemblekit.scores.regression`, or None for a clusterer. As in Weka's
     evaluation, every row is predicted, in file order, and the rows with a known class are
     scored: a model whose predictions depend on the rows before (knn's ranges, which each
-    test row widens) sees the unlabelled rows too.
+    test row widens) sees the unlabelled rows too. ``report_options`` (``cost_matrix``,
+    ``curves``) go to :func:`~ensemblekit.scores.classification.classification_report`.
     """
     import time
 
@@ -65,7 +119,7 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
     report = None
     if classifier:
         truth = np.asarray(truth, dtype=np.intp)
-        report = classification_report(truth, proba, prior, class_names)
+        report = classification_report(truth, proba, prior, class_names, **report_options)
     elif task == registry.REGRESSION:
         truth = np.asarray(truth, dtype=np.float64)
         report = regression_report(truth, predicted, prior)
@@ -77,6 +131,7 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
 
 
 def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: str | None = None,
+                   cost_matrix=None, curves: bool = False,
                    notify: Notify | None = None) -> ModelEvaluation:
     """Score a saved model on a test set (``evaluate MODEL DATA``), as Weka's ``-l MODEL -T DATA``.
 
@@ -90,6 +145,13 @@ def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: st
         relative errors need the training class counts (or mean) the model
         file records; files written before they were recorded are reported
         without them.
+    cost_matrix : path, str or array-like of shape (C, C), optional
+        Costs of (actual, predicted) class pairs (see :func:`cost_matrix_for`): the
+        report then gives Weka's Total Cost and Average Cost (Weka's ``Evaluation``
+        with a ``CostMatrix``, ``-m FILE``). Classifiers only.
+    curves : bool, default=False
+        Keep each class's ROC and precision-recall points in the report (Weka's
+        ``ThresholdCurve``, ``-threshold-file``). Classifiers only.
     notify : callable, optional
         Receives the note that ``data`` is the model's own training data
         (the figures are then resubstitution estimates), else a UserWarning.
@@ -117,6 +179,9 @@ def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: st
                          "to score the model against" if schema.class_attribute else
                          f"{ds.source}: has no class attribute to score against")
     task = metadata["task"]
+    _refuse_extras(name, task, cost_matrix, curves)
+    if cost_matrix is not None:
+        cost_matrix = cost_matrix_for(cost_matrix, ds.class_values)
     prior = _training_prior(metadata, schema)
     chosen = _report_metrics(task, metrics, prior) if task != registry.CLUSTERING else \
         _metrics_for(task, metrics)
@@ -124,7 +189,8 @@ def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: st
     if not registry.get(model.algorithm).predicts_new_rows:
         raise UsageError(f"{model.algorithm} models cannot label new rows (the algorithm has "
                          "no out-of-sample rule); use 'ensemblekit compare' or 'cluster' instead")
-    scores, report, n = _test_report(model.pipeline, task, ds, prior, chosen, ds.class_values)
+    scores, report, n = _test_report(model.pipeline, task, ds, prior, chosen, ds.class_values,
+                                     cost_matrix=cost_matrix, curves=curves)
     seen = metadata.get("training_data", {}).get("fingerprint")
     same = task != registry.CLUSTERING and seen == data_fingerprint(*_labelled_rows(ds, task))
     if same:
@@ -182,6 +248,7 @@ def evaluate_split(algorithm: str, data, *, test=None, split_percentage: float |
                    preserve_order: bool = False, metrics: Sequence[str] = (),
                    target: str | None = None, params: dict | None = None, seed: int = 1,
                    ignore: Sequence[str] = (), input_format: str | None = None,
+                   cost_matrix=None, curves: bool = False,
                    notify: Notify | None = None) -> ModelEvaluation:
     """Train on one part and test on another, in one step (Weka's ``-t TRAIN -T TEST``
     or ``-t DATA -split-percentage P [-preserve-order]``).
@@ -198,7 +265,7 @@ def evaluate_split(algorithm: str, data, *, test=None, split_percentage: float |
         Percentage of ``data`` to train on, in (0, 100) (see :func:`split_rows`).
     preserve_order : bool
         Split in file order instead of after a seeded shuffle.
-    metrics, target, params, seed, ignore, input_format, notify
+    metrics, target, params, seed, ignore, input_format, cost_matrix, curves, notify
         As :func:`fit` and :func:`evaluate_model`.
 
     Returns
@@ -222,8 +289,11 @@ def evaluate_split(algorithm: str, data, *, test=None, split_percentage: float |
     if spec.task == registry.CLUSTERING:
         raise UsageError(f"{algorithm} is a clusterer; --test and --split-percentage evaluate "
                          "classifiers and regression algorithms (cluster it, or use --runs)")
+    _refuse_extras(algorithm, spec.task, cost_matrix, curves)
     ds = _load_for(spec.task, data, target=target, ignore=ignore, input_format=input_format,
                    algo=algorithm, notify=notify)
+    if cost_matrix is not None:
+        cost_matrix = cost_matrix_for(cost_matrix, ds.class_values)
     if split_percentage is not None:
         train_rows, test_rows = split_rows(ds.n_instances, split_percentage,
                                            preserve_order=preserve_order, seed=seed)
@@ -237,14 +307,14 @@ def evaluate_split(algorithm: str, data, *, test=None, split_percentage: float |
     prior = _training_prior(fitted.metadata, ds.schema)
     chosen = _report_metrics(spec.task, metrics, prior)
     scores, report, n = _test_report(fitted.pipeline, spec.task, test_ds, prior, chosen,
-                                     ds.class_values)
+                                     ds.class_values, cost_matrix=cost_matrix, curves=curves)
     return ModelEvaluation(algorithm, algorithm, test_ds.name, n, scores, task=spec.task,
                            protocol=protocol, report=report, class_names=tuple(ds.class_values),
                            train_instances=fitted.metadata["training_data"]["instances"])
 
 
 def evaluate(algorithm_or_model, data, *, test=None, split_percentage: float | None = None,
-             preserve_order: bool = False, **options):
+             preserve_order: bool = False, cost_matrix=None, curves: bool = False, **options):
     """Evaluate one algorithm by a protocol, or one saved model on a test set.
 
     Parameters
@@ -258,6 +328,9 @@ def evaluate(algorithm_or_model, data, *, test=None, split_percentage: float | N
     data : path or Dataset
     test, split_percentage, preserve_order
         See :func:`evaluate_split`.
+    cost_matrix, curves
+        See :func:`evaluate_model`; under cross-validation they judge the pooled
+        out-of-fold predictions (``Comparison.pooled``), as Weka's ``-x`` does.
     **options
         Those of :func:`compare` (or :func:`evaluate_split`) for an algorithm;
         ``metrics``, ``input_format`` and ``notify`` for a model.
@@ -266,16 +339,24 @@ def evaluate(algorithm_or_model, data, *, test=None, split_percentage: float | N
     -------
     Comparison or ModelEvaluation
     """
+    extras = {"cost_matrix": cost_matrix, "curves": curves}
     if isinstance(algorithm_or_model, FittedModel) or (
             not registry.is_registered(algorithm_or_model) and Path(algorithm_or_model).is_file()):
-        return evaluate_model(algorithm_or_model, data, **options)
+        return evaluate_model(algorithm_or_model, data, **extras, **options)
     if test is not None or split_percentage is not None or preserve_order:
         return evaluate_split(algorithm_or_model, data, test=test,
                               split_percentage=split_percentage, preserve_order=preserve_order,
-                              **options)
+                              **extras, **options)
     task = registry.get(algorithm_or_model).task
+    _refuse_extras(algorithm_or_model, task, cost_matrix, curves)
     if not options.get("metrics") and task != registry.CLUSTERING:
         from ensemblekit.metrics import default_metrics
 
         options["metrics"] = default_metrics(task, report=True)
-    return compare([algorithm_or_model], [data], pooled=task != registry.CLUSTERING, **options)
+    if cost_matrix is not None:  # checked against the class before any fold is run
+        target = options.get("target")
+        data = _class_for(task, load_data(data, target=target, ignore=options.get("ignore", ()),
+                                          input_format=options.get("input_format")), target)
+        extras["cost_matrix"] = cost_matrix_for(cost_matrix, data.class_values)
+    return compare([algorithm_or_model], [data], pooled=task != registry.CLUSTERING,
+                   report_options=extras, **options)

@@ -46,6 +46,8 @@ import numpy as np
 from ensemblekit.errors import InputError
 from ensemblekit.safejson import plain as _plain  # JSON-ready: NaN and inf as None
 from ensemblekit.scores._common import _check_labels
+from ensemblekit.scores.costs import CostEvaluation, cost_figures
+from ensemblekit.scores.curves import ThresholdCurve, score_groups, threshold_curve
 
 #: An undefined figure (Weka prints ``?``).
 _NAN = float("nan")
@@ -581,11 +583,7 @@ def mcc(y_true, proba, average: str | None = "weighted"):
 
 def _threshold_groups(y, p, k):
     """Positives and negatives per distinct score of class ``k``, scores ascending."""
-    scores = p[:, k]
-    _, group = np.unique(scores, return_inverse=True)
-    positive = (y == k).astype(float)
-    pos = np.bincount(group, weights=positive)
-    neg = np.bincount(group, weights=1.0 - positive)
+    _, pos, neg = score_groups(y == k, p[:, k])
     return pos, neg
 
 
@@ -706,6 +704,12 @@ class ClassificationEvaluation:
         Weka's "Weighted Avg." row, same keys.
     macro : dict of str to float
         scikit-learn's macro ``precision, recall, f_measure`` (see :func:`precision`).
+    cost : CostEvaluation or None
+        Weka's Total Cost and Average Cost under a cost matrix, when one was given
+        (see :mod:`ensemblekit.scores.costs`).
+    curves : tuple of ThresholdCurve
+        Per class, the ROC and precision-recall points (:mod:`ensemblekit.scores.curves`),
+        when they were asked for; empty otherwise. Not part of :meth:`to_dict`.
     """
 
     n: int
@@ -726,6 +730,8 @@ class ClassificationEvaluation:
     per_class: dict[str, np.ndarray] = field(default_factory=dict)
     weighted: dict[str, float] = field(default_factory=dict)
     macro: dict[str, float] = field(default_factory=dict)
+    cost: CostEvaluation | None = None
+    curves: tuple[ThresholdCurve, ...] = ()
 
     @property
     def pct_correct(self) -> float:
@@ -751,10 +757,12 @@ class ClassificationEvaluation:
             "per_class": _plain(dict(self.per_class)),
             "weighted": _plain(dict(self.weighted)),
             "macro": _plain(dict(self.macro)),
+            **({} if self.cost is None else self.cost.to_dict()),
         }  # fmt: skip
 
 
-def classification_report(y_true, proba, prior_counts, class_names=None) -> ClassificationEvaluation:
+def classification_report(y_true, proba, prior_counts, class_names=None, *, cost_matrix=None,
+                          curves: bool = False) -> ClassificationEvaluation:
     """All of Weka's test-set figures for a nominal class, in one object.
 
     Parameters
@@ -768,6 +776,12 @@ def classification_report(y_true, proba, prior_counts, class_names=None) -> Clas
         unknown (RAE and RRSE are then NaN).
     class_names : sequence of str, optional
         ``C`` names; default ``"0" .. "C-1"``.
+    cost_matrix : array-like of shape (C, C), optional
+        Costs of (actual, predicted) pairs: the report then has Weka's Total Cost and
+        Average Cost (:func:`ensemblekit.scores.costs.cost_figures`).
+    curves : bool, default=False
+        Also keep each class's ROC and precision-recall points
+        (:func:`ensemblekit.scores.curves.threshold_curve`).
 
     Returns
     -------
@@ -776,7 +790,8 @@ def classification_report(y_true, proba, prior_counts, class_names=None) -> Clas
     Raises
     ------
     ValueError
-        On bad shapes, codes, probabilities, counts or a wrong number of names.
+        On bad shapes, codes, probabilities, counts or a wrong number of names, or a
+        cost matrix that is not C by C finite numbers.
     """
     y, p = _check_classification(y_true, proba)
     n, n_classes = p.shape
@@ -808,6 +823,8 @@ def classification_report(y_true, proba, prior_counts, class_names=None) -> Clas
         per_class=per_class,
         weighted={name: weighted_average(per_class[name], support) for name in _PER_CLASS},
         macro={name: _macro(cm, name) for name in ("precision", "recall", "f_measure")},
+        cost=None if cost_matrix is None else cost_figures(cm, cost_matrix),
+        curves=tuple(threshold_curve(y == k, p[:, k]) for k in range(n_classes)) if curves else (),
     )  # fmt: skip
 
 
