@@ -387,7 +387,7 @@ def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot,
         result = api.compare(algos, data, resume=resume, plot=plot is not None,
                              progress=_progress, notify=_note, **options)
     if plot is not None:
-        for written in api.plot_comparison(result, plot):
+        for written in api.plot_comparison(result, plot, notify=_note):
             _note(f"wrote {written}")
     if output is not None:
         _emit(writers.scores_text(result.scores, result.failures,

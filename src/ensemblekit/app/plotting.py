@@ -46,7 +46,7 @@ def plot_paths(path, metrics: Sequence[str] = (), algorithms: Sequence[str] = ()
     return [given.with_name(f"{given.stem}-{metric}{given.suffix}") for metric in chosen]
 
 
-def plot_comparison(result: Comparison, path) -> list[Path]:
+def plot_comparison(result: Comparison, path, notify=None) -> list[Path]:
     """Draw a comparison, one figure per metric, in the files :func:`plot_paths` names.
 
     Each figure is the critical-difference diagram of that metric (two
@@ -55,6 +55,18 @@ def plot_comparison(result: Comparison, path) -> list[Path]:
     by the difference from the baseline (:func:`ensemblekit.plots.heatmap_limits`).
     Every figure is drawn before the first file is written, and the files are
     written all or none (:func:`ensemblekit.plots.write_plots`).
+
+    A data set on which a metric is undefined (NaN, such as a ROC area over folds
+    that lack a class) is left out of the two-algorithm scatter plot, which says
+    so in its title and with a note to ``notify``.
+
+    Parameters
+    ----------
+    result : Comparison
+    path : str or path-like
+        The ``--plot`` argument (see :func:`plot_paths`).
+    notify : callable, optional
+        Receives one note per figure that leaves data sets out.
 
     Returns
     -------
@@ -76,12 +88,14 @@ def plot_comparison(result: Comparison, path) -> list[Path]:
     fmt = plots.plot_format(path)
     metrics = list(dict.fromkeys(result.metrics))
     paths = plot_paths(path, metrics)
-    figures = [(target, _metric_figure(result, metric, fmt)) for metric, target in zip(metrics, paths)]
+    say = notify if notify is not None else (lambda message: None)
+    figures = [(target, _metric_figure(result, metric, fmt, say))
+               for metric, target in zip(metrics, paths)]
     plots.write_plots(figures)
     return paths
 
 
-def _metric_figure(result: Comparison, metric: str, fmt: str) -> bytes:
+def _metric_figure(result: Comparison, metric: str, fmt: str, say) -> bytes:
     """The bytes of one metric's figure for :func:`plot_comparison`."""
     import numpy as np
 
@@ -116,18 +130,40 @@ def _metric_figure(result: Comparison, metric: str, fmt: str) -> bytes:
     if len(result.labels) == 2:
         # Demšar (JMLR 2006, Sect. 3.1): two algorithms are compared with the Wilcoxon
         # signed-rank test, not with a critical difference; the figure shows each data set
+        import math
+
         table = result.table(metric)
         done = [d for d in result.datasets if None not in table[d].values()]
+        # a measure undefined in some fold (NaN) has no point to draw
+        undefined = [d for d in done if not all(math.isfinite(v) for v in table[d].values())]
+        done = [d for d in done if d not in undefined]
         if len(done) < 2:
-            raise UsageError(f"--plot needs 2 complete data sets for the scatter plot of {metric}")
+            raise UsageError(f"--plot needs 2 data sets where {metric} is defined for the "
+                             f"scatter plot (it is undefined on {', '.join(undefined) or 'none'})")
+        title = f"{metric_spec(metric).display_name}: mean over folds per data set"
+        if undefined:
+            title += f"\n({len(undefined)} data set with {metric} undefined, not drawn)"
+            say(f"note: --plot: {metric} is undefined on {', '.join(undefined)}; the scatter "
+                "plot leaves it out")
         a, b = result.labels
         return plots.render_pairwise_scatter(
             a, b, [table[d][a] for d in done], [table[d][b] for d in done], done, fmt,
-            title=f"{metric_spec(metric).display_name}: mean over folds per data set",
-            greater_is_better=metric_spec(metric).greater_is_better)
+            title=title, greater_is_better=metric_spec(metric).greater_is_better)
     if an.cd is None:
         raise UsageError(f"--plot needs at least 3 algorithms and 2 complete data sets for a "
                          f"critical-difference diagram (of {metric})")
     return plots.render_critical_difference(an.labels, an.ranks, an.cd, fmt,
-                                            title=f"{metric}: Nemenyi CD at alpha {result.alpha:g}",
+                                            title=_cd_title(an, metric, result),
                                             alpha=result.alpha)
+
+
+def _cd_title(an, metric: str, result: Comparison) -> str:
+    """The diagram's title names the test that was made: Nemenyi only after Friedman rejects
+    without a baseline; otherwise the critical difference is drawn for reference."""
+    alpha = f"alpha {result.alpha:g}"
+    if an.posthoc == "nemenyi":
+        return f"{metric}: Friedman rejects; Nemenyi CD at {alpha}"
+    if an.posthoc == "wilcoxon-holm":
+        return (f"{metric}: Friedman rejects; post-hoc Wilcoxon-Holm against {result.baseline} "
+                f"(Nemenyi CD at {alpha} for reference)")
+    return f"{metric}: Friedman does not reject at {alpha}; no post-hoc test (CD for reference)"

@@ -1,0 +1,52 @@
+"""Defects of compare found in issue 31, each with the test that failed before its fix."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from types import SimpleNamespace
+
+import pytest
+
+from ektesting.support import data_path
+from ektesting.support import run_cli as run
+
+SAMPLE = data_path("iris.arff").parent
+
+
+def _rare_class_folder(tmp_path):
+    """iris, vote and a file whose second class has one row: its ROC area is undefined in
+    every fold that lacks that class."""
+    folder = tmp_path / "d"
+    folder.mkdir()
+    for name in ("iris.arff", "vote.arff"):
+        shutil.copy(SAMPLE / name, folder / name)
+    rng = random.Random(1)
+    rows = [f"{rng.random():.3f},{rng.random():.3f},{'b' if i == 0 else 'a'}" for i in range(40)]
+    (folder / "rare.arff").write_text("@relation rare\n@attribute x numeric\n@attribute y numeric\n"
+                                      "@attribute class {a,b}\n@data\n" + "\n".join(rows) + "\n")
+    return folder
+
+
+def test_two_algorithm_plot_draws_the_defined_data_sets_and_says_which_not(tmp_path):
+    pytest.importorskip("matplotlib")
+    folder = _rare_class_folder(tmp_path)
+    done = run("compare", "c45", "knn", "--data", str(folder), "-m", "auc", "--cv", "5",
+               "--repeats", "1", "--plot", str(tmp_path / "p.png"))
+    assert done.exit_code == 0, done.stderr
+    assert "ROC area (mean ± sd)" in done.stdout  # the table is printed
+    assert "note: --plot: auc is undefined on rare; the scatter plot leaves it out" in done.stderr
+    assert (tmp_path / "p-auc.png").stat().st_size > 0
+
+
+def test_cd_diagram_title_names_the_test_made():
+    from ensemblekit.app.plotting import _cd_title
+
+    result = SimpleNamespace(alpha=0.05, baseline="c45")
+    no = _cd_title(SimpleNamespace(posthoc=None), "accuracy", result)
+    assert "Nemenyi CD at" not in no and "no post-hoc test" in no
+    assert "Friedman does not reject at alpha 0.05" in no
+    nemenyi = _cd_title(SimpleNamespace(posthoc="nemenyi"), "accuracy", result)
+    assert nemenyi == "accuracy: Friedman rejects; Nemenyi CD at alpha 0.05"
+    holm = _cd_title(SimpleNamespace(posthoc="wilcoxon-holm"), "accuracy", result)
+    assert "Wilcoxon-Holm against c45" in holm
