@@ -50,3 +50,20 @@ def test_cd_diagram_title_names_the_test_made():
     assert nemenyi == "accuracy: Friedman rejects; Nemenyi CD at alpha 0.05"
     holm = _cd_title(SimpleNamespace(posthoc="wilcoxon-holm"), "accuracy", result)
     assert "Wilcoxon-Holm against c45" in holm
+
+
+def test_output_records_the_n_clusters_each_run_used(tmp_path):
+    import csv
+    import json
+
+    out = tmp_path / "scores.csv"
+    done = run("compare", "kmeans", "iekm", "--data", str(SAMPLE / "iris.arff"), "--data",
+               str(SAMPLE / "vote.arff"), "--runs", "2", "--output", str(out))
+    assert done.exit_code == 0, done.stderr
+    rows = list(csv.DictReader(out.open()))
+    used = {(r["dataset"], json.loads(r["params"])["n_clusters"]) for r in rows}
+    assert used == {("iris", 3), ("vote", 2)}  # the number of classes of each data set
+    fixed = run("compare", "kmeans", "--data", str(SAMPLE / "vote.arff"), "--runs", "2", "--set",
+                "n_clusters=4", "--output", str(out))
+    assert fixed.exit_code == 0, fixed.stderr
+    assert {json.loads(r["params"])["n_clusters"] for r in csv.DictReader(out.open())} == {4}

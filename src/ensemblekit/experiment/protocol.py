@@ -77,6 +77,14 @@ class Candidate:
         """Parameters as compact JSON with sorted keys (stable across runs)."""
         return _params_json(self.params)
 
+    def params_json_used(self, n_clusters: int | None) -> str:
+        """:attr:`params_json` with ``n_clusters`` as a clustering run used it (the protocol's
+        ``k`` or the data set's number of classes, see
+        :meth:`ensemblekit.experiment.Runner.run`); unchanged for None or without the key."""
+        if n_clusters is None or "n_clusters" not in self.params:
+            return self.params_json
+        return _params_json(self.params | {"n_clusters": int(n_clusters)})
+
 
 @dataclass(frozen=True)
 class Protocol:

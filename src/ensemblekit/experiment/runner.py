@@ -483,15 +483,22 @@ class Runner:
         scores: list[Score] = []
         failures: list[Failure] = []
         kept: list[UnitPredictions] = []
+        used: dict[int, int] = {}  # a clustering run's n_clusters, by data set (as _score_unit)
         for u, key in zip(units, keys):
             cand = work.candidates[u.candidate]
             outcome = outcomes[key]
+            if u.test is None and u.data_index not in used:
+                y = datasets[u.data_index].y
+                y = None if y is None else np.asarray(y, dtype=np.int64)
+                used[u.data_index] = protocol.n_clusters or (
+                    None if y is None else len(np.unique(y[known_class(y)])))
+            params_json = cand.params_json_used(used.get(u.data_index) if u.test is None else None)
             if outcome.get("error") is not None:
-                failures.append(Failure(key[0], cand.label, cand.params_json, u.repeat, u.fold,
+                failures.append(Failure(key[0], cand.label, params_json, u.repeat, u.fold,
                                         outcome["error"], bool(outcome.get("bad_input"))))
                 continue
             for metric in metrics:
-                scores.append(Score(key[0], cand.label, cand.params_json, u.repeat, u.fold, metric,
+                scores.append(Score(key[0], cand.label, params_json, u.repeat, u.fold, metric,
                                     float(outcome["scores"][metric]), float(outcome["seconds"])))
             if outcome.get("predictions") is not None:
                 kept.append(UnitPredictions(key[0], cand.label, u.repeat, u.fold,
