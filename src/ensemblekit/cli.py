@@ -518,6 +518,7 @@ def compare(
     plot: Path | None = opt.PLOT,
     alpha: float = opt.ALPHA,
     rope: float | None = opt.ROPE,
+    strict: bool = opt.STRICT,
 ):
     """Compare algorithms over data sets under one protocol: tables, ranks, Friedman/Nemenyi."""
     with _user_errors(), _reading(decimal, missing_values, header, string_to_nominal):
@@ -529,7 +530,7 @@ def compare(
                         input_format=input_format, metrics=metric, cv=cv, repeats=repeats,
                         runs=runs, seed=seed, n_jobs=n_jobs, baseline=baseline, grid=grid,
                         max_instances=max_instances, scheduler=scheduler, alpha=alpha,
-                        rope=rope)
+                        rope=rope, strict=strict)
 
 
 @app.command()

@@ -99,3 +99,6 @@ CURVE_OUT = typer.Option(None, "--curve-out", metavar="FILE",
                          "tp, fp, tn, fn, tpr, fpr, precision, recall, ...) as CSV, from the "
                          "predictions the report scores (cross-validation: the pooled "
                          "out-of-fold ones; Weka's -threshold-file).")
+STRICT = typer.Option(False, "--strict",
+                     help="Stop at a file in a --data folder that cannot be read; by default it "
+                     "is skipped with a note.")

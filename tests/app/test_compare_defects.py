@@ -67,3 +67,30 @@ def test_output_records_the_n_clusters_each_run_used(tmp_path):
                 "n_clusters=4", "--output", str(out))
     assert fixed.exit_code == 0, fixed.stderr
     assert {json.loads(r["params"])["n_clusters"] for r in csv.DictReader(out.open())} == {4}
+
+
+def test_folder_with_an_unreadable_a_duplicate_and_a_one_class_file(tmp_path):
+    import gzip
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    for name in ("iris.arff", "vote.arff"):
+        shutil.copy(SAMPLE / name, folder / name)
+    (folder / "iris2.arff.gz").write_bytes(gzip.compress((SAMPLE / "iris.arff").read_bytes()))
+    (folder / "broken.arff").write_text("@relation broken\n@attribute x numeric\n@data\n1,2,3\n")
+    (folder / "one.arff").write_text("@relation one\n@attribute x numeric\n@attribute class {a,b}"
+                                     "\n@data\n1,a\n2,a\n3,a\n4,a\n")
+    done = run("compare", "c45", "knn", "--data", str(folder), "--cv", "2", "--repeats", "1",
+               "--format", "json")
+    assert done.exit_code == 0, done.stderr
+    import json
+
+    rows = json.loads(done.stdout)["metrics"]["accuracy"]["rows"]
+    assert [r["dataset"] for r in rows] == ["iris", "vote"]  # each once; one.arff not ranked
+    assert "skipped" in done.stderr and "broken.arff: it cannot be read" in done.stderr
+    assert "iris2.arff.gz holds the same data as" in done.stderr
+    assert "one.arff is left out: it has one class present" in done.stderr
+    strict = run("compare", "c45", "knn", "--data", str(folder), "--cv", "2", "--repeats", "1",
+                 "--strict")
+    assert strict.exit_code == 2 and "broken.arff, line 4" in strict.stderr
+    assert len(strict.stderr.strip().splitlines()) == 1

@@ -75,15 +75,45 @@ def _class_mismatch(task: str, ds) -> str | None:
     return f"every class value of '{cls.name}' is missing" if _class_all_missing(ds) else None
 
 
-def _load_fitting(task: str, files, target, ignore, input_format, notify: Notify) -> list:
-    """Load the data sets of a comparison; skip (with one note) misfits found in folders."""
-    datasets, skipped = [], []
+def _load_fitting(task: str, files, target, ignore, input_format, notify: Notify,
+                  strict: bool = False) -> list:
+    """Load the data sets of a comparison; skip (with one note) misfits found in folders.
+
+    A file found in a folder that cannot be read is skipped with a note (``strict``:
+    the error stops the run, as for a file named on its own). The same data reached
+    twice (equal features and classes) is compared once, with a note; a classification
+    data set with one class present is left out with a note, since it has nothing to
+    rank.
+    """
+    import numpy as np
+
+    from ensemblekit.dataset import DataError, known_class
+    from ensemblekit.persistence import data_fingerprint
+
+    datasets, skipped, seen = [], [], {}
     for item, in_folder in files:
-        ds = load_data(item, target=target, ignore=ignore, input_format=input_format)
+        try:
+            ds = load_data(item, target=target, ignore=ignore, input_format=input_format)
+        except DataError as exc:
+            if strict or not in_folder:
+                raise
+            notify(f"note: skipped {item}: it cannot be read ({exc}); --strict stops instead")
+            continue
         ds = _class_for(task, ds, target)
         why = _class_mismatch(task, ds)
         if why is None:
-            datasets.append(_prepare_for(task, ds, target, notify=notify))
+            ds = _prepare_for(task, ds, target, notify=notify)
+            twin = seen.setdefault(data_fingerprint(ds.X, ds.y), ds.source)
+            if twin != ds.source:
+                notify(f"note: {ds.source} holds the same data as {twin}; it is compared once")
+                continue
+            if task == registry.CLASSIFICATION:
+                present = np.unique(np.asarray(ds.y)[known_class(np.asarray(ds.y))])
+                if present.size < 2:
+                    notify(f"note: {ds.source} is left out: it has one class present, so every "
+                           "classifier scores alike and there is nothing to rank")
+                    continue
+            datasets.append(ds)
         elif in_folder:
             skipped.append(f"{item} ({why})")
         else:
@@ -172,7 +202,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
             baseline: str | None = None, grid: Sequence[str] = (),
             max_instances: int | None = None, n_jobs: int = 1, scheduler: str | None = None,
             resume=None, alpha: float = 0.05, rope: float | None = None, plot: bool = False,
-            pooled: bool = False, report_options: dict | None = None,
+            pooled: bool = False, report_options: dict | None = None, strict: bool = False,
             progress: Progress | None = None, notify: Notify | None = None) -> Comparison:
     """Compare algorithms over data sets under one protocol (``ensemblekit compare``).
 
@@ -209,6 +239,9 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         :class:`ensemblekit.experiment.JournalLock`).
     alpha : float
         Significance level, in (0, 1).
+    strict : bool, default=False
+        A file found in a folder that cannot be read stops the run; by default it
+        is skipped with a note.
     rope : float, optional
         Also run the Bayesian signed-rank test with this region of practical
         equivalence, ``>= 0`` in the metric's units: the two algorithms, or each
@@ -293,7 +326,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     with contextlib.nullcontext() if resume is None else experiment.JournalLock(resume) as journal:
         runner = experiment.Runner(n_jobs, scheduler)  # holds the Dask client from prestart to run
         warming = runner.prestart(algorithms=[c.algorithm for c in candidates])
-        datasets = _load_fitting(task, files, target, ignore, input_format, notify)
+        datasets = _load_fitting(task, files, target, ignore, input_format, notify, strict)
         if plot and len(datasets) < len(files):
             _check_plottable(candidates, gridded, len(datasets))
         if max_instances is not None:
