@@ -300,6 +300,8 @@ def test_readme_compare_prints_agreeing_verdicts_without_inf_or_nemenyi():
     for word in ("inf", "Nemenyi", "CD", "Iman-Davenport", "Friedman", "p = 0 "):
         assert word not in out, word
     lines = [line for line in out.splitlines() if line.startswith(("iekm", "kmeans", "with N"))]
+    # the effect size follows the verdicts; it is a description, not a verdict
+    assert lines.pop().startswith("iekm - kmeans over N = 5 data sets: mean difference +")
     assert lines[0].startswith("iekm vs kmeans over N = 5 data sets: Wilcoxon signed-rank T = 0 "
                                "(R+ = 15 for iekm, R- = 0; exact), p = 0.0625; sign test:")
     assert lines[1] == ("with N = 5 data sets no test of 2 algorithms can reach p < 0.05 "
