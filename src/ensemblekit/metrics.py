@@ -520,6 +520,10 @@ EXTERNAL_INDICES = tuple(m.name for m in METRICS.values() if m.task == _K and no
 #: Names of the internal clustering indices (they need the data), in report order.
 INTERNAL_INDICES = tuple(m.name for m in METRICS.values() if m.internal)
 
+# ``evaluate`` of a clusterer reports what ``cluster`` prints: every external index (they need
+# the classes), then every internal one
+REPORT_METRICS[_K] = EXTERNAL_INDICES + INTERNAL_INDICES
+
 
 def metric_spec(name: str) -> Metric:
     """The registry entry of a metric name.
@@ -588,8 +592,8 @@ def default_metrics(task: str, *, report: bool = False) -> tuple[str, ...]:
     task : {"classification", "clustering", "regression"}
     report : bool, default=False
         False: what ``compare`` ranks (:data:`DEFAULT_METRICS`). True: what
-        ``evaluate`` reports (:data:`REPORT_METRICS`; classification and
-        regression only).
+        ``evaluate`` reports (:data:`REPORT_METRICS`: for a clusterer every
+        external and internal index).
 
     Returns
     -------

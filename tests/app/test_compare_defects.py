@@ -94,3 +94,15 @@ def test_folder_with_an_unreadable_a_duplicate_and_a_one_class_file(tmp_path):
                  "--strict")
     assert strict.exit_code == 2 and "broken.arff, line 4" in strict.stderr
     assert len(strict.stderr.strip().splitlines()) == 1
+
+
+def test_evaluate_of_a_clusterer_reports_every_index():
+    import json
+
+    from ensemblekit.metrics import EXTERNAL_INDICES, INTERNAL_INDICES
+
+    done = run("evaluate", "iekm", str(SAMPLE / "iris.arff"), "--runs", "2", "--format", "json")
+    assert done.exit_code == 0, done.stderr
+    reported = list(json.loads(done.stdout)["metrics"])
+    assert reported == [*EXTERNAL_INDICES, *INTERNAL_INDICES]
+    assert {"nmi", "purity", "ari", "silhouette", "dunn", "connectivity"} <= set(reported)

@@ -282,8 +282,12 @@ def test_metric_spec_and_default_metrics():
     assert default_metrics("classification") == ("accuracy",)
     assert default_metrics("clustering") == ("nmi", "purity")
     assert default_metrics("regression", report=True) == ("correlation", "mae", "rmse", "rae", "rrse")
-    with pytest.raises(InputError, match="clustering"):
-        default_metrics("clustering", report=True)
+    # evaluate of a clusterer reports every external, then every internal index (issue 31)
+    assert default_metrics("clustering", report=True) == (
+        "nmi", "purity", "ari", "rand", "jaccard", "fm", "w10", "w01",
+        "silhouette", "dunn", "connectivity", "davies-bouldin", "calinski-harabasz")
+    with pytest.raises(InputError, match="'forecasting'"):
+        default_metrics("forecasting", report=True)
 
 
 def test_registry_functions_are_the_pure_scores_themselves():

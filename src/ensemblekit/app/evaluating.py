@@ -349,7 +349,7 @@ def evaluate(algorithm_or_model, data, *, test=None, split_percentage: float | N
                               **extras, **options)
     task = registry.get(algorithm_or_model).task
     _refuse_extras(algorithm_or_model, task, cost_matrix, curves)
-    if not options.get("metrics") and task != registry.CLUSTERING:
+    if not options.get("metrics"):
         from ensemblekit.metrics import default_metrics
 
         options["metrics"] = default_metrics(task, report=True)
