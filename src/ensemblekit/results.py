@@ -599,9 +599,10 @@ def _pair_effect_lines(an, max_pairs: int) -> list[str]:
         return [f"effect sizes, wins, ties and losses of the {len(effects)} pairs: see --format json"]
     lines = []
     for a, b, e in effects:
+        low, mean, high = (round(v, 4) + 0.0 for v in (e.ci_low, e.mean_difference, e.ci_high))
         line = (f"{a} - {b} over N = {len(an.datasets)} data sets: mean difference "
-                f"{e.mean_difference:+.4f} ({e.confidence:.0%} bootstrap CI {e.ci_low:+.4f} to "
-                f"{e.ci_high:+.4f}; positive: {a} better)")
+                f"{mean:+.4f} ({e.confidence:.0%} bootstrap CI {low:+.4f} to "
+                f"{high:+.4f}; positive: {a} better)")  # + 0.0: no "-0.0000"
         if len(effects) > 1:
             line += f"; {a} better on {e.wins}, tied on {e.ties}, worse on {e.losses}"
         lines.append(line)

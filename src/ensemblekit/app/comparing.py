@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from ensemblekit.app.common import (
     resolve_params,
     worker_count,
 )
+from ensemblekit.app.configurations import parse_configuration, parse_configurations
 from ensemblekit.errors import UsageError
 from ensemblekit.results import Comparison
 
@@ -127,8 +129,9 @@ def _load_fitting(task: str, files, target, ignore, input_format, notify: Notify
     return datasets
 
 
-def _candidates(specs, params: dict, grid: Sequence[str], baseline: str | None):
-    """Resolve the parameters for each algorithm and expand the grid into candidates."""
+def _candidates(configurations, specs, params: dict, grid: Sequence[str], baseline: str | None):
+    """Resolve the parameters for each configuration (its own settings over ``params``, the
+    ``--set`` values) and expand the grid into candidates."""
     from ensemblekit import experiment
 
     every = sorted({n for t in specs for n in t.param_names})
@@ -147,20 +150,35 @@ def _candidates(specs, params: dict, grid: Sequence[str], baseline: str | None):
     if len({k for k, _ in grid_raw}) != len(grid_raw):
         raise UsageError("a --grid parameter is given twice")
     candidates, gridded = [], []
-    for spec in specs:
-        _, values = resolve_params(spec.name, {k: v for k, v in params.items()
-                                               if k in spec.param_names})
+    for config, spec in zip(configurations, specs):
+        given = {k: v for k, v in params.items() if k in spec.param_names} | config.settings
+        try:
+            _, values = resolve_params(spec.name, given)
+        except registry.ParameterError as exc:
+            if not config.settings:
+                raise
+            raise registry.ParameterError(f"{config.label}: {exc}") from None
         points = {}
-        if spec.name != baseline:
+        if config.label != baseline:
             for key, texts in grid_raw:
                 if key in spec.param_names:
                     param = spec.params[spec.param_names.index(key)]
                     points[key] = [param.parse(v) for v in texts]
         if points:
-            gridded.append(spec.name)
-        candidates.extend(experiment.expand_grid(spec.name, values, points))
+            gridded.append(config.label)
+        for c in experiment.expand_grid(spec.name, values, points):
+            # a configuration's grid points are labelled after it: c45:unpruned=true[...]
+            candidates.append(c if config.label == spec.name else
+                              replace(c, label=config.label + c.label[len(spec.name):]))
+    same: dict[tuple, str] = {}
+    for c in candidates:
+        first = same.setdefault((c.algorithm, c.params_json), c.label)
+        if first != c.label:
+            raise UsageError(f"{first} and {c.label} have the same parameters; compare one of "
+                             "them")
     for key, _ in grid_raw:
-        if not any(key in s.param_names for s in specs if s.name != baseline):
+        if not any(key in s.param_names for c, s in zip(configurations, specs)
+                   if c.label != baseline):
             raise registry.ParameterError(f"--grid {key}: no compared algorithm (other than the "
                                           f"baseline) has this parameter; valid keys: "
                                           f"{', '.join(every)}")
@@ -279,32 +297,27 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         raise UsageError(f"--alpha must lie strictly between 0 and 1, got {alpha}")
     if rope is not None:
         _check_rope(rope, len(algorithms), baseline)
-    # results carry the entries' own names: "j48" is reported as c45
-    named: dict[str, str] = {}  # entry -> the name given for it
-    for name in algorithms:
-        entry = registry.canonical_name(name)
-        if entry in named:
-            same = ("" if named[entry] == name
-                    else f" ({named[entry]} and {name} are the same algorithm)")
-            raise UsageError(f"an algorithm is named twice{same}")
-        named[entry] = name
+    # results carry the entries' own names ("j48" is reported as c45), or a configuration's
+    # label (c45:unpruned=true); see ensemblekit.app.configurations
+    configurations = parse_configurations(algorithms)
     if baseline is not None:
-        baseline = registry.canonical_name(baseline)
+        baseline = parse_configuration(baseline).label
     files = data_files(data)
-    specs = [registry.get(a) for a in algorithms]
+    specs = [registry.get(c.algorithm) for c in configurations]
     for spec in specs:
         _refuse_targets_only(spec, "compare" if len(specs) > 1 else "evaluate")
     available = []
-    for spec in specs:  # an algorithm whose optional package is missing is left out, with a note
+    for config, spec in zip(configurations, specs):
+        # an algorithm whose optional package is missing is left out, with a note
         missing = spec.missing_requirement()
         if missing is None:
-            available.append(spec)
-        elif spec.name == baseline or len(specs) == 1:
+            available.append((config, spec))
+        elif config.label == baseline or len(specs) == 1:
             raise UsageError(f"{spec.name} {missing}")
         else:
-            notify(f"{spec.name} skipped: it {missing}")
-    specs = available
-    names_given = [s.name for s in specs]
+            notify(f"{config.label} skipped: it {missing}")
+    configurations, specs = [c for c, _ in available], [s for _, s in available]
+    names_given = [c.label for c in configurations]
     tasks = {s.task for s in specs}
     if len(tasks) > 1:
         raise UsageError("algorithms of different tasks cannot be compared: "
@@ -316,7 +329,8 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     if grid and baseline is None:
         raise UsageError("--grid needs --baseline: the algorithm the grid points are measured "
                          "against")
-    candidates, n_clusters, gridded = _candidates(specs, params or {}, grid, baseline)
+    candidates, n_clusters, gridded = _candidates(configurations, specs, params or {}, grid,
+                                                  baseline)
     if plot:
         _check_plottable(candidates, gridded, len(files))
     protocol = _protocol(task, cv, repeats, runs, seed, n_clusters)
