@@ -364,7 +364,8 @@ def _parse_k_option(text: str | None):
 
 
 def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot, resume,
-                    evaluate: bool = False, curve_out: Path | None = None, **options) -> None:
+                    evaluate: bool = False, curve_out: Path | None = None,
+                    predictions_out: Path | None = None, **options) -> None:
     """Shared body of 'compare' and 'evaluate ALGO': call the API, write files, render."""
     from ensemblekit import report, writers
     from ensemblekit.writers import to_json
@@ -377,7 +378,7 @@ def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot,
         raise UsageError(f"--plot {plot}: the file name must end in .png, .svg or .pdf")
     plot_files = [] if plot is None else api.plot_paths(plot, options.get("metrics") or (), algos)
     for path, option in ((output, "--output"), *((p, "--plot") for p in plot_files),
-                         (resume, "--resume")):
+                         (resume, "--resume"), (predictions_out, "--predictions-out")):
         _check_destination(path, option)
     if evaluate:
         result = api.evaluate(algos[0], data[0], progress=_progress, notify=_note,
@@ -385,7 +386,10 @@ def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot,
         _write_curves(curve_out, next(iter(result.pooled.values()), None))
     else:
         result = api.compare(algos, data, resume=resume, plot=plot is not None,
-                             progress=_progress, notify=_note, **options)
+                             predictions=predictions_out is not None, progress=_progress,
+                             notify=_note, **options)
+        if predictions_out is not None:
+            _emit(writers.predictions_csv(result.predictions), predictions_out)
     if plot is not None:
         for written in api.plot_comparison(result, plot, notify=_note):
             _note(f"wrote {written}")
@@ -519,6 +523,7 @@ def compare(
     alpha: float = opt.ALPHA,
     rope: float | None = opt.ROPE,
     strict: bool = opt.STRICT,
+    predictions_out: Path | None = opt.PREDICTIONS_OUT,
 ):
     """Compare algorithms over data sets under one protocol: tables, ranks, Friedman/Nemenyi."""
     with _user_errors(), _reading(decimal, missing_values, header, string_to_nominal):
@@ -530,7 +535,7 @@ def compare(
                         input_format=input_format, metrics=metric, cv=cv, repeats=repeats,
                         runs=runs, seed=seed, n_jobs=n_jobs, baseline=baseline, grid=grid,
                         max_instances=max_instances, scheduler=scheduler, alpha=alpha,
-                        rope=rope, strict=strict)
+                        rope=rope, strict=strict, predictions_out=predictions_out)
 
 
 @app.command()

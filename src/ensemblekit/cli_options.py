@@ -102,3 +102,7 @@ CURVE_OUT = typer.Option(None, "--curve-out", metavar="FILE",
 STRICT = typer.Option(False, "--strict",
                      help="Stop at a file in a --data folder that cannot be read; by default it "
                      "is skipped with a note.")
+PREDICTIONS_OUT = typer.Option(None, "--predictions-out", metavar="FILE",
+                              help="Write every fold's out-of-fold predictions as CSV: data "
+                              "set, algorithm, repeat, fold, row, actual, predicted and the "
+                              "predicted class's probability (Weka's -classifications).")

@@ -325,6 +325,11 @@ class Comparison:
         ``evaluate ALGO DATA`` by cross-validation: ``(dataset, label) -> report``
         of the out-of-fold predictions of every repeat pooled (see
         :mod:`ensemblekit.scores.classification`); empty for ``compare``.
+    predictions : list of tuple
+        With ``compare(..., predictions=True)``: one record per test instance of
+        every fold, ``(dataset, label, repeat, fold, row, actual, predicted,
+        probability)`` in :data:`PREDICTION_COLUMNS` order (see
+        :func:`ensemblekit.app.comparing.compare`); empty otherwise.
     """
 
     task: str
@@ -345,6 +350,7 @@ class Comparison:
     units: int = 0
     computed: int = 0
     pooled: dict = field(default_factory=dict)
+    predictions: list = field(default_factory=list)
 
     @property
     def failed(self) -> set:
@@ -458,6 +464,13 @@ def prediction_rows(predictions: Sequence[str], proba=None, classes: Sequence[st
 
 
 #: Keys of a long-format score record, in column order (the header of ``--output``).
+#: Columns of ``compare --predictions-out``: the data set, the algorithm's label, the repeat
+#: and fold, the instance's 1-based row in the data set (Weka's ``inst#``), its actual class
+#: or value (empty when missing), the prediction, and for a classifier the probability of
+#: the predicted class (Weka's ``prediction`` column of ``-classifications``).
+PREDICTION_COLUMNS = ("dataset", "algorithm", "repeat", "fold", "row", "actual", "predicted",
+                      "probability")
+
 SCORE_COLUMNS = ("dataset", "algorithm", "params", "repeat", "fold", "metric", "value", "seconds",
                  "error")
 

@@ -208,6 +208,32 @@ def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
     raise InputError(f"unknown output format {fmt_name!r}; expected one of {', '.join(OUTPUT_FORMATS)}")
 
 
+def predictions_csv(records) -> str:
+    """Out-of-fold predictions as CSV (``compare --predictions-out``).
+
+    Parameters
+    ----------
+    records : iterable of tuple
+        In :data:`ensemblekit.results.PREDICTION_COLUMNS` order
+        (:attr:`ensemblekit.results.Comparison.predictions`); None is written empty,
+        floats with ``repr`` (exact round trip).
+
+    Returns
+    -------
+    str
+        A header line, then one line per record.
+    """
+    from ensemblekit.results import PREDICTION_COLUMNS
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(PREDICTION_COLUMNS)
+    for record in records:
+        writer.writerow(["" if v is None else repr(v) if isinstance(v, float) else v
+                         for v in record])
+    return buf.getvalue()
+
+
 def scores_text(scores, failures, fmt_name: str) -> str:
     """Per-unit scores in long format (one row per data set, algorithm, repeat, fold, metric).
 

@@ -94,3 +94,37 @@ def test_configuration_settings_win_over_set_and_bad_values_name_the_configurati
     same = run("compare", "knn", "knn:n_neighbors=1", *DATA)
     assert same.exit_code == 2
     assert "knn and knn:n_neighbors=1 have the same parameters" in same.stderr
+
+
+def test_predictions_out_agrees_with_cross_val_predict(tmp_path):
+    """compare --predictions-out of knn on iris, repeat 1, equals scikit-learn's
+    cross_val_predict of the IBk estimator over the same folds (those of
+    RepeatedStratifiedKFold(random_state=seed))."""
+    import numpy as np
+    from sklearn.model_selection import RepeatedStratifiedKFold, cross_val_predict
+
+    from ensemblekit.api import load_data
+    from ensemblekit.classifiers.ibk import IBk
+
+    out = tmp_path / "p.csv"
+    done = run("compare", "knn", "c45", "--data", str(SAMPLE / "iris.arff"), "--cv", "3",
+               "--repeats", "2", "--seed", "7", "--predictions-out", str(out))
+    assert done.exit_code == 0, done.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 150 * 2 * 2
+    ds = load_data(SAMPLE / "iris.arff")
+    splits = list(RepeatedStratifiedKFold(n_splits=3, n_repeats=2, random_state=7).split(ds.X, ds.y))
+    expected = cross_val_predict(IBk(), ds.X, ds.y, cv=splits[:3])
+    mine = {int(r["row"]): r["predicted"] for r in rows
+            if r["algorithm"] == "knn" and r["repeat"] == "1"}
+    assert [mine[i + 1] for i in range(150)] == [ds.class_values[c] for c in expected]
+    folds = {int(r["row"]) - 1: int(r["fold"]) for r in rows
+             if r["algorithm"] == "knn" and r["repeat"] == "1"}
+    for k, (_, test) in enumerate(splits[:3]):
+        assert {folds[i] for i in test} == {k + 1}
+    assert all(r["actual"] == ds.class_values[int(ds.y[int(r["row"]) - 1])] for r in rows)
+    assert all(0 < float(r["probability"]) <= 1 for r in rows)
+    refused = run("compare", "knn", "--data", str(SAMPLE / "iris.arff"), "--predictions-out",
+                  str(out), "--resume", str(tmp_path / "j.jsonl"))
+    assert refused.exit_code == 2 and "cannot be combined with --resume" in refused.stderr
+    np.testing.assert_equal(len(set(mine)), 150)

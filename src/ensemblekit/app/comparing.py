@@ -221,6 +221,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
             max_instances: int | None = None, n_jobs: int = 1, scheduler: str | None = None,
             resume=None, alpha: float = 0.05, rope: float | None = None, plot: bool = False,
             pooled: bool = False, report_options: dict | None = None, strict: bool = False,
+            predictions: bool = False,
             progress: Progress | None = None, notify: Notify | None = None) -> Comparison:
     """Compare algorithms over data sets under one protocol (``ensemblekit compare``).
 
@@ -257,6 +258,10 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         :class:`ensemblekit.experiment.JournalLock`).
     alpha : float
         Significance level, in (0, 1).
+    predictions : bool, default=False
+        Keep every fold's out-of-fold predictions in ``Comparison.predictions``
+        (``--predictions-out``; scikit-learn's ``cross_val_predict``, Weka's
+        ``-classifications``). Cross-validation only, and not with ``resume``.
     strict : bool, default=False
         A file found in a folder that cannot be read stops the run; by default it
         is skipped with a note.
@@ -297,6 +302,9 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         raise UsageError(f"--alpha must lie strictly between 0 and 1, got {alpha}")
     if rope is not None:
         _check_rope(rope, len(algorithms), baseline)
+    if predictions and resume is not None:
+        raise UsageError("--predictions-out cannot be combined with --resume: the journal "
+                         "keeps scores only")
     # results carry the entries' own names ("j48" is reported as c45), or a configuration's
     # label (c45:unpruned=true); see ensemblekit.app.configurations
     configurations = parse_configurations(algorithms)
@@ -323,6 +331,9 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         raise UsageError("algorithms of different tasks cannot be compared: "
                          + ", ".join(f"{s.name} ({s.task})" for s in specs))
     task = tasks.pop()
+    if predictions and task == registry.CLUSTERING:
+        raise UsageError("--predictions-out writes cross-validation predictions; clusterers "
+                         "run on every row (cluster --labels-out writes their labels)")
     if baseline is not None and baseline not in names_given:
         raise UsageError(f"--baseline {baseline} is not among the compared algorithms "
                          f"({', '.join(names_given)})")
@@ -358,7 +369,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
                 tests = import_tests_in_background()
         with progress(len(work.units), "units") as advance:
             result = runner.run(datasets, work, protocol, chosen, resume=journal,
-                                on_unit_done=advance, keep_predictions=pooled)
+                                on_unit_done=advance, keep_predictions=pooled or predictions)
         if tests is not None:
             tests.join()
     for note in result.notes:
@@ -386,7 +397,34 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
                       grid=grid_rows, alpha=alpha, max_instances=max_instances,
                       units=len(work.units), computed=result.computed,
                       pooled=_pooled_reports(task, datasets, result.predictions, failed,
-                                             report_options or {}))
+                                             report_options or {}) if pooled else {},
+                      predictions=_prediction_records(task, datasets, result.predictions)
+                      if predictions else [])
+
+
+def _prediction_records(task: str, datasets, units) -> list[tuple]:
+    """One record per test instance of every fold (see ``Comparison.predictions``), ordered
+    by data set, repeat, fold, algorithm (column order) and row."""
+    import numpy as np
+
+    by_name = {d.name: d for d in datasets}
+    order = {d.name: i for i, d in enumerate(datasets)}
+    records = []
+    for u in sorted(units, key=lambda u: (order[u.dataset], u.repeat, u.fold)):
+        ds = by_name[u.dataset]
+        truth = np.asarray(ds.y)[u.test]
+        for k, row in enumerate(u.test):
+            if task == registry.CLASSIFICATION:
+                code, actual = int(u.predicted[k]), int(truth[k])
+                records.append((u.dataset, u.algorithm, u.repeat, u.fold, int(row) + 1,
+                                ds.class_values[actual] if actual >= 0 else None,
+                                ds.class_values[code], float(u.proba[k, code])))
+            else:
+                actual = float(truth[k])
+                records.append((u.dataset, u.algorithm, u.repeat, u.fold, int(row) + 1,
+                                None if np.isnan(actual) else actual, float(u.predicted[k]),
+                                None))
+    return records
 
 
 def _check_rope(rope: float, n_algorithms: int, baseline: str | None) -> None:
