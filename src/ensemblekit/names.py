@@ -10,7 +10,6 @@ to lower case without punctuation, so that ``c4.5`` meets ``c45`` exactly.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 
@@ -74,6 +73,8 @@ def suggest(name: str, known: Iterable[str]) -> str | None:
     >>> suggest("zzz", ["c45", "knn"]) is None
     True
     """
+    import difflib  # only for an error message: not on the start-up path of predict
+
     names = list(known)
     folded = _folded(name)
     for k in names:
