@@ -395,7 +395,7 @@ def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot,
             _note(f"wrote {written}")
     if output is not None:
         _emit(writers.scores_text(result.scores, result.failures,
-                                  output.suffix.lower().lstrip(".")), output)
+                                  output.suffix.lower().lstrip("."), result.chosen), output)
     if format_ == "json":
         _write_stdout(to_json(result.to_dict()))
     elif result.pooled:
@@ -516,6 +516,8 @@ def compare(
     format_: str | None = opt.JSON_FORMAT,
     baseline: str | None = opt.BASELINE,
     grid: list[str] = opt.GRID,
+    tune: list[str] = opt.TUNE,
+    tune_cv: int = opt.TUNE_CV,
     max_instances: int | None = opt.MAX_INSTANCES,
     scheduler: str | None = opt.SCHEDULER,
     resume: Path | None = opt.RESUME,
@@ -534,8 +536,9 @@ def compare(
                         resume=resume, params=registry.parse_settings(settings), target=target, ignore=ignore,
                         input_format=input_format, metrics=metric, cv=cv, repeats=repeats,
                         runs=runs, seed=seed, n_jobs=n_jobs, baseline=baseline, grid=grid,
-                        max_instances=max_instances, scheduler=scheduler, alpha=alpha,
-                        rope=rope, strict=strict, predictions_out=predictions_out)
+                        tune=tune, tune_cv=tune_cv, max_instances=max_instances,
+                        scheduler=scheduler, alpha=alpha, rope=rope, strict=strict,
+                        predictions_out=predictions_out)
 
 
 @app.command()

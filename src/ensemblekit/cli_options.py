@@ -72,6 +72,10 @@ PRESERVE_ORDER = typer.Option(False, "--preserve-order",
 BASELINE = typer.Option(None, "--baseline", "-b", help="Algorithm the others are tested against.")
 GRID = typer.Option([], "--grid", help="Parameter grid key=start:stop:step or key=v1,v2 "
                     "(repeatable; needs --baseline).")
+TUNE = typer.Option([], "--tune", help="Tune a parameter in every training fold by an inner "
+                    "stratified cross-validation (accuracy): key=start:stop:step or key=v1,v2 "
+                    "(repeatable; classifiers).")
+TUNE_CV = typer.Option(5, "--tune-cv", help="Inner folds of --tune.")
 MAX_INSTANCES = typer.Option(None, "--max-instances", min=1,
                              help="Subsample each data set to at most N rows.")
 SCHEDULER = typer.Option(None, "--scheduler",

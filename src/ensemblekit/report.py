@@ -183,11 +183,24 @@ def comparison_renderables(result) -> list:
 
     heading = protocol_text(result.protocol, result.task)
     if result.grid:
-        return [r for m in result.metrics
-                for r in grid_table(result.grid[m], result.baseline, metric_spec(m).label, heading)]
-    return list(comparison_tables(result.summary, result.analyses, result.datasets, result.labels,
-                                  heading, result.failed, result.baseline, result.reference,
-                                  result.protocol.kind))
+        out = [r for m in result.metrics
+               for r in grid_table(result.grid[m], result.baseline, metric_spec(m).label, heading)]
+    else:
+        out = list(comparison_tables(result.summary, result.analyses, result.datasets,
+                                     result.labels, heading, result.failed, result.baseline,
+                                     result.reference, result.protocol.kind))
+    return out + tuned_lines(result.chosen)
+
+
+def tuned_lines(chosen: dict) -> list[str]:
+    """``--tune``: per data set and algorithm, the value its folds chose most often
+    (:func:`ensemblekit.results.most_chosen`), e.g. ``tuned knn on iris: n_neighbors=5 in 7
+    of 10 folds``; empty without tuning."""
+    from ensemblekit.results import most_chosen
+
+    return [f"tuned {label} on {ds}: "
+            + ",".join(f"{k}={v}" for k, v in point.items()) + f" in {n} of {folds} folds"
+            for ds, label, point, n, folds in most_chosen(chosen)]
 
 
 def marks_legend(an, reference: str | None, protocol_kind: str) -> str | None:

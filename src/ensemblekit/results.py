@@ -330,6 +330,8 @@ class Comparison:
         every fold, ``(dataset, label, repeat, fold, row, actual, predicted,
         probability)`` in :data:`PREDICTION_COLUMNS` order (see
         :func:`ensemblekit.app.comparing.compare`); empty otherwise.
+    chosen : dict
+        ``--tune``: ``(dataset, label, repeat, fold) -> {key: value}`` chosen in that fold.
     """
 
     task: str
@@ -351,6 +353,7 @@ class Comparison:
     computed: int = 0
     pooled: dict = field(default_factory=dict)
     predictions: list = field(default_factory=list)
+    chosen: dict = field(default_factory=dict)
 
     @property
     def failed(self) -> set:
@@ -423,6 +426,9 @@ class Comparison:
         if self.pooled:
             out["pooled"] = [{"dataset": d, "algorithm": a, "report": r.to_dict()}
                              for (d, a), r in self.pooled.items()]
+        if self.chosen:
+            out["chosen"] = [{"dataset": d, "algorithm": a, "repeat": r, "fold": f, "values": v}
+                             for (d, a, r, f), v in self.chosen.items()]
         return out
 
     def to_records(self) -> list[dict]:
@@ -794,3 +800,33 @@ def algorithm_summary(spec) -> dict:
 def algorithms_summary(specs: Iterable) -> list[dict]:
     """JSON-able registry listing: :func:`algorithm_summary` of each entry, in order."""
     return [algorithm_summary(s) for s in specs]
+
+
+def most_chosen(chosen: dict) -> list[tuple[str, str, dict, int, int]]:
+    """The value chosen most often per data set and algorithm.
+
+    Parameters
+    ----------
+    chosen : dict
+        ``{(data set, label, repeat, fold): {key: value}}`` (see
+        :attr:`ensemblekit.experiment.RunResult.chosen`).
+
+    Returns
+    -------
+    list of (data set, label, point, count, folds)
+        In first-seen order; on a tie the point chosen first (lowest repeat and fold).
+    """
+    from collections import Counter
+
+    groups: dict[tuple, Counter] = {}
+    order: dict[tuple, dict] = {}
+    for (ds, label, repeat, fold) in sorted(chosen, key=lambda k: (k[2], k[3])):
+        point = chosen[(ds, label, repeat, fold)]
+        text = repr(sorted(point.items()))
+        groups.setdefault((ds, label), Counter())[text] += 1
+        order.setdefault((ds, label), {}).setdefault(text, point)
+    out = []
+    for (ds, label), counts in groups.items():
+        text, n = counts.most_common(1)[0]  # ties: first inserted (Counter keeps order)
+        out.append((ds, label, order[(ds, label)][text], n, sum(counts.values())))
+    return out

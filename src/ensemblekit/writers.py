@@ -234,7 +234,7 @@ def predictions_csv(records) -> str:
     return buf.getvalue()
 
 
-def scores_text(scores, failures, fmt_name: str) -> str:
+def scores_text(scores, failures, fmt_name: str, chosen: dict | None = None) -> str:
     """Per-unit scores in long format (one row per data set, algorithm, repeat, fold, metric).
 
     Parameters
@@ -243,6 +243,10 @@ def scores_text(scores, failures, fmt_name: str) -> str:
     failures : sequence of ensemblekit.experiment.Failure
         Written as rows with metric ``-``, no value, and the error text.
     fmt_name : {"csv", "json"}
+    chosen : dict, optional
+        ``--tune``: ``(dataset, algorithm, repeat, fold) -> {key: value}``; when not
+        empty, a last column ``chosen`` holds that fold's values as ``key=value``
+        (joined by ``,``; empty for an untuned algorithm or a failure).
 
     Returns
     -------
@@ -257,14 +261,19 @@ def scores_text(scores, failures, fmt_name: str) -> str:
         If ``fmt_name`` is neither ``"csv"`` nor ``"json"``.
     """
     records = score_records(scores, failures)
+    if chosen:
+        for r in records:
+            point = chosen.get((r["dataset"], r["algorithm"], r["repeat"], r["fold"]), {})
+            r["chosen"] = "" if r["error"] else ",".join(f"{k}={v}" for k, v in point.items())
     if fmt_name == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(SCORE_COLUMNS)
+        writer.writerow(SCORE_COLUMNS + (("chosen",) if chosen else ()))
         for r in records:
             writer.writerow([*(r[c] for c in SCORE_COLUMNS[:6]),
                              "" if r["value"] is None else repr(float(r["value"])),
-                             "" if r["seconds"] is None else r["seconds"], r["error"]])
+                             "" if r["seconds"] is None else r["seconds"], r["error"],
+                             *((r["chosen"],) if chosen else ())])
         return buf.getvalue()
     if fmt_name == "json":
         return safejson.dumps(records, indent=1) + "\n"

@@ -24,6 +24,7 @@ from ensemblekit.app.common import (
     worker_count,
 )
 from ensemblekit.app.configurations import parse_configuration, parse_configurations
+from ensemblekit.app.tuning import tune_candidates
 from ensemblekit.errors import UsageError
 from ensemblekit.results import Comparison
 
@@ -217,7 +218,8 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
             cv: int | None = None, repeats: int | None = None, runs: int | None = None,
             seed: int = 1, params: dict | None = None, target: str | None = None,
             ignore: Sequence[str] = (), input_format: str | None = None,
-            baseline: str | None = None, grid: Sequence[str] = (),
+            baseline: str | None = None, grid: Sequence[str] = (), tune: Sequence[str] = (),
+            tune_cv: int = 5,
             max_instances: int | None = None, n_jobs: int = 1, scheduler: str | None = None,
             resume=None, alpha: float = 0.05, rope: float | None = None, plot: bool = False,
             pooled: bool = False, report_options: dict | None = None, strict: bool = False,
@@ -247,6 +249,12 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         The algorithm the others are tested against.
     grid : sequence of str
         ``key=start:stop:step`` or ``key=v1,v2``; needs ``baseline``.
+    tune : sequence of str
+        ``key=start:stop:step`` or ``key=v1,v2``: values an inner stratified
+        ``tune_cv``-fold cross-validation chooses from in every training fold, by accuracy
+        (classifiers only; see :func:`ensemblekit.app.tuning.tune_candidates`).
+    tune_cv : int, default=5
+        Inner folds of ``tune``.
     max_instances : int, optional
         Subsample each data set once (seeded, without replacement).
     n_jobs, scheduler
@@ -342,6 +350,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
                          "against")
     candidates, n_clusters, gridded = _candidates(configurations, specs, params or {}, grid,
                                                   baseline)
+    candidates = tune_candidates(candidates, tune, tune_cv, grid)
     if plot:
         _check_plottable(candidates, gridded, len(files))
     protocol = _protocol(task, cv, repeats, runs, seed, n_clusters)
@@ -399,7 +408,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
                       pooled=_pooled_reports(task, datasets, result.predictions, failed,
                                              report_options or {}) if pooled else {},
                       predictions=_prediction_records(task, datasets, result.predictions)
-                      if predictions else [])
+                      if predictions else [], chosen=result.chosen)
 
 
 def _prediction_records(task: str, datasets, units) -> list[tuple]:

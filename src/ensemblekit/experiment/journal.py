@@ -401,7 +401,8 @@ class Journal:
                      "fold": fold,
                      "scores": {m: _written_score(v) for m, v in outcome["scores"].items()},
                      "seconds": outcome["seconds"],
-                     "error": outcome.get("error")})
+                     "error": outcome.get("error"),
+                     **({} if outcome.get("chosen") is None else {"chosen": outcome["chosen"]})})
         self._saved.add(key)
 
     def _write(self, record: dict) -> None:
@@ -491,7 +492,11 @@ def _unit_record(rec, keys: set, specs: dict) -> tuple[tuple, dict]:
         missing = [m for m in specs if m not in scores]
         if missing:
             raise InputError(f"no score of {missing[0]}")
-    return key, {"scores": scores, "seconds": seconds, "error": rec["error"]}
+    chosen = rec.get("chosen")  # --tune's values (absent from older journals and untuned units)
+    if chosen is not None and not isinstance(chosen, dict):
+        raise InputError(f"chosen is {_shown(chosen)}, not an object")
+    return key, {"scores": scores, "seconds": seconds, "error": rec["error"],
+                 **({} if chosen is None else {"chosen": chosen})}
 
 
 def _written_score(value):

@@ -65,17 +65,28 @@ class Candidate:
         Column name: the registry name, or ``name[k=v,...]`` for a grid point.
     grid : dict
         The grid parameters of this point (empty outside a grid).
+    tune : dict
+        ``{key: [values]}`` an inner cross-validation chooses from in every training fold
+        (``--tune``, see :class:`ensemblekit.experiment.tuning.TunedEstimator`); empty when
+        nothing is tuned.
+    tune_cv : int
+        The inner folds of ``tune`` (>= 2).
     """
 
     algorithm: str
     params: dict
     label: str
     grid: dict = field(default_factory=dict)
+    tune: dict = field(default_factory=dict)
+    tune_cv: int = 5
 
     @property
     def params_json(self) -> str:
-        """Parameters as compact JSON with sorted keys (stable across runs)."""
-        return _params_json(self.params)
+        """Parameters as compact JSON with sorted keys (stable across runs); with what is
+        tuned (``"tune"``, ``"tune_cv"``) when something is."""
+        if not self.tune:
+            return _params_json(self.params)
+        return _params_json(self.params | {"tune": self.tune, "tune_cv": self.tune_cv})
 
     def params_json_used(self, n_clusters: int | None) -> str:
         """:attr:`params_json` with ``n_clusters`` as a clustering run used it (the protocol's

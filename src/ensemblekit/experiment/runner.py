@@ -136,6 +136,7 @@ class RunResult:
     computed: int
     predictions: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    chosen: dict = field(default_factory=dict)  # (data set, label, repeat, fold) -> --tune pick
 
 
 @dataclass(frozen=True)
@@ -483,6 +484,7 @@ class Runner:
         scores: list[Score] = []
         failures: list[Failure] = []
         kept: list[UnitPredictions] = []
+        chosen: dict[tuple, dict] = {}
         used: dict[int, int] = {}  # a clustering run's n_clusters, by data set (as _score_unit)
         for u, key in zip(units, keys):
             cand = work.candidates[u.candidate]
@@ -500,11 +502,13 @@ class Runner:
             for metric in metrics:
                 scores.append(Score(key[0], cand.label, params_json, u.repeat, u.fold, metric,
                                     float(outcome["scores"][metric]), float(outcome["seconds"])))
+            if outcome.get("chosen") is not None:
+                chosen[(key[0], cand.label, u.repeat, u.fold)] = outcome["chosen"]
             if outcome.get("predictions") is not None:
                 kept.append(UnitPredictions(key[0], cand.label, u.repeat, u.fold,
                                             *outcome["predictions"]))
         return RunResult(scores, failures, len(todo), kept,
-                         [] if journal is None else list(journal.notes))
+                         [] if journal is None else list(journal.notes), chosen)
 
     def close(self) -> None:
         """Close the Dask client still held (one :meth:`prestart` connected and no
@@ -915,7 +919,7 @@ def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | Non
               metrics: tuple[str, ...], keep: bool = False, shared: _Shared | None = None):
     start = time.perf_counter()
     try:
-        values, predictions = _score_unit(ds, cand, unit, n_clusters, metrics, keep,
+        values, predictions, chosen = _score_unit(ds, cand, unit, n_clusters, metrics, keep,
                                           shared if shared is not None else _Shared(ds))
     except Exception as exc:  # recorded per unit; the rest of the run goes on
         if interruption(exc) is not None:  # Ctrl-C inside compiled code: stop, as for any other
@@ -929,12 +933,14 @@ def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | Non
     outcome = {"scores": values, "seconds": time.perf_counter() - start, "error": None}
     if predictions is not None:
         outcome["predictions"] = predictions
+    if chosen is not None:
+        outcome["chosen"] = chosen
     return index, outcome
 
 
 def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics: tuple[str, ...],
                 keep: bool, shared: _Shared):
-    """Fit and score one unit: ``({metric: value}, predictions or None)``.
+    """Fit and score one unit: ``({metric: value}, predictions or None, --tune pick or None)``.
 
     A test unit's predictions are ``(test rows, predicted, proba, prior)`` when
     ``keep`` is true. A score of class probabilities (or a relative error) gets
@@ -945,6 +951,7 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
     step (the same fit as through a pipeline that passes the rows on).
     """
     from ensemblekit.experiment.measures import fit_timed, wants_time
+    from ensemblekit.experiment.tuning import tuned_factory
     from ensemblekit.metrics import score_model
 
     params = dict(cand.params)
@@ -958,8 +965,9 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
         in_test = np.zeros(y.shape[0], dtype=bool)
         in_test[test] = True
         train = np.flatnonzero(known & ~in_test)  # ascending, as the splitter gives it
-        model, _, fit_seconds = fit_timed(shared.maker(cand, params, True), unit.random_state,
-                                          ds.X[train], y[train], warm=warm)
+        model, _, fit_seconds = fit_timed(tuned_factory(cand, params, shared.maker) if cand.tune
+                                          else shared.maker(cand, params, True),
+                                          unit.random_state, ds.X[train], y[train], warm=warm)
         if regression:
             n_classes, prior = None, float(np.mean(y[train]))
         else:
@@ -968,10 +976,11 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
         values, predicted, proba = score_model(metrics, model, ds.X[test], task=spec.task,
                                                n_classes=n_classes, truth=y[test], prior=prior,
                                                with_proba=keep, seconds={"fit": fit_seconds})
-        return values, ((test, predicted, proba, prior) if keep else None)
+        return (values, ((test, predicted, proba, prior) if keep else None),
+                getattr(model, "best_params_", None))
     if "n_clusters" in spec.param_names:
         params["n_clusters"] = n_clusters or len(np.unique(y[known]))
     model, labels, fit_seconds = fit_timed(shared.maker(cand, params, False), unit.random_state,
                                            ds.X, warm=warm)
     return score_model(metrics, model, ds.X, truth=y[known], known=known, predicted=labels,
-                       seconds={"fit": fit_seconds}).values, None
+                       seconds={"fit": fit_seconds}).values, None, None

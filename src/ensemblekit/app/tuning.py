@@ -1,0 +1,84 @@
+"""``compare --tune``: check the tuned parameters and attach them to the candidates.
+
+The choice inside each training fold is made by
+:class:`ensemblekit.experiment.tuning.TunedEstimator` (scikit-learn's ``GridSearchCV`` with
+``refit=True``; Weka's ``CVParameterSelection``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ensemblekit import registry
+from ensemblekit.errors import UsageError
+
+__all__ = ["tune_candidates"]
+
+
+def tune_candidates(candidates: list, tune: Sequence[str], tune_cv: int,
+                    grid: Sequence[str] = ()) -> list:
+    """Give every candidate whose algorithm has a ``--tune`` key that key's values.
+
+    Parameters
+    ----------
+    candidates : list of ensemblekit.experiment.Candidate
+    tune : sequence of str
+        ``--tune`` items, parsed as ``--grid`` items
+        (:func:`ensemblekit.experiment.parse_grid`).
+    tune_cv : int
+        Inner folds, >= 2.
+    grid : sequence of str
+        The ``--grid`` items (a key may not be both gridded and tuned).
+
+    Returns
+    -------
+    list of Candidate
+        ``candidates`` unchanged when ``tune`` is empty.
+
+    Raises
+    ------
+    UsageError
+        A key tuned twice or also in ``--grid``, ``tune_cv < 2``, or a clustering
+        algorithm (it has no accuracy to tune on).
+    ProtocolError, ParameterError
+        A malformed item or empty grid; a key no compared algorithm has; a value out of
+        the parameter's declared range.
+    """
+    from ensemblekit import experiment
+
+    if not tune:
+        return candidates
+    if tune_cv < 2:
+        raise UsageError(f"--tune-cv must be >= 2, got {tune_cv}")
+    items = [experiment.parse_grid(item) for item in tune]
+    keys = [k for k, _ in items]
+    if len(set(keys)) != len(keys):
+        raise UsageError("a --tune parameter is given twice")
+    both = sorted(set(keys) & {experiment.parse_grid(g)[0] for g in grid})
+    if both:
+        raise UsageError(f"--tune {both[0]}: also given to --grid; tune it or grid it")
+    out = []
+    for c in candidates:
+        spec = registry.get(c.algorithm)
+        if spec.task == registry.CLUSTERING:
+            raise UsageError(f"--tune is for classifiers; {c.algorithm} is a clustering "
+                             "algorithm")
+        if spec.task != registry.CLASSIFICATION:
+            raise UsageError(f"--tune is for classifiers; {c.algorithm} is a regression "
+                             "algorithm (its inner folds score accuracy)")
+        values = {}
+        for key, texts in items:
+            if key in spec.param_names:
+                param = spec.params[spec.param_names.index(key)]
+                try:
+                    values[key] = [param.parse(t) for t in texts]
+                except registry.ParameterError as exc:
+                    raise registry.ParameterError(f"--tune {key}: {exc}") from None
+        out.append(replace(c, tune=values, tune_cv=tune_cv) if values else c)
+    for key in keys:
+        if not any(key in c.tune for c in out):
+            raise registry.ParameterError(f"--tune {key}: no compared algorithm has this "
+                                          "parameter")
+    return out
+
