@@ -65,12 +65,22 @@ class Candidate:
         Column name: the registry name, or ``name[k=v,...]`` for a grid point.
     grid : dict
         The grid parameters of this point (empty outside a grid).
+    configuration : str
+        Label of the named configuration the candidate belongs to
+        (``c45:unpruned=true``, see :mod:`ensemblekit.app.configurations`); empty for a
+        plain registry name. A grid point of a configuration keeps it.
     """
 
     algorithm: str
     params: dict
     label: str
     grid: dict = field(default_factory=dict)
+    configuration: str = ""
+
+    @property
+    def column(self) -> str:
+        """The configuration's label, else the registry name: what grid points are grouped by."""
+        return self.configuration or self.algorithm
 
     @property
     def params_json(self) -> str:
