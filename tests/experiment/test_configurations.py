@@ -201,12 +201,26 @@ def test_acceptance_four_columns_on_sample_data_with_c45_byte_identical(tmp_path
         return [{k: v for k, v in r.items() if k != "seconds"}
                 for r in _rows(tmp_path / f"{name}.csv", "c45")]
     assert c45_rows("plain") == c45_rows("four") and len(c45_rows("four")) == 5 * 10
-    # ... and its journal records (which carry no label: a unit is keyed by its parameters)
+    # ... and its journal records (a plain name's records carry no label)
     c45_params = _rows(tmp_path / "four.csv", "c45")[0]["params"]
     assert _journal(tmp_path / "plain.jsonl", ("c45", c45_params)) == \
         _journal(tmp_path / "four.jsonl", ("c45", c45_params)) != []
+    records = [json.loads(line) for line in (tmp_path / "four.jsonl").read_text().splitlines()[1:]]
+    labels = {(r["algorithm"], json.loads(r["params"])["n_neighbors"] if r["algorithm"] == "knn"
+               else json.loads(r["params"])["unpruned"], r.get("label")) for r in records}
+    assert labels == {("c45", False, None), ("c45", True, "c45:unpruned=true"), ("knn", 1, None),
+                      ("knn", 3, "knn:n_neighbors=3")}
     # resuming from the journal computes nothing and prints the same table
     again = compare(four_args, "four")
     assert "0 of 200 units computed now" in again.stderr and again.stdout == four.stdout
+    # a journal without labels (as written before configurations) resumes all the same
+    unlabelled = tmp_path / "old.jsonl"
+    lines = (tmp_path / "four.jsonl").read_text().splitlines()
+    unlabelled.write_text("\n".join([lines[0]] + [json.dumps(
+        {k: v for k, v in json.loads(line).items() if k != "label"}, sort_keys=True)
+        for line in lines[1:]]) + "\n")
+    assert '"label"' not in unlabelled.read_text()
+    old = compare(four_args, "old")
+    assert "0 of 200 units computed now" in old.stderr and old.stdout == four.stdout
     assert (tmp_path / "four-accuracy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "wrote " in four.stderr and "four-accuracy.png" in four.stderr
