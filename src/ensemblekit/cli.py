@@ -495,7 +495,9 @@ def evaluate(
 
 @app.command()
 def compare(
-    algos: list[str] = typer.Argument(..., metavar="ALGO...", help="Registry names of one task."),
+    algos: list[str] = typer.Argument(
+        ..., metavar="ALGO...", help="Registry names of one task; ALGO:key=value+key=value is a "
+        "configuration, a column of its own whose settings win over --set (c45:unpruned=true)."),
     data: list[str] = typer.Option(..., "--data", "-d", help="Data file or folder (repeatable)."),
     cv: int | None = opt.CV,
     repeats: int | None = opt.REPEATS,

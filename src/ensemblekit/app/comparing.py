@@ -170,7 +170,8 @@ def _candidates(configurations, specs, params: dict, grid: Sequence[str], baseli
         for c in experiment.expand_grid(spec.name, values, points):
             # a configuration's grid points are labelled after it: c45:unpruned=true[...]
             candidates.append(c if config.label == spec.name else
-                              replace(c, label=config.label + c.label[len(spec.name):]))
+                              replace(c, label=config.label + c.label[len(spec.name):],
+                                      configuration=config.label))
     same: dict[tuple, str] = {}
     for c in candidates:
         first = same.setdefault((c.algorithm, c.params_json), c.label)

@@ -464,7 +464,8 @@ def grid_summary(summary, candidates, baseline: str, datasets: Sequence[str], me
     Returns
     -------
     list of dict
-        One per (data set, algorithm): ``dataset``, ``algorithm``, ``baseline``,
+        One per (data set, gridded algorithm): ``dataset``, ``algorithm`` (the
+        configuration's label, or the registry name: ``Candidate.column``), ``baseline``,
         ``ranges`` ({param: [min, max]} of each parameter over the winning
         points, taken one parameter at a time, or None), ``percent``,
         ``average``, ``best``, ``best_point``, ``points``. A point wins when
@@ -472,14 +473,15 @@ def grid_summary(summary, candidates, baseline: str, datasets: Sequence[str], me
         to rounding do not count.
     """
     rows = []
-    algorithms = sorted({c.algorithm for c in candidates if c.grid}, key=lambda a: [
-        c.algorithm for c in candidates].index(a))
+    # grouped by configuration: c45 and c45:unpruned=true gridded are two rows
+    algorithms = sorted({c.column for c in candidates if c.grid}, key=lambda a: [
+        c.column for c in candidates].index(a))
     for d in datasets:
         if (d, baseline, metric) not in summary or (d, baseline) in failed:
             continue
         base = summary[(d, baseline, metric)][0]
         for alg in algorithms:
-            points = [c for c in candidates if c.algorithm == alg and c.grid
+            points = [c for c in candidates if c.column == alg and c.grid
                       and (d, c.label, metric) in summary and (d, c.label) not in failed]
             scores = [summary[(d, c.label, metric)][0] for c in points]
             wins = [(c, v) for c, v in zip(points, scores) if beats(v, base, greater_is_better)]

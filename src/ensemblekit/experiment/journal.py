@@ -387,8 +387,20 @@ class Journal:
         """Finished units read from the file: ``{key: outcome}``."""
         return dict(self._done)
 
-    def append(self, key: tuple, outcome: dict) -> None:
+    def append(self, key: tuple, outcome: dict, label: str = "") -> None:
         """Record one finished unit, handed to the operating system at once.
+
+        Parameters
+        ----------
+        key : tuple
+            From :func:`unit_key`.
+        outcome : dict
+            ``scores``, ``seconds`` and ``error`` of the unit.
+        label : str
+            The label of the unit's named configuration (``Candidate.configuration``),
+            written as the record's ``label`` for the reader of the file; empty for a
+            plain algorithm, whose record has no ``label`` (so it is the record written
+            before configurations). Reading ignores it: the key decides the unit.
 
         Raises
         ------
@@ -397,12 +409,16 @@ class Journal:
             file is left with every complete record it held.
         """
         dataset, algorithm, params, repeat, fold = key
-        self._write({"dataset": dataset, "algorithm": algorithm, "params": params, "repeat": repeat,
-                     "fold": fold,
-                     "scores": {m: _written_score(v) for m, v in outcome["scores"].items()},
-                     "seconds": outcome["seconds"],
-                     "error": outcome.get("error"),
-                     **({} if outcome.get("chosen") is None else {"chosen": outcome["chosen"]})})
+        record = {"dataset": dataset, "algorithm": algorithm, "params": params, "repeat": repeat,
+                  "fold": fold,
+                  "scores": {m: _written_score(v) for m, v in outcome["scores"].items()},
+                  "seconds": outcome["seconds"],
+                  "error": outcome.get("error")}
+        if outcome.get("chosen") is not None:
+            record["chosen"] = outcome["chosen"]
+        if label:
+            record["label"] = label
+        self._write(record)
         self._saved.add(key)
 
     def _write(self, record: dict) -> None:

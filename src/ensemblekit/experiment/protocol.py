@@ -71,6 +71,10 @@ class Candidate:
         nothing is tuned.
     tune_cv : int
         The inner folds of ``tune`` (>= 2).
+    configuration : str
+        Label of the named configuration the candidate belongs to
+        (``c45:unpruned=true``, see :mod:`ensemblekit.app.configurations`); empty for a
+        plain registry name. A grid point of a configuration keeps it.
     """
 
     algorithm: str
@@ -79,6 +83,12 @@ class Candidate:
     grid: dict = field(default_factory=dict)
     tune: dict = field(default_factory=dict)
     tune_cv: int = 5
+    configuration: str = ""
+
+    @property
+    def column(self) -> str:
+        """The configuration's label, else the registry name: what grid points are grouped by."""
+        return self.configuration or self.algorithm
 
     @property
     def params_json(self) -> str:

@@ -688,7 +688,8 @@ class Runner:
                         if costs is not None:
                             costs.add(work.units[i], float(outcome.get("seconds", 0.0)))
                         if journal is not None:
-                            journal.append(keys[i], outcome)  # a full disk raises
+                            journal.append(keys[i], outcome,  # a full disk raises
+                                           work.candidates[work.units[i].candidate].configuration)
                         if on_unit_done is not None:
                             on_unit_done()
                 except BaseException:
