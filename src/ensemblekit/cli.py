@@ -28,6 +28,7 @@ from ensemblekit.cli_io import guard_standard_streams as _guard_standard_streams
 from ensemblekit.cli_io import note as _note
 from ensemblekit.cli_io import one_line_warning as _one_line_warning
 from ensemblekit.cli_io import require_stdout as _require_stdout
+from ensemblekit.cli_io import set_quiet
 from ensemblekit.cli_io import signal_exit_code as _signal_exit_code
 from ensemblekit.cli_io import sigterm_stops_the_command as _sigterm_stops_the_command
 from ensemblekit.cli_io import stdout_console as _stdout_console
@@ -60,6 +61,8 @@ def _root(
                                  help="Print the version and exit."),
     debug: bool = typer.Option(False, "--debug",
                                help="On an unexpected failure, print the traceback."),
+    quiet: bool = typer.Option(False, "--quiet", "-q",
+                               help="Print no notes on stderr: only results, and errors."),
 ):
     """Ensemble methods inside and around learners, on ARFF and CSV files.
 
@@ -69,6 +72,7 @@ def _root(
     """
     if debug:
         os.environ["ENSEMBLEKIT_DEBUG"] = "1"
+    set_quiet(quiet)
 
 
 # --------------------------------------------------------------------------- helpers

@@ -45,8 +45,20 @@ def one_line_warning(message, category, filename, lineno, file=None, line=None) 
     sys.stderr.write(f"ensemblekit: warning: {printable(text)}\n")
 
 
+#: ``ensemblekit --quiet``: notes are not printed (errors still are).
+_QUIET = {"on": False}
+
+
+def set_quiet(quiet: bool) -> None:
+    """Silence (or not) every later :func:`note` of this process (``--quiet``)."""
+    _QUIET["on"] = bool(quiet)
+
+
 def note(message: str) -> None:
-    """A note on stderr (control characters escaped, as in :func:`err`)."""
+    """A note on stderr (control characters escaped, as in :func:`err`); nothing with
+    ``--quiet`` (:func:`set_quiet`)."""
+    if _QUIET["on"]:
+        return
     from ensemblekit.report import printable
 
     typer.echo(printable(message), err=True)

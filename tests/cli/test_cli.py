@@ -670,3 +670,15 @@ def test_string_attributes_left_out_or_read_as_nominal(tmp_path):
     assert kept.exit_code == 0 and "left out" not in kept.stderr
     assert "txt = alpha" in run("show", str(tmp_path / "b.ekm")).stdout  # it splits on txt
     assert "txt" not in run("show", str(tmp_path / "a.ekm")).stdout
+
+
+def test_quiet_prints_only_results_and_errors(tmp_path):
+    args = ("compare", "c45", "knn", "--data", str(SAMPLE), "--cv", "2", "--repeats", "1")
+    loud = run(*args)
+    assert loud.exit_code == 0 and "note: skipped" in loud.stderr  # housing's numeric class
+    quiet = run("--quiet", *args)
+    assert quiet.exit_code == 0 and quiet.stderr == "" and quiet.stdout == loud.stdout
+    fitted = run("-q", "fit", "c45", IRIS, "-o", str(tmp_path / "m.ekm"))
+    assert fitted.exit_code == 0 and fitted.stderr == "" and (tmp_path / "m.ekm").exists()
+    wrong = run("-q", "compare", "c4.5", "--data", IRIS)
+    assert wrong.exit_code == 2 and "did you mean 'c45'" in wrong.stderr  # errors still print
