@@ -682,3 +682,15 @@ def test_quiet_prints_only_results_and_errors(tmp_path):
     assert fitted.exit_code == 0 and fitted.stderr == "" and (tmp_path / "m.ekm").exists()
     wrong = run("-q", "compare", "c4.5", "--data", IRIS)
     assert wrong.exit_code == 2 and "did you mean 'c45'" in wrong.stderr  # errors still print
+
+
+def test_compare_and_evaluate_say_which_rows_they_leave_out(tmp_path):
+    rows = [f"{i},{'ab'[i % 2] if i % 5 else '?'}" for i in range(1, 21)]  # 4 unlabelled
+    data = tmp_path / "m.arff"
+    data.write_text("@relation m\n@attribute x numeric\n@attribute class {a,b}\n@data\n"
+                    + "\n".join(rows) + "\n")
+    for args in (("compare", "c45", "knn", "--data", str(data), "--data", IRIS),
+                 ("evaluate", "c45", str(data))):
+        done = run(*args, "--cv", "2", "--repeats", "1")
+        assert done.exit_code == 0, done.stderr
+        assert f"note: {data}: 4 instances with a missing class value are left out" in done.stderr

@@ -110,12 +110,17 @@ def _load_fitting(task: str, files, target, ignore, input_format, notify: Notify
             if twin != ds.source:
                 notify(f"note: {ds.source} holds the same data as {twin}; it is compared once")
                 continue
+            known = known_class(np.asarray(ds.y)) if task != registry.CLUSTERING else None
             if task == registry.CLASSIFICATION:
-                present = np.unique(np.asarray(ds.y)[known_class(np.asarray(ds.y))])
+                present = np.unique(np.asarray(ds.y)[known])
                 if present.size < 2:
                     notify(f"note: {ds.source} is left out: it has one class present, so every "
                            "classifier scores alike and there is nothing to rank")
                     continue
+            if known is not None and not known.all():  # as fit says (issue 32)
+                what = "class" if task == registry.CLASSIFICATION else "target"
+                notify(f"note: {ds.source}: {int((~known).sum())} instances with a missing {what} "
+                       "value are left out of the folds")
             datasets.append(ds)
         elif in_folder:
             skipped.append(f"{item} ({why})")
