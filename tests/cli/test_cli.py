@@ -694,3 +694,14 @@ def test_compare_and_evaluate_say_which_rows_they_leave_out(tmp_path):
         done = run(*args, "--cv", "2", "--repeats", "1")
         assert done.exit_code == 0, done.stderr
         assert f"note: {data}: 4 instances with a missing class value are left out" in done.stderr
+
+
+def test_a_whole_number_last_column_taken_as_the_class_gets_a_note(tmp_path):
+    data = tmp_path / "pen.csv"
+    data.write_text("x,y,year\n" + "".join(f"{i},{i % 3},{2007 + i % 3}\n" for i in range(12)))
+    fitted = run("fit", "c45", str(data), "-o", str(tmp_path / "m.ekm"))
+    assert fitted.exit_code == 0, fitted.stderr
+    assert ("the class is the last column 'year', whole numbers read as 3 nominal values "
+            "(2007, 2008, 2009); --target names another") in fitted.stderr
+    named = run("fit", "c45", str(data), "--target", "year", "-o", str(tmp_path / "n.ekm"))
+    assert named.exit_code == 0 and "last column" not in named.stderr  # chosen on purpose

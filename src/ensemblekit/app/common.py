@@ -184,14 +184,26 @@ def describe_data(data, **load_options) -> dict:
     return out
 
 
-def _class_for(task: str, ds, target=None):
+def _class_for(task: str, ds, target=None, notify: Notify = None):
     """The data set with its class read as ``task`` reads it.
 
     For classifiers (and clusterers given a target) a CSV column of whole numbers
-    becomes a nominal class; regression algorithms keep the class numeric.
+    becomes a nominal class; regression algorithms keep the class numeric. When that
+    column is the last one, taken as the class by default, ``notify`` gets a note naming
+    it and its values, since a year or an id in the last column is easily classified by
+    mistake.
     """
     if task == registry.CLASSIFICATION or (task == registry.CLUSTERING and target is not None):
-        return ds.with_nominal_class()
+        before = ds.schema.class_attribute
+        out = ds.with_nominal_class()
+        after = out.schema.class_attribute
+        if (notify is not None and target is None and before is not None
+                and before.kind == "numeric" and after is not None and after.kind == "nominal"):
+            shown = ", ".join(after.values[:5]) + (", ..." if len(after.values) > 5 else "")
+            notify(f"note: {ds.source}: the class is the last column '{after.name}', whole "
+                   f"numbers read as {len(after.values)} nominal values ({shown}); --target "
+                   "names another")
+        return out
     return ds
 
 
@@ -247,7 +259,8 @@ def _load_for(task: str, data, *, target=None, ignore=(), input_format=None, no_
     """
     ds = load_data(data, target=target, ignore=ignore, input_format=input_format,
                    no_class=no_class)
-    return _prepare_for(task, _class_for(task, ds, target), target, algo, notify)
+    return _prepare_for(task, _class_for(task, ds, target, _notifier(notify)), target, algo,
+                        notify)
 
 
 def _training_rows(ds, task: str, algorithm: str, notify: Notify):

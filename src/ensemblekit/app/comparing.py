@@ -102,7 +102,7 @@ def _load_fitting(task: str, files, target, ignore, input_format, notify: Notify
                 raise
             notify(f"note: skipped {item}: it cannot be read ({exc}); --strict stops instead")
             continue
-        ds = _class_for(task, ds, target)
+        ds = _class_for(task, ds, target, notify)
         why = _class_mismatch(task, ds)
         if why is None:
             ds = _prepare_for(task, ds, target, notify=notify)
