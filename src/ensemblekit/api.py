@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from ensemblekit.errors import InputError, UsageError
 
 if TYPE_CHECKING:  # the names, for readers and tools; at run time __getattr__ imports them
+    from ensemblekit.app.analysing import analyse
     from ensemblekit.app.clustering import cluster, select_k
     from ensemblekit.app.common import describe_data, load_data, reading
     from ensemblekit.app.comparing import compare
@@ -43,6 +44,7 @@ if TYPE_CHECKING:  # the names, for readers and tools; at run time __getattr__ i
 #: imported on first use (PEP 562), so a command loads only its own family's modules:
 #: ``predict`` and ``show`` never load those of ``compare`` or ``cluster``.
 _HOMES = {
+    "analyse": "analysing",
     "cluster": "clustering", "select_k": "clustering",
     "Notify": "common", "Progress": "common", "describe_data": "common", "load_data": "common",
     "reading": "common", "resolve_params": "common", "worker_count": "common",
@@ -55,7 +57,7 @@ _HOMES = {
     "PREDICT_CHUNK": "predicting", "predict": "predicting", "predict_chunks": "predicting",
 }
 
-__all__ = ["UsageError", "cluster", "compare", "describe_data", "describe_model", "evaluate",
+__all__ = ["UsageError", "analyse", "cluster", "compare", "describe_data", "describe_model", "evaluate",
            "evaluate_model", "evaluate_split", "fit", "load_data", "load_model", "plot_comparison",
            "plot_paths", "predict", "predict_chunks", "reading", "save_model", "select_k", "split_rows"]
 # Public too, though not in ``__all__`` (what the command line and scripts use besides it):

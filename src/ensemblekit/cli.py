@@ -296,7 +296,7 @@ def cluster(
         if spec.task != registry.CLUSTERING:
             raise UsageError(f"{algo} is a {spec.task} algorithm; 'cluster' needs a clustering "
                              "algorithm")
-        k_single, k_range = _parse_k_option(n_clusters)
+        k_single, k_range = opt.parse_k_option(n_clusters)
         if k_range is not None and (labels_out is not None or save is not None):
             raise UsageError("-k A:B tries several k; --labels-out and --save need a single k")
         names = None
@@ -345,41 +345,15 @@ def cluster(
             _print(report.clustering_renderables(result))
 
 
-def _parse_k_option(text: str | None):
-    """``-k`` as (single k or None, range of k or None)."""
-    if text is None:
-        return None, None
-    body = text.strip()
-    try:
-        if ":" not in body:
-            k = int(body)
-            if k < 1:
-                raise ValueError
-            return k, None
-        lo, hi = (int(part) for part in body.split(":"))
-    except ValueError:
-        raise UsageError(f"-k expects a number of clusters >= 1 or a range A:B, got {text!r}") from None
-    if lo < 2 or hi < lo:
-        raise UsageError(f"-k {text}: a range A:B needs 2 <= A <= B (internal indices need 2 "
-                         "clusters or more)")
-    if hi - lo > 1000:
-        raise UsageError(f"-k {text}: at most 1001 values of k")
-    return None, list(range(lo, hi + 1))
-
-
 def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot, resume,
                     evaluate: bool = False, curve_out: Path | None = None,
                     predictions_out: Path | None = None, **options) -> None:
     """Shared body of 'compare' and 'evaluate ALGO': call the API, write files, render."""
-    from ensemblekit import report, writers
-    from ensemblekit.writers import to_json
+    from ensemblekit import writers
 
     _check_format(format_, ("json", "table"), "--format")
     api.worker_count(options["n_jobs"])
-    if output is not None and output.suffix.lower() not in (".csv", ".json"):
-        raise UsageError(f"--output {output}: the file name must end in .csv or .json")
-    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise UsageError(f"--plot {plot}: the file name must end in .png, .svg or .pdf")
+    _check_outputs(output, plot)
     plot_files = [] if plot is None else api.plot_paths(plot, options.get("metrics") or (), algos)
     for path, option in ((output, "--output"), *((p, "--plot") for p in plot_files),
                          (resume, "--resume"), (predictions_out, "--predictions-out")):
@@ -394,6 +368,20 @@ def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot,
                              notify=_note, **options)
         if predictions_out is not None:
             _emit(writers.predictions_csv(result.predictions), predictions_out)
+    _render_comparison(result, format_, output, plot)
+    if result.failures:
+        _err(f"{len(result.failures)} of {result.units} units failed; first: "
+             f"{result.failures[0].error}")
+        bad_input = all(f.bad_input for f in result.failures)
+        raise typer.Exit(EXIT_BAD_INPUT if bad_input else EXIT_FAILURE)
+
+
+def _render_comparison(result, format_: str | None, output: Path | None,
+                       plot: Path | None) -> None:
+    """Write a comparison's plots and scores file, and print its tables (or JSON)."""
+    from ensemblekit import report, writers
+    from ensemblekit.writers import to_json
+
     if plot is not None:
         for written in api.plot_comparison(result, plot, notify=_note):
             _note(f"wrote {written}")
@@ -406,11 +394,14 @@ def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot,
         _print(report.cross_validation_renderables(result))
     else:
         _print(report.comparison_renderables(result))
-    if result.failures:
-        _err(f"{len(result.failures)} of {result.units} units failed; first: "
-             f"{result.failures[0].error}")
-        bad_input = all(f.bad_input for f in result.failures)
-        raise typer.Exit(EXIT_BAD_INPUT if bad_input else EXIT_FAILURE)
+
+
+def _check_outputs(output: Path | None, plot: Path | None) -> None:
+    """Refuse an ``--output`` or ``--plot`` whose file name does not say its format."""
+    if output is not None and output.suffix.lower() not in (".csv", ".json"):
+        raise UsageError(f"--output {output}: the file name must end in .csv or .json")
+    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise UsageError(f"--plot {plot}: the file name must end in .png, .svg or .pdf")
 
 
 def _write_curves(path: Path | None, report) -> None:
@@ -545,6 +536,32 @@ def compare(
                         tune=tune, tune_cv=tune_cv, max_instances=max_instances,
                         scheduler=scheduler, alpha=alpha, rope=rope, strict=strict,
                         predictions_out=predictions_out)
+
+
+@app.command()
+def analyse(
+    record: Path = typer.Argument(..., metavar="RUN.jsonl|SCORES.csv",
+                                  help="A compare's --resume journal, or its --output scores."),
+    metric: list[str] = opt.ANALYSE_METRIC,
+    baseline: str | None = opt.BASELINE,
+    alpha: float = opt.ALPHA,
+    rope: float | None = opt.ROPE,
+    seed: int | None = opt.ANALYSE_SEED,
+    output: Path | None = typer.Option(None, "--output", "-o",
+                                       help="Every per-fold score, long format (.csv or .json)."),
+    plot: Path | None = opt.PLOT,
+    format_: str | None = opt.JSON_FORMAT,
+):
+    """Redraw a finished comparison's tables, tests and plots from its record, fitting nothing."""
+    with _user_errors():
+        _require_stdout()
+        _check_format(format_, ("json", "table"), "--format")
+        _check_outputs(output, plot)
+        for path, option in ((output, "--output"), (plot, "--plot")):
+            _check_destination(path, option)
+        result = api.analyse(record, metrics=metric, baseline=baseline, alpha=alpha, rope=rope,
+                             seed=seed, notify=_note)
+        _render_comparison(result, format_, output, plot)
 
 
 @app.command()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import typer
 
+from ensemblekit.errors import UsageError
+
 TARGET = typer.Option(None, "--target", "-c", help="Class attribute (default: the last one).")
 SET = typer.Option([], "--set", "-s", help="Algorithm parameter key=value (repeatable).")
 SEED = typer.Option(1, "--seed", help="Random seed: same seed, same output.", min=0, max=2**31 - 1)
@@ -110,3 +112,32 @@ PREDICTIONS_OUT = typer.Option(None, "--predictions-out", metavar="FILE",
                               help="Write every fold's out-of-fold predictions as CSV: data "
                               "set, algorithm, repeat, fold, row, actual, predicted and the "
                               "predicted class's probability (Weka's -classifications).")
+
+ANALYSE_METRIC = typer.Option([], "--metric", "-m", help="Measure to analyse (repeatable; default: "
+                              "those recorded). From a journal, any measure computable from the "
+                              "predictions (kappa, auc, rmse, nmi ...); from scores, those recorded.")
+ANALYSE_SEED = typer.Option(None, "--seed", min=0, max=2**31 - 1,
+                            help="Seed of the bootstrap intervals and the Bayesian test (default: "
+                            "the journal's; 1 for a scores file).")
+
+
+def parse_k_option(text: str | None):
+    """``-k`` as (single k or None, range of k or None)."""
+    if text is None:
+        return None, None
+    body = text.strip()
+    try:
+        if ":" not in body:
+            k = int(body)
+            if k < 1:
+                raise ValueError
+            return k, None
+        lo, hi = (int(part) for part in body.split(":"))
+    except ValueError:
+        raise UsageError(f"-k expects a number of clusters >= 1 or a range A:B, got {text!r}") from None
+    if lo < 2 or hi < lo:
+        raise UsageError(f"-k {text}: a range A:B needs 2 <= A <= B (internal indices need 2 "
+                         "clusters or more)")
+    if hi - lo > 1000:
+        raise UsageError(f"-k {text}: at most 1001 values of k")
+    return None, list(range(lo, hi + 1))

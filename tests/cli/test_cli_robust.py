@@ -496,16 +496,19 @@ def test_journal_header_nested_deep_is_another_comparison(journal, monkeypatch, 
 
 
 def test_journal_line_longer_than_the_bound_is_refused(journal, monkeypatch, capsys):
-    from ensemblekit.experiment.journal import Journal
+    from ensemblekit.experiment.records import line_bound
 
     path, _, lines = journal
-    huge = '"' + "x" * Journal.MAX_LINE + '"\n'
+    # the bound: 4 MiB for the scores, and room for the predictions of the largest data set
+    bound = line_bound(json.loads(lines[0])["comparison"])
+    assert bound == 5 * 2**20
+    huge = '"' + "x" * bound + '"\n'
     line = _refused(journal, "".join(lines[:3] + [huge] + lines[3:]), monkeypatch, capsys)
-    assert line == (f"ensemblekit: error: {path}, line 4: longer than 4 MiB, which no journal "
+    assert line == (f"ensemblekit: error: {path}, line 4: longer than 5 MiB, which no journal "
                     "record is; use a new --resume file or delete this one")
     # a last line cut short is dropped (a killed run), but not one longer than the bound
-    cut = "".join(lines) + "y" * (Journal.MAX_LINE + 1)
-    assert "line 6: longer than 4 MiB" in _refused(journal, cut, monkeypatch, capsys)
+    cut = "".join(lines) + "y" * (bound + 1)
+    assert "line 6: longer than 5 MiB" in _refused(journal, cut, monkeypatch, capsys)
 
 
 def test_journal_reader_never_asks_for_more_than_the_bound(journal, monkeypatch, capsys):
@@ -530,7 +533,7 @@ def test_journal_reader_never_asks_for_more_than_the_bound(journal, monkeypatch,
     path.write_text("".join(lines))
     code, _, err = _main(args, monkeypatch, capsys)
     assert code == 0, err
-    assert asked and all(0 < size <= Journal.MAX_LINE + 1 for size in asked)
+    assert asked and all(0 < size <= 5 * 2**20 + 1 for size in asked)
 
 
 def test_damaged_record_message_stays_short(journal, monkeypatch, capsys):

@@ -462,7 +462,7 @@ def test_another_write_error_says_why_and_keeps_the_records(iris, tmp_path, monk
 
 def test_a_full_disk_before_the_header_leaves_no_file(iris, tmp_path, monkeypatch):
     path = tmp_path / "j.jsonl"
-    _failing_writes(monkeypatch, after=0, what=b'{"ensemblekit_journal":')
+    _failing_writes(monkeypatch, after=0, what=b'{"comparison":')
     with pytest.raises(ProtocolError, match="it keeps the 0 units saved so far"):
         _run(iris, path)
     assert not path.exists()

@@ -275,7 +275,8 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     predictions : bool, default=False
         Keep every fold's out-of-fold predictions in ``Comparison.predictions``
         (``--predictions-out``; scikit-learn's ``cross_val_predict``, Weka's
-        ``-classifications``). Cross-validation only, and not with ``resume``.
+        ``-classifications``). Cross-validation only; with ``resume``, the finished units'
+        predictions are read from the journal.
     strict : bool, default=False
         A file found in a folder that cannot be read stops the run; by default it
         is skipped with a note.
@@ -306,8 +307,8 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         run, holds a damaged record, or its disk fills up (what it holds is kept).
     """
     from ensemblekit import experiment
-    from ensemblekit.experiment.analysis import grid_summary, import_tests_in_background
-    from ensemblekit.metrics import metric_spec, refuse_unmeasured
+    from ensemblekit.experiment.analysis import import_tests_in_background, n_labelled
+    from ensemblekit.metrics import refuse_unmeasured
 
     notify = _notifier(notify)
     progress = progress or _no_progress
@@ -316,9 +317,6 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         raise UsageError(f"--alpha must lie strictly between 0 and 1, got {alpha}")
     if rope is not None:
         _check_rope(rope, len(algorithms), baseline)
-    if predictions and resume is not None:
-        raise UsageError("--predictions-out cannot be combined with --resume: the journal "
-                         "keeps scores only")
     # results carry the entries' own names ("j48" is reported as c45), or a configuration's
     # label (c45:unpruned=true); see ensemblekit.app.configurations
     configurations = parse_configurations(algorithms)
@@ -392,29 +390,75 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     if resume is not None:
         notify(f"note: {result.computed} of {len(work.units)} units computed now, the rest read "
                f"from {resume}")
-    summary = experiment.summarize(result.scores)
+    return comparison_of(
+        task, protocol, chosen, candidates, names, {d.name: n_labelled(d) for d in datasets},
+        result.scores, result.failures, baseline=baseline, alpha=alpha, rope=rope, seed=seed,
+        gridded=gridded, notify=notify, max_instances=max_instances, units=len(work.units),
+        computed=result.computed, chosen=result.chosen,
+        pooled=_pooled_reports(task, datasets, result.predictions,
+                               {(f.dataset, f.algorithm) for f in result.failures},
+                               report_options or {}) if pooled else {},
+        predictions=_prediction_records(task, datasets, result.predictions) if predictions
+        else [])
+
+
+def comparison_of(task: str, protocol, metrics: Sequence[str], candidates, datasets: Sequence[str],
+                  labelled: dict | None, scores, failures, *, baseline: str | None, alpha: float,
+                  rope: float | None, seed: int, gridded: bool, notify: Notify,
+                  **extra) -> Comparison:
+    """The tables, tests and verdicts of finished units: what ``compare`` and ``analyse`` print.
+
+    Parameters
+    ----------
+    task : str
+    protocol : ensemblekit.experiment.Protocol
+    metrics : sequence of str
+    candidates : sequence of ensemblekit.experiment.Candidate
+        In column order.
+    datasets : sequence of str
+        Data set names, in row order.
+    labelled : dict or None
+        Rows with a known class per data set (they size the corrected t-test's folds);
+        None when unknown (see :func:`ensemblekit.experiment.analyse`).
+    scores, failures : list
+        Of :class:`ensemblekit.experiment.Score` and :class:`ensemblekit.experiment.Failure`.
+    baseline : str or None
+    alpha, rope, seed
+        As :func:`compare`.
+    gridded : bool
+        The candidates hold a grid: summarise it against ``baseline``.
+    notify : callable
+        Takes each note (a measure undefined in some fold).
+    **extra
+        More fields of :class:`Comparison` (``units``, ``computed``, ``pooled``, ...).
+
+    Returns
+    -------
+    Comparison
+    """
+    from ensemblekit import experiment
+    from ensemblekit.experiment.analysis import grid_summary
+    from ensemblekit.metrics import metric_spec
+
+    summary = experiment.summarize(scores)
     labels = [c.label for c in candidates]
-    failed = {(f.dataset, f.algorithm) for f in result.failures}
-    ok_scores = [s for s in result.scores if (s.dataset, s.algorithm) not in failed]
+    failed = {(f.dataset, f.algorithm) for f in failures}
+    ok_scores = [s for s in scores if (s.dataset, s.algorithm) not in failed]
     # per-cell marks: against the baseline, else against the first algorithm
     reference = None if baseline is not None or len(labels) < 2 else labels[0]
     analyses = {m: experiment.analyse(_defined(ok_scores, m, notify), labels, datasets, m,
                                       protocol, baseline=baseline, reference=reference,
-                                      alpha=alpha, rope=rope, seed=seed) for m in chosen}
+                                      alpha=alpha, rope=rope, seed=seed, labelled=labelled)
+                for m in metrics}
     grid_rows = {}
     if gridded:
-        for m in chosen:
-            grid_rows[m] = grid_summary(summary, candidates, baseline, names, m,
+        for m in metrics:
+            grid_rows[m] = grid_summary(summary, candidates, baseline, datasets, m,
                                         metric_spec(m).greater_is_better, failed)
-    return Comparison(task=task, protocol=protocol, metrics=chosen, datasets=names, labels=labels,
-                      candidates=candidates, scores=result.scores, failures=result.failures,
-                      summary=summary, analyses=analyses, baseline=baseline, reference=reference,
-                      grid=grid_rows, alpha=alpha, max_instances=max_instances,
-                      units=len(work.units), computed=result.computed,
-                      pooled=_pooled_reports(task, datasets, result.predictions, failed,
-                                             report_options or {}) if pooled else {},
-                      predictions=_prediction_records(task, datasets, result.predictions)
-                      if predictions else [], chosen=result.chosen)
+    return Comparison(task=task, protocol=protocol, metrics=list(metrics), datasets=list(datasets),
+                      labels=labels, candidates=list(candidates), scores=scores,
+                      failures=failures, summary=summary, analyses=analyses, baseline=baseline,
+                      reference=reference, grid=grid_rows, alpha=alpha, **extra)
 
 
 def _prediction_records(task: str, datasets, units) -> list[tuple]:

@@ -204,7 +204,8 @@ class MetricAnalysis:
 
 def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, metric: str,
             protocol: Protocol, *, baseline: str | None = None, reference: str | None = None,
-            alpha: float = 0.05, rope: float | None = None, seed: int = 1) -> MetricAnalysis:
+            alpha: float = 0.05, rope: float | None = None, seed: int = 1,
+            labelled: dict | None = None) -> MetricAnalysis:
     """Average ranks, the tests over data sets, their verdicts, and per-cell marks, for one metric.
 
     Parameters
@@ -214,8 +215,8 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
         left out.
     labels : sequence of str
         Candidate labels in column order.
-    datasets : sequence of ensemblekit.data.Dataset
-        The data sets compared (their sizes give the t-test's train/test ratio).
+    datasets : sequence of ensemblekit.data.Dataset or str
+        The data sets compared, or their names.
     metric : str
     protocol : Protocol
     baseline : str, optional
@@ -232,6 +233,10 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
         candidates, or each against the baseline (at least 2 data sets).
     seed : int, default=1
         Seed of that test's Monte Carlo sample.
+    labelled : dict, optional
+        Rows with a known class per data set name: a fold's test share of them gives the
+        corrected t-test's train/test ratio. Default: counted in ``datasets``; when
+        ``datasets`` are names only, the ratio of k-fold CV, 1 / (k - 1).
 
     Returns
     -------
@@ -277,7 +282,9 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
     for s in scores:
         if s.metric == metric:
             per_cell.setdefault((s.dataset, s.algorithm), []).append((s.repeat, s.fold, s.value))
-    names = [d.name for d in datasets]
+    names = [d if isinstance(d, str) else d.name for d in datasets]
+    if labelled is None and not all(isinstance(d, str) for d in datasets):
+        labelled = {d.name: n_labelled(d) for d in datasets if hasattr(d, "schema")}
     complete = [d for d in names if all((d, a) in per_cell for a in labels)]
     means = np.array([[np.mean([v for _, _, v in per_cell[(d, a)]]) for a in labels]
                       for d in complete])
@@ -286,7 +293,6 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
                             alpha=alpha)
     ref = baseline if baseline is not None else reference
     if ref is not None:
-        sizes = {d.name: d for d in datasets}
         for d in complete:
             base = sorted(per_cell[(d, ref)])
             for a in labels:
@@ -297,8 +303,9 @@ def analyse(scores: Sequence[Score], labels: Sequence[str], datasets: Sequence, 
                 x = np.array([v for _, _, v in other])
                 b = np.array([v for _, _, v in base])
                 if protocol.kind == "cv":
-                    size = _n_labelled(sizes[d])
-                    n_test = max(1, round(size / protocol.folds))  # a fold's size
+                    # a fold's test and training sizes; without the data set's, their ratio
+                    size = (labelled or {}).get(d, protocol.folds)
+                    n_test = max(1, round(size / protocol.folds))
                     t, p = stats.corrected_resampled_ttest(x, b, size - n_test, n_test)
                     better = t > 0 if better_high else t < 0
                 else:
@@ -409,7 +416,7 @@ def _several_algorithms(result: MetricAnalysis, baseline: str | None, better_hig
         result.verdicts.append(PairVerdict(a, b, bool(exceeds), "nemenyi", rank_difference=gap))
 
 
-def _n_labelled(ds) -> int:
+def n_labelled(ds) -> int:
     """Rows with a known class: code >= 0 (nominal) or not NaN (numeric)."""
     ca = ds.schema.class_attribute
     numeric = ca is not None and ca.kind == "numeric"

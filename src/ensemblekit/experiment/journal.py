@@ -6,6 +6,11 @@ each further line records one finished unit under its key (:func:`unit_key`):
 its scores and seconds, or its error. The runner appends each unit as soon as it
 finishes and skips the units a journal already holds.
 
+The first line also describes the comparison, and each unit's record holds its
+out-of-fold predictions (:mod:`ensemblekit.experiment.records`), so that a finished
+run can be analysed again without its data files (:func:`read_run`, for
+``ensemblekit analyse``).
+
 Every line is strict JSON. A score that is not finite (an RRSE of a constant
 target, say) is written as the string ``"nan"``, ``"inf"`` or ``"-inf"`` and read
 back as that float, so a resumed run sees exactly the scores the first run computed.
@@ -43,6 +48,7 @@ import math
 import os
 import stat
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +57,17 @@ from ensemblekit import safejson
 from ensemblekit.atomic import out_of_space
 from ensemblekit.errors import InputError
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit, task_of
+from ensemblekit.experiment.records import (
+    MAX_RECORDED_ROWS,
+    MAX_SCORES_LINE,
+    _read_score,
+    _shown,
+    _written_score,
+    line_bound,
+    pack_predictions,
+)
 from ensemblekit.metrics import metric_spec
+from ensemblekit.registry import CLASSIFICATION, CLUSTERING, REGRESSION
 
 try:
     import fcntl
@@ -297,16 +313,18 @@ class Journal:
     VERSION = 1
     #: Longest line read back, newline included (4 MiB). The records written here
     #: take a few hundred bytes; a longer line was not written by ensemblekit.
-    MAX_LINE = 4 * 2**20
+    MAX_LINE = MAX_SCORES_LINE
     #: Deepest JSON nesting read back; a record is 2 levels deep (its scores).
     MAX_DEPTH = 8
 
     def __init__(self, path: Path | JournalLock, fingerprint: str, keys: set,
-                 metrics: Sequence[str]):
+                 metrics: Sequence[str], comparison: dict | None = None):
         self._own = not isinstance(path, JournalLock)
         self._lock = JournalLock(path) if self._own else path
         self.path = self._lock.path
         self.fingerprint = fingerprint
+        self.comparison = comparison
+        self.max_line = line_bound(comparison)
         self.notes: list[str] = []
         self._done: dict[tuple, dict] = {}
         self._end = 0  # bytes of complete lines: where the next record goes
@@ -331,47 +349,32 @@ class Journal:
             self._cut_back()
         os.lseek(fd, complete, os.SEEK_SET)
         if complete == 0:  # new, empty, or only a header cut short: start afresh
-            self._write({"ensemblekit_journal": self.VERSION, "run": fingerprint})
+            head = {"ensemblekit_journal": self.VERSION, "run": fingerprint}
+            if self.comparison is not None:
+                head["comparison"] = self.comparison
+            self._write(head)
 
     def _read(self, reader, fingerprint: str, keys: set, specs: dict) -> tuple[int, int]:
         """Check the header and keep the finished units.
 
         Returns (bytes of complete lines, bytes read).
         """
-        path = self.path
-        complete = total = 0
-        number = 0
-        while True:
-            line = reader.readline(self.MAX_LINE + 1)
-            if not line:
-                return complete, total
-            number += 1
-            total += len(line)
-            if not line.endswith(b"\n"):
-                if len(line) > self.MAX_LINE:
-                    raise ProtocolError(
-                        f"{path}, line {number}: longer than {self.MAX_LINE // 2**20} MiB, "
-                        "which no journal record is; use a new --resume file or delete this one")
-                if number > 1:
-                    self.notes.append(f"{path}, line {number}: a record cut short (by a killed "
-                                      "run) was dropped; its unit is computed again")
-                return complete, total  # the end of the file: a last line cut short
+        complete = 0
+        lines = _CompleteLines(reader, self.path, self.max_line, self.notes)
+        for number, line in lines:
             text = line.decode("utf-8", errors="replace")
             if number == 1:
-                try:
-                    head = safejson.loads(text, max_depth=self.MAX_DEPTH)
-                except ValueError:  # not JSON, or nested too deeply
-                    head = {}
-                if not isinstance(head, dict) or head.get("ensemblekit_journal") != self.VERSION \
-                        or head.get("run") != fingerprint:
+                head = _header(text)
+                if head.get("run") != fingerprint:
                     raise ProtocolError(
-                        f"{path} records a different comparison (other data, algorithms, "
+                        f"{self.path} records a different comparison (other data, algorithms, "
                         "parameters, protocol, seed, metrics or ensemblekit version); use a new "
                         "--resume file or delete this one")
             else:
                 key, outcome = self._record(text, number, keys, specs)
                 self._done[key] = outcome
             complete += len(line)
+        return complete, complete + lines.cut_short
 
     def _record(self, text: str, number: int, keys: set, specs: dict) -> tuple:
         """One unit line as (key, outcome); ProtocolError naming the line if it is damaged."""
@@ -387,7 +390,7 @@ class Journal:
         """Finished units read from the file: ``{key: outcome}``."""
         return dict(self._done)
 
-    def append(self, key: tuple, outcome: dict, label: str = "") -> None:
+    def append(self, key: tuple, outcome: dict, label: str = "", actual=None) -> None:
         """Record one finished unit, handed to the operating system at once.
 
         Parameters
@@ -401,6 +404,11 @@ class Journal:
             written as the record's ``label`` for the reader of the file; empty for a
             plain algorithm, whose record has no ``label`` (so it is the record written
             before configurations). Reading ignores it: the key decides the unit.
+        actual : ndarray, optional
+            The classes or targets of the rows the unit's ``outcome["predictions"]``
+            judged (a test fold's rows; every row of a clustering run, -1 where the class
+            is missing). With it, the predictions are recorded too (see
+            :func:`pack_predictions`), for ``ensemblekit analyse``.
 
         Raises
         ------
@@ -416,6 +424,10 @@ class Journal:
                   "error": outcome.get("error")}
         if outcome.get("chosen") is not None:
             record["chosen"] = outcome["chosen"]
+        if actual is not None and outcome.get("predictions") is not None:
+            record["predictions"] = pack_predictions(
+                outcome["predictions"], actual,
+                (self.comparison or {}).get("task") == REGRESSION)
         if label:
             record["label"] = label
         self._write(record)
@@ -464,15 +476,6 @@ _FIELDS = (("dataset", str, "a string"), ("algorithm", str, "a string"),
            ("scores", dict, "an object"), ("seconds", float, "a number"),
            ("error", (str, type(None)), "a string or null"))
 
-#: How a non-finite score is written (strict JSON has no NaN or Infinity).
-_NON_FINITE = ("nan", "inf", "-inf")
-
-
-def _shown(value) -> str:
-    """A JSON value as the file spells it, cut to 40 characters."""
-    text = json.dumps(value)
-    return text if len(text) <= 40 else text[:40] + "..."
-
 
 def _unit_record(rec, keys: set, specs: dict) -> tuple[tuple, dict]:
     """A parsed unit record as ``(key, outcome)``; :class:`InputError` saying what is wrong."""
@@ -511,24 +514,203 @@ def _unit_record(rec, keys: set, specs: dict) -> tuple[tuple, dict]:
     chosen = rec.get("chosen")  # --tune's values (absent from older journals and untuned units)
     if chosen is not None and not isinstance(chosen, dict):
         raise InputError(f"chosen is {_shown(chosen)}, not an object")
-    return key, {"scores": scores, "seconds": seconds, "error": rec["error"],
-                 **({} if chosen is None else {"chosen": chosen})}
+    outcome = {"scores": scores, "seconds": seconds, "error": rec["error"]}
+    if chosen is not None:
+        outcome["chosen"] = chosen
+    if rec.get("predictions") is not None:  # checked when unpacked (unpack_predictions)
+        outcome["packed"] = rec["predictions"]
+    return key, outcome
 
 
-def _written_score(value):
-    """A score as the journal writes it: a finite number, or ``"nan"``, ``"inf"``, ``"-inf"``."""
-    value = float(value)
-    return value if np.isfinite(value) else repr(value)
+# ------------------------------------------------------------------ lines, header, analysis
+class _CompleteLines:
+    """The complete lines of a journal, read with a bound: ``(number, bytes)`` from 1.
+
+    A line longer than ``max_line`` bytes is refused. A last line without its newline (a
+    record cut short by a killed run) ends the reading with a note when it is not the
+    header; :attr:`cut_short` then holds its length in bytes.
+    """
+
+    def __init__(self, reader, path: Path, max_line: int, notes: list):
+        self._reader, self._path, self._max, self._notes = reader, path, max_line, notes
+        self._number = 0
+        self.cut_short = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> tuple[int, bytes]:
+        line = self._reader.readline(self._max + 1)
+        if not line:
+            raise StopIteration
+        self._number += 1
+        if not line.endswith(b"\n"):
+            if len(line) > self._max:
+                raise ProtocolError(
+                    f"{self._path}, line {self._number}: longer than {self._max // 2**20} MiB, "
+                    "which no journal record is; use a new --resume file or delete this one")
+            if self._number > 1:
+                self._notes.append(f"{self._path}, line {self._number}: a record cut short (by "
+                                   "a killed run) was dropped; its unit is computed again")
+            self.cut_short = len(line)
+            raise StopIteration
+        return self._number, line
 
 
-def _read_score(metric: str, value) -> float:
-    """Inverse of :func:`_written_score`; older journals' bare ``NaN`` is read too (and
-    then checked as any other score). A boolean is not a number."""
-    if isinstance(value, str) and value in _NON_FINITE:
-        return float(value)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{metric} is {_shown(value)}, not a number")
+def _header(text: str) -> dict:
+    """The journal's first line as a dict; ``{}`` when it is not a journal header of
+    :attr:`Journal.VERSION`."""
     try:
-        return float(value)
-    except OverflowError:  # an integer of hundreds of digits
-        raise InputError(f"{metric} is {_shown(value)}, beyond any float") from None
+        head = safejson.loads(text, max_depth=Journal.MAX_DEPTH)
+    except ValueError:  # not JSON, or nested too deeply
+        return {}
+    if not isinstance(head, dict) or head.get("ensemblekit_journal") != Journal.VERSION:
+        return {}
+    return head
+
+
+@dataclass(frozen=True)
+class RecordedRun:
+    """A journal read back for analysis (:func:`read_run`).
+
+    Attributes
+    ----------
+    comparison : dict
+        The header's :func:`describe_comparison` document, checked.
+    candidates : list of Candidate
+    protocol : Protocol
+    records : dict
+        ``{unit key: outcome}`` as :meth:`Journal.done` gives them (the last record of a
+        unit wins, as on resume), a recorded unit's predictions still packed
+        (``outcome["packed"]``; see :func:`unpack_predictions`).
+    notes : list of str
+    """
+
+    comparison: dict
+    candidates: list
+    protocol: Protocol
+    records: dict
+    notes: list
+
+
+def read_run(path: str | os.PathLike) -> RecordedRun:
+    """Read a journal for ``ensemblekit analyse``: its comparison and every unit's record.
+
+    The file is opened for reading only (no lock: a run still writing it is read up to
+    its last complete record), with the bounds of :class:`Journal`; the header's
+    description is checked before any record is read, and each record as on resume.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    RecordedRun
+
+    Raises
+    ------
+    ProtocolError
+        If the file is not a regular file or cannot be read, is not a journal, was
+        written before journals described their comparison, or holds a damaged record.
+    """
+    path = Path(path)
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise ProtocolError(f"cannot read {path}: {exc.strerror}") from None
+    if (problem := _kind_problem(path, info.st_mode)) is not None:
+        raise ProtocolError(str(problem).replace("--resume ", ""))
+    notes: list[str] = []
+    try:
+        with open(path, "rb") as reader:
+            first = _CompleteLines(reader, path, Journal.MAX_LINE, notes)
+            number, line = next(first, (0, b""))
+            head = _header(line.decode("utf-8", errors="replace"))
+            if not head:
+                raise ProtocolError(f"{path} is not an ensemblekit journal (compare --resume "
+                                    "FILE writes one)")
+            try:
+                comparison, candidates, protocol = _described(head.get("comparison"))
+            except (InputError, KeyError, TypeError, ValueError) as exc:
+                raise ProtocolError(f"{path}, line 1: {exc}") from None
+            keys = _expected_keys(comparison, candidates, protocol)
+            specs = {m: metric_spec(m) for m in comparison["metrics"]}
+            records: dict = {}
+            lines = _CompleteLines(reader, path, line_bound(comparison), notes)
+            lines._number = number
+            for number, line in lines:
+                try:
+                    text = line.decode("utf-8", errors="replace")
+                    key, outcome = _unit_record(
+                        safejson.loads(text, max_depth=Journal.MAX_DEPTH), keys, specs)
+                except ValueError as exc:
+                    what = str(exc) if len(str(exc)) <= 200 else str(exc)[:200] + "..."
+                    raise ProtocolError(f"{path}, line {number}: damaged journal record "
+                                        f"({what})") from None
+                records[key] = outcome
+    except OSError as exc:
+        raise ProtocolError(f"cannot read {path}: {exc.strerror}") from None
+    return RecordedRun(comparison, candidates, protocol, records, notes)
+
+
+def _described(doc) -> tuple[dict, list, Protocol]:
+    """The header's comparison checked: (document, candidates, protocol)."""
+    if doc is None:
+        raise InputError("this journal was written before journals recorded their comparison "
+                         "and predictions; run the compare again with a new --resume file")
+    if not isinstance(doc, dict):
+        raise InputError("comparison is not an object")
+    if doc.get("task") not in (CLASSIFICATION, REGRESSION, CLUSTERING):
+        raise InputError(f"task is {_shown(doc.get('task'))}")
+    p = doc["protocol"]
+    fields = ("kind", "folds", "repeats", "seed", "n_clusters")
+    if not isinstance(p, dict) or not all(
+            type(p.get(f)) is int or (f == "kind" and isinstance(p.get(f), str))
+            or (f == "n_clusters" and p.get(f) is None) for f in fields):
+        raise InputError("protocol is not kind, folds, repeats, seed and n_clusters")
+    protocol = Protocol(p["kind"], p["folds"], p["repeats"], p["seed"], p["n_clusters"])
+    metrics = doc["metrics"]
+    if not (isinstance(metrics, list) and metrics and all(isinstance(m, str) for m in metrics)):
+        raise InputError("metrics is not a list of names")
+    for m in metrics:
+        metric_spec(m)  # an unknown name is refused
+    candidates = []
+    for c in doc["candidates"]:
+        if not (isinstance(c, dict) and isinstance(c.get("algorithm"), str)
+                and isinstance(c.get("label"), str) and isinstance(c.get("params"), dict)
+                and isinstance(c.get("grid"), dict) and isinstance(c.get("tune"), dict)
+                and type(c.get("tune_cv")) is int and isinstance(c.get("configuration"), str)):
+            raise InputError(f"candidate {_shown(c)} is not algorithm, label, params, grid, "
+                             "tune, tune_cv and configuration")
+        candidates.append(Candidate(c["algorithm"], c["params"], c["label"], c["grid"],
+                                    c["tune"], c["tune_cv"], c["configuration"]))
+    if not candidates or len({c.label for c in candidates}) != len(candidates):
+        raise InputError("candidates are missing or share a label")
+    names = set()
+    for d in doc["datasets"]:
+        if not (isinstance(d, dict) and isinstance(d.get("name"), str)
+                and all(type(d.get(f)) is int and 0 <= d[f] <= MAX_RECORDED_ROWS
+                        for f in ("rows", "labelled"))
+                and (d.get("classes") is None or (isinstance(d["classes"], list) and all(
+                    isinstance(v, str) for v in d["classes"])))
+                and (d.get("n_clusters") is None or type(d["n_clusters"]) is int)):
+            raise InputError(f"data set {_shown(d)} is not name, rows, labelled, classes and "
+                             "n_clusters")
+        if d["name"] in names:
+            raise InputError(f"the data set {d['name']!r} is named twice")
+        names.add(d["name"])
+    if not names:
+        raise InputError("no data set is named")
+    return doc, candidates, protocol
+
+
+def _expected_keys(comparison: dict, candidates, protocol: Protocol) -> set:
+    """Every unit key of the described comparison (see :func:`unit_key`)."""
+    from ensemblekit.experiment.protocol import check_size
+
+    check_size(len(comparison["datasets"]), len(candidates), protocol)
+    folds = range(1, protocol.folds + 1) if protocol.kind == "cv" else (0,)
+    return {(d["name"], c.algorithm, c.params_json, r, f)
+            for d in comparison["datasets"] for c in candidates
+            for r in range(1, protocol.repeats + 1) for f in folds}

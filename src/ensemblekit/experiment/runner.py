@@ -45,6 +45,7 @@ from ensemblekit.dataset import known_class
 from ensemblekit.errors import InputError, interruption
 from ensemblekit.experiment.journal import Journal, JournalLock, run_fingerprint, unit_key
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit
+from ensemblekit.experiment.records import describe_comparison, judged_truth, unpack_outcomes
 from ensemblekit.experiment.scheduler import (
     WorkerWatch,
     check_address,
@@ -430,8 +431,8 @@ class Runner:
             Called with no argument after each unit finishes (for a progress bar).
         keep_predictions : bool, default=False
             Return every cross-validation unit's predictions too (see
-            :class:`UnitPredictions`); not with ``resume`` (the journal keeps
-            scores only).
+            :class:`UnitPredictions`). With ``resume``, a finished unit's predictions are
+            read from the journal, and a unit recorded without them is computed again.
 
         Returns
         -------
@@ -448,9 +449,8 @@ class Runner:
             units finished by then stay in the journal, and the message says how
             many.
         """
-        if keep_predictions and resume is not None:
-            raise ProtocolError("a resumed run keeps no predictions")
-        self._keep = keep_predictions
+        # a journal records every unit's predictions, for `ensemblekit analyse`
+        self._keep = keep_predictions or resume is not None
         units = work.units
         names = [ds.name for ds in datasets]
         keys = [unit_key(names[u.data_index], work.candidates[u.candidate], u) for u in units]
@@ -458,9 +458,12 @@ class Runner:
         journal = None
         if resume is not None:
             fingerprint = run_fingerprint(datasets, work, protocol, metrics)
+            comparison = describe_comparison(datasets, work, protocol, metrics)
             journal = Journal(resume if isinstance(resume, JournalLock) else Path(resume),
-                              fingerprint, set(keys), metrics)
+                              fingerprint, set(keys), metrics, comparison)
             outcomes.update({k: v for k, v in journal.done().items() if v.get("error") is None})
+            if keep_predictions:
+                unpack_outcomes(outcomes, comparison, journal.path)
         todo = [i for i, k in enumerate(keys) if k not in outcomes]
         try:  # the journal (and its lock) is closed however the run ends
             for _ in range(len(units) - len(todo)):
@@ -504,7 +507,7 @@ class Runner:
                                     float(outcome["scores"][metric]), float(outcome["seconds"])))
             if outcome.get("chosen") is not None:
                 chosen[(key[0], cand.label, u.repeat, u.fold)] = outcome["chosen"]
-            if outcome.get("predictions") is not None:
+            if keep_predictions and u.test is not None and outcome.get("predictions") is not None:
                 kept.append(UnitPredictions(key[0], cand.label, u.repeat, u.fold,
                                             *outcome["predictions"]))
         return RunResult(scores, failures, len(todo), kept,
@@ -688,8 +691,10 @@ class Runner:
                         if costs is not None:
                             costs.add(work.units[i], float(outcome.get("seconds", 0.0)))
                         if journal is not None:
+                            unit = work.units[i]
                             journal.append(keys[i], outcome,  # a full disk raises
-                                           work.candidates[work.units[i].candidate].configuration)
+                                           work.candidates[unit.candidate].configuration,
+                                           judged_truth(datasets[unit.data_index], unit, outcome))
                         if on_unit_done is not None:
                             on_unit_done()
                 except BaseException:
@@ -983,5 +988,6 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
         params["n_clusters"] = n_clusters or len(np.unique(y[known]))
     model, labels, fit_seconds = fit_timed(shared.maker(cand, params, False), unit.random_state,
                                            ds.X, warm=warm)
-    return score_model(metrics, model, ds.X, truth=y[known], known=known, predicted=labels,
-                       seconds={"fit": fit_seconds}).values, None, None
+    values = score_model(metrics, model, ds.X, truth=y[known], known=known, predicted=labels,
+                         seconds={"fit": fit_seconds}).values
+    return values, ((None, np.asarray(labels), None, None) if keep else None), None

@@ -28,7 +28,7 @@ import re
 import numpy as np
 
 from ensemblekit.dataset import DataError, quote_input
-from ensemblekit.readers.text import decoded_blocks, open_input
+from ensemblekit.readers.text import read_small_text
 
 __all__ = ["parse_cost_matrix", "read_cost_matrix"]
 
@@ -131,15 +131,5 @@ def read_cost_matrix(path) -> np.ndarray:
         The file cannot be read (missing, a folder, no permission), is larger than
         16 MiB of text, or does not hold a cost matrix.
     """
-    stream, src, _, _ = open_input(path, None, whole=True)
-    parts, size = [], 0
-    try:
-        for block in decoded_blocks(stream, src, None):
-            size += len(block)
-            if size > _MAX_CHARS:
-                raise DataError("more than 16 MiB of text: not a cost matrix", src)
-            parts.append(block)
-    finally:
-        if path != "-":
-            stream.close()
-    return parse_cost_matrix("".join(parts), src)
+    text, src = read_small_text(path, _MAX_CHARS, "a cost matrix")
+    return parse_cost_matrix(text, src)

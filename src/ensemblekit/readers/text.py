@@ -24,7 +24,8 @@ from ensemblekit.dataset import DataError
 from ensemblekit.fifo import open_for_reading
 from ensemblekit.readers.bounds import DATA_MB, LINE_MB
 
-__all__ = ["MixedEncodingError", "Lines", "decoded_blocks", "iter_lines", "line_units", "open_input"]
+__all__ = ["MixedEncodingError", "Lines", "decoded_blocks", "iter_lines", "line_units", "open_input",
+           "read_small_text"]
 
 # Compressed input: gzip is recognised by its first two bytes (RFC 1952, 2.3.1).
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -214,6 +215,42 @@ def open_input(source: Any, stdin: BinaryIO | None, *, whole: bool = False
     elif bounded is not None:
         stream = io.BufferedReader(_Counted(stream, src, bounded, False), buffer_size=1 << 16)
     return stream, src, suffix, name
+
+
+def read_small_text(source, max_chars: int, what: str) -> tuple[str, str]:
+    """The whole text of a small file (a cost matrix, a scores file), decoded as data files are.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        A file (gzip-compressed or not), or ``"-"`` for standard input.
+    max_chars : int
+        Text beyond this many characters is refused.
+    what : str
+        What the file should be, for the refusal ("a cost matrix").
+
+    Returns
+    -------
+    (str, str)
+        The text, and the source's name as messages give it.
+
+    Raises
+    ------
+    ensemblekit.dataset.DataError
+        The file cannot be read, or holds more than ``max_chars`` characters.
+    """
+    stream, src, _, _ = open_input(source, None, whole=True)
+    parts, size = [], 0
+    try:
+        for block in decoded_blocks(stream, src, None):
+            size += len(block)
+            if size > max_chars:
+                raise DataError(f"more than {max_chars >> 20} MiB of text: not {what}", src)
+            parts.append(block)
+    finally:
+        if source != "-":
+            stream.close()
+    return "".join(parts), src
 
 
 def _line_too_long(line: int, src: str) -> DataError:
