@@ -22,9 +22,11 @@ from ensemblekit import __version__, api, registry
 from ensemblekit import cli_options as opt
 from ensemblekit.api import UsageError
 from ensemblekit.cli_io import check_destination as _check_destination
+from ensemblekit.cli_io import commands_for as _commands_for
 from ensemblekit.cli_io import emit as _emit
 from ensemblekit.cli_io import err as _err
 from ensemblekit.cli_io import guard_standard_streams as _guard_standard_streams
+from ensemblekit.cli_io import left_by_reader as _left_by_reader
 from ensemblekit.cli_io import note as _note
 from ensemblekit.cli_io import one_line_warning as _one_line_warning
 from ensemblekit.cli_io import require_stdout as _require_stdout
@@ -353,7 +355,7 @@ def _run_comparison(algos: list[str], data: list[str], *, format_, output, plot,
 
     _check_format(format_, ("json", "table"), "--format")
     api.worker_count(options["n_jobs"])
-    _check_outputs(output, plot)
+    opt.check_outputs(output, plot)
     plot_files = [] if plot is None else api.plot_paths(plot, options.get("metrics") or (), algos)
     for path, option in ((output, "--output"), *((p, "--plot") for p in plot_files),
                          (resume, "--resume"), (predictions_out, "--predictions-out")):
@@ -396,14 +398,6 @@ def _render_comparison(result, format_: str | None, output: Path | None,
         _print(report.comparison_renderables(result))
 
 
-def _check_outputs(output: Path | None, plot: Path | None) -> None:
-    """Refuse an ``--output`` or ``--plot`` whose file name does not say its format."""
-    if output is not None and output.suffix.lower() not in (".csv", ".json"):
-        raise UsageError(f"--output {output}: the file name must end in .csv or .json")
-    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise UsageError(f"--plot {plot}: the file name must end in .png, .svg or .pdf")
-
-
 def _write_curves(path: Path | None, report) -> None:
     """``--curve-out``: the report's ROC and precision-recall points, written atomically."""
     from ensemblekit import writers
@@ -440,6 +434,8 @@ def evaluate(
     format_: str | None = opt.JSON_FORMAT,
     cost_matrix: str | None = opt.COST_MATRIX,
     curve_out: Path | None = opt.CURVE_OUT,
+    tune: list[str] = opt.TUNE,
+    tune_cv: int = opt.TUNE_CV,
 ):
     """Evaluate one algorithm (repeated CV, a test file or a percentage split; clustering:
     seeded runs) or one saved model (test set), with Weka's measures, per-class table and
@@ -456,7 +452,8 @@ def evaluate(
         one_split = test is not None or split_percentage is not None or preserve_order
         if is_model or one_split:
             given = [name for name, v in (("--cv", cv), ("--repeats", repeats), ("--runs", runs),
-                                          ("--output", output)) if v is not None]
+                                          ("--output", output), ("--tune", tune or None))
+                     if v is not None]
             if is_model:
                 given += [name for name, v in (
                     ("--set", settings or None), ("--target", target), ("--ignore", ignore or None),
@@ -485,7 +482,7 @@ def evaluate(
                         resume=None, params=registry.parse_settings(settings), target=target,
                         ignore=ignore, input_format=input_format, metrics=metric, cv=cv,
                         repeats=repeats, runs=runs, seed=seed, n_jobs=n_jobs, evaluate=True,
-                        cost_matrix=cost_matrix, curve_out=curve_out)
+                        cost_matrix=cost_matrix, curve_out=curve_out, tune=tune, tune_cv=tune_cv)
 
 
 @app.command()
@@ -556,7 +553,7 @@ def analyse(
     with _user_errors():
         _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
-        _check_outputs(output, plot)
+        opt.check_outputs(output, plot)
         for path, option in ((output, "--output"), (plot, "--plot")):
             _check_destination(path, option)
         result = api.analyse(record, metrics=metric, baseline=baseline, alpha=alpha, rope=rope,
@@ -593,27 +590,6 @@ def show(
             _write_stdout(description_text(shown, rich_text))
 
 
-def _left_by_reader(exc: SystemExit) -> bool:
-    """Whether ``exc`` is rich's exit after the reader of stdout closed the pipe: rich (typer's
-    ``--help``) points stdout at /dev/null and raises ``SystemExit(1)`` from the BrokenPipeError."""
-    return exc.code == 1 and isinstance(exc.__context__, BrokenPipeError)
-
-
-def _commands_for(args: list[str]) -> list:
-    """The registered commands to build for ``args``: only the one it names, when it names one.
-
-    Typer builds every registered command's parameters before it runs one: a fifth of a
-    ``predict`` run. The command behaves exactly as among all of them; anything else (no
-    command, ``--help``, a misspelt name) keeps the whole list and the root's messages.
-    """
-    rest = [a for a in args if a not in ("--debug",)]
-    if not rest or rest[0].startswith("-"):
-        return app.registered_commands
-    chosen = [c for c in app.registered_commands
-              if (c.name or c.callback.__name__.replace("_", "-")) == rest[0]]
-    return chosen if len(chosen) == 1 else app.registered_commands
-
-
 def main() -> None:
     """Console-script entry point: run the app, map failures to exit codes.
 
@@ -629,7 +605,7 @@ def main() -> None:
     plain_scipy_docstrings()  # about 0.2 s less start-up for every command that loads scipy
     warnings.showwarning = _one_line_warning
     every_command = app.registered_commands
-    app.registered_commands = _commands_for(sys.argv[1:])
+    app.registered_commands = _commands_for(app, sys.argv[1:])
     try:
         with _sigterm_stops_the_command():
             _run_app()

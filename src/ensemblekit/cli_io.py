@@ -366,3 +366,24 @@ def emit_parts(parts, output: Path | None) -> None:
                 handle.write(text.encode("utf-8"))
     except OSError as exc:
         raise UsageError(write_error_message(output, exc)) from None
+
+
+def left_by_reader(exc: SystemExit) -> bool:
+    """Whether ``exc`` is rich's exit after the reader of stdout closed the pipe: rich (typer's
+    ``--help``) points stdout at /dev/null and raises ``SystemExit(1)`` from the BrokenPipeError."""
+    return exc.code == 1 and isinstance(exc.__context__, BrokenPipeError)
+
+
+def commands_for(app, args: list[str]) -> list:
+    """The registered commands to build for ``args``: only the one it names, when it names one.
+
+    Typer builds every registered command's parameters before it runs one: a fifth of a
+    ``predict`` run. The command behaves exactly as among all of them; anything else (no
+    command, ``--help``, a misspelt name) keeps the whole list and the root's messages.
+    """
+    rest = [a for a in args if a not in ("--debug",)]
+    if not rest or rest[0].startswith("-"):
+        return app.registered_commands
+    chosen = [c for c in app.registered_commands
+              if (c.name or c.callback.__name__.replace("_", "-")) == rest[0]]
+    return chosen if len(chosen) == 1 else app.registered_commands

@@ -7,6 +7,8 @@ value's form only; what a value means is checked by the API.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from ensemblekit.errors import UsageError
@@ -141,3 +143,11 @@ def parse_k_option(text: str | None):
     if hi - lo > 1000:
         raise UsageError(f"-k {text}: at most 1001 values of k")
     return None, list(range(lo, hi + 1))
+
+
+def check_outputs(output: Path | None, plot: Path | None) -> None:
+    """Refuse an ``--output`` or ``--plot`` whose file name does not say its format."""
+    if output is not None and output.suffix.lower() not in (".csv", ".json"):
+        raise UsageError(f"--output {output}: the file name must end in .csv or .json")
+    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise UsageError(f"--plot {plot}: the file name must end in .png, .svg or .pdf")

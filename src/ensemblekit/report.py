@@ -596,7 +596,7 @@ def cross_validation_renderables(result) -> list:
                 if report.cost is not None:
                     out.append(_measure_table(cost_rows(report)))
                 out.extend(per_class_renderables(report))
-    return out
+    return out + tuned_lines(result.chosen)
 
 
 # --------------------------------------------------------------------------- model descriptions

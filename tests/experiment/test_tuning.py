@@ -175,3 +175,61 @@ def test_tuned_output_is_identical_serial_parallel_and_after_a_kill_and_resume(t
     assert len(written) < 50  # killed before the 5 x 2 x 5 units were done
     assert all("chosen" in json.loads(line) for line in written if line.endswith("}"))
     assert run("--resume", str(journal), name="resumed") == serial
+
+
+# --------------------------------------------------------------------------- one configuration
+def test_a_configuration_tunes_for_itself_what_tune_does_for_all(monkeypatch, capsys):
+    """knn:tune.n_neighbors=1:9:2 is the column `--tune n_neighbors=1:9:2` makes of knn, beside an
+    untuned knn column (the plain column equals a comparison without the configuration)."""
+    code, out, err = run_main(["compare", "knn", "knn:tune.n_neighbors=1:9:2", "--data",
+                               SAMPLE / "iris.arff", "--data", SAMPLE / "vote.arff", "--cv", "3",
+                               "--repeats", "1", "--format", "json"], monkeypatch, capsys)
+    assert code == 0, err
+    mixed = json.loads(out)["metrics"]["accuracy"]["rows"]
+    code, out, _ = run_main(_args("--data", SAMPLE / "vote.arff", "--tune", "n_neighbors=1:9:2",
+                                  "--format", "json"), monkeypatch, capsys)
+    tuned = json.loads(out)["metrics"]["accuracy"]["rows"]
+    code, out, _ = run_main(_args("--data", SAMPLE / "vote.arff", "--format", "json"),
+                            monkeypatch, capsys)
+    plain = json.loads(out)["metrics"]["accuracy"]["rows"]
+    for m, t, p in zip(mixed, tuned, plain):
+        assert m["scores"]["knn:tune.n_neighbors=1:9:2"]["mean"] == t["scores"]["knn"]["mean"]
+        assert m["scores"]["knn"]["mean"] == p["scores"]["knn"]["mean"]
+
+
+@pytest.mark.parametrize("algos, message", [
+    (["knn:tune.weight=1:3:1"], "knn:tune.weight=1:3:1: tune.weight: knn has no such parameter"),
+    (["knn:tune.n_neighbors=0:4:2"], "knn:tune.n_neighbors=0:4:2: tune.n_neighbors: "),
+    (["knn:tune.n_neighbors=1:3:1+n_neighbors=3"], "n_neighbors is set twice"),
+    (["knn", "knn:tune.n_neighbors=1:1:1"], None),
+    (["kmeans:tune.n_clusters=2:4:1"], "--tune is for classifiers; kmeans is a clustering"),
+])
+def test_bad_configuration_tuning_exits_2_with_one_line(algos, message, monkeypatch, capsys):
+    code, out, err = run_main(["compare", *algos, "--data", SAMPLE / "iris.arff", "--cv", "3"],
+                              monkeypatch, capsys)
+    if message is None:  # a one-point grid is a legal, if useless, tuning: its own column
+        assert code == 0, err
+        return
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_evaluate_tunes_in_every_training_fold(tmp_path, monkeypatch, capsys):
+    """evaluate ALGO DATA --tune is the one-algorithm compare --tune: the same folds, the
+    same choices, and the pooled report of the tuned model's predictions."""
+    scores = tmp_path / "e.csv"
+    code, out, err = run_main(["evaluate", "knn", SAMPLE / "iris.arff", "--cv", "3", "--repeats",
+                               "1", "--tune", "n_neighbors=1:9:2", "-o", scores], monkeypatch,
+                              capsys)
+    assert code == 0, err
+    assert "tuned knn on iris: n_neighbors=" in out
+    picks = [r.rsplit(",", 1)[1] for r in scores.read_text().splitlines()[1:]]
+    compared = tmp_path / "c.csv"
+    code, _, _ = run_main(_args("--tune", "n_neighbors=1:9:2", "-o", compared), monkeypatch,
+                          capsys)
+    assert [r.rsplit(",", 1)[1] for r in compared.read_text().splitlines()[1:]
+            if ",accuracy," in r] == [p for r, p in zip(scores.read_text().splitlines()[1:], picks)
+                                      if ",accuracy," in r]
+    code, _, err = run_main(["evaluate", "knn", SAMPLE / "iris.arff", "--split-percentage", "66",
+                             "--tune", "n_neighbors=1:9:2"], monkeypatch, capsys)
+    assert code == 2 and "--tune cannot be used with one train/test split" in err

@@ -177,12 +177,6 @@ def _candidates(configurations, specs, params: dict, grid: Sequence[str], baseli
             candidates.append(c if config.label == spec.name else
                               replace(c, label=config.label + c.label[len(spec.name):],
                                       configuration=config.label))
-    same: dict[tuple, str] = {}
-    for c in candidates:
-        first = same.setdefault((c.algorithm, c.params_json), c.label)
-        if first != c.label:
-            raise UsageError(f"{first} and {c.label} have the same parameters; compare one of "
-                             "them")
     for key, _ in grid_raw:
         if not any(key in s.param_names for c, s in zip(configurations, specs)
                    if c.label != baseline):
@@ -190,6 +184,16 @@ def _candidates(configurations, specs, params: dict, grid: Sequence[str], baseli
                                           f"baseline) has this parameter; valid keys: "
                                           f"{', '.join(every)}")
     return candidates, n_clusters, gridded
+
+
+def _refuse_same_parameters(candidates) -> None:
+    """Two columns with the same parameters (and the same tuned ones) are one column twice."""
+    same: dict[tuple, str] = {}
+    for c in candidates:
+        first = same.setdefault((c.algorithm, c.params_json), c.label)
+        if first != c.label:
+            raise UsageError(f"{first} and {c.label} have the same parameters; compare one of "
+                             "them")
 
 
 def _protocol(task: str, cv, repeats, runs, seed: int, n_clusters):
@@ -354,7 +358,9 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
                          "against")
     candidates, n_clusters, gridded = _candidates(configurations, specs, params or {}, grid,
                                                   baseline)
-    candidates = tune_candidates(candidates, tune, tune_cv, grid)
+    candidates = tune_candidates(candidates, tune, tune_cv, grid,
+                                 {c.label: c.tune for c in configurations})
+    _refuse_same_parameters(candidates)
     if plot:
         _check_plottable(candidates, gridded, len(files))
     protocol = _protocol(task, cv, repeats, runs, seed, n_clusters)

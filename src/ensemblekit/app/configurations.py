@@ -10,6 +10,10 @@ and output rows are those of a comparison without configurations. Settings are
 checked against the algorithm's declared parameters, as ``--set`` values are, and take
 precedence over ``--set`` (which still applies to every algorithm that has the key).
 
+A setting ``tune.KEY=RANGE`` tunes that parameter inside every training fold instead of
+fixing it (``knn:tune.n_neighbors=1:9:2``; RANGE as ``--tune`` takes it, ``start:stop:step``
+or ``v1,v2``): what ``--tune`` does for every algorithm, for this configuration alone.
+
 This is Weka Experimenter's practice of listing one scheme several times with different
 options, and scikit-learn's of comparing several parameterisations of one estimator.
 """
@@ -26,6 +30,8 @@ from ensemblekit.errors import UsageError
 NAME_SEPARATOR = ":"
 #: Separates two settings.
 SETTING_SEPARATOR = "+"
+#: Starts the key of a setting that is tuned, not fixed (``tune.n_neighbors=1:9:2``).
+TUNE_PREFIX = "tune."
 
 
 @dataclass(frozen=True)
@@ -40,11 +46,14 @@ class Configuration:
         ``{key: value text}`` in the order written; empty for a plain name.
     label : str
         The column's name: ``algorithm`` alone, or ``algorithm:settings as written``.
+    tune : dict
+        ``{key: range text}`` of the ``tune.KEY=RANGE`` settings, in the order written.
     """
 
     algorithm: str
     settings: dict = field(default_factory=dict)
     label: str = ""
+    tune: dict = field(default_factory=dict)
 
 
 def parse_configuration(text: str) -> Configuration:
@@ -65,7 +74,7 @@ def parse_configuration(text: str) -> Configuration:
         The algorithm is not registered.
     UsageError
         Nothing after the colon, a setting without ``=`` or without a key or value,
-        or a key given twice; the message quotes ``text``.
+        or a key given twice (fixed or tuned); the message quotes ``text``.
     """
     name, colon, rest = text.partition(NAME_SEPARATOR)
     algorithm = registry.get(name).name
@@ -74,15 +83,19 @@ def parse_configuration(text: str) -> Configuration:
     if not rest:
         raise UsageError(f"{text!r}: no settings after ':' (write ALGO:key=value+key=value)")
     settings: dict[str, str] = {}
+    tune: dict[str, str] = {}
     for item in rest.split(SETTING_SEPARATOR):
         key, equals, value = item.partition("=")
+        tuned = key.startswith(TUNE_PREFIX)
+        if tuned:
+            key = key[len(TUNE_PREFIX):]
         if not equals or not key or not value:
             raise UsageError(f"{text!r}: {item!r} is not key=value (settings are joined by "
                              f"'{SETTING_SEPARATOR}': ALGO:key=value+key=value)")
-        if key in settings:
+        if key in settings or key in tune:
             raise UsageError(f"{text!r}: {key} is set twice")
-        settings[key] = value
-    return Configuration(algorithm, settings, f"{algorithm}{NAME_SEPARATOR}{rest}")
+        (tune if tuned else settings)[key] = value
+    return Configuration(algorithm, settings, f"{algorithm}{NAME_SEPARATOR}{rest}", tune)
 
 
 def parse_configurations(texts: Sequence[str]) -> list[Configuration]:

@@ -17,7 +17,7 @@ __all__ = ["tune_candidates"]
 
 
 def tune_candidates(candidates: list, tune: Sequence[str], tune_cv: int,
-                    grid: Sequence[str] = ()) -> list:
+                    grid: Sequence[str] = (), own: dict | None = None) -> list:
     """Give every candidate whose algorithm has a ``--tune`` key that key's values.
 
     Parameters
@@ -30,6 +30,11 @@ def tune_candidates(candidates: list, tune: Sequence[str], tune_cv: int,
         Inner folds, >= 2.
     grid : sequence of str
         The ``--grid`` items (a key may not be both gridded and tuned).
+    own : dict, optional
+        ``{configuration label: {key: range text}}``: the ``tune.KEY=RANGE`` settings of
+        a named configuration (:mod:`ensemblekit.app.configurations`), for its candidates
+        alone; they win over ``tune`` for the same key, and the key must be one of the
+        algorithm's parameters.
 
     Returns
     -------
@@ -47,7 +52,8 @@ def tune_candidates(candidates: list, tune: Sequence[str], tune_cv: int,
     """
     from ensemblekit import experiment
 
-    if not tune:
+    own = {label: items for label, items in (own or {}).items() if items}
+    if not tune and not own:
         return candidates
     if tune_cv < 2:
         raise UsageError(f"--tune-cv must be >= 2, got {tune_cv}")
@@ -61,6 +67,10 @@ def tune_candidates(candidates: list, tune: Sequence[str], tune_cv: int,
     out = []
     for c in candidates:
         spec = registry.get(c.algorithm)
+        mine = [experiment.parse_grid(f"{k}={v}") for k, v in own.get(c.configuration, {}).items()]
+        if not items and not mine:
+            out.append(c)
+            continue
         if spec.task == registry.CLUSTERING:
             raise UsageError(f"--tune is for classifiers; {c.algorithm} is a clustering "
                              "algorithm")
@@ -68,13 +78,20 @@ def tune_candidates(candidates: list, tune: Sequence[str], tune_cv: int,
             raise UsageError(f"--tune is for classifiers; {c.algorithm} is a regression "
                              "algorithm (its inner folds score accuracy)")
         values = {}
-        for key, texts in items:
-            if key in spec.param_names:
-                param = spec.params[spec.param_names.index(key)]
-                try:
-                    values[key] = [param.parse(t) for t in texts]
-                except registry.ParameterError as exc:
-                    raise registry.ParameterError(f"--tune {key}: {exc}") from None
+        for key, texts in [*items, *mine]:
+            where = f"{c.configuration}: tune.{key}" if (key, texts) in mine else f"--tune {key}"
+            if key not in spec.param_names:
+                if (key, texts) in mine:
+                    raise registry.ParameterError(f"{where}: {spec.name} has no such parameter; "
+                                                  f"valid keys: {', '.join(spec.param_names)}")
+                continue
+            if key in c.grid:
+                raise UsageError(f"{where}: also given to --grid; tune it or grid it")
+            param = spec.params[spec.param_names.index(key)]
+            try:
+                values[key] = [param.parse(t) for t in texts]
+            except registry.ParameterError as exc:
+                raise registry.ParameterError(f"{where}: {exc}") from None
         out.append(replace(c, tune=values, tune_cv=tune_cv) if values else c)
     for key in keys:
         if not any(key in c.tune for c in out):
