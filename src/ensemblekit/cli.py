@@ -436,6 +436,7 @@ def evaluate(
     curve_out: Path | None = opt.CURVE_OUT,
     tune: list[str] = opt.TUNE,
     tune_cv: int = opt.TUNE_CV,
+    tune_by: str | None = opt.TUNE_BY,
 ):
     """Evaluate one algorithm (repeated CV, a test file or a percentage split; clustering:
     seeded runs) or one saved model (test set), with Weka's measures, per-class table and
@@ -482,7 +483,8 @@ def evaluate(
                         resume=None, params=registry.parse_settings(settings), target=target,
                         ignore=ignore, input_format=input_format, metrics=metric, cv=cv,
                         repeats=repeats, runs=runs, seed=seed, n_jobs=n_jobs, evaluate=True,
-                        cost_matrix=cost_matrix, curve_out=curve_out, tune=tune, tune_cv=tune_cv)
+                        cost_matrix=cost_matrix, curve_out=curve_out, tune=tune, tune_cv=tune_cv,
+                        tune_by=tune_by)
 
 
 @app.command()
@@ -512,6 +514,7 @@ def compare(
     grid: list[str] = opt.GRID,
     tune: list[str] = opt.TUNE,
     tune_cv: int = opt.TUNE_CV,
+    tune_by: str | None = opt.TUNE_BY,
     max_instances: int | None = opt.MAX_INSTANCES,
     scheduler: str | None = opt.SCHEDULER,
     resume: Path | None = opt.RESUME,
@@ -530,7 +533,8 @@ def compare(
                         resume=resume, params=registry.parse_settings(settings), target=target, ignore=ignore,
                         input_format=input_format, metrics=metric, cv=cv, repeats=repeats,
                         runs=runs, seed=seed, n_jobs=n_jobs, baseline=baseline, grid=grid,
-                        tune=tune, tune_cv=tune_cv, max_instances=max_instances,
+                        tune=tune, tune_cv=tune_cv, tune_by=tune_by,
+                        max_instances=max_instances,
                         scheduler=scheduler, alpha=alpha, rope=rope, strict=strict,
                         predictions_out=predictions_out)
 

@@ -80,6 +80,8 @@ TUNE = typer.Option([], "--tune", help="Tune a parameter in every training fold 
                     "stratified cross-validation (accuracy): key=start:stop:step or key=v1,v2 "
                     "(repeatable; classifiers).")
 TUNE_CV = typer.Option(5, "--tune-cv", help="Inner folds of --tune.")
+TUNE_BY = typer.Option(None, "--tune-by", metavar="INDEX", help="Clusterers: the internal index "
+                       "that chooses --tune's values in each run (silhouette, dunn, ...).")
 MAX_INSTANCES = typer.Option(None, "--max-instances", min=1,
                              help="Subsample each data set to at most N rows.")
 SCHEDULER = typer.Option(None, "--scheduler",

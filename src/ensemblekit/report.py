@@ -189,17 +189,18 @@ def comparison_renderables(result) -> list:
         out = list(comparison_tables(result.summary, result.analyses, result.datasets,
                                      result.labels, heading, result.failed, result.baseline,
                                      result.reference, result.protocol.kind))
-    return out + tuned_lines(result.chosen)
+    return out + tuned_lines(result.chosen, result.protocol.kind)
 
 
-def tuned_lines(chosen: dict) -> list[str]:
-    """``--tune``: per data set and algorithm, the value its folds chose most often
-    (:func:`ensemblekit.results.most_chosen`), e.g. ``tuned knn on iris: n_neighbors=5 in 7
-    of 10 folds``; empty without tuning."""
+def tuned_lines(chosen: dict, kind: str = "cv") -> list[str]:
+    """``--tune``: per data set and algorithm, the value its folds (or clustering runs,
+    ``kind="runs"``) chose most often (:func:`ensemblekit.results.most_chosen`), e.g.
+    ``tuned knn on iris: n_neighbors=5 in 7 of 10 folds``; empty without tuning."""
     from ensemblekit.results import most_chosen
 
+    units = "runs" if kind == "runs" else "folds"
     return [f"tuned {label} on {ds}: "
-            + ",".join(f"{k}={v}" for k, v in point.items()) + f" in {n} of {folds} folds"
+            + ",".join(f"{k}={v}" for k, v in point.items()) + f" in {n} of {folds} {units}"
             for ds, label, point, n, folds in most_chosen(chosen)]
 
 
@@ -596,7 +597,7 @@ def cross_validation_renderables(result) -> list:
                 if report.cost is not None:
                     out.append(_measure_table(cost_rows(report)))
                 out.extend(per_class_renderables(report))
-    return out + tuned_lines(result.chosen)
+    return out + tuned_lines(result.chosen, result.protocol.kind)
 
 
 # --------------------------------------------------------------------------- model descriptions

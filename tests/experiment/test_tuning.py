@@ -117,11 +117,70 @@ def test_bad_tune_values_exit_2_with_one_line(extra, message, monkeypatch, capsy
     assert err.count("\n") == 1 and message in err, err
 
 
-def test_tune_refuses_clustering_algorithms(monkeypatch, capsys):
+@pytest.mark.parametrize("extra, message", [
+    ([], "kmeans is a clustering algorithm: its runs hold out no rows, so an internal index "
+         "chooses: give --tune-by INDEX (silhouette, dunn, connectivity, davies-bouldin, "
+         "calinski-harabasz)"),
+    (["--tune-by", "nmi"], "--tune-by nmi: not an internal index"),
+])
+def test_tuning_a_clusterer_needs_an_internal_index(extra, message, monkeypatch, capsys):
     code, out, err = run_main(["compare", "kmeans", "--data", SAMPLE / "iris.arff", "--runs", "2",
-                               "--tune", "n_clusters=2:4:1"], monkeypatch, capsys)
+                               "--tune", "n_clusters=2:4:1", *extra], monkeypatch, capsys)
     assert (code, out) == (2, "")
-    assert "--tune is for classifiers; kmeans is a clustering algorithm" in err
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_tune_by_is_refused_for_classifiers_and_without_tune(monkeypatch, capsys):
+    code, _, err = run_main(_args("--tune", "n_neighbors=1:3:1", "--tune-by", "silhouette"),
+                            monkeypatch, capsys)
+    assert code == 2 and "--tune-by is for clusterers; knn's inner folds choose by accuracy" in err
+    code, _, err = run_main(_args("--tune-by", "silhouette"), monkeypatch, capsys)
+    assert code == 2 and "--tune-by names the index that chooses --tune's values" in err
+
+
+def test_a_clusterer_keeps_the_partition_its_index_rates_best():
+    """Each grid point's silhouette equals scikit-learn's silhouette_score of that point's own
+    partition, in the space the pipeline clustered; the best one (the first on a tie) is kept."""
+    from sklearn.metrics import silhouette_score
+
+    from ensemblekit.experiment.tuning import TunedClusterer
+
+    ds = load_dataset(SAMPLE / "iris.arff")
+    _, params = resolve_params("kmeans", {})
+    cand = Candidate("kmeans", params, "kmeans", tune={"n_clusters": [2, 3, 4, 5]},
+                     tune_by="silhouette")
+    maker = lambda c, p, bare: registry.estimator_factory(c.algorithm, ds.schema, p, bare=bare)  # noqa: E731
+    ours = tuned_factory(cand, dict(params), maker)(7)
+    assert isinstance(ours, TunedClusterer)
+    labels = ours.fit_predict(ds.X)
+    expected = []
+    for k in (2, 3, 4, 5):
+        pipe = maker(cand, params | {"n_clusters": k}, False)(7)
+        own = pipe.fit_predict(ds.X)
+        expected.append(silhouette_score(np.asarray(pipe[:-1].transform(ds.X)), own))
+        if k == ours.best_params_["n_clusters"]:
+            np.testing.assert_array_equal(labels, own)
+    np.testing.assert_allclose(ours.index_values_, expected, rtol=0, atol=1e-12)
+    assert ours.best_params_ == {"n_clusters": 2 + int(np.argmax(expected))}
+    assert ours.steps[-1][1].model_size() == ours.best_params_["n_clusters"]
+
+
+def test_a_tuned_clustering_run_resumes_and_is_analysed_again(tmp_path, monkeypatch, capsys):
+    args = ["compare", "kmeans", "iekm", "--data", SAMPLE / "iris.arff", "--runs", "3", "--tune",
+            "n_clusters=2:4:1", "--tune-by", "davies-bouldin", "-m", "nmi", "--format", "json"]
+    journal = tmp_path / "t.jsonl"
+    code, first, err = run_main([*args, "--resume", journal], monkeypatch, capsys)
+    assert code == 0, err
+    code, again, err = run_main([*args, "--resume", journal], monkeypatch, capsys)
+    assert code == 0 and "0 of 6 units computed now" in err and again == first
+    code, plain, _ = run_main(args, monkeypatch, capsys)
+    assert plain == first
+    chosen = json.loads(first)["chosen"]
+    assert len(chosen) == 6 and {c["values"]["n_clusters"] for c in chosen} <= {2, 3, 4}
+    code, analysed, err = run_main(["analyse", journal, "-m", "nmi", "-m", "ari", "--format",
+                                    "json"], monkeypatch, capsys)
+    assert code == 0, err
+    assert json.loads(analysed)["chosen"] == chosen
 
 
 def test_output_carries_the_choice_of_every_fold(tmp_path, monkeypatch, capsys):
@@ -202,7 +261,7 @@ def test_a_configuration_tunes_for_itself_what_tune_does_for_all(monkeypatch, ca
     (["knn:tune.n_neighbors=0:4:2"], "knn:tune.n_neighbors=0:4:2: tune.n_neighbors: "),
     (["knn:tune.n_neighbors=1:3:1+n_neighbors=3"], "n_neighbors is set twice"),
     (["knn", "knn:tune.n_neighbors=1:1:1"], None),
-    (["kmeans:tune.n_clusters=2:4:1"], "--tune is for classifiers; kmeans is a clustering"),
+    (["kmeans:tune.n_clusters=2:4:1"], "kmeans is a clustering algorithm: its runs hold out"),
 ])
 def test_bad_configuration_tuning_exits_2_with_one_line(algos, message, monkeypatch, capsys):
     code, out, err = run_main(["compare", *algos, "--data", SAMPLE / "iris.arff", "--cv", "3"],

@@ -229,7 +229,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
             seed: int = 1, params: dict | None = None, target: str | None = None,
             ignore: Sequence[str] = (), input_format: str | None = None,
             baseline: str | None = None, grid: Sequence[str] = (), tune: Sequence[str] = (),
-            tune_cv: int = 5,
+            tune_cv: int = 5, tune_by: str | None = None,
             max_instances: int | None = None, n_jobs: int = 1, scheduler: str | None = None,
             resume=None, alpha: float = 0.05, rope: float | None = None, plot: bool = False,
             pooled: bool = False, report_options: dict | None = None, strict: bool = False,
@@ -265,6 +265,9 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         (classifiers only; see :func:`ensemblekit.app.tuning.tune_candidates`).
     tune_cv : int, default=5
         Inner folds of ``tune``.
+    tune_by : str, optional
+        The internal index (silhouette, ...) that chooses a clusterer's ``tune`` values in
+        each run; needed to tune clusterers.
     max_instances : int, optional
         Subsample each data set once (seeded, without replacement).
     n_jobs, scheduler
@@ -359,7 +362,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     candidates, n_clusters, gridded = _candidates(configurations, specs, params or {}, grid,
                                                   baseline)
     candidates = tune_candidates(candidates, tune, tune_cv, grid,
-                                 {c.label: c.tune for c in configurations})
+                                 {c.label: c.tune for c in configurations}, tune_by)
     _refuse_same_parameters(candidates)
     if plot:
         _check_plottable(candidates, gridded, len(files))

@@ -683,8 +683,11 @@ def _described(doc) -> tuple[dict, list, Protocol]:
                 and type(c.get("tune_cv")) is int and isinstance(c.get("configuration"), str)):
             raise InputError(f"candidate {_shown(c)} is not algorithm, label, params, grid, "
                              "tune, tune_cv and configuration")
+        tune_by = c.get("tune_by", "")
+        if not isinstance(tune_by, str):
+            raise InputError(f"candidate {_shown(c)}: tune_by is not a string")
         candidates.append(Candidate(c["algorithm"], c["params"], c["label"], c["grid"],
-                                    c["tune"], c["tune_cv"], c["configuration"]))
+                                    c["tune"], c["tune_cv"], c["configuration"], tune_by))
     if not candidates or len({c.label for c in candidates}) != len(candidates):
         raise InputError("candidates are missing or share a label")
     names = set()

@@ -71,6 +71,10 @@ class Candidate:
         nothing is tuned.
     tune_cv : int
         The inner folds of ``tune`` (>= 2).
+    tune_by : str
+        A clusterer's ``tune``: the internal index that chooses (``--tune-by``, see
+        :class:`ensemblekit.experiment.tuning.TunedClusterer`); empty for a classifier,
+        whose inner folds score accuracy.
     configuration : str
         Label of the named configuration the candidate belongs to
         (``c45:unpruned=true``, see :mod:`ensemblekit.app.configurations`); empty for a
@@ -84,6 +88,7 @@ class Candidate:
     tune: dict = field(default_factory=dict)
     tune_cv: int = 5
     configuration: str = ""
+    tune_by: str = ""
 
     @property
     def column(self) -> str:
@@ -94,9 +99,14 @@ class Candidate:
     def params_json(self) -> str:
         """Parameters as compact JSON with sorted keys (stable across runs); with what is
         tuned (``"tune"``, ``"tune_cv"``) when something is."""
+        return self._json(self.params)
+
+    def _json(self, params: dict) -> str:
         if not self.tune:
-            return _params_json(self.params)
-        return _params_json(self.params | {"tune": self.tune, "tune_cv": self.tune_cv})
+            return _params_json(params)
+        if self.tune_by:  # a clusterer: no inner folds, an internal index decides
+            return _params_json(params | {"tune": self.tune, "tune_by": self.tune_by})
+        return _params_json(params | {"tune": self.tune, "tune_cv": self.tune_cv})
 
     def params_json_used(self, n_clusters: int | None) -> str:
         """:attr:`params_json` with ``n_clusters`` as a clustering run used it (the protocol's
@@ -104,7 +114,7 @@ class Candidate:
         :meth:`ensemblekit.experiment.Runner.run`); unchanged for None or without the key."""
         if n_clusters is None or "n_clusters" not in self.params:
             return self.params_json
-        return _params_json(self.params | {"n_clusters": int(n_clusters)})
+        return self._json(self.params | {"n_clusters": int(n_clusters)})
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,8 @@ def describe_comparison(datasets, work: Plan, protocol: Protocol, metrics) -> di
             "metrics": list(metrics),
             "candidates": [{"algorithm": c.algorithm, "params": c.params, "label": c.label,
                             "grid": c.grid, "tune": c.tune, "tune_cv": c.tune_cv,
-                            "configuration": c.configuration} for c in work.candidates],
+                            "configuration": c.configuration, "tune_by": c.tune_by}
+                           for c in work.candidates],
             "datasets": described}
 
 

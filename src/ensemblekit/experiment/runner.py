@@ -986,8 +986,10 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
                 getattr(model, "best_params_", None))
     if "n_clusters" in spec.param_names:
         params["n_clusters"] = n_clusters or len(np.unique(y[known]))
-    model, labels, fit_seconds = fit_timed(shared.maker(cand, params, False), unit.random_state,
-                                           ds.X, warm=warm)
+    model, labels, fit_seconds = fit_timed(tuned_factory(cand, params, shared.maker) if cand.tune
+                                           else shared.maker(cand, params, False),
+                                           unit.random_state, ds.X, warm=warm)
     values = score_model(metrics, model, ds.X, truth=y[known], known=known, predicted=labels,
                          seconds={"fit": fit_seconds}).values
-    return values, ((None, np.asarray(labels), None, None) if keep else None), None
+    return (values, ((None, np.asarray(labels), None, None) if keep else None),
+            getattr(model, "best_params_", None))

@@ -1,4 +1,5 @@
-"""Parameter tuning inside a training fold: an inner cross-validation picks the values.
+"""Parameter tuning inside a training fold (an inner cross-validation picks the values), and
+for a clustering run (an internal index picks them).
 
 :class:`TunedEstimator` is the meta-estimator the runner fits in each outer fold when
 ``compare --tune`` is given. It follows scikit-learn's ``GridSearchCV`` with ``refit=True``
@@ -9,6 +10,13 @@ accuracy of a stratified k-fold cross-validation on the training rows only, the 
 (the first in grid order on a tie, as ``GridSearchCV``'s ``best_index_``) is refitted on all
 of them, and the refitted model predicts. The outer test rows are never seen, so the outer
 estimate is not biased by the choice (Varma & Simon 2006, BMC Bioinformatics 7:91).
+
+A clustering run has no held-out rows and, for the choice, no classes: :class:`TunedClusterer`
+clusters the run's rows once per grid point and keeps the point whose partition an internal
+validity index rates best (silhouette, Dunn, connectivity, Davies-Bouldin or
+Calinski-Harabasz, in their own direction), the usual way of choosing, say, the number of
+clusters (Rousseeuw 1987; Halkidi, Batistakis & Vazirgiannis 2001). The external indices
+that judge the run afterwards are never used to choose.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ import numpy as np
 
 from ensemblekit.experiment.folds import stratified_test_folds
 
-__all__ = ["TunedEstimator", "grid_points", "tuned_factory"]
+__all__ = ["TunedClusterer", "TunedEstimator", "grid_points", "tuned_factory"]
 
 
 def grid_points(grid: dict[str, list]) -> list[dict]:
@@ -135,8 +143,88 @@ class TunedEstimator:
         return self.best_estimator_.predict_proba(X)
 
 
+class TunedClusterer:
+    """A clusterer whose parameters an internal validity index chooses, run by run.
+
+    Parameters
+    ----------
+    make_for : callable
+        ``make_for(point)`` returns the factory (``make(random_state)``) of the clustering
+        pipeline with the grid point ``point`` over its other parameters.
+    grid : dict
+        ``{key: [parsed values]}``; at least one value per key.
+    index : str
+        An internal index of :data:`ensemblekit.metrics.METRICS` (``silhouette``, ...).
+    random_state : int
+        The run's seed, given to every grid point's clusterer (so every point starts from
+        the same random state, as the runs of different algorithms do).
+
+    Attributes
+    ----------
+    best_params_ : dict
+        The chosen point.
+    index_values_ : ndarray of shape (n_points,)
+        The index of each point's partition, in :func:`grid_points` order; NaN where it is
+        undefined (a single cluster).
+    best_estimator_ : pipeline
+        The chosen point's fitted pipeline; its labels are the run's.
+
+    Raises
+    ------
+    ValueError
+        From :meth:`fit_predict`, when the index is undefined at every point.
+    """
+
+    def __init__(self, make_for: Callable, grid: dict, index: str,
+                 random_state: int | None = None):
+        self.make_for = make_for
+        self.grid = grid
+        self.index = index
+        self.random_state = random_state
+
+    def fit_predict(self, X: np.ndarray, y=None) -> np.ndarray:
+        """Cluster ``X`` (shape (n_samples, n_features)) at every grid point; keep the best.
+
+        Ties go to the first point in grid order. Returns the chosen partition's labels,
+        shape (n_samples,).
+        """
+        from ensemblekit.metrics import metric_spec, score_model
+
+        better_high = metric_spec(self.index).greater_is_better
+        points = grid_points(self.grid)
+        values = np.full(len(points), np.nan)
+        fitted = []
+        for p, point in enumerate(points):
+            model = self.make_for(point)(self.random_state)
+            labels = np.asarray(model.fit_predict(X))
+            fitted.append((model, labels))
+            if np.unique(labels).size > 1:  # an internal index needs two clusters or more
+                values[p] = score_model([self.index], model, X, predicted=labels).values[
+                    self.index]
+        finite = np.isfinite(values)
+        if not finite.any():
+            raise ValueError(f"--tune-by {self.index} is undefined at every tuned value (each "
+                             "gave a single cluster)")
+        best_value = np.max(values[finite]) if better_high else np.min(values[finite])
+        best = int(np.flatnonzero(finite & (values == best_value))[0])
+        self.index_values_ = values
+        self.best_params_ = points[best]
+        self.best_estimator_, labels = fitted[best]
+        return labels
+
+    @property
+    def steps(self):
+        """The chosen pipeline's steps (what :func:`ensemblekit.metrics.model_size` reads)."""
+        return self.best_estimator_.steps
+
+    def __getitem__(self, item):
+        """A slice of the chosen pipeline (``model[:-1]``: the space the index judged)."""
+        return self.best_estimator_[item]
+
+
 def tuned_factory(cand, params: dict, maker: Callable) -> Callable:
-    """The factory of a :class:`TunedEstimator` for a candidate with ``--tune`` values.
+    """The factory of a :class:`TunedEstimator` (a :class:`TunedClusterer` for a clusterer)
+    for a candidate with ``--tune`` values.
 
     Parameters
     ----------
@@ -152,6 +240,11 @@ def tuned_factory(cand, params: dict, maker: Callable) -> Callable:
     callable
         ``make(random_state)``: a new unfitted :class:`TunedEstimator`.
     """
+    if cand.tune_by:  # a clusterer: whole pipelines, judged by an internal index
+        return lambda random_state: TunedClusterer(
+            lambda point: maker(cand, params | point, False), cand.tune, cand.tune_by,
+            random_state)
+
     def make_for(point):
         return maker(cand, params | point, True)
 
