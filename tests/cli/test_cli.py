@@ -55,6 +55,39 @@ def test_info_json_counts_classes_and_missing():
     assert got == expected > 0
 
 
+def test_info_counts_a_string_class_s_missing_values_and_names_its_type(tmp_path):
+    """A string class (titanic's home.dest in OpenML 40945) has missing values like any
+    other; they were counted as 0 and the JSON called the type numeric."""
+    path = tmp_path / "s.arff"
+    path.write_text("@relation r\n@attribute x numeric\n@attribute where string\n@data\n"
+                    "1,'a b'\n2,?\n3,'c'\n4,?\n5,?\n")
+    result = run("info", path, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["attributes"][1] == {"name": "where", "type": "string", "role": "class",
+                                        "missing": 3, "values": 2}
+    assert summary["class"] == {"name": "where", "type": "string"}
+
+
+OPENML = Path(__import__("sklearn").__file__).parent / "datasets" / "tests" / "data" / "openml"
+
+
+@pytest.mark.skipif(not OPENML.is_dir(), reason="this scikit-learn has no bundled OpenML files")
+def test_scikit_learn_s_bundled_openml_files_load_in_info():
+    """Every ARFF file scikit-learn ships for its OpenML tests loads in info (issue 32,
+    acceptance 2); titanic's class (home.dest) has Weka's 564 missing values."""
+    files = sorted(OPENML.glob("id_*/*.arff.gz"))
+    assert len(files) >= 10
+    for path in files:
+        result = run("info", path, "--format", "json")
+        assert result.exit_code == 0, (path, result.stderr)
+        json.loads(result.stdout)
+    titanic = next(OPENML.glob("id_40945/*.arff.gz"))
+    summary = json.loads(run("info", titanic, "--format", "json").stdout)
+    assert summary["class"] == {"name": "home.dest", "type": "string"}
+    assert summary["attributes"][-1]["missing"] == 564
+
+
 def test_info_table_reads_stdin():
     text = Path(IRIS).read_text()
     result = run("info", "-", input=text)

@@ -156,7 +156,7 @@ def describe_data(data, **load_options) -> dict:
     for index, a in enumerate(ds.schema.attributes):
         if index == ds.schema.class_index:
             col = ds.y.astype(float) if ds.y is not None else None
-            if col is not None and a.kind == "nominal":
+            if col is not None and a.kind != "numeric":  # codes of nominal or string values
                 col = np.where(known_class(ds.y), col, np.nan)
             role = "class"
         else:
@@ -180,7 +180,7 @@ def describe_data(data, **load_options) -> dict:
         counts = np.bincount(ds.y[known_class(ds.y)], minlength=len(cls.values))
         out["class"] = {"name": cls.name, "counts": dict(zip(cls.values, map(int, counts)))}
     elif cls is not None:
-        out["class"] = {"name": cls.name, "type": "numeric"}
+        out["class"] = {"name": cls.name, "type": cls.kind}
     return out
 
 
