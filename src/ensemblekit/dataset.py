@@ -286,6 +286,9 @@ class Dataset:
         1-based line in the file where each row starts, for messages.
     format : {"arff", "csv"}
         The file format; in CSV the attribute kinds are inferred, not declared.
+    weights : ndarray of shape (n_instances,), float64, or None
+        Instance weights (ARFF ``{w}`` after a row, as Weka reads them), each finite and
+        >= 0; None when the file gives none (every weight 1).
     """
 
     name: str
@@ -295,6 +298,7 @@ class Dataset:
     y: np.ndarray | None
     lines: np.ndarray
     format: str = "arff"
+    weights: np.ndarray | None = None
 
     @property
     def n_instances(self) -> int:
@@ -313,7 +317,13 @@ class Dataset:
         """
         rows = np.asarray(rows, dtype=np.intp)
         return replace(self, name=self.name if name is None else name, X=self.X[rows],
-                       y=None if self.y is None else self.y[rows], lines=self.lines[rows])
+                       y=None if self.y is None else self.y[rows], lines=self.lines[rows],
+                       weights=None if self.weights is None else self.weights[rows])
+
+    @property
+    def weighted(self) -> bool:
+        """Whether some instance weight differs from 1."""
+        return self.weights is not None and bool(np.any(self.weights != 1.0))
 
     @property
     def class_values(self) -> tuple[str, ...]:

@@ -100,3 +100,36 @@ def test_each_j48_option_means_the_same(name):
         assert got == text, (name, options)
         assert (tree.n_leaves_, tree.tree_size_) == (leaves, size)
         np.testing.assert_allclose(tree.predict_proba(X), dist[keep], rtol=0, atol=1e-6)
+
+
+WEIGHTS = ["1", "0.5", "2", "3", "1.5", "0.25", "4"]
+
+
+def _weighted_copy(name, folder):
+    """The file with Weka instance weights cycling through WEIGHTS appended to its rows."""
+    lines = data_path(f"{name}.arff").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().lower().startswith("@data"))
+    rows = [r for r in lines[start + 1:] if r.strip() and not r.lstrip().startswith("%")]
+    out = lines[:start + 1] + [f"{r},{{{WEIGHTS[i % len(WEIGHTS)]}}}" for i, r in enumerate(rows)]
+    path = folder / f"weighted-{name}.arff"
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+@needs_weka
+@pytest.mark.parametrize("name", ["iris", "vote", "credit-a", "labor", "breast-cancer"])
+def test_fit_on_a_weighted_file_prints_j48_s_tree(name, tmp_path, monkeypatch, capsys):
+    """`fit c45` on an ARFF file with instance weights grows Weka J48's tree on it: weights
+    in every count, and one instance per row in the known values a numeric split needs
+    (whole-number weights of 2, 3 and 4 change the tree where they counted as copies)."""
+    from ektesting.support import run_main
+
+    path = _weighted_copy(name, tmp_path)
+    out = run_weka("weka.classifiers.trees.J48", "-t", str(path), "-no-cv")
+    weka = out.split("------------------\n", 1)[1].split("\n\nNumber of Leaves", 1)[0]
+    model = tmp_path / "m.model"
+    code, _, err = run_main(["fit", "c45", path, "-o", model], monkeypatch, capsys)
+    assert code == 0, err
+    code, shown, _ = run_main(["show", model], monkeypatch, capsys)
+    ours = shown.split("------------------\n", 1)[1].split("\n\nNumber of Leaves", 1)[0]
+    assert ours.strip("\n") == weka.strip("\n")

@@ -9,6 +9,7 @@ from ensemblekit import registry
 from ensemblekit.app.common import (
     Notify,
     _default_n_clusters,
+    _instance_weights,
     _labelled,
     _load_for,
     _metadata,
@@ -116,6 +117,7 @@ def _clustering_input(algorithm: str, data, members, targets, notify: Notify, **
                          f"mcla, hac-*); {spec.name} does not combine members")
     names = _check_targets(spec, targets)
     ds = _load_for(spec.task, data, notify=notify, **load_options)
+    _instance_weights(ds, spec)  # no clusterer takes them: refused when not all 1
     Y = None
     if names is not None:
         ds, Y = _split_targets(ds, names)

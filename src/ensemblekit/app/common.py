@@ -284,6 +284,48 @@ def _training_rows(ds, task: str, algorithm: str, notify: Notify):
     return _labelled_rows(ds, task)
 
 
+def _instance_weights(ds, spec, rows=None):
+    """The instance weights to fit ``spec``'s estimator with (of ``rows`` when given); None
+    when every weight is 1.
+
+    An algorithm takes them when its model class says so: its ``fit_coded`` (else ``fit``)
+    has an ``instance_weights`` parameter (Weka's meaning, as ``C45Tree``'s).
+
+    Raises
+    ------
+    UsageError
+        The file gives weights other than 1 and the algorithm does not take them.
+    """
+    import inspect
+
+    import numpy as np
+
+    if not ds.weighted:
+        return None
+    cls = spec.model_class()
+    fit = getattr(cls, "fit_coded", None) or getattr(cls, "fit", None)
+    if fit is None or "instance_weights" not in inspect.signature(fit).parameters:
+        first = int(ds.lines[np.flatnonzero(ds.weights != 1.0)[0]])
+        raise UsageError(f"{ds.source}: {spec.name} does not take instance weights, and the file "
+                         f"gives weights other than 1 (the first on line {first}); c45 takes them")
+    return ds.weights if rows is None else ds.weights[rows]
+
+
+def _refuse_weighted(ds, what: str) -> None:
+    """Refuse instance weights other than 1 where they would be ignored (``what`` says where).
+
+    Weka's evaluation weighs every training and test instance; ensemblekit's scores do not
+    yet, so a weighted file is refused rather than evaluated as if unweighted.
+    """
+    import numpy as np
+
+    if ds.weighted:
+        first = int(ds.lines[np.flatnonzero(ds.weights != 1.0)[0]])
+        raise UsageError(f"{ds.source}: gives instance weights other than 1 (the first on line "
+                         f"{first}), which {what} does not use yet; fit c45 on it, or remove "
+                         "the weights")
+
+
 def _labelled_rows(ds, task: str):
     """``(X, y)`` of the rows with a known class, ``y`` as a ``task`` model learns it (class
     codes, or float targets): what a model's training-data fingerprint is made of."""

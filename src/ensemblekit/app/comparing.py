@@ -19,6 +19,7 @@ from ensemblekit.app.common import (
     _notifier,
     _prepare_for,
     _refuse_targets_only,
+    _refuse_weighted,
     load_data,
     resolve_params,
     worker_count,
@@ -106,6 +107,7 @@ def _load_fitting(task: str, files, target, ignore, input_format, notify: Notify
         why = _class_mismatch(task, ds)
         if why is None:
             ds = _prepare_for(task, ds, target, notify=notify)
+            _refuse_weighted(ds, "cross-validation")
             twin = seen.setdefault(data_fingerprint(ds.X, ds.y), ds.source)
             if twin != ds.source:
                 notify(f"note: {ds.source} holds the same data as {twin}; it is compared once")

@@ -14,6 +14,7 @@ from ensemblekit.app.common import (
     _load_for,
     _metrics_for,
     _notifier,
+    _refuse_weighted,
     load_data,
 )
 from ensemblekit.app.comparing import compare
@@ -174,6 +175,7 @@ def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: st
                 else model.metadata)
     schema = Schema.from_dict(metadata["schema"])
     ds = load_data(data, schema=schema, input_format=input_format)
+    _refuse_weighted(ds, "evaluate")
     if ds.y is None:
         raise UsageError(f"{ds.source}: has no class attribute '{schema.class_attribute.name}' "
                          "to score the model against" if schema.class_attribute else
@@ -292,6 +294,7 @@ def evaluate_split(algorithm: str, data, *, test=None, split_percentage: float |
     _refuse_extras(algorithm, spec.task, cost_matrix, curves)
     ds = _load_for(spec.task, data, target=target, ignore=ignore, input_format=input_format,
                    algo=algorithm, notify=notify)
+    _refuse_weighted(ds, "evaluate")
     if cost_matrix is not None:
         cost_matrix = cost_matrix_for(cost_matrix, ds.class_values)
     if split_percentage is not None:

@@ -8,6 +8,8 @@ from ensemblekit import registry
 from ensemblekit.app.common import (
     Notify,
     _default_n_clusters,
+    _instance_weights,
+    _labelled,
     _load_for,
     _metadata,
     _notifier,
@@ -57,15 +59,17 @@ def fit(algorithm: str, data, *, target: str | None = None, params: dict | None 
         n_clusters = _default_n_clusters(ds, n_clusters, params)
     spec, values = resolve_params(algorithm, params, n_clusters)
     X, y = _training_rows(ds, spec.task, algorithm, notify)
+    weights = _instance_weights(ds, spec, None if y is None else _labelled(ds))
     try:
-        model = _fitted_pipeline(algorithm, spec, ds.schema, values, seed, X, y)
+        model = _fitted_pipeline(algorithm, spec, ds.schema, values, seed, X, y, weights)
     except InputError as exc:
         raise UsageError(f"{ds.source}: {algorithm} cannot be fitted: "
                          f"{registry.refusal_text(exc, algorithm, ds.schema)}") from None
     return FittedModel(model, _metadata(algorithm, spec, values, seed, ds, X, y))
 
 
-def _fitted_pipeline(algorithm: str, spec, schema, values: dict, seed: int, X, y):
+def _fitted_pipeline(algorithm: str, spec, schema, values: dict, seed: int, X, y,
+                     sample_weight=None):
     """The fitted ``prep -> model`` pair of :func:`fit`.
 
     An algorithm that reads coded columns, and whose model class fits itself on the
@@ -73,15 +77,19 @@ def _fitted_pipeline(algorithm: str, spec, schema, values: dict, seed: int, X, y
     :class:`~ensemblekit.pipeline.ModelPipeline`, the form :func:`load_model` gives, so
     that ``ensemblekit fit`` need not import scikit-learn; any other is fitted as the
     scikit-learn pipeline of :func:`ensemblekit.registry.make_estimator`. Either way the
-    model file written is the same.
+    model file written is the same. ``sample_weight`` (the file's instance weights, or
+    None) goes to the estimator's fit as Weka's ``instance_weights``.
     """
     model_class = spec.model_class()
+    weighted = {} if sample_weight is None else {"instance_weights": sample_weight}
     if spec.encode == "codes" and hasattr(model_class, "fit_coded"):
         from ensemblekit.pipeline import ModelPipeline
 
         model = model_class(**registry.estimator_kwargs(algorithm, schema, values, seed))
-        return ModelPipeline([("prep", "passthrough"), ("model", model.fit_coded(X, y))])
-    return registry.make_estimator(algorithm, schema, values, seed).fit(X, y)
+        return ModelPipeline([("prep", "passthrough"), ("model", model.fit_coded(X, y,
+                                                                                  **weighted))])
+    return registry.make_estimator(algorithm, schema, values, seed).fit(
+        X, y, **{f"model__{k}": v for k, v in weighted.items()})
 
 
 def save_model(model: FittedModel, path) -> None:

@@ -35,10 +35,16 @@ without scikit-learn (``ensemblekit fit``); :class:`C45Tree` adds scikit-learn's
 the input to the same growth.
 
 Weights: J48 weighs instances everywhere (``-M``, the minimum split, the error
-estimates), so a weight of 3 grows the same tree as the row written three times. The one
-place where J48 counts instances rather than weights (the known values a numeric split
-needs) counts a row of whole-number weight ``k`` as ``k`` instances, and any other row as
-one, as Weka does.
+estimates). The one place where it counts instances rather than weights is the number of
+known values a numeric split needs (``C45Split.handleNumericAttribute``): there a row is
+one instance whatever its weight. Two kinds of weight follow:
+
+* ``sample_weight`` (scikit-learn's meaning, and what Weka's ``Bagging`` bags amount to): a
+  row of whole-number weight ``k`` stands for ``k`` copies of the row, also in that count
+  (any other weight counts as one row), so a weight of 3 grows the tree of the row written
+  three times;
+* ``instance_weights`` (Weka's meaning, an ARFF file's ``{w}``): every row counts as one
+  instance in that count, whatever its weight, as J48 on the weighted file does.
 """
 
 from __future__ import annotations
@@ -123,7 +129,7 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
     """
 
     # ---- fitting
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, *, instance_weights=None):
         """Grow the tree on training data, then collapse and prune it as J48 does.
 
         Parameters
@@ -133,8 +139,12 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Class labels (codes ``0 .. n_classes - 1`` when ``n_classes`` is given).
         sample_weight : array-like of shape (n_samples,) or None
-            Instance weights >= 0 (Weka's instance weights): a row of weight 3 counts as
-            three copies of the row, a row of weight 0 as absent.
+            Weights >= 0 as copies: a row of weight 3 counts as three copies of the row, a
+            row of weight 0 as absent.
+        instance_weights : array-like of shape (n_samples,) or None
+            Weka's instance weights >= 0 (an ARFF file's ``{w}``): the same as
+            ``sample_weight`` but in J48's count of the known values a numeric split needs,
+            where each row is one instance. Not with ``sample_weight``.
 
         Returns
         -------
@@ -153,7 +163,7 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
         from sklearn.utils.multiclass import check_classification_targets
 
         check_classification_targets(y)
-        return self._fit_checked(X, y, sample_weight)
+        return self._fit_checked(X, y, sample_weight, instance_weights)
 
     # ---- prediction (computed by C45Model; here scikit-learn's checks of the input)
     def predict_proba(self, X):

@@ -339,7 +339,7 @@ nominal_features, n_categories, n_classes
                   "or with several)")
 
     # ---- fitting (on arrays already checked; the estimator C45Tree adds scikit-learn's checks)
-    def fit_coded(self, X, y, sample_weight=None):
+    def fit_coded(self, X, y, sample_weight=None, *, instance_weights=None):
         """Grow and prune the tree on arrays in ensemblekit's coded layout.
 
         What ``ensemblekit fit c45`` calls on the rows its readers produce, so that
@@ -356,7 +356,9 @@ nominal_features, n_categories, n_classes
         y : ndarray of shape (n_samples,)
             Class labels (codes ``0 .. n_classes - 1`` when ``n_classes`` is given).
         sample_weight : array-like of shape (n_samples,) or None
-            Instance weights >= 0, as in ``C45Tree.fit``.
+            Instance weights >= 0 as copies, as in ``C45Tree.fit``.
+        instance_weights : array-like of shape (n_samples,) or None
+            Weka's instance weights, as in ``C45Tree.fit`` (not with ``sample_weight``).
 
         Returns
         -------
@@ -374,9 +376,9 @@ nominal_features, n_categories, n_classes
         from .coded import check_coded_training
 
         validate_params(self)
-        return self._fit_checked(X, check_coded_training(X, y), sample_weight)
+        return self._fit_checked(X, check_coded_training(X, y), sample_weight, instance_weights)
 
-    def _fit_checked(self, X, y, sample_weight):
+    def _fit_checked(self, X, y, sample_weight, instance_weights=None):
         """Fit on a float64 matrix and labels whose shapes are checked: the common tail of
         :meth:`fit_coded` and ``C45Tree.fit`` (class codes, weights, nominal codes)."""
         from ensemblekit.class_domain import declared_classes
@@ -385,6 +387,12 @@ nominal_features, n_categories, n_classes
 
         classes, codes = declared_classes(y, self.n_classes)
         n = X.shape[0]
+        rows = None  # J48's count of known values: copies (None) or one per row
+        if instance_weights is not None:
+            if sample_weight is not None:
+                raise InputError("give sample_weight (copies) or instance_weights (Weka's), "
+                                 "not both")
+            sample_weight, rows = instance_weights, np.ones(n)
         if sample_weight is None:
             w = np.ones(n)
         else:
@@ -396,22 +404,25 @@ nominal_features, n_categories, n_classes
             if n and not np.any(w > 0):
                 raise InputError("sample_weight is zero for every row: nothing to learn from")
         nominal, cats, _ = coded_layout(X, self.nominal_features, self.n_categories)
-        return self._grow(X, codes, w, nominal, cats, classes)
+        return self._grow(X, codes, w, nominal, cats, classes, rows)
 
-    def _grow(self, X, codes, w, nominal, cats, classes):
+    def _grow(self, X, codes, w, nominal, cats, classes, rows=None):
         """Grow (and prune, as the parameters say) on arrays already checked; set the fitted state.
 
         The one growing path of :meth:`fit_coded`, ``C45Tree.fit`` and the bagging
         ensembles (:func:`ensemblekit.classifiers.bagging.fit_weighted_c45`), which check
         their arrays once for all their trees. ``w`` are instance weights >= 0 (rows of
         weight 0 take no part); ``nominal`` and ``cats`` the sorted nominal columns and
-        their numbers of values; ``classes`` the ``classes_`` to set (``codes`` index them).
+        their numbers of values; ``classes`` the ``classes_`` to set (``codes`` index them);
+        ``rows`` how many instances each row is in J48's count of known values (None: a
+        whole-number weight is that many copies).
         """
         from ._c45_growth import grow_c45
 
         keep = w > 0
         if not keep.all():
             X, codes, w = X[keep], codes[keep], w[keep]
+            rows = None if rows is None else rows[keep]
         d = X.shape[1]
         mask = np.zeros(d, dtype=bool)
         mask[nominal] = True
@@ -420,7 +431,8 @@ nominal_features, n_categories, n_classes
         state = grow_c45(X, codes, w, mask, n_cats, classes.size,
                          min_samples_leaf=self.min_samples_leaf,
                          confidence_factor=self.confidence_factor, unpruned=self.unpruned,
-                         subtree_raising=self.subtree_raising, collapse_tree=self.collapse_tree)
+                         subtree_raising=self.subtree_raising, collapse_tree=self.collapse_tree,
+                         counts=rows)
         self.classes_ = classes
         self.n_features_in_ = d
         self.nominal_features_ = np.asarray(nominal, dtype=np.int64)

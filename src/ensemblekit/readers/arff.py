@@ -602,6 +602,46 @@ def _plain_cell(piece: str):
     return _NOT_PLAIN_CELL if _RE_NOT_BARE.search(v) else v
 
 
+#: An instance weight after a row's values, as Weka writes it: ``..., {0.5}`` (dense) or
+#: ``{...}, {0.5}`` (sparse).
+_RE_WEIGHT = re.compile(r"^(?P<row>.*?)\s*,\s*\{(?P<weight>[^{}]*)\}\s*$")
+
+
+def _split_weights(rows: list[str], row_lines: list[int], src: str
+                   ) -> tuple[list[str], np.ndarray | None]:
+    """The rows without their instance weights, and the weights (None when no row has one;
+    else 1 for a row without one).
+
+    Weka's ARFF reader takes a weight in braces after the last value of a row, dense or
+    sparse (``weka.core.converters.ArffLoader``, instance weights); ours reads it as a
+    number, finite and >= 0.
+    """
+    weights = None
+    out = rows
+    for i, raw in enumerate(rows):
+        if "{" not in raw:
+            continue
+        s = raw.strip()
+        if s[0] == "{" and s.count("{") == 1:
+            continue  # a sparse row without a weight
+        match = _RE_WEIGHT.match(s)
+        if match is None:
+            continue  # left to the row's own reading, which says what is wrong
+        text = match.group("weight").strip()
+        try:
+            weight = float(text)
+        except ValueError:
+            weight = float("nan")
+        if not (np.isfinite(weight) and weight >= 0):
+            raise DataError(f"instance weight {quote_input(text)} is not a finite number >= 0",
+                            src, row_lines[i])
+        if weights is None:
+            weights, out = np.ones(len(rows)), list(rows)
+        weights[i] = weight
+        out[i] = match.group("row")
+    return out, weights
+
+
 def parse_arff_rows(rows: list[str], row_lines: list[int], relation: str, columns: list[Column],
                     src: str) -> Table:
     """Read some of an ARFF file's data lines into a table of cells.
@@ -629,13 +669,16 @@ def parse_arff_rows(rows: list[str], row_lines: list[int], relation: str, column
         cell a ``str`` or None for ``?``. In a sparse row (``{index value,
         ...}``) a left-out attribute is 0: ``"0"`` for a numeric attribute, the
         first declared value of a nominal one, missing for a string or date.
-        ``lines`` is ``row_lines``.
+        ``lines`` is ``row_lines``; ``weights`` holds the rows' instance weights
+        (``{w}`` after a row's values) when any row has one.
 
     Raises
     ------
     DataError
-        A row that cannot be read, with its line in the file.
+        A row that cannot be read, with its line in the file; a weight that is not a
+        finite number >= 0.
     """
+    rows, weights = _split_weights(rows, row_lines, src)
     n, m = len(rows), len(columns)
     head = ["@relation r", *(f"@attribute a{k} STRING" for k in range(m)), "@data"]
 
@@ -666,7 +709,8 @@ def parse_arff_rows(rows: list[str], row_lines: list[int], relation: str, column
     for i, t in enumerate(rows):
         if len(t) > value_limit:  # only a line this long can hold a value this long
             _check_values(cells[i], src, row_lines[i])
-    return Table(relation, columns, cells, np.asarray(row_lines, dtype=np.int64), "arff")
+    return Table(relation, columns, cells, np.asarray(row_lines, dtype=np.int64), "arff",
+                 weights=weights)
 
 
 # --------------------------------------------------------------------------

@@ -74,6 +74,9 @@ class Table:
     slow : callable or None
         With ``fast``: reads the same rows the ordinary way, for a chunk whose
         values must be refused or reported with today's message.
+    weights : ndarray of shape (n_rows,) or None
+        ARFF instance weights (``{w}`` after a row), 1 for a row without one; None when
+        no row of the chunk has one.
     """
 
     relation: str
@@ -83,6 +86,7 @@ class Table:
     fmt: str
     fast: list | None = field(default=None, repr=False)
     slow: Callable[[], Table] | None = field(default=None, repr=False)
+    weights: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n_rows(self) -> int:
@@ -187,6 +191,7 @@ class TableCoder:
         self.slots: list[_Slot] = []
         self.errors: list[tuple[tuple, DataError]] = []  # found from the columns alone
         self.lines = np.empty(n_rows, dtype=np.int64)
+        self.weights: np.ndarray | None = None  # made when a chunk holds an instance weight
         self.X = np.empty((0, 0))
         self.y: np.ndarray | None = None
         self.class_slot: _Slot | None = None
@@ -300,6 +305,10 @@ class TableCoder:
         if rows.stop > self.n_rows:  # pragma: no cover - would be a bug in a reader
             raise DataError(f"internal error: more than {self.n_rows} rows", self.src)
         self.lines[rows] = table.lines
+        if table.weights is not None:
+            if self.weights is None:
+                self.weights = np.ones(self.n_rows)
+            self.weights[rows] = table.weights
         first = min([key for key, _ in self.errors], default=None)
         for slot in self.slots:
             if first is not None and slot.key > first:
@@ -350,6 +359,10 @@ class TableCoder:
             raise DataError(f"internal error: more than {self.n_rows} rows", self.src)
         rows = slice(self.done, self.done + n)
         self.lines[rows] = table.lines
+        if table.weights is not None:
+            if self.weights is None:
+                self.weights = np.ones(self.n_rows)
+            self.weights[rows] = table.weights
         for slot, values in zip(self.slots, coded):
             if values is not None:
                 self._put(rows, slot, values)
@@ -445,7 +458,7 @@ class TableCoder:
         else:
             schema = self.schema
             y = self.y
-        return Dataset(name, self.src, schema, self.X, y, self.lines)
+        return Dataset(name, self.src, schema, self.X, y, self.lines, weights=self.weights)
 
 
 def conform_to_schema(table: Table, src: str, name: str, schema: Schema, *,
