@@ -22,7 +22,7 @@ import pytest
 
 from ensemblekit.classifiers.c45 import C45Tree
 
-from ektesting.support import data_path, load_coded
+from ektesting.support import data_path, load_coded, weighted_copy
 from ektesting.weka_tools import needs_weka, run_weka
 
 FILES = ["vote", "breast-cancer", "credit-a", "colic", "hepatitis", "soybean", "audiology",
@@ -102,18 +102,6 @@ def test_each_j48_option_means_the_same(name):
         np.testing.assert_allclose(tree.predict_proba(X), dist[keep], rtol=0, atol=1e-6)
 
 
-WEIGHTS = ["1", "0.5", "2", "3", "1.5", "0.25", "4"]
-
-
-def _weighted_copy(name, folder):
-    """The file with Weka instance weights cycling through WEIGHTS appended to its rows."""
-    lines = data_path(f"{name}.arff").read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if line.strip().lower().startswith("@data"))
-    rows = [r for r in lines[start + 1:] if r.strip() and not r.lstrip().startswith("%")]
-    out = lines[:start + 1] + [f"{r},{{{WEIGHTS[i % len(WEIGHTS)]}}}" for i, r in enumerate(rows)]
-    path = folder / f"weighted-{name}.arff"
-    path.write_text("\n".join(out) + "\n")
-    return path
 
 
 @needs_weka
@@ -124,7 +112,7 @@ def test_fit_on_a_weighted_file_prints_j48_s_tree(name, tmp_path, monkeypatch, c
     (whole-number weights of 2, 3 and 4 change the tree where they counted as copies)."""
     from ektesting.support import run_main
 
-    path = _weighted_copy(name, tmp_path)
+    path = weighted_copy(name, tmp_path)
     out = run_weka("weka.classifiers.trees.J48", "-t", str(path), "-no-cv")
     weka = out.split("------------------\n", 1)[1].split("\n\nNumber of Leaves", 1)[0]
     model = tmp_path / "m.model"

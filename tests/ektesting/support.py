@@ -153,3 +153,19 @@ def fit_registered(name: str, params: dict):
         keep = ~np.isnan(y) & (y >= 0 if spec.task == registry.CLASSIFICATION else True)
         model.fit(ds.X[keep], ds.y[keep])
     return model
+
+
+#: Instance weights cycled over the rows of a weighted copy of a data file.
+WEIGHTS = ("1", "0.5", "2", "3", "1.5", "0.25", "4")
+
+
+def weighted_copy(name: str, folder: Path) -> Path:
+    """A copy of a data file with Weka instance weights (``{w}``, cycling through
+    :data:`WEIGHTS`) after every row, written in ``folder``."""
+    lines = data_path(f"{name}.arff").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().lower().startswith("@data"))
+    rows = [r for r in lines[start + 1:] if r.strip() and not r.lstrip().startswith("%")]
+    out = lines[:start + 1] + [f"{r},{{{WEIGHTS[i % len(WEIGHTS)]}}}" for i, r in enumerate(rows)]
+    path = folder / f"weighted-{name}.arff"
+    path.write_text("\n".join(out) + "\n")
+    return path

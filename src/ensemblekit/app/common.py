@@ -288,8 +288,9 @@ def _instance_weights(ds, spec, rows=None):
     """The instance weights to fit ``spec``'s estimator with (of ``rows`` when given); None
     when every weight is 1.
 
-    An algorithm takes them when its model class says so: its ``fit_coded`` (else ``fit``)
-    has an ``instance_weights`` parameter (Weka's meaning, as ``C45Tree``'s).
+    An algorithm takes them when its model or estimator class says so: a ``fit_coded`` or
+    ``fit`` with an ``instance_weights`` parameter (Weka's meaning, as ``C45Tree``'s and
+    ``K2Classifier``'s).
 
     Raises
     ------
@@ -302,12 +303,14 @@ def _instance_weights(ds, spec, rows=None):
 
     if not ds.weighted:
         return None
-    cls = spec.model_class()
-    fit = getattr(cls, "fit_coded", None) or getattr(cls, "fit", None)
-    if fit is None or "instance_weights" not in inspect.signature(fit).parameters:
+    fits = [getattr(cls, name, None) for cls in (spec.model_class(), spec.estimator_class())
+            for name in ("fit_coded", "fit")]
+    if not any(f is not None and "instance_weights" in inspect.signature(f).parameters
+               for f in fits):
         first = int(ds.lines[np.flatnonzero(ds.weights != 1.0)[0]])
         raise UsageError(f"{ds.source}: {spec.name} does not take instance weights, and the file "
-                         f"gives weights other than 1 (the first on line {first}); c45 takes them")
+                         f"gives weights other than 1 (the first on line {first}); c45 and k2 "
+                         "take them")
     return ds.weights if rows is None else ds.weights[rows]
 
 

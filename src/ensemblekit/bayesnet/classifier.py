@@ -72,19 +72,22 @@ def _missing_target_mask(y: np.ndarray) -> np.ndarray:
     return np.zeros(y.shape[0], dtype=bool)
 
 
-def _training_modes(codes: np.ndarray, cardinalities: np.ndarray) -> np.ndarray:
+def _training_modes(codes: np.ndarray, cardinalities: np.ndarray,
+                    weights: np.ndarray | None = None) -> np.ndarray:
     """Most frequent non-missing code of every column, the lowest code on ties.
 
     Weka's ``ReplaceMissingValues`` counts the values of a nominal attribute
-    and takes ``Utils.maxIndex`` of the counts, i.e. the *first* value in
-    declaration order among those with the largest count; a column with no
-    value at all gets code 0.
+    (each instance by its weight) and takes ``Utils.maxIndex`` of the counts, i.e.
+    the *first* value in declaration order among those with the largest count; a
+    column with no value at all gets code 0.
     """
     modes = np.zeros(codes.shape[1], dtype=np.int64)
     for f in range(codes.shape[1]):
         col = codes[:, f]
-        seen = col[~np.isnan(col)].astype(np.int64)
-        counts = np.bincount(seen, minlength=int(cardinalities[f]))
+        known = ~np.isnan(col)
+        seen = col[known].astype(np.int64)
+        counts = np.bincount(seen, weights=None if weights is None else weights[known],
+                             minlength=int(cardinalities[f]))
         modes[f] = int(np.argmax(counts))  # first maximum
     return modes
 
@@ -202,7 +205,7 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------
-    def fit(self, X, y):
+    def fit(self, X, y, instance_weights=None):
         """Learn the discretisation, the network structure and its CPTs.
 
         Parameters
@@ -214,6 +217,11 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Class labels of any type. Missing labels (NaN, or None in an
             object array) drop their rows, as Weka does.
+        instance_weights : array-like of shape (n_samples,) or None
+            Weka's instance weights, finite and >= 0: the modes that fill missing
+            values, the leave-one-out score of the search and the CPTs count each
+            instance by its weight, as BayesNet does. Nominal attributes only (the
+            supervised discretisation of a numeric one does not weigh instances yet).
 
         Returns
         -------
@@ -243,6 +251,13 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
         keep = ~_missing_target_mask(y)
         if not keep.any():
             raise InputError("Input y contains NaN only: no row has a class label.")
+        w = None
+        if instance_weights is not None:
+            w = np.asarray(instance_weights, dtype=np.float64).reshape(-1)
+            check_consistent_length(X, w)
+            if not np.all(np.isfinite(w)) or np.any(w < 0) or not w[keep].sum() > 0:
+                raise InputError("instance_weights must be finite, >= 0 and not all 0")
+            w = w[keep]
         X, y = X[keep], y[keep]
         check_classification_targets(y)
         self.classes_, y_codes = declared_classes(y, self.n_classes)
@@ -256,14 +271,22 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
             nominal_features=self.nominal_features,
         ).fit(X, y_codes, n_categories=self.n_categories)
         self.cardinalities_ = np.asarray(self.discretizer_.n_bins_, dtype=np.int64)
+        numeric = np.setdiff1d(np.arange(X.shape[1]), self.discretizer_.nominal_features_)
+        if w is not None and numeric.size:
+            raise InputError(f"instance weights on numeric attributes (column {int(numeric[0])}): "
+                             "k2 takes them on nominal attributes only, as its supervised "
+                             "discretisation does not weigh instances yet")
         codes = self.discretizer_.transform(X)
         # (2) missing values -> training mode (ReplaceMissingValues)
-        self.modes_ = _training_modes(codes, self.cardinalities_)
+        self.modes_ = _training_modes(codes, self.cardinalities_, w)
         missing = np.isnan(codes)
         codes = np.where(missing, self.modes_[None, :].astype(np.float64), codes)
         codes = codes.astype(np.int64)
         # (3) structure search, (4) CPTs on the full training data
-        parents = self._search_structure(codes, y_codes, n_classes)
+        parents = (self._search_structure(codes, y_codes, n_classes) if w is None
+                   else k2_search(codes, y_codes, self.cardinalities_, n_classes,
+                                  max_parents=self.max_parents, init=self.init,
+                                  score=self.scoring, alpha=self.alpha, weights=w))
         self.cpts_ = fit_cpts(
             codes,
             y_codes,
@@ -271,6 +294,7 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
             self.cardinalities_,
             n_classes,
             alpha=self.alpha,
+            weights=w,
         )
         self.parent_sets_ = [np.array(ps, dtype=np.int64) for ps in parents]
         # what prediction reads of the discretiser, as plain arrays (K2Model's state)

@@ -249,6 +249,8 @@ def _score(Q: np.ndarray, part: _Samples, score: str) -> float:
         # the prediction is the first class reaching the maximum, as in
         # Weka's classifyInstance
         hits = part.per_sample((Q.argmax(axis=0) == part.vals[:, 0]).astype(np.float64))
+        if part.weighted:  # weights of the correct rows over all the weight
+            return float(hits[0] / part.totals[0])
         if part.equal_sizes:  # one exact quotient
             return float(Fraction(int(hits.sum()), part.totals[0] * part.n_samples))
         return _mean_score([Fraction(int(h), t) for h, t in zip(hits, part.totals)])
@@ -288,9 +290,20 @@ class _Samples:
     """
 
     __slots__ = ("drop", "equal_sizes", "flat_true", "inverse", "n_samples", "sid", "totals", "vals",
-                 "w")
+                 "w", "weighted")
 
-    def __init__(self, vals: np.ndarray, samples: list[np.ndarray] | None, loo_duplicates: str):
+    def __init__(self, vals: np.ndarray, samples: list[np.ndarray] | None, loo_duplicates: str,
+                 weights: np.ndarray | None = None):
+        self.weighted = weights is not None
+        if self.weighted:  # Weka's instance weights: every row once, counted by its weight
+            self.vals, self.n_samples = vals, 1
+            self.inverse = [np.arange(vals.shape[0])]
+            self.sid = np.zeros(vals.shape[0], dtype=np.int64)
+            # a leave-one-out step takes the row's own weight out (Weka: weight -w, update)
+            self.w = self.drop = np.asarray(weights, dtype=np.float64)
+            self.totals, self.equal_sizes = [float(self.w.sum())], True
+            self.flat_true = self.vals[:, 0] * vals.shape[0] + np.arange(vals.shape[0])
+            return
         if samples is None:  # the full data set, every row once
             samples = [np.arange(vals.shape[0])]
         rows, mults, self.inverse = [], [], []
@@ -321,13 +334,22 @@ class _Samples:
         return np.bincount(self.sid, weights=weights, minlength=self.n_samples)
 
 
-def _check_samples(samples, vals: np.ndarray, loo_duplicates: str) -> _Samples:
-    """Validate ``samples`` against the ``n`` rows of ``vals`` and stack them."""
+def _check_samples(samples, vals: np.ndarray, loo_duplicates: str, weights=None) -> _Samples:
+    """Validate ``samples`` (or instance ``weights``) against the ``n`` rows of ``vals`` and
+    stack them."""
     n = vals.shape[0]
     if loo_duplicates not in _LOO_DUPLICATES:
         raise InputError(
             f"loo_duplicates must be one of {_LOO_DUPLICATES}, got {loo_duplicates!r}"
         )
+    if weights is not None:
+        if samples is not None:
+            raise InputError("give samples or instance weights, not both")
+        weights = np.asarray(weights, dtype=np.float64)
+        if weights.shape != (n,) or not np.all(np.isfinite(weights)) or np.any(weights < 0) \
+                or not weights.sum() > 0:
+            raise InputError(f"weights must be {n} finite numbers >= 0, not all 0")
+        return _Samples(vals, None, loo_duplicates, weights)
     if samples is None:
         return _Samples(vals, None, loo_duplicates)
     if isinstance(samples, np.ndarray) and samples.ndim != 2:
@@ -492,6 +514,7 @@ def k2_search(
     alpha: float = 0.5,
     samples=None,
     loo_duplicates: str = "one",
+    weights=None,
 ) -> list[tuple[int, ...]]:
     """K2 structure search with the global leave-one-out score.
 
@@ -538,6 +561,11 @@ def k2_search(
     loo_duplicates : {"one", "all"}, default="one"
         What leaving out a repeated row of a sample removes; see
         :func:`loo_posteriors`.
+    weights : array-like of shape (n,), or None
+        Weka's instance weights (not with ``samples``): every count is a sum of weights,
+        a leave-one-out step takes the row's own weight out of the counts, and the score
+        is the weighted mean over the rows, as ``GlobalScoreSearchAlgorithm.leaveOneOutCV``
+        computes it with weighted instances.
 
     Returns
     -------
@@ -576,7 +604,7 @@ def k2_search(
         )
     alpha = _check_alpha(alpha)
     vals, card = _check_data(X, y, cardinalities, n_classes)
-    part = _check_samples(samples, vals, loo_duplicates)
+    part = _check_samples(samples, vals, loo_duplicates, weights)
     n_nodes = vals.shape[1]
     C = int(card[0])
 
@@ -623,7 +651,8 @@ def k2_search(
     return [tuple(ps) for ps in parents]
 
 
-def fit_cpts(X, y, parents, cardinalities, n_classes, alpha=0.5) -> list[np.ndarray]:
+def fit_cpts(X, y, parents, cardinalities, n_classes, alpha=0.5, weights=None
+             ) -> list[np.ndarray]:
     """Conditional probability tables of a network, estimated on all the data.
 
     ``cpts[v][J, k] = (N[J, k] + alpha) / (N[J] + r_v alpha)`` (Weka's
@@ -636,6 +665,9 @@ def fit_cpts(X, y, parents, cardinalities, n_classes, alpha=0.5) -> list[np.ndar
         As in :func:`k2_search`.
     parents : sequence of d + 1 sequences of int
         The structure, e.g. the output of :func:`k2_search`.
+    weights : array-like of shape (n,), or None
+        Instance weights: ``N`` are sums of weights (Weka's ``SimpleEstimator`` adds each
+        instance's weight).
 
     Returns
     -------
@@ -664,7 +696,7 @@ def fit_cpts(X, y, parents, cardinalities, n_classes, alpha=0.5) -> list[np.ndar
         for p in ps:
             J = J * card[p] + vals[:, p]
         counts = (
-            np.bincount(J * r + vals[:, v], minlength=size * r)
+            np.bincount(J * r + vals[:, v], weights=weights, minlength=size * r)
             .reshape(size, r)
             .astype(np.float64)
         )

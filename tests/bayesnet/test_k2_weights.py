@@ -1,0 +1,63 @@
+"""K2 with Weka's instance weights (an ARFF file's ``{w}``): counts, modes, the leave-one-out
+score and the CPTs weigh every instance as BayesNet does (issue 32, acceptance 3)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from ensemblekit import api
+from ensemblekit.bayesnet.classifier import K2Classifier
+from ensemblekit.data import load_dataset
+
+from ektesting.support import data_path, run_main, weighted_copy
+from ektesting.weka_tools import k2_options, needs_weka, run_weka
+
+CSV_OUT = "weka.classifiers.evaluation.output.prediction.CSV -distribution -decimals 12"
+
+
+@needs_weka
+@pytest.mark.parametrize("name", ["vote", "breast-cancer", "tic-tac-toe"])
+def test_fit_k2_on_a_weighted_file_gives_bayesnet_s_probabilities(name, tmp_path):
+    """vote and breast-cancer have missing values (weighted modes fill them)."""
+    path = weighted_copy(name, tmp_path)
+    model = tmp_path / "k2.model"
+    run_weka("weka.classifiers.bayes.BayesNet", "-t", str(path), "-no-cv", "-d", str(model),
+             *k2_options(2, "loo-probability"))
+    out = run_weka("weka.classifiers.bayes.BayesNet", "-l", str(model), "-T", str(path),
+                   "-classifications", CSV_OUT)
+    weka = np.array([[float(p.lstrip("*")) for p in line.split(",")[4:]]
+                     for line in out.splitlines()
+                     if len(line.split(",")) > 4 and line.split(",")[0].isdigit()])
+    ds = load_dataset(path)
+    ours = api.fit("k2", path).pipeline.predict_proba(ds.X)
+    np.testing.assert_allclose(ours, weka, rtol=0, atol=1e-11)
+    # the weights matter: the same rows unweighted give other probabilities
+    plain = api.fit("k2", dataclasses.replace(ds, weights=None)).pipeline.predict_proba(ds.X)
+    assert np.abs(plain - ours).max() > 0.1
+
+
+def test_weights_of_one_change_nothing():
+    ds = load_dataset(data_path("vote.arff"))
+    X, y = ds.X, ds.y
+    nominal = list(range(X.shape[1]))
+    cats = [len(a.values) for a in ds.schema.features]
+    plain = K2Classifier(nominal_features=nominal, n_categories=cats).fit(X, y)
+    ones = K2Classifier(nominal_features=nominal, n_categories=cats).fit(
+        X, y, instance_weights=np.ones(y.size))
+    assert [list(p) for p in ones.parent_sets_] == [list(p) for p in plain.parent_sets_]
+    np.testing.assert_array_equal(ones.predict_proba(X), plain.predict_proba(X))
+
+
+def test_numeric_attributes_with_weights_are_refused_and_iebn_takes_none(tmp_path, monkeypatch,
+                                                                          capsys):
+    path = weighted_copy("iris", tmp_path)
+    code, out, err = run_main(["fit", "k2", path, "-o", tmp_path / "m"], monkeypatch, capsys)
+    assert (code, out) == (2, "")
+    assert "instance weights on numeric attributes (column 0): k2 takes them on nominal" in err
+    path = weighted_copy("vote", tmp_path)
+    code, out, err = run_main(["fit", "iebn", path, "-o", tmp_path / "m"], monkeypatch, capsys)
+    assert (code, out) == (2, "")
+    assert "iebn does not take instance weights" in err
