@@ -488,7 +488,7 @@ def _measure_table(rows):
     return table
 
 
-def report_renderables(report, title: str) -> list:
+def report_renderables(report, title: str, ignored: int = 0) -> list:
     """Weka's test report as rich renderables: the summary, then (nominal class) the
     per-class table with its weighted average and the confusion matrix.
 
@@ -497,8 +497,14 @@ def report_renderables(report, title: str) -> list:
     report : ensemblekit.scores.classification.ClassificationEvaluation or RegressionEvaluation
     title : str
         Heading of the summary.
+    ignored : int, default=0
+        Test rows left out for their missing class: Weka's "Ignored Class Unknown
+        Instances", printed after the total when there are any.
     """
-    out = [safe_text(title, style="bold"), _measure_table(summary_rows(report))]
+    rows = summary_rows(report)
+    if ignored:
+        rows.append(("Ignored class unknown instances", str(ignored)))
+    out = [safe_text(title, style="bold"), _measure_table(rows)]
     if hasattr(report, "confusion"):
         out += per_class_renderables(report)
     return out
@@ -556,7 +562,7 @@ def evaluation_renderables(result) -> list:
     title = f"{result.algorithm}: {result.protocol} ({sizes})"
     if result.report is None:
         return [metrics_table(result.scores, title)]
-    return report_renderables(result.report, title)
+    return report_renderables(result.report, title, result.ignored)
 
 
 def cross_validation_renderables(result) -> list:

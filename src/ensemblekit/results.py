@@ -129,6 +129,9 @@ class ModelEvaluation:
         True when the test data is the model's own training data.
     train_instances : int or None
         Training rows, when the model was trained in this call.
+    ignored : int
+        Test rows left out because their class (or target) is missing: Weka's "Ignored
+        Class Unknown Instances".
     """
 
     model: str
@@ -142,13 +145,14 @@ class ModelEvaluation:
     class_names: tuple = ()
     resubstitution: bool = False
     train_instances: int | None = None
+    ignored: int = 0
 
     def to_dict(self) -> dict:
         """``model``, ``dataset``, ``instances``, ``scores`` and the protocol, with the
         report (per-class figures, confusion matrix) when there is one, as
         ``--format json`` prints them."""
         out = {"model": self.model, "dataset": self.dataset, "instances": self.instances,
-               "scores": self.scores}
+               "ignored_class_unknown_instances": self.ignored, "scores": self.scores}
         if self.protocol:
             out.update(protocol=self.protocol, train_instances=self.train_instances,
                        resubstitution=self.resubstitution)

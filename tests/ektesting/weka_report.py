@@ -33,6 +33,7 @@ _SUMMARY = {
     "Relative absolute error": ("rae", None),
     "Root relative squared error": ("rrse", None),
     "Total Number of Instances": ("n", None),
+    "Ignored Class Unknown Instances": ("ignored", None),
 }
 
 # per-class column header -> key

@@ -10,6 +10,7 @@ weighted averages and the confusion matrix.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -164,3 +165,49 @@ def test_parse_weka_report_reads_every_figure():
     assert r["class_names"] == ["lung", "head and neck", "anus"]
     with pytest.raises(ValueError, match="no '=== Error on training data ===' section"):
         parse_weka_report(_REPORT, "Error on training data")
+
+
+def _unlabelled_copy(name: str, folder: Path, every: int = 10) -> Path:
+    """The test file of ``name`` with every ``every``-th row's class made missing."""
+    lines = (DATA / f"{name}-test.arff").read_text().splitlines()
+    out, in_data, k = [], False, 0
+    for line in lines:
+        if in_data and line.strip() and not line.startswith("%"):
+            k += 1
+            if k % every == 0:
+                line = line.rsplit(",", 1)[0] + ",?"
+        out.append(line)
+        in_data = in_data or line.strip().lower().startswith("@data")
+    path = folder / f"{name}-test-unlabelled.arff"
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+def test_ignored_class_unknown_instances_are_counted(tmp_path):
+    """Test rows without a class are predicted but not scored; the report says how many,
+    as Weka's "Ignored Class Unknown Instances" (issue 33, item 5); none: no line."""
+    from ektesting.support import run_cli
+
+    test = _unlabelled_copy("vote", tmp_path)
+    args = ["evaluate", "c45", DATA / "vote-train.arff", "--test", test]
+    doc = json.loads(run_cli(*args, "--format", "json").stdout)
+    assert (doc["instances"], doc["ignored_class_unknown_instances"]) == (196, 21)
+    table = run_cli(*args).stdout
+    assert "Ignored class unknown instances" in table and "│              21 │" in table
+    clean = run_cli("evaluate", "c45", DATA / "vote-train.arff", "--test",
+                    DATA / "vote-test.arff").stdout
+    assert "Ignored class unknown" not in clean
+
+
+@needs_weka
+def test_ignored_class_unknown_instances_equal_weka_s(tmp_path):
+    test = _unlabelled_copy("vote", tmp_path)
+    report = run_weka("weka.classifiers.trees.J48", "-t", str(DATA / "vote-train.arff"),
+                      "-T", str(test), "-o")
+    weka = parse_weka_report(report, "Error on test data")["summary"]
+    from ektesting.support import run_cli
+
+    doc = json.loads(run_cli("evaluate", "c45", DATA / "vote-train.arff", "--test",
+                                           test, "--format", "json").stdout)
+    assert (doc["instances"], doc["ignored_class_unknown_instances"]) == (weka["n"],
+                                                                          weka["ignored"])

@@ -201,7 +201,8 @@ def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: st
                "--split-percentage for honest ones)")
     return ModelEvaluation(name, model.algorithm, ds.name, n, scores, task=task,
                            protocol=f"model {name} tested on {ds.name}", report=report,
-                           class_names=tuple(ds.class_values), resubstitution=same)
+                           class_names=tuple(ds.class_values), resubstitution=same,
+                           ignored=0 if task == registry.CLUSTERING else ds.n_instances - n)
 
 
 def split_rows(n: int, percentage: float, *, preserve_order: bool = False, seed: int = 1):
@@ -313,7 +314,8 @@ def evaluate_split(algorithm: str, data, *, test=None, split_percentage: float |
                                      ds.class_values, cost_matrix=cost_matrix, curves=curves)
     return ModelEvaluation(algorithm, algorithm, test_ds.name, n, scores, task=spec.task,
                            protocol=protocol, report=report, class_names=tuple(ds.class_values),
-                           train_instances=fitted.metadata["training_data"]["instances"])
+                           train_instances=fitted.metadata["training_data"]["instances"],
+                           ignored=test_ds.n_instances - n)
 
 
 def evaluate(algorithm_or_model, data, *, test=None, split_percentage: float | None = None,
