@@ -115,12 +115,14 @@ def _test_report(pipeline, task: str, ds, prior, metrics: Sequence[str], class_n
                                          n_classes=len(class_names) if classifier else None)
     seconds = {"predict": time.perf_counter() - start}  # for -m predict-seconds
     predicted = np.asarray(predicted)[keep]
+    unlabelled = None if proba is None else proba[~keep]  # ranked by Weka's curves too
     proba = None if proba is None else proba[keep]
     truth = ds.y[keep]
     report = None
     if classifier:
         truth = np.asarray(truth, dtype=np.intp)
-        report = classification_report(truth, proba, prior, class_names, **report_options)
+        report = classification_report(truth, proba, prior, class_names, unlabelled=unlabelled,
+                                       **report_options)
     elif task == registry.REGRESSION:
         truth = np.asarray(truth, dtype=np.float64)
         report = regression_report(truth, predicted, prior)

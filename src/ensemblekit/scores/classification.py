@@ -581,10 +581,27 @@ def mcc(y_true, proba, average: str | None = "weighted"):
 # ----------------------------------------------------------------------------- threshold curves
 
 
-def _threshold_groups(y, p, k):
-    """Positives and negatives per distinct score of class ``k``, scores ascending."""
-    _, pos, neg = score_groups(y == k, p[:, k])
-    return pos, neg
+def _roc_of(positive, score) -> float:
+    """:func:`roc_area` of one positive mask and its scores."""
+    _, pos, neg = score_groups(positive, score)
+    below = np.cumsum(neg) - neg
+    area = np.sum(pos * (below + 0.5 * neg))
+    return float(_divide(area, pos.sum() * neg.sum()))
+
+
+def _prc_of(positive, score) -> float:
+    """:func:`prc_area` of one positive mask and its scores."""
+    _, pos, neg = score_groups(positive, score)
+    total_pos = pos.sum()
+    if total_pos == 0:
+        return float("nan")
+    tp = np.cumsum(pos[::-1])[::-1]  # predicted positive at each threshold (score >= t)
+    fp = np.cumsum(neg[::-1])[::-1]
+    rec = tp / total_pos
+    prec = tp / (tp + fp)
+    rec_next = np.append(rec[1:], 0.0)  # next higher threshold; the last one is the zero point
+    area = float(np.sum(prec * (rec - rec_next)))
+    return area if area != 0 else float("nan")  # getPRCArea: an area of 0 is "missing"
 
 
 def roc_area(y_true, proba, k: int) -> float:
@@ -604,10 +621,7 @@ def roc_area(y_true, proba, k: int) -> float:
     """
     y, p = _check_classification(y_true, proba)
     k = _check_class_index(k, p.shape[1])
-    pos, neg = _threshold_groups(y, p, k)
-    below = np.cumsum(neg) - neg
-    area = np.sum(pos * (below + 0.5 * neg))
-    return float(_divide(area, pos.sum() * neg.sum()))
+    return _roc_of(y == k, p[:, k])
 
 
 def prc_area(y_true, proba, k: int) -> float:
@@ -627,17 +641,7 @@ def prc_area(y_true, proba, k: int) -> float:
     """
     y, p = _check_classification(y_true, proba)
     k = _check_class_index(k, p.shape[1])
-    pos, neg = _threshold_groups(y, p, k)
-    total_pos = pos.sum()
-    if total_pos == 0:
-        return float("nan")
-    tp = np.cumsum(pos[::-1])[::-1]  # predicted positive at each threshold (score >= t)
-    fp = np.cumsum(neg[::-1])[::-1]
-    rec = tp / total_pos
-    prec = tp / (tp + fp)
-    rec_next = np.append(rec[1:], 0.0)  # next higher threshold; the last one is the zero point
-    area = float(np.sum(prec * (rec - rec_next)))
-    return area if area != 0 else float("nan")  # getPRCArea: an area of 0 is "missing"
+    return _prc_of(y == k, p[:, k])
 
 
 def _check_class_index(k, n_classes):
@@ -762,7 +766,7 @@ class ClassificationEvaluation:
 
 
 def classification_report(y_true, proba, prior_counts, class_names=None, *, cost_matrix=None,
-                          curves: bool = False) -> ClassificationEvaluation:
+                          curves: bool = False, unlabelled=None) -> ClassificationEvaluation:
     """All of Weka's test-set figures for a nominal class, in one object.
 
     Parameters
@@ -782,6 +786,12 @@ def classification_report(y_true, proba, prior_counts, class_names=None, *, cost
     curves : bool, default=False
         Also keep each class's ROC and precision-recall points
         (:func:`ensemblekit.scores.curves.threshold_curve`).
+    unlabelled : array-like of shape (m, C), optional
+        Predicted distributions of test rows whose class is missing. Every figure but the
+        ROC and precision-recall curves leaves them out; the curves (and their areas)
+        count them as negatives of every class, as Weka 3.9.7's ``ThresholdCurve`` does:
+        it compares the missing class (NaN) with ``==``, which is never true, so such a
+        row neither is skipped nor matches any class.
 
     Returns
     -------
@@ -804,8 +814,12 @@ def classification_report(y_true, proba, prior_counts, class_names=None, *, cost
     cm = confusion_matrix(y, predicted_class(p), n_classes)
     scores = per_class_scores(cm)
     support = scores.pop("support")
-    scores["roc_area"] = np.array([roc_area(y, p, k) for k in range(n_classes)])
-    scores["prc_area"] = np.array([prc_area(y, p, k) for k in range(n_classes)])
+    y_all, p_all = y, p  # the rows the threshold curves rank
+    if unlabelled is not None and len(unlabelled):
+        extra = np.asarray(unlabelled, dtype=np.float64).reshape(-1, n_classes)
+        y_all, p_all = np.concatenate([y, np.full(extra.shape[0], -1)]), np.vstack([p, extra])
+    scores["roc_area"] = np.array([_roc_of(y_all == k, p_all[:, k]) for k in range(n_classes)])
+    scores["prc_area"] = np.array([_prc_of(y_all == k, p_all[:, k]) for k in range(n_classes)])
     per_class = {name: scores[name] for name in _PER_CLASS}
     for arr in per_class.values():
         arr.flags.writeable = False
@@ -824,7 +838,8 @@ def classification_report(y_true, proba, prior_counts, class_names=None, *, cost
         weighted={name: weighted_average(per_class[name], support) for name in _PER_CLASS},
         macro={name: _macro(cm, name) for name in ("precision", "recall", "f_measure")},
         cost=None if cost_matrix is None else cost_figures(cm, cost_matrix),
-        curves=tuple(threshold_curve(y == k, p[:, k]) for k in range(n_classes)) if curves else (),
+        curves=(tuple(threshold_curve(y_all == k, p_all[:, k]) for k in range(n_classes))
+                if curves else ()),
     )  # fmt: skip
 
 
