@@ -1,5 +1,7 @@
+import csv
 import itertools
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -676,6 +678,67 @@ def test_bayesian_signed_rank_is_baycomps_and_seeded():
     ref = baycomp.SignedRankTest.probs(a, b, rope=0.01, nsamples=5000, random_state=11)
     assert (res.p_left, res.p_rope, res.p_right) == tuple(float(p) for p in ref)
     assert bayesian_signed_rank(a, b, rope=0.01, seed=11, nsamples=5000) == res
+
+
+# baycomp's documentation (janezd/baycomp, docs/index.rst and docs/functions.rst) compares naive
+# Bayes (nbc) with J48 over the 54 data sets of its docs/code/accuracies.txt by the Bayesian
+# signed-rank test, rope 1 (accuracies in %), and prints P(nbc better), P(rope), P(j48 better) =
+# (0.23124, 0.00666, 0.7621) and (0.23014, 0.00674, 0.76312): two runs of 50,000 samples that
+# agree to two decimals. data/baycomp_nbc_j48.csv holds the per-data-set means of that file.
+BAYCOMP_NBC_J48 = (0.23, 0.01, 0.76)
+
+
+def _baycomp_means() -> tuple[list, np.ndarray, np.ndarray]:
+    """The data sets and the mean accuracies (%) of nbc and j48 of baycomp's example."""
+    text = (Path(__file__).parent / "data" / "baycomp_nbc_j48.csv").read_text()
+    rows = list(csv.DictReader(line for line in text.splitlines() if not line.startswith("#")))
+    return ([r["dataset"] for r in rows], np.array([float(r["nbc"]) for r in rows]),
+            np.array([float(r["j48"]) for r in rows]))
+
+
+@pytest.mark.slow
+def test_bayesian_signed_rank_reproduces_baycomps_nbc_vs_j48():
+    pytest.importorskip("baycomp")
+    from ensemblekit.stats import bayesian_signed_rank
+
+    names, nbc, j48 = _baycomp_means()
+    assert len(names) == 54 and names.count("credit") == 2  # as in baycomp's file
+    # 500,000 samples: the Monte Carlo standard error of P(nbc better) is 0.0006, of P(rope)
+    # 0.00012; with 2,000,000 the three are 0.2331, 0.0070, 0.7599, so the nearest rounding
+    # boundary (0.235) lies 3 standard errors away whatever the seed
+    res = bayesian_signed_rank(nbc, j48, rope=1.0, seed=1, nsamples=500_000)
+    assert (round(res.p_left, 2), round(res.p_rope, 2), round(res.p_right, 2)) == BAYCOMP_NBC_J48
+    assert res.n_datasets == 54
+
+
+@pytest.mark.slow
+def test_analyse_reproduces_baycomps_nbc_vs_j48(tmp_path):
+    # the same example through the analysis compare draws: a scores file (one run per data set,
+    # accuracy as a proportion, so rope 0.01), read back by analyse --rope 0.01
+    pytest.importorskip("baycomp")
+    from ensemblekit import api
+    from ensemblekit.results import SCORE_COLUMNS
+    from ensemblekit.stats import BAYES_SAMPLES, bayesian_signed_rank
+
+    names, nbc, j48 = _baycomp_means()
+    path = tmp_path / "scores.csv"
+    with path.open("w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(SCORE_COLUMNS)
+        for i, name in enumerate(names):  # credit is listed twice: the names must differ
+            for label, mean in (("nbc", nbc[i]), ("j48", j48[i])):
+                out.writerow([f"{i:02d}-{name}", label, "{}", 1, 0, "accuracy", mean / 100, 0, ""])
+    [(a, b, res)] = api.analyse(path, rope=0.01, seed=1).analyses["accuracy"].bayesian
+    assert (a, b) == ("j48", "nbc")  # without a baseline, the second against the first
+    probs = (res.p_right, res.p_rope, res.p_left)  # oriented as baycomp's: nbc first
+    # exactly the function's figures for the same seed and its default sample size
+    ref = bayesian_signed_rank(nbc / 100, j48 / 100, rope=0.01, seed=1)
+    assert probs == (ref.p_left, ref.p_rope, ref.p_right) and res.n_datasets == 54
+    # two independent 50,000-sample estimates differ with standard error sqrt(2 p (1 - p) / 50,000)
+    # (0.0027 for P(nbc better)): both published runs lie within 3 of it
+    se = np.sqrt(np.multiply(BAYCOMP_NBC_J48, np.subtract(1, BAYCOMP_NBC_J48)) / BAYES_SAMPLES)
+    for published in ((0.23124, 0.00666, 0.7621), (0.23014, 0.00674, 0.76312)):
+        assert np.all(np.abs(np.subtract(probs, published)) <= 3 * se * np.sqrt(2))
 
 
 @pytest.mark.parametrize("bad", [dict(a=[1.0], b=[1.0]), dict(a=[1.0, 2.0], b=[1.0]),
