@@ -445,7 +445,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "(Weka BayesNet, global.K2 -S LOO-CV; Abbasian et al. 2013, Alg. 2-3)",
             estimator="ensemblekit.bayesnet.classifier:K2Classifier",
             model="ensemblekit.bayesnet.classifier_model:K2Model",
-            exposed=_K2,
+            exposed=(*_K2, "markov_blanket"),
             preprocessing=_BN_PREP,
             encode="codes",
             impute_numeric=False,

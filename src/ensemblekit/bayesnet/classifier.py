@@ -56,7 +56,7 @@ from ..constraints import validate_params
 from ..discretize import MDLDiscretizer
 from ..rows import quiet_finite_check
 from .classifier_model import K2Model
-from .k2 import fit_cpts, k2_search
+from .k2 import fit_cpts, k2_search, markov_blanket_correction
 
 __all__ = ["K2Classifier"]
 
@@ -142,6 +142,11 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
         (such a class gets the smoothed mass ``alpha / (N + n_classes *
         alpha)`` in the class node, and uniform rows ``1 / r`` in its
         children's tables). None: the distinct labels of ``y``.
+    markov_blanket : bool, default=False
+        After the search, give the class as one more parent to every attribute outside
+        the class's Markov blanket, so that all of them take part in classification
+        (Weka's ``-mbc``; see :func:`~ensemblekit.bayesnet.k2.markov_blanket_correction`).
+        It changes the network only when ``init="empty"``.
 
     Attributes
     ----------
@@ -287,6 +292,9 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
                    else k2_search(codes, y_codes, self.cardinalities_, n_classes,
                                   max_parents=self.max_parents, init=self.init,
                                   score=self.scoring, alpha=self.alpha, weights=w))
+        # (the Inner-Ensemble and bagged subclasses do not take the parameter)
+        if getattr(self, "markov_blanket", False):
+            parents = markov_blanket_correction(parents)
         self.cpts_ = fit_cpts(
             codes,
             y_codes,

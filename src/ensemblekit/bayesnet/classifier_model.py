@@ -232,8 +232,10 @@ class K2Model:
 
     Parameters
     ----------
-    max_parents, init, scoring, alpha, discretize, n_bins, nominal_features, n_categories, n_classes
+    max_parents, init, scoring, alpha, discretize, n_bins : see K2Classifier
         As in :class:`~ensemblekit.bayesnet.classifier.K2Classifier`; stored only.
+    nominal_features, n_categories, n_classes, markov_blanket : see K2Classifier
+        Likewise.
 
     Attributes
     ----------
@@ -261,7 +263,10 @@ class K2Model:
         ``parent_sets_`` as tuples (read only).
     """
 
-    _parameter_constraints = K2_CONSTRAINTS
+    # k2's own (the Inner-Ensemble and bagged networks do not take it)
+    _parameter_constraints = {**K2_CONSTRAINTS, "markov_blanket": Constraint(
+        "bool", "after the search, make every attribute a member of the class's Markov "
+        "blanket (Weka -mbc)")}
 
     #: What a fit leaves and prediction, ``network`` and ``to_dot`` read (see ensemblekit.state).
     _fitted_state = {
@@ -287,6 +292,7 @@ class K2Model:
         nominal_features=None,
         n_categories=None,
         n_classes=None,
+        markov_blanket=False,
     ):
         self.max_parents = max_parents
         self.init = init
@@ -297,6 +303,7 @@ class K2Model:
         self.nominal_features = nominal_features
         self.n_categories = n_categories
         self.n_classes = n_classes
+        self.markov_blanket = markov_blanket
 
     # ------------------------------------------------------------------ state
     @property

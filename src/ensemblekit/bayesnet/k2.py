@@ -651,6 +651,42 @@ def k2_search(
     return [tuple(ps) for ps in parents]
 
 
+def markov_blanket_correction(parents) -> list[tuple[int, ...]]:
+    """Put every attribute node in the class's Markov blanket (Weka's ``-mbc``).
+
+    After the search, each attribute node ``v`` in turn (in node order) that is not in the
+    Markov blanket of the class (node 0) -- the class is not its parent, it is not the
+    class's parent, and it shares no child with the class -- gets the class as one more,
+    last, parent; the check of a later node sees the arcs added before it. This is
+    ``SearchAlgorithm.doMarkovBlanketCorrection`` of Weka's BayesNet for a class with no
+    parents, as K2 leaves it (the class comes first in its order), so the arc that Weka
+    would point at an ancestor of the class never arises. The bound on parents does not
+    apply to these arcs, as in Weka.
+
+    Parameters
+    ----------
+    parents : sequence of d + 1 sequences of int
+        The structure; ``parents[0]`` (the class's) must be empty.
+
+    Returns
+    -------
+    list of d + 1 tuples of int
+
+    Raises
+    ------
+    ValueError
+        If the class has parents.
+    """
+    out = [list(ps) for ps in parents]
+    if out and out[0]:
+        raise InputError("the Markov blanket correction expects a class without parents")
+    for v in range(1, len(out)):
+        inside = 0 in out[v] or any(v in ps and 0 in ps for ps in out)
+        if not inside:
+            out[v].append(0)
+    return [tuple(ps) for ps in out]
+
+
 def fit_cpts(X, y, parents, cardinalities, n_classes, alpha=0.5, weights=None
              ) -> list[np.ndarray]:
     """Conditional probability tables of a network, estimated on all the data.
