@@ -1,8 +1,10 @@
 """The application layer: what every ``ensemblekit`` command does, callable from Python.
 
 The command line and notebooks share these functions. Each takes paths (or
-:class:`~ensemblekit.data.Dataset` objects) and plain values, and returns a result
-object of :mod:`ensemblekit.results`; none prints or writes a file, except
+:class:`~ensemblekit.data.Dataset` objects, pandas or polars DataFrames read by their
+dtypes, and streams of ARFF or CSV text; see :func:`load_data`) and plain values, and
+returns a result object of :mod:`ensemblekit.results` (``to_frame()`` gives its records
+as a pandas DataFrame); none prints or writes a file, except
 :func:`save_model` and :func:`plot_comparison`, which write the file they are
 given (for plots, one file per metric named after it). Notes meant for the user
 (a skipped data set, a left-out row) go to the ``notify`` callback, or become

@@ -284,8 +284,9 @@ class Dataset:
         lacks the class attribute).
     lines : ndarray of shape (n_instances,), int64
         1-based line in the file where each row starts, for messages.
-    format : {"arff", "csv"}
-        The file format; in CSV the attribute kinds are inferred, not declared.
+    format : {"arff", "csv", "frame"}
+        The file format, or ``"frame"`` for a data frame (:meth:`from_frame`); in
+        CSV the attribute kinds are inferred, not declared.
     weights : ndarray of shape (n_instances,), float64, or None
         Instance weights (ARFF ``{w}`` after a row, as Weka reads them), each finite and
         >= 0; None when the file gives none (every weight 1).
@@ -325,6 +326,132 @@ class Dataset:
         """Whether some instance weight differs from 1."""
         return self.weights is not None and bool(np.any(self.weights != 1.0))
 
+    @classmethod
+    def from_frame(cls, frame, target: str | None = None, *, name: str = "frame",
+                   ignore: Iterable[str] = (), no_class: bool = False,
+                   schema: Schema | None = None, read_class: bool = True) -> Dataset:
+        """Read a pandas or polars DataFrame as a data set, each column typed by its dtype.
+
+        ``category`` (polars ``Enum``) columns are nominal with their declared
+        categories in order; string and boolean columns are nominal (sorted
+        distinct values; ``false``, ``true``); numeric columns stay numeric; dates
+        become milliseconds since 1970-01-01 UTC, as Weka reads ARFF dates (see
+        :mod:`ensemblekit.frames`). The index is not read.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame or polars.DataFrame
+        target : str, optional
+            The class column, matched as ``--target`` is (exactly, or else the one
+            column equal to it but for case). Default: the last column (Weka's
+            convention).
+        name : str, default="frame"
+            The data set's name (in results) and source (in messages).
+        ignore : iterable of str
+            Columns dropped before anything else.
+        no_class : bool, default=False
+            Every column is a feature; ``y`` is None.
+        schema : Schema, optional
+            A training schema to code the frame against, as a file is read for
+            prediction: columns matched by name (others dropped), nominal values
+            coded in the schema's order, a numeric column of whole numbers read as
+            the text of a nominal attribute's values (``1`` as ``"1"``).
+        read_class : bool, default=True
+            With ``schema``: False leaves the class column unread (``y`` None).
+
+        Returns
+        -------
+        Dataset
+            ``X`` of shape (n_rows, n_features), float64 with NaN for missing
+            values; ``y`` int64 codes (-1 missing) for a nominal class, float64
+            (NaN missing) for a numeric one, or None; ``lines`` the row numbers
+            from 1; ``format`` ``"frame"``.
+
+        Raises
+        ------
+        DataError
+            A column of a type that cannot be read, an infinite number, an unknown
+            ``target`` or ``ignore`` name (with a "did you mean"), a column of the
+            schema missing or of another kind, or a nominal value not seen in
+            training.
+
+        Examples
+        --------
+        >>> import pandas as pd                                     # doctest: +SKIP
+        >>> df = pd.DataFrame({"x": [1.0, 2.0], "y": pd.Categorical(["b", "a"])})
+        >>> Dataset.from_frame(df, target="Y").class_values         # doctest: +SKIP
+        ('a', 'b')
+        """
+        from ensemblekit.frames import frame_columns
+        from ensemblekit.names import did_you_mean, resolve
+
+        try:
+            columns = frame_columns(frame)
+        except InputError as exc:
+            raise DataError(str(exc), name) from None
+        names = [c.name for c in columns]
+        ignore = (ignore,) if isinstance(ignore, str) else tuple(ignore)
+        unknown = [g for g in ignore if g not in names]
+        if unknown:
+            raise DataError(f"cannot ignore {quote_names(unknown)}: no such column"
+                            f"{did_you_mean(unknown[0], names)}; columns are: "
+                            f"{quote_names(names, 50)}", name)
+        columns = [c for c in columns if c.name not in set(ignore)]
+        if not columns:
+            raise DataError("the frame has no columns" if not ignore else
+                            "no columns left after ignoring " + quote_names(ignore), name)
+        n = int(frame.shape[0])
+        lines = np.arange(1, n + 1, dtype=np.int64)
+        if schema is not None:
+            X, y = _conformed(columns, schema, name, read_class)
+            return cls(name, name, schema, X, y, lines, "frame")
+        names = [c.name for c in columns]
+        if no_class:
+            class_index = None
+        else:
+            found = names[-1] if target is None else resolve(str(target), names)
+            if found is None:
+                raise DataError(f"no column named {target!r} to use as the class"
+                                f"{did_you_mean(str(target), names)}; columns are: "
+                                f"{quote_names(names, 50)}", name)
+            class_index = names.index(found)
+        attributes = tuple(Attribute(c.name, c.kind, c.values) for c in columns)
+        features = [c.data for k, c in enumerate(columns) if k != class_index]
+        X = np.column_stack(features) if features else np.empty((n, 0))
+        y = None if class_index is None else _class_vector(columns[class_index].data,
+                                                           columns[class_index].kind)
+        return cls(name, name, Schema(name, attributes, class_index), X, y, lines, "frame")
+
+    def to_frame(self):
+        """The data set as a pandas DataFrame: what :meth:`from_frame` reads back.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per attribute, the class at its place among them: numeric
+            attributes as float64 (NaN missing), nominal and string ones as
+            ``category`` columns whose categories are the attribute's values in
+            order (missing as NaN).
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed.
+        """
+        from ensemblekit.frames import FrameColumn, to_pandas
+
+        columns, j = [], 0
+        for k, a in enumerate(self.schema.attributes):
+            if k == self.schema.class_index:
+                data = np.asarray(self.y, dtype=np.float64).copy()
+                if a.kind != "numeric":
+                    data[np.asarray(self.y) < 0] = np.nan
+            else:
+                data, j = self.X[:, j], j + 1
+            columns.append(FrameColumn(a.name, "numeric" if a.kind == "numeric" else "nominal",
+                                       a.values, data))
+        return to_pandas(columns)
+
     @property
     def class_values(self) -> tuple[str, ...]:
         """Class labels in code order; ``()`` for a numeric class or no class."""
@@ -359,7 +486,8 @@ class Dataset:
         """Return the data set with an inferred numeric CSV class turned nominal.
 
         A CSV column of class labels written as whole numbers (``0``/``1``,
-        ``1``/``2``/``3``) is inferred numeric; classifiers need it nominal. Its
+        ``1``/``2``/``3``) is inferred numeric, as is a data frame's integer
+        column; classifiers need it nominal. Its
         distinct values become the nominal values in increasing numeric order,
         written as integers (``"1"``, not ``"1.0"``). A class *declared*
         numeric (ARFF), or holding fractions or more than ``max_classes``
@@ -377,7 +505,8 @@ class Dataset:
             attribute and int64 codes (-1 = missing).
         """
         ca = self.schema.class_attribute
-        if ca is None or ca.kind != "numeric" or self.y is None or self.format != "csv":
+        if (ca is None or ca.kind != "numeric" or self.y is None
+                or self.format not in ("csv", "frame")):
             return self
         present = ~np.isnan(self.y)
         distinct = np.unique(self.y[present])
@@ -467,6 +596,51 @@ class Dataset:
         reduced = Dataset(self.name, self.source, schema, self.X[:, keep], self.y, self.lines,
                           self.format)
         return reduced, Y, tuple(columns)
+
+
+def _class_vector(data: np.ndarray, kind: str) -> np.ndarray:
+    """A class column as :class:`Dataset` holds it: codes with -1 missing, or float targets."""
+    if kind == "numeric":
+        return np.asarray(data, dtype=np.float64)
+    return np.where(np.isnan(data), -1, data).astype(np.int64)
+
+
+def _recoded(column, attribute: Attribute, src: str) -> np.ndarray:
+    """A frame column (:class:`ensemblekit.frames.FrameColumn`) coded as a training
+    attribute codes it: numbers as they are, nominal values by their text."""
+    from ensemblekit.frames import cell_text, recode
+
+    if attribute.kind == "numeric":
+        if column.kind != "numeric":
+            raise DataError(f"column {attribute.name!r} is nominal here but numeric in the "
+                            "training data", src)
+        return column.data
+    codes, unseen = recode(column, attribute.values)
+    if unseen is not None:
+        raise DataError(f"row {unseen + 1}: value {quote_input(cell_text(column, unseen))} of "
+                        f"column {attribute.name!r} was not seen in the training data (known "
+                        f"values: {quote_names(attribute.values)})", src)
+    return codes
+
+
+def _conformed(columns, schema: Schema, src: str, read_class: bool):
+    """``(X, y)`` of frame columns coded against a training schema (matched by name)."""
+    by_name = {c.name: c for c in columns}
+    n = len(columns[0].data)
+    X = np.empty((n, len(schema.features)), dtype=np.float64)
+    y, j = None, 0
+    for k, a in enumerate(schema.attributes):
+        is_class = k == schema.class_index
+        column = by_name.get(a.name)
+        if not is_class:
+            j += 1
+            if column is None:
+                raise DataError(f"column {a.name!r} of the training data is missing (the frame "
+                                f"has: {quote_names(by_name)})", src)
+            X[:, j - 1] = _recoded(column, a, src)
+        elif read_class and column is not None:
+            y = _class_vector(_recoded(column, a, src), a.kind)
+    return X, y
 
 
 def known_class(y) -> np.ndarray:

@@ -3,7 +3,8 @@
 Each result holds what a command computed, as numbers and names, and builds its
 own plain data: ``to_dict()`` is the document the command line prints with
 ``--format json``, and ``to_records()`` (where a result has rows) is a list of
-flat dictionaries, ready for ``pandas.DataFrame`` or a CSV writer. The plain data
+flat dictionaries, ready for a CSV writer, which ``to_frame()`` turns into a pandas
+DataFrame (pandas is imported then, and only then). The plain data
 of the other outputs is here too: the rows of a prediction
 (:func:`prediction_rows`), the long-format scores (:func:`score_records`), the
 registry listing (:func:`algorithm_summary`), and the verdict sentences of a
@@ -22,6 +23,30 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ensemblekit import safejson
+
+
+class _Records:
+    """What a result with ``to_records()`` gains: its records as a data frame."""
+
+    def to_records(self) -> list[dict]:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def to_frame(self):
+        """The records of :meth:`to_records` as a pandas DataFrame, one row per record.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The columns are the records' keys, in their order.
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed.
+        """
+        import pandas as pd
+
+        return pd.DataFrame.from_records(self.to_records())
 
 
 @dataclass
@@ -60,7 +85,7 @@ class FittedModel:
 
 
 @dataclass
-class Prediction:
+class Prediction(_Records):
     """Predictions for every row of a data set, in file order.
 
     Attributes
@@ -101,7 +126,7 @@ class Prediction:
 
 
 @dataclass
-class ModelEvaluation:
+class ModelEvaluation(_Records):
     """A model scored on a test set: a saved one (``evaluate MODEL DATA``), or one
     trained and tested in one step (``evaluate ALGO DATA --test FILE`` or
     ``--split-percentage P``).
@@ -166,7 +191,7 @@ class ModelEvaluation:
 
 
 @dataclass
-class Clustering:
+class Clustering(_Records):
     """One clustering of a data set (``cluster ALGO DATA -k K``).
 
     Attributes
@@ -249,7 +274,7 @@ class Clustering:
 
 
 @dataclass
-class KSelection:
+class KSelection(_Records):
     """Internal indices of one algorithm for every k of a range (``cluster -k A:B``).
 
     Attributes
@@ -294,7 +319,7 @@ class KSelection:
 
 
 @dataclass
-class Comparison:
+class Comparison(_Records):
     """Algorithms compared over data sets under one protocol (``compare``, ``evaluate ALGO``).
 
     Attributes

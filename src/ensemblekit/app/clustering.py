@@ -135,7 +135,8 @@ def cluster(algorithm: str, data, *, k: int | None = None, target: str | None = 
     ----------
     algorithm : str
         A clustering algorithm's registry name.
-    data : path or Dataset
+    data : path, Dataset, DataFrame or stream
+        As :func:`load_data` reads it (a pandas or polars DataFrame by its dtypes).
     k : int, optional
         Number of clusters (default: the ``n_clusters`` parameter, else the
         number of classes in the data).

@@ -77,17 +77,22 @@ def load_data(path, *, target: str | None = None, ignore: Sequence[str] = (),
               input_format: str | None = None, schema=None, allow_string: bool = False,
               no_class: bool = False, decimal: str | None = None,
               missing_values: Sequence[str] | None = None, header: bool | None = None,
-              notify: Notify | None = None):
+              notify: Notify | None = None, name: str | None = None):
     """Read an ARFF or CSV file (``"-"``: standard input) into a :class:`~ensemblekit.data.Dataset`.
 
     Gzip-compressed files and input are decompressed (``x.arff.gz`` is ARFF).
 
     Parameters
     ----------
-    path : str or path-like or Dataset
-        A Dataset is returned as it is.
+    path : str or path-like or Dataset or DataFrame or stream
+        A Dataset is returned as it is (renamed when ``name`` is given). A pandas or
+        polars DataFrame is read by its columns' types
+        (:meth:`Dataset.from_frame <ensemblekit.dataset.Dataset.from_frame>`); neither
+        library is imported unless such a frame is given. An open stream (``read()``
+        giving text or bytes, as ``io.StringIO``) holding ARFF or CSV is read as a file.
     target : str, optional
-        Class attribute (default: the last one, as Weka).
+        Class attribute (default: the last one, as Weka), matched case-insensitively
+        when only one attribute matches.
     ignore : sequence of str
         Attributes dropped before anything else.
     input_format : {"arff", "csv"}, optional
@@ -99,6 +104,9 @@ def load_data(path, *, target: str | None = None, ignore: Sequence[str] = (),
         How CSV is read and where notes go; see :func:`reading` and
         :func:`ensemblekit.data.load_dataset`. Default: the enclosing
         :func:`reading` block's, else the reader's defaults.
+    name : str, optional
+        The data set's name in results. Default: the file's stem; ``"frame"`` for a
+        DataFrame; for a stream, an ARFF file's relation, else ``"stream"``.
 
     Raises
     ------
@@ -108,27 +116,73 @@ def load_data(path, *, target: str | None = None, ignore: Sequence[str] = (),
         The file cannot be read.
     """
     import sys
+    from dataclasses import replace
 
     from ensemblekit.data import load_dataset
     from ensemblekit.dataset import Dataset
+    from ensemblekit.frames import is_frame
 
     if isinstance(path, Dataset):
-        return path
+        return path if name is None else replace(path, name=name)
     if no_class and target is not None:
         raise UsageError(f"--target {target} and --no-class contradict each other: --no-class "
                          "makes every attribute a feature; give one of them")
-    if path == "-" and sys.stdin is None:
+    if is_frame(path):
+        return Dataset.from_frame(path, target, name=name or "frame", ignore=tuple(ignore),
+                                  no_class=no_class, schema=schema)
+    stream = _stream_bytes(path)
+    if stream is None and isinstance(path, str) and path == "-" and sys.stdin is None:
         raise UsageError("cannot read '-': standard input is closed")
     context = _READING.get() or {}
     if missing_values is None:
         missing_values = context.get("missing_values", ())
-    return load_dataset(path, target=target, fmt=input_format, schema=schema, ignore=tuple(ignore),
-                        allow_string=allow_string, no_class=no_class,
-                        string_to_nominal=bool(context.get("string_to_nominal")),
-                        decimal=context.get("decimal") if decimal is None else decimal,
-                        missing_values=tuple(missing_values),
-                        header=context.get("header") if header is None else header,
-                        notify=_notifier(notify if notify is not None else context.get("notify")))
+    with _stream_errors(stream is not None):
+        ds = load_dataset("-" if stream is not None else path, target=target, fmt=input_format,
+                          schema=schema, ignore=tuple(ignore), allow_string=allow_string,
+                          no_class=no_class, stdin=stream,
+                          string_to_nominal=bool(context.get("string_to_nominal")),
+                          decimal=context.get("decimal") if decimal is None else decimal,
+                          missing_values=tuple(missing_values),
+                          header=context.get("header") if header is None else header,
+                          notify=_notifier(notify if notify is not None else context.get("notify")))
+    if stream is not None:
+        ds.source = _STREAM
+        ds.name = name or (ds.name if ds.format == "arff" else "stream")
+    elif name is not None:
+        ds.name = name
+    return ds
+
+
+#: How a stream given as data is shown in messages.
+_STREAM = "<stream>"
+
+
+def _stream_bytes(obj):
+    """The bytes of an open stream (text encoded as UTF-8) as a binary stream; None when
+    ``obj`` is not a stream (a path, ``"-"``)."""
+    import io
+
+    if isinstance(obj, (str, bytes)) or not callable(getattr(obj, "read", None)):
+        return None
+    data = obj.read()
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if not isinstance(data, bytes):
+        raise UsageError(f"the stream given as data read {type(data).__name__}, not text or bytes")
+    return io.BytesIO(data)
+
+
+@contextlib.contextmanager
+def _stream_errors(active: bool):
+    """Name a stream as ``<stream>`` rather than ``<stdin>`` in the reader's errors."""
+    from ensemblekit.dataset import DataError
+
+    try:
+        yield
+    except DataError as exc:
+        if not active or exc.source != "<stdin>":
+            raise
+        raise DataError(exc.what, _STREAM, exc.line) from None
 
 
 def describe_data(data, **load_options) -> dict:
@@ -136,7 +190,8 @@ def describe_data(data, **load_options) -> dict:
 
     Parameters
     ----------
-    data : path or Dataset
+    data : path, Dataset, DataFrame or stream
+        As :func:`load_data` reads it (a pandas or polars DataFrame by its dtypes).
     **load_options
         As :func:`load_data` (``allow_string`` is on).
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,25 @@ def data_files(items: Sequence) -> list[tuple[Any, bool]]:
     return files
 
 
+def _named_items(data) -> list[tuple[Any, str | None]]:
+    """Each data item with the name its data set takes, None for a file's own name.
+
+    ``data`` may be a mapping of names to items (files, frames, streams, Datasets), or a
+    sequence of items, or one path or frame. In a sequence a DataFrame is named ``frame``,
+    or ``data1``, ``data2``, ... in order when there are several frames.
+    """
+    from ensemblekit.frames import is_frame
+
+    if isinstance(data, Mapping):
+        return [(item, str(name)) for name, item in data.items()]
+    if isinstance(data, (str, Path)) or is_frame(data):
+        data = [data]
+    items = list(data)
+    frames = [k for k, item in enumerate(items) if is_frame(item)]
+    names = {k: "frame" if len(frames) == 1 else f"data{i + 1}" for i, k in enumerate(frames)}
+    return [(item, names.get(k)) for k, item in enumerate(items)]
+
+
 def _class_mismatch(task: str, ds) -> str | None:
     """How the class of ``ds`` does not fit ``task``; None if it fits."""
     cls = ds.schema.class_attribute
@@ -95,9 +114,10 @@ def _load_fitting(task: str, files, target, ignore, input_format, notify: Notify
     from ensemblekit.persistence import data_fingerprint
 
     datasets, skipped, seen = [], [], {}
-    for item, in_folder in files:
+    for item, in_folder, name in files:
         try:
-            ds = load_data(item, target=target, ignore=ignore, input_format=input_format)
+            ds = load_data(item, target=target, ignore=ignore, input_format=input_format,
+                           name=name)
         except DataError as exc:
             if strict or not in_folder:
                 raise
@@ -243,9 +263,13 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     ----------
     algorithms : sequence of str
         Registry names, all of one task.
-    data : sequence of path or Dataset
+    data : sequence or dict of path, Dataset, DataFrame or stream
         Files or folders (a folder's .arff/.csv/.tsv files, in name order; those
-        whose class does not suit the task are skipped with a note).
+        whose class does not suit the task are skipped with a note), pandas or
+        polars DataFrames (read by their columns' types; named ``frame``, or
+        ``data1``, ``data2``, ... when there are several), and streams of ARFF or
+        CSV text (see :func:`load_data`). A dict maps the names the results use to
+        its items.
     metrics : sequence of str
         Default: accuracy (classifiers), nmi and purity (clusterers), correlation
         and rmse (regression).
@@ -331,7 +355,9 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     configurations = parse_configurations(algorithms)
     if baseline is not None:
         baseline = parse_configuration(baseline).label
-    files = data_files(data)
+    named = _named_items(data)
+    files = [(f, in_folder, name) for item, name in named
+             for f, in_folder in data_files([item])] if named else data_files([])
     specs = [registry.get(c.algorithm) for c in configurations]
     for spec in specs:
         _refuse_targets_only(spec, "compare" if len(specs) > 1 else "evaluate")

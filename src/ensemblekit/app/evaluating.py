@@ -141,7 +141,8 @@ def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: st
     Parameters
     ----------
     model : FittedModel or path
-    data : path or Dataset
+    data : path, Dataset, DataFrame or stream
+        As :func:`load_data` reads it (a pandas or polars DataFrame by its dtypes).
         Read against the model's schema; rows with a missing class are not scored.
     metrics : sequence of str
         Default: every measure of the task (clusterers: nmi and purity). The
@@ -262,7 +263,8 @@ def evaluate_split(algorithm: str, data, *, test=None, split_percentage: float |
     ----------
     algorithm : str
         A classifier or regression algorithm.
-    data : path or Dataset
+    data : path, Dataset, DataFrame or stream
+        As :func:`load_data` reads it (a pandas or polars DataFrame by its dtypes).
         Training data; with ``split_percentage``, the data to split.
     test : path or Dataset, optional
         Test data, read against the training data's schema.
@@ -332,7 +334,8 @@ def evaluate(algorithm_or_model, data, *, test=None, split_percentage: float | N
         (clusterers: seeded runs) as :func:`compare` does with one algorithm,
         with the pooled out-of-fold predictions reported Weka's way; a model
         (file) is scored on ``data`` as a test set by :func:`evaluate_model`.
-    data : path or Dataset
+    data : path, Dataset, DataFrame or stream
+        As :func:`load_data` reads it (a pandas or polars DataFrame by its dtypes).
     test, split_percentage, preserve_order
         See :func:`evaluate_split`.
     cost_matrix, curves

@@ -31,7 +31,8 @@ def fit(algorithm: str, data, *, target: str | None = None, params: dict | None 
     ----------
     algorithm : str
         Registry name (see ``ensemblekit algorithms``).
-    data : path or Dataset
+    data : path, Dataset, DataFrame or stream
+        As :func:`load_data` reads it (a pandas or polars DataFrame by its dtypes).
     target, ignore, input_format, no_class
         As :func:`load_data`.
     params : dict, optional

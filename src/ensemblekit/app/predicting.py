@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from ensemblekit import registry
-from ensemblekit.app.common import _READING, Progress, _no_progress, _notifier, worker_count
+from ensemblekit.app.common import (
+    _READING,
+    Progress,
+    _no_progress,
+    _notifier,
+    _stream_bytes,
+    worker_count,
+)
 from ensemblekit.app.models import _as_model, _schema_of
 from ensemblekit.errors import InputError, UsageError, interruption
 from ensemblekit.results import FittedModel, Prediction
@@ -25,10 +32,12 @@ def predict(model, data, *, proba: bool = False, input_format: str | None = None
     ----------
     model : FittedModel or path
         A path is loaded with :func:`load_model`.
-    data : path or Dataset
-        Read against the model's training schema. The class column is not
-        read: its values, known or not, missing, or the column left out, give
-        the same predictions.
+    data : path, Dataset, DataFrame or stream
+        Read against the model's training schema (a pandas or polars DataFrame
+        by column names, as :meth:`Dataset.from_frame
+        <ensemblekit.dataset.Dataset.from_frame>` reads it; a stream of ARFF or
+        CSV text as a file). The class column is not read: its values, known or
+        not, missing, or the column left out, give the same predictions.
     proba : bool
         Also give class probabilities over every class value of the schema.
     n_jobs : int, optional
@@ -122,6 +131,7 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
 
     from ensemblekit.class_domain import widen_proba
     from ensemblekit.dataset import Dataset
+    from ensemblekit.frames import is_frame
 
     source = model if not isinstance(model, FittedModel) else model.algorithm
     if n_jobs is not None and scheduler is not None:
@@ -153,6 +163,8 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
 
     if isinstance(data, Dataset):  # already in memory: one chunk
         chunks = iter([data])
+    elif is_frame(data):  # coded against the training schema, the class column unread
+        chunks = iter([Dataset.from_frame(data, schema=schema, read_class=False)])
     else:  # a generator: nothing is read yet
         chunks = _read_chunks(data, schema, input_format, chunk_rows)
     if scheduler is not None:  # connected before anything is read: a failure is reported at once
@@ -431,9 +443,11 @@ def _read_chunks(data, schema, input_format: str | None, chunk_rows: int | None)
 
     from ensemblekit.streaming import iter_chunks
 
-    if data == "-" and sys.stdin is None:
+    stream = _stream_bytes(data)  # an open stream of text is read as standard input is
+    if stream is None and isinstance(data, str) and data == "-" and sys.stdin is None:
         raise UsageError("cannot read '-': standard input is closed")
     context = _READING.get() or {}
-    return iter_chunks(data, schema, fmt=input_format, read_class=False, chunk_rows=chunk_rows,
+    return iter_chunks("-" if stream is not None else data, schema, fmt=input_format,
+                       read_class=False, chunk_rows=chunk_rows, stdin=stream,
                        notify=_notifier(context.get("notify")), decimal=context.get("decimal"),
                        missing_values=context.get("missing_values", ()), header=context.get("header"))

@@ -54,6 +54,7 @@ from ensemblekit.errors import InputError
 from ..class_domain import declared_classes
 from ..constraints import validate_params
 from ..discretize import MDLDiscretizer
+from ..frames import fit_input, predict_input
 from ..rows import quiet_finite_check
 from .classifier_model import K2Model
 from .k2 import fit_cpts, k2_search, markov_blanket_correction
@@ -218,7 +219,11 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Numeric columns raw; the columns in ``nominal_features`` hold
             integer codes ``0 .. r - 1``. NaN marks a missing value; infinite
-            values are rejected.
+            values are rejected. A pandas or polars DataFrame, when
+            ``nominal_features`` is None, declares its nominal columns by dtype
+            (``category``, string, boolean; see
+            :func:`ensemblekit.frames.fit_input`), and ``predict`` codes a frame
+            by the same categories, an unseen value as missing.
         y : array-like of shape (n_samples,)
             Class labels of any type. Missing labels (NaN, or None in an
             object array) drop their rows, as Weka does.
@@ -247,6 +252,8 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
                 f"This {type(self).__name__} estimator requires y to be passed, "
                 "but the target y is None."
             )
+        X, declared = fit_input(self, X)
+        nominal_features, n_categories = declared or (self.nominal_features, self.n_categories)
         with quiet_finite_check():
             X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
         y = column_or_1d(y, warn=True)
@@ -273,8 +280,8 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
         self.discretizer_ = MDLDiscretizer(
             method=self.discretize,
             n_bins=self.n_bins,
-            nominal_features=self.nominal_features,
-        ).fit(X, y_codes, n_categories=self.n_categories)
+            nominal_features=nominal_features,
+        ).fit(X, y_codes, n_categories=n_categories)
         self.cardinalities_ = np.asarray(self.discretizer_.n_bins_, dtype=np.int64)
         numeric = np.setdiff1d(np.arange(X.shape[1]), self.discretizer_.nominal_features_)
         if w is not None and numeric.size:
@@ -346,6 +353,7 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
             nominal column holds a code outside the fitted ``0 .. r - 1``.
         """
         check_is_fitted(self, "cpts_")
+        X = predict_input(self, X)
         with quiet_finite_check():
             X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         return super().predict_proba(X)

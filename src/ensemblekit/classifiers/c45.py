@@ -54,6 +54,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..constraints import validate_params
+from ..frames import fit_input, predict_input
 from ..rows import quiet_finite_check
 from ._c45_growth import add_errors, grow_c45
 from .c45_model import C45Model, weka_number
@@ -88,7 +89,8 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
         it off).
     nominal_features : array-like of int or None, default=None
         Indices of the nominal columns of ``X`` (their values are codes); None: every
-        column is numeric.
+        column is numeric, unless ``X`` is a DataFrame whose dtypes declare them
+        (``category``, string and boolean columns; see :meth:`fit`).
     n_categories : array-like of int or None, default=None
         Number of declared values of each nominal column (in the order of
         ``nominal_features``); a nominal split has one branch per declared value. None:
@@ -104,6 +106,9 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     nominal_features_, n_categories_ : ndarray of int64
         The nominal columns (sorted) and the declared values of each.
+    frame_categories_ : list of (tuple of str or None)
+        Set only when fitted on a DataFrame whose dtypes declared the nominal columns:
+        each column's values in code order, None for a numeric column.
     feature_, threshold_, child_start_, n_children_, value_, bag_value_, is_empty_ : ndarray
         The tree's node arrays (node 0 is the root, the children of a node stored
         contiguously after it), as :class:`~ensemblekit.classifiers.c45_model.C45Model`
@@ -136,6 +141,11 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
             Numeric columns as numbers, nominal columns as codes; NaN marks a missing value.
+            A pandas or polars DataFrame, when ``nominal_features`` is None, declares its
+            nominal columns by dtype: ``category`` (with its categories), string and
+            boolean columns are nominal, dates are milliseconds since the epoch (see
+            :func:`ensemblekit.frames.fit_input`); ``predict`` then codes a frame by the
+            same categories, a value unseen in training as missing.
         y : array-like of shape (n_samples,)
             Class labels (codes ``0 .. n_classes - 1`` when ``n_classes`` is given).
         sample_weight : array-like of shape (n_samples,) or None
@@ -158,12 +168,13 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
             that is not one of its codes, or a parameter is out of range.
         """
         validate_params(self)
+        X, declared = fit_input(self, X)
         with quiet_finite_check():
             X, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
         from sklearn.utils.multiclass import check_classification_targets
 
         check_classification_targets(y)
-        return self._fit_checked(X, y, sample_weight, instance_weights)
+        return self._fit_checked(X, y, sample_weight, instance_weights, declared)
 
     # ---- prediction (computed by C45Model; here scikit-learn's checks of the input)
     def predict_proba(self, X):
@@ -190,6 +201,7 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
             a value that is not one of its codes.
         """
         check_is_fitted(self, "feature_")
+        X = predict_input(self, X)
         with quiet_finite_check():
             X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
         return super().predict_proba(X)

@@ -378,9 +378,11 @@ nominal_features, n_categories, n_classes
         validate_params(self)
         return self._fit_checked(X, check_coded_training(X, y), sample_weight, instance_weights)
 
-    def _fit_checked(self, X, y, sample_weight, instance_weights=None):
+    def _fit_checked(self, X, y, sample_weight, instance_weights=None, declared=None):
         """Fit on a float64 matrix and labels whose shapes are checked: the common tail of
-        :meth:`fit_coded` and ``C45Tree.fit`` (class codes, weights, nominal codes)."""
+        :meth:`fit_coded` and ``C45Tree.fit`` (class codes, weights, nominal codes).
+        ``declared`` is ``(nominal_features, n_categories)`` when a data frame's dtypes
+        declared them, else None (the parameters say)."""
         from ensemblekit.class_domain import declared_classes
 
         from .coded import coded_layout
@@ -403,7 +405,7 @@ nominal_features, n_categories, n_classes
                 raise InputError("sample_weight must be finite and >= 0")
             if n and not np.any(w > 0):
                 raise InputError("sample_weight is zero for every row: nothing to learn from")
-        nominal, cats, _ = coded_layout(X, self.nominal_features, self.n_categories)
+        nominal, cats, _ = coded_layout(X, *(declared or (self.nominal_features, self.n_categories)))
         return self._grow(X, codes, w, nominal, cats, classes, rows)
 
     def _grow(self, X, codes, w, nominal, cats, classes, rows=None):

@@ -53,6 +53,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..constraints import validate_params
+from ..frames import fit_input, predict_input
 from ..rows import quiet_finite_check
 from .ibk_model import RANGE_UPDATES, WEIGHTS, IBkModel
 
@@ -84,7 +85,11 @@ class IBk(IBkModel, ClassifierMixin, BaseEstimator):
         ``"none"``: the training ranges are used for every row.
     nominal_features : array-like of int or None, default=None
         Columns holding nominal codes ``0 .. n_categories[j] - 1`` (NaN:
-        missing); the others are numeric. None: all numeric.
+        missing); the others are numeric. None: all numeric, unless ``X`` is a
+        pandas or polars DataFrame whose dtypes declare them (``category``,
+        string and boolean columns, as :func:`ensemblekit.frames.fit_input`
+        reads them; ``predict`` then codes a frame by the same categories, an
+        unseen value as missing, and ``frame_categories_`` holds them).
     n_categories : array-like of int or None, default=None
         Declared number of values of each nominal column (in the order of
         ``nominal_features``). None: the largest code seen plus one.
@@ -161,17 +166,19 @@ class IBk(IBkModel, ClassifierMixin, BaseEstimator):
             parameter is out of range.
         """
         validate_params(self)
+        X, declared = fit_input(self, X)
         with quiet_finite_check():
             X, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
         if y.dtype.kind not in "iu":  # whole-number labels in one column always pass
             check_classification_targets(y)
-        return self._fit_checked(X, y)
+        return self._fit_checked(X, y, declared)
 
     # ---- prediction: IBkModel's, after scikit-learn's checks
     def _validated_X(self, X):
         # NotFittedError and the feature names of a data frame as scikit-learn says them,
         # then the model's own checks (shape, infinity, nominal codes)
         check_is_fitted(self, "X_train_")
+        X = predict_input(self, X)
         with quiet_finite_check():
             X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
         return super()._validated_X(X)

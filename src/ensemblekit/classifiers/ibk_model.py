@@ -206,12 +206,14 @@ class IBkModel:
         self._compiled = True
         return self
 
-    def _fit_checked(self, X, y):
+    def _fit_checked(self, X, y, declared=None):
         """Store the fitted state from a float64 matrix and labels whose shapes are checked:
         the common tail of :meth:`fit_coded` and ``IBk.fit`` (class codes, nominal codes,
-        ranges)."""
+        ranges). ``declared`` is ``(nominal_features, n_categories)`` when a data frame's
+        dtypes declared them, else None (the parameters say)."""
         classes, codes = declared_classes(y, self.n_classes)
-        nominal, cats, _ = coded_layout(X, self.nominal_features, self.n_categories)
+        nominal, cats, _ = coded_layout(X, *(declared or (self.nominal_features,
+                                                          self.n_categories)))
         self.X_train_ = np.ascontiguousarray(X)
         self.y_train_ = codes.astype(np.int64)
         known = ~np.isnan(X)
