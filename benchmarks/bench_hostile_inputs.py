@@ -1312,7 +1312,7 @@ def journal_value_case(label: str, raw: str) -> Case:
     def go(ctx, folder):
         journal = _journal(ctx, folder)
         lines = journal.read_text().splitlines()
-        index = next(i for i, line in enumerate(lines) if '"accuracy"' in line)
+        index = next(i for i, line in enumerate(lines) if i and '"accuracy"' in line)  # a unit
         record = json.loads(lines[index])
         value = json.dumps(record["scores"]["accuracy"])
         lines[index] = lines[index].replace(f'"accuracy": {value}', f'"accuracy": {raw}')
