@@ -276,9 +276,65 @@ def stdout_console():
             self.quiet = True
             quiet_exit_on_closed_pipe()
 
-    tty = sys.stdout.isatty()
-    return _PipeConsole(file=sys.stdout, width=None if tty else 200, soft_wrap=False,
-                        force_terminal=None if tty else False, highlight=False, emoji=False)
+    if sys.stdout.isatty():
+        return _PipeConsole(file=sys.stdout, soft_wrap=False, highlight=False, emoji=False)
+    return _PipeConsole(file=TrimmedLines(sys.stdout), width=pipe_width(), soft_wrap=False,
+                        force_terminal=False, highlight=False, emoji=False)
+
+
+#: Width of the tables written to a pipe or a file when ``COLUMNS`` does not say one: wide
+#: enough that a comparison of many algorithms keeps one line per row, which a file or a
+#: CI log can hold.
+PIPE_WIDTH = 200
+
+
+def pipe_width(environ=None) -> int:
+    """How wide tables are where stdout is no terminal: ``COLUMNS`` when it is a whole
+    number >= 1 (as rich and click read it), else :data:`PIPE_WIDTH`."""
+    value = (os.environ if environ is None else environ).get("COLUMNS", "").strip()
+    return int(value) if value.isdigit() and int(value) >= 1 else PIPE_WIDTH
+
+
+class TrimmedLines(io.TextIOBase):
+    """A text stream writing to ``out`` without the spaces at the end of each line.
+
+    Rich pads every line of a table, and of text beside one, to the console's width; on a
+    terminal that cannot be seen, in a file or a pipe it is noise that ``diff`` and
+    editors show. Spaces are held back until the line goes on (and then written) or ends
+    (and then dropped), so a line split over several writes is trimmed alike.
+    """
+
+    def __init__(self, out):
+        super().__init__()
+        self._out = out
+        self._spaces = ""
+
+    def write(self, text: str) -> int:
+        kept = []
+        for index, piece in enumerate(text.split("\n")):
+            if index:
+                kept.append("\n")
+                self._spaces = ""
+            body = piece.rstrip(" ")
+            if body:
+                kept.append(self._spaces + body)
+                self._spaces = ""
+            self._spaces += piece[len(body):]
+        self._out.write("".join(kept))
+        return len(text)
+
+    def flush(self) -> None:
+        self._out.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self._out, "encoding", None) or "utf-8"
 
 
 def rich_text(renderable) -> str:
