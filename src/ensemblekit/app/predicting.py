@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from ensemblekit import registry
-from ensemblekit.app.common import _READING, Progress, _no_progress, _notifier, worker_count
+from ensemblekit.app.common import (
+    _READING,
+    Progress,
+    _no_progress,
+    _notifier,
+    timed,
+    worker_count,
+)
 from ensemblekit.app.models import _as_model, _schema_of
 from ensemblekit.errors import InputError, UsageError, interruption
 from ensemblekit.results import FittedModel, Prediction
@@ -154,7 +161,7 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     if isinstance(data, Dataset):  # already in memory: one chunk
         chunks = iter([data])
     else:  # a generator: nothing is read yet
-        chunks = _read_chunks(data, schema, input_format, chunk_rows)
+        chunks = timed(_read_chunks(data, schema, input_format, chunk_rows), "reading")
     if scheduler is not None:  # connected before anything is read: a failure is reported at once
         from ensemblekit.experiment.scheduler import connect
 
