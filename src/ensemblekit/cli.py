@@ -21,18 +21,24 @@ import typer
 from ensemblekit import __version__, api, registry
 from ensemblekit import cli_options as opt
 from ensemblekit.api import UsageError
+from ensemblekit.cli_io import bar_progress as _bar_progress
 from ensemblekit.cli_io import check_destination as _check_destination
 from ensemblekit.cli_io import commands_for as _commands_for
 from ensemblekit.cli_io import emit as _emit
 from ensemblekit.cli_io import err as _err
 from ensemblekit.cli_io import guard_standard_streams as _guard_standard_streams
+from ensemblekit.cli_io import keep_timings as _keep_timings
 from ensemblekit.cli_io import left_by_reader as _left_by_reader
 from ensemblekit.cli_io import note as _note
 from ensemblekit.cli_io import one_line_warning as _one_line_warning
+from ensemblekit.cli_io import progress as _progress
 from ensemblekit.cli_io import require_stdout as _require_stdout
+from ensemblekit.cli_io import say_timings as _say_timings
+from ensemblekit.cli_io import set_progress as _set_progress
 from ensemblekit.cli_io import set_quiet
 from ensemblekit.cli_io import signal_exit_code as _signal_exit_code
 from ensemblekit.cli_io import sigterm_stops_the_command as _sigterm_stops_the_command
+from ensemblekit.cli_io import start_clock as _start_clock
 from ensemblekit.cli_io import stdout_console as _stdout_console
 from ensemblekit.cli_io import stdout_to_devnull as _stdout_to_devnull
 from ensemblekit.cli_io import write_file as _write_file
@@ -59,12 +65,14 @@ def _version(value: bool):
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version and exit."),
     debug: bool = typer.Option(False, "--debug",
                                help="On an unexpected failure, print the traceback."),
-    quiet: bool = typer.Option(False, "--quiet", "-q",
-                               help="Print no notes on stderr: only results, and errors."),
+    quiet: bool = opt.QUIET,
+    verbose: bool = opt.VERBOSE,
+    progress: str = opt.PROGRESS,
 ):
     """Ensemble methods inside and around learners, on ARFF and CSV files.
 
@@ -74,7 +82,11 @@ def _root(
     """
     if debug:
         os.environ["ENSEMBLEKIT_DEBUG"] = "1"
+    if quiet and verbose:
+        raise UsageError("--quiet and --verbose contradict each other: give one of them")
     set_quiet(quiet)
+    _set_progress(progress, ctx.invoked_subcommand)
+    _keep_timings(ctx.with_resource(api.timings()) if verbose else None)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -87,26 +99,6 @@ def _user_errors():
     except api.input_errors() as exc:
         _err(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
-
-
-def _progress(total: int, description: str):
-    """A rich progress bar on stderr when it is a terminal, else a no-op."""
-    if not sys.stderr.isatty() or total <= 1:
-        return contextlib.nullcontext(None)
-    from rich import progress as rp
-    from rich.console import Console
-
-    progress = rp.Progress(rp.TextColumn("{task.description}"), rp.BarColumn(),
-                           rp.MofNCompleteColumn(), rp.TimeElapsedColumn(), rp.TextColumn("ETA"),
-                           rp.TimeRemainingColumn(), console=Console(stderr=True), transient=True)
-
-    @contextlib.contextmanager
-    def bar():
-        with progress:
-            task = progress.add_task(description, total=total)
-            yield lambda steps=1: progress.advance(task, steps)
-
-    return bar()
 
 
 def _check_format(value: str | None, allowed: tuple[str, ...], option: str) -> None:
@@ -248,7 +240,7 @@ def predict(
         _check_format(format_, OUTPUT_FORMATS, "--format")
         _check_destination(output, "--output")
         chunks = api.predict_chunks(model_file, data, proba=proba, input_format=input_format,
-                                    n_jobs=n_jobs, progress=_progress, scheduler=scheduler)
+                                    n_jobs=n_jobs, progress=_bar_progress, scheduler=scheduler)
         emit_parts(format_prediction_stream(chunks, format_), output)
 
 
@@ -605,6 +597,7 @@ def main() -> None:
 
     from ensemblekit._imports import plain_scipy_docstrings
 
+    _start_clock()
     _guard_standard_streams()
     plain_scipy_docstrings()  # about 0.2 s less start-up for every command that loads scipy
     warnings.showwarning = _one_line_warning
@@ -636,6 +629,7 @@ def _run_app() -> None:
     try:
         try:
             code = app(prog_name="ensemblekit", standalone_mode=False)
+            _say_timings()
         except typer.Abort:
             _err("aborted")
             sys.exit(EXIT_FAILURE)

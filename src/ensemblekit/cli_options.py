@@ -13,6 +13,31 @@ import typer
 
 from ensemblekit.errors import UsageError
 
+# the root's options, given before the command (ensemblekit --quiet compare ...)
+QUIET = typer.Option(False, "--quiet", "-q",
+                     help="Print no notes and no progress on stderr: only results, and errors.")
+VERBOSE = typer.Option(False, "--verbose", "-v",
+                       help="At the end, print on stderr how long each stage took (reading the "
+                       "data, fitting, the units of a comparison, its statistics ...) and the "
+                       "total wall time. Not with --quiet.")
+
+
+def _progress_mode(value: str) -> str:
+    """``--progress``: one of the modes (any case), checked while the options are parsed."""
+    from ensemblekit.cli_io import PROGRESS_MODES
+
+    if value.lower() not in PROGRESS_MODES:
+        raise typer.BadParameter(f"must be one of {', '.join(PROGRESS_MODES)}, got {value!r}")
+    return value.lower()
+
+
+PROGRESS = typer.Option("auto", "--progress", metavar="auto|bar|lines|none",
+                        callback=_progress_mode,
+                        help="How compare and evaluate show their progress on stderr: auto (a bar "
+                        "on a terminal, else one line every few seconds with done/total and an "
+                        "ETA, for CI logs; nothing with --quiet), bar, lines or none. predict "
+                        "shows a bar only.")
+
 TARGET = typer.Option(None, "--target", "-c", help="Class attribute (default: the last one).")
 SET = typer.Option([], "--set", "-s", help="Algorithm parameter key=value (repeatable).")
 SEED = typer.Option(1, "--seed", help="Random seed: same seed, same output.", min=0, max=2**31 - 1)
@@ -153,3 +178,4 @@ def check_outputs(output: Path | None, plot: Path | None) -> None:
         raise UsageError(f"--output {output}: the file name must end in .csv or .json")
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UsageError(f"--plot {plot}: the file name must end in .png, .svg or .pdf")
+
