@@ -47,7 +47,8 @@ from ensemblekit.cli_io import write_stdout as _write_stdout
 app = typer.Typer(
     name="ensemblekit",
     help="Ensemble methods inside and around learners, on ARFF and CSV files.",
-    add_completion=False,
+    cls=opt.Group,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -126,7 +127,7 @@ def _reading(decimal: str | None, missing_values: list[str], header: bool | None
 # --------------------------------------------------------------------------- commands
 @app.command()
 def algorithms(
-    name: str | None = typer.Argument(None, metavar="NAME",
+    name: str | None = typer.Argument(None, metavar="NAME", autocompletion=opt.complete_algorithm,
                                       help="One algorithm: list its parameters with type, default, "
                                       "range and help."),
     format_: str | None = opt.JSON_FORMAT,
@@ -179,7 +180,8 @@ def info(
 
 @app.command()
 def fit(
-    algo: str = typer.Argument(..., help="Registry name (see 'ensemblekit algorithms')."),
+    algo: str = typer.Argument(..., help="Registry name (see 'ensemblekit algorithms').",
+                               autocompletion=opt.complete_algorithm),
     data: str = typer.Argument(..., help="Training file, or '-' for stdin."),
     output: Path = typer.Option(..., "--output", "-o", help="Model file to write."),
     target: str | None = opt.TARGET,
@@ -246,7 +248,8 @@ def predict(
 
 @app.command()
 def cluster(
-    algo: str = typer.Argument(..., help="Clustering algorithm (see 'ensemblekit algorithms')."),
+    algo: str = typer.Argument(..., help="Clustering algorithm (see 'ensemblekit algorithms').",
+                               autocompletion=opt.complete_algorithm),
     data: str = typer.Argument(..., help="File to cluster, or '-' for stdin."),
     n_clusters: str | None = typer.Option(
         None, "-k", help="Clusters (default: number of classes), or a range A:B to print the "
@@ -482,8 +485,9 @@ def evaluate(
 @app.command()
 def compare(
     algos: list[str] = typer.Argument(
-        ..., metavar="ALGO...", help="Registry names of one task; ALGO:key=value+key=value is a "
-        "configuration, a column of its own whose settings win over --set (c45:unpruned=true)."),
+        ..., metavar="ALGO...", autocompletion=opt.complete_algorithm,
+        help="Registry names of one task; ALGO:key=value+key=value is a configuration, a "
+        "column of its own whose settings win over --set (c45:unpruned=true)."),
     data: list[str] = typer.Option(..., "--data", "-d", help="Data file or folder (repeatable)."),
     cv: int | None = opt.CV,
     repeats: int | None = opt.REPEATS,

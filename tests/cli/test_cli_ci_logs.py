@@ -1,4 +1,5 @@
-"""The command line in CI logs (issue 32): progress lines, --quiet and --verbose."""
+"""The command line in CI logs and shells (issue 32): progress lines, --quiet, --verbose,
+help without Python types, and shell completion."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import subprocess
 import sys
 
 import pytest
+import typer.main
 
-from ensemblekit import cli_io
+from ensemblekit import cli, cli_io
 
 from ektesting.support import data_path, run_main
 
@@ -153,3 +155,51 @@ def test_verbose_and_quiet_are_refused_together(monkeypatch, capsys):
     assert (code, out) == (2, "")
     assert err == ("ensemblekit: error: --quiet and --verbose contradict each other: give one "
                    "of them\n")
+
+
+# --------------------------------------------------------------------------- help and completion
+TYPE_NOISE = re.compile(r"<(str|int|float|path|bool|boolean|list\[str\]|text)>", re.IGNORECASE)
+
+
+def _every_command():
+    command = typer.main.get_command(cli.app)
+    return [command, *command.commands.values()]
+
+
+@pytest.mark.parametrize("name", [None, "algorithms", "info", "fit", "predict", "cluster",
+                                  "evaluate", "compare", "analyse", "show"])
+def test_help_names_values_not_python_types(monkeypatch, capsys, name):
+    code, out, _ = run_main([*([name] if name else []), "--help"], monkeypatch, capsys)
+    assert code == 0
+    assert not TYPE_NOISE.search(out), TYPE_NOISE.search(out)[0]
+
+
+def test_flags_show_no_value_and_options_a_named_one():
+    for command in _every_command():
+        for param in command.params:
+            if param.param_type_name == "argument":
+                assert param.metavar[:3].isupper(), param.name  # DATA, ALGO..., RUN.jsonl|...
+            elif param.is_flag:
+                assert param.metavar is None, param.opts
+            else:
+                assert param.metavar and "<" not in param.metavar, param.opts
+    predict = typer.main.get_command(cli.app).commands["predict"]
+    named = {p.opts[0]: p.metavar for p in predict.params if p.param_type_name == "option"}
+    assert named["--proba"] is None and named["--output"] == "FILE" and named["--n-jobs"] == "N"
+
+
+def test_shell_completion_is_offered(monkeypatch, capsys):
+    code, out, _ = run_main(["--help"], monkeypatch, capsys)
+    assert code == 0 and "--install-completion" in out and "--show-completion" in out
+    code, out, _ = run_main(["--show-completion", "bash"], monkeypatch, capsys)
+    assert code == 0 and "_ENSEMBLEKIT_COMPLETE=complete_bash" in out
+    done = subprocess.run([sys.executable, "-c", "from ensemblekit.cli import console_main; "
+                           "console_main()"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "_ENSEMBLEKIT_COMPLETE": "complete_bash",
+                               "COMP_WORDS": "ensemblekit compare --da", "COMP_CWORD": "2"})
+    assert done.stdout.split() == ["--data"]
+    done = subprocess.run([sys.executable, "-c", "from ensemblekit.cli import console_main; "
+                           "console_main()"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "_ENSEMBLEKIT_COMPLETE": "complete_bash",
+                               "COMP_WORDS": "ensemblekit compare knn rule-l", "COMP_CWORD": "3"})
+    assert done.stdout.split() == ["rule-lasso"]
