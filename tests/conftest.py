@@ -33,6 +33,13 @@ import pytest  # noqa: E402
 
 from ektesting import numba_warmup, support
 
+# pytest-xdist's workers start with COLUMNS=80 and LINES=24 in their environment, and
+# ensemblekit lays out tables written to a pipe to the width COLUMNS gives (issue 32). The
+# suite removes both, so every command (in-process or a subprocess) runs as in a pipe with
+# no declared width, however the tests were started; the tests of COLUMNS set it themselves.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+
 
 def pytest_sessionstart(session):
     """Under pytest-xdist, fill numba's cache before the workers start (ektesting/numba_warmup.py).

@@ -35,7 +35,7 @@ from ensemblekit.errors import InputError, UsageError
 if TYPE_CHECKING:  # the names, for readers and tools; at run time __getattr__ imports them
     from ensemblekit.app.analysing import analyse
     from ensemblekit.app.clustering import cluster, select_k
-    from ensemblekit.app.common import describe_data, load_data, reading
+    from ensemblekit.app.common import describe_data, load_data, reading, timings
     from ensemblekit.app.comparing import compare
     from ensemblekit.app.evaluating import evaluate, evaluate_model, evaluate_split, split_rows
     from ensemblekit.app.models import describe_model, fit, load_model, save_model
@@ -49,7 +49,8 @@ _HOMES = {
     "analyse": "analysing",
     "cluster": "clustering", "select_k": "clustering",
     "Notify": "common", "Progress": "common", "describe_data": "common", "load_data": "common",
-    "reading": "common", "resolve_params": "common", "worker_count": "common",
+    "reading": "common", "resolve_params": "common", "timings": "common",
+    "worker_count": "common",
     "compare": "comparing", "data_files": "comparing",
     "evaluate": "evaluating", "evaluate_model": "evaluating", "evaluate_split": "evaluating",
     "split_rows": "evaluating",
@@ -61,7 +62,8 @@ _HOMES = {
 
 __all__ = ["UsageError", "analyse", "cluster", "compare", "describe_data", "describe_model", "evaluate",
            "evaluate_model", "evaluate_split", "fit", "load_data", "load_model", "plot_comparison",
-           "plot_paths", "predict", "predict_chunks", "reading", "save_model", "select_k", "split_rows"]
+           "plot_paths", "predict", "predict_chunks", "reading", "save_model", "select_k", "split_rows",
+           "timings"]
 # Public too, though not in ``__all__`` (what the command line and scripts use besides it):
 # Notify, Progress, PREDICT_CHUNK, data_files, network_dot, read_model_metadata,
 # resolve_params, worker_count.

@@ -21,18 +21,24 @@ import typer
 from ensemblekit import __version__, api, registry
 from ensemblekit import cli_options as opt
 from ensemblekit.api import UsageError
+from ensemblekit.cli_io import bar_progress as _bar_progress
 from ensemblekit.cli_io import check_destination as _check_destination
 from ensemblekit.cli_io import commands_for as _commands_for
 from ensemblekit.cli_io import emit as _emit
 from ensemblekit.cli_io import err as _err
 from ensemblekit.cli_io import guard_standard_streams as _guard_standard_streams
+from ensemblekit.cli_io import keep_timings as _keep_timings
 from ensemblekit.cli_io import left_by_reader as _left_by_reader
 from ensemblekit.cli_io import note as _note
 from ensemblekit.cli_io import one_line_warning as _one_line_warning
+from ensemblekit.cli_io import progress as _progress
 from ensemblekit.cli_io import require_stdout as _require_stdout
+from ensemblekit.cli_io import say_timings as _say_timings
+from ensemblekit.cli_io import set_progress as _set_progress
 from ensemblekit.cli_io import set_quiet
 from ensemblekit.cli_io import signal_exit_code as _signal_exit_code
 from ensemblekit.cli_io import sigterm_stops_the_command as _sigterm_stops_the_command
+from ensemblekit.cli_io import start_clock as _start_clock
 from ensemblekit.cli_io import stdout_console as _stdout_console
 from ensemblekit.cli_io import stdout_to_devnull as _stdout_to_devnull
 from ensemblekit.cli_io import write_file as _write_file
@@ -41,7 +47,8 @@ from ensemblekit.cli_io import write_stdout as _write_stdout
 app = typer.Typer(
     name="ensemblekit",
     help="Ensemble methods inside and around learners, on ARFF and CSV files.",
-    add_completion=False,
+    cls=opt.Group,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -59,12 +66,14 @@ def _version(value: bool):
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version and exit."),
     debug: bool = typer.Option(False, "--debug",
                                help="On an unexpected failure, print the traceback."),
-    quiet: bool = typer.Option(False, "--quiet", "-q",
-                               help="Print no notes on stderr: only results, and errors."),
+    quiet: bool = opt.QUIET,
+    verbose: bool = opt.VERBOSE,
+    progress: str = opt.PROGRESS,
 ):
     """Ensemble methods inside and around learners, on ARFF and CSV files.
 
@@ -74,7 +83,11 @@ def _root(
     """
     if debug:
         os.environ["ENSEMBLEKIT_DEBUG"] = "1"
+    if quiet and verbose:
+        raise UsageError("--quiet and --verbose contradict each other: give one of them")
     set_quiet(quiet)
+    _set_progress(progress, ctx.invoked_subcommand)
+    _keep_timings(ctx.with_resource(api.timings()) if verbose else None)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -87,26 +100,6 @@ def _user_errors():
     except api.input_errors() as exc:
         _err(f"error: {exc}")
         raise typer.Exit(EXIT_BAD_INPUT) from None
-
-
-def _progress(total: int, description: str):
-    """A rich progress bar on stderr when it is a terminal, else a no-op."""
-    if not sys.stderr.isatty() or total <= 1:
-        return contextlib.nullcontext(None)
-    from rich import progress as rp
-    from rich.console import Console
-
-    progress = rp.Progress(rp.TextColumn("{task.description}"), rp.BarColumn(),
-                           rp.MofNCompleteColumn(), rp.TimeElapsedColumn(), rp.TextColumn("ETA"),
-                           rp.TimeRemainingColumn(), console=Console(stderr=True), transient=True)
-
-    @contextlib.contextmanager
-    def bar():
-        with progress:
-            task = progress.add_task(description, total=total)
-            yield lambda steps=1: progress.advance(task, steps)
-
-    return bar()
 
 
 def _check_format(value: str | None, allowed: tuple[str, ...], option: str) -> None:
@@ -134,7 +127,7 @@ def _reading(decimal: str | None, missing_values: list[str], header: bool | None
 # --------------------------------------------------------------------------- commands
 @app.command()
 def algorithms(
-    name: str | None = typer.Argument(None, metavar="NAME",
+    name: str | None = typer.Argument(None, metavar="NAME", autocompletion=opt.complete_algorithm,
                                       help="One algorithm: list its parameters with type, default, "
                                       "range and help."),
     format_: str | None = opt.JSON_FORMAT,
@@ -187,7 +180,8 @@ def info(
 
 @app.command()
 def fit(
-    algo: str = typer.Argument(..., help="Registry name (see 'ensemblekit algorithms')."),
+    algo: str = typer.Argument(..., help="Registry name (see 'ensemblekit algorithms').",
+                               autocompletion=opt.complete_algorithm),
     data: str = typer.Argument(..., help="Training file, or '-' for stdin."),
     output: Path = typer.Option(..., "--output", "-o", help="Model file to write."),
     target: str | None = opt.TARGET,
@@ -248,13 +242,14 @@ def predict(
         _check_format(format_, OUTPUT_FORMATS, "--format")
         _check_destination(output, "--output")
         chunks = api.predict_chunks(model_file, data, proba=proba, input_format=input_format,
-                                    n_jobs=n_jobs, progress=_progress, scheduler=scheduler)
+                                    n_jobs=n_jobs, progress=_bar_progress, scheduler=scheduler)
         emit_parts(format_prediction_stream(chunks, format_), output)
 
 
 @app.command()
 def cluster(
-    algo: str = typer.Argument(..., help="Clustering algorithm (see 'ensemblekit algorithms')."),
+    algo: str = typer.Argument(..., help="Clustering algorithm (see 'ensemblekit algorithms').",
+                               autocompletion=opt.complete_algorithm),
     data: str = typer.Argument(..., help="File to cluster, or '-' for stdin."),
     n_clusters: str | None = typer.Option(
         None, "-k", help="Clusters (default: number of classes), or a range A:B to print the "
@@ -490,8 +485,9 @@ def evaluate(
 @app.command()
 def compare(
     algos: list[str] = typer.Argument(
-        ..., metavar="ALGO...", help="Registry names of one task; ALGO:key=value+key=value is a "
-        "configuration, a column of its own whose settings win over --set (c45:unpruned=true)."),
+        ..., metavar="ALGO...", autocompletion=opt.complete_algorithm,
+        help="Registry names of one task; ALGO:key=value+key=value is a configuration, a "
+        "column of its own whose settings win over --set (c45:unpruned=true)."),
     data: list[str] = typer.Option(..., "--data", "-d", help="Data file or folder (repeatable)."),
     cv: int | None = opt.CV,
     repeats: int | None = opt.REPEATS,
@@ -605,6 +601,7 @@ def main() -> None:
 
     from ensemblekit._imports import plain_scipy_docstrings
 
+    _start_clock()
     _guard_standard_streams()
     plain_scipy_docstrings()  # about 0.2 s less start-up for every command that loads scipy
     warnings.showwarning = _one_line_warning
@@ -636,6 +633,7 @@ def _run_app() -> None:
     try:
         try:
             code = app(prog_name="ensemblekit", standalone_mode=False)
+            _say_timings()
         except typer.Abort:
             _err("aborted")
             sys.exit(EXIT_FAILURE)

@@ -54,6 +54,185 @@ def set_quiet(quiet: bool) -> None:
     _QUIET["on"] = bool(quiet)
 
 
+#: The values of ``--progress``: a bar on a terminal and lines elsewhere, always a bar,
+#: always lines, or nothing.
+PROGRESS_MODES = ("auto", "bar", "lines", "none")
+
+#: Least number of seconds between two progress lines (``--progress lines``).
+PROGRESS_INTERVAL = 5.0
+
+#: How this process shows progress (set once by the root options): the mode, the command
+#: that names the lines, the timings recorded for ``--verbose`` (None: not asked for)
+#: and when the command started.
+_RUN = {"progress": "auto", "command": "ensemblekit", "timings": None, "started": None}
+
+
+def set_progress(mode: str, command: str | None) -> None:
+    """Show the progress of the later work of ``command`` as ``mode`` (one of
+    :data:`PROGRESS_MODES`; ``auto`` shows nothing with ``--quiet``)."""
+    _RUN["progress"] = mode
+    _RUN["command"] = command or "ensemblekit"
+
+
+def clock_text(seconds: float) -> str:
+    """``M:SS`` (``H:MM:SS`` from one hour on), as rich's progress bar writes a time."""
+    minutes, secs = divmod(max(0, round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+class ProgressLines:
+    """Progress of ``total`` steps as lines of text, at most one every ``interval`` seconds.
+
+    ``compare: 120/400 units (30%), 0:12 elapsed, ETA 0:28``: what a CI log or a file can
+    hold, where a bar that redraws itself cannot be read. A line is written when a step is
+    done at least ``interval`` seconds after the previous line (or the start), so a run
+    shorter than ``interval`` writes none; one that wrote any ends with a line of the whole
+    total, without an ETA. The ETA assumes the steps left take as long as those done.
+
+    Parameters
+    ----------
+    total : int
+        Steps of the work (>= 1).
+    unit : str
+        What a step is, plural (``"units"``).
+    label : str
+        What the line starts with (the command's name).
+    write : callable
+        Receives each line, without its newline.
+    clock : callable, default=time.monotonic
+        Seconds from an arbitrary origin; tests give a fake one.
+    interval : float, optional
+        Default: :data:`PROGRESS_INTERVAL` as it is when the object is made.
+    """
+
+    def __init__(self, total: int, unit: str, label: str, write, *, clock=None,
+                 interval: float | None = None):
+        import time
+
+        self.total, self.unit, self.label, self.write = max(1, total), unit, label, write
+        self.clock = clock or time.monotonic
+        self.interval = PROGRESS_INTERVAL if interval is None else interval
+        self.done = 0
+        self.written = 0
+        self._start = self._last = self.clock()
+        self._lock = threading.Lock()
+
+    def advance(self, steps: int = 1) -> None:
+        """``steps`` more steps are done; write a line if ``interval`` seconds have passed."""
+        with self._lock:
+            self.done = min(self.total, self.done + steps)
+            now = self.clock()
+            if now - self._last >= self.interval and self.done < self.total:
+                self._say(now)
+
+    def finish(self) -> None:
+        """The work is over: a last line of the whole total, if any line was written."""
+        with self._lock:
+            if self.written:
+                self.done = self.total
+                self._say(self.clock())
+
+    def line(self, now: float) -> str:
+        """The line that tells, at ``now``, how far the work is."""
+        elapsed = now - self._start
+        text = (f"{self.label}: {self.done}/{self.total} {self.unit} "
+                f"({100 * self.done // self.total}%), {clock_text(elapsed)} elapsed")
+        if 0 < self.done < self.total:
+            text += f", ETA {clock_text(elapsed * (self.total - self.done) / self.done)}"
+        return text
+
+    def _say(self, now: float) -> None:
+        self._last = now
+        self.written += 1
+        self.write(self.line(now))
+
+
+def progress(total: int, description: str):
+    """How the command shows the progress of ``total`` steps of ``description`` (the
+    ``progress`` argument of the API): a context manager yielding ``advance(steps=1)``, or
+    None for nothing to show.
+
+    As ``--progress`` says: a rich bar on stderr (``bar``, and ``auto`` when stderr is a
+    terminal), lines on stderr (``lines``, and ``auto`` elsewhere; see
+    :class:`ProgressLines`) or nothing (``none``, ``auto`` with ``--quiet``, and work of one
+    step).
+    """
+    mode = _progress_mode()
+    if mode == "none" or total <= 1:
+        return contextlib.nullcontext(None)
+    if mode == "bar":
+        return _bar(total, description)
+    reporter = ProgressLines(total, description, _RUN["command"],
+                             lambda line: typer.echo(line, err=True))
+
+    @contextlib.contextmanager
+    def lines():
+        yield reporter.advance
+        reporter.finish()
+
+    return lines()
+
+
+def bar_progress(total: int, description: str):
+    """As :func:`progress`, but never lines: for work whose steps are not the whole job
+    (``predict`` reports each chunk of rows on its own)."""
+    if _progress_mode() != "bar" or total <= 1:
+        return contextlib.nullcontext(None)
+    return _bar(total, description)
+
+
+def _progress_mode() -> str:
+    """``--progress`` with ``auto`` decided: by ``--quiet`` and whether stderr is a terminal."""
+    mode = _RUN["progress"]
+    if mode != "auto":
+        return mode
+    if _QUIET["on"] or sys.stderr is None:
+        return "none"
+    return "bar" if sys.stderr.isatty() else "lines"
+
+
+@contextlib.contextmanager
+def _bar(total: int, description: str):
+    """A rich progress bar on stderr (drawn as on a terminal even when it is none)."""
+    from rich import progress as rp
+    from rich.console import Console
+
+    console = Console(stderr=True, force_terminal=True if not sys.stderr.isatty() else None)
+    bar = rp.Progress(rp.TextColumn("{task.description}"), rp.BarColumn(),
+                      rp.MofNCompleteColumn(), rp.TimeElapsedColumn(), rp.TextColumn("ETA"),
+                      rp.TimeRemainingColumn(), console=console, transient=True)
+    with bar:
+        task = bar.add_task(description, total=total)
+        yield lambda steps=1: bar.advance(task, steps)
+
+
+def start_clock() -> None:
+    """The command starts now: the origin of the total that :func:`say_timings` prints."""
+    import time
+
+    _RUN["started"] = time.perf_counter()
+
+
+def keep_timings(timings: dict | None) -> None:
+    """``--verbose``: ``timings`` is the dict the API fills with the seconds of each stage
+    of the command (see :func:`ensemblekit.api.timings`), printed by :func:`say_timings`."""
+    _RUN["timings"] = timings
+
+
+def say_timings() -> None:
+    """``--verbose``: one line on stderr with the seconds of each stage of the command and
+    its total wall time, ``timings: reading 0.02 s, fitting 1.30 s, total 1.45 s``."""
+    import time
+
+    spent = _RUN["timings"]
+    if spent is None or _RUN["started"] is None:
+        return
+    parts = [f"{stage} {seconds:.3f} s" for stage, seconds in spent.items()]
+    parts.append(f"total {time.perf_counter() - _RUN['started']:.3f} s")
+    typer.echo(f"timings: {', '.join(parts)}", err=True)
+
+
 def note(message: str) -> None:
     """A note on stderr (control characters escaped, as in :func:`err`); nothing with
     ``--quiet`` (:func:`set_quiet`)."""
@@ -276,9 +455,65 @@ def stdout_console():
             self.quiet = True
             quiet_exit_on_closed_pipe()
 
-    tty = sys.stdout.isatty()
-    return _PipeConsole(file=sys.stdout, width=None if tty else 200, soft_wrap=False,
-                        force_terminal=None if tty else False, highlight=False, emoji=False)
+    if sys.stdout.isatty():
+        return _PipeConsole(file=sys.stdout, soft_wrap=False, highlight=False, emoji=False)
+    return _PipeConsole(file=TrimmedLines(sys.stdout), width=pipe_width(), soft_wrap=False,
+                        force_terminal=False, highlight=False, emoji=False)
+
+
+#: Width of the tables written to a pipe or a file when ``COLUMNS`` does not say one: wide
+#: enough that a comparison of many algorithms keeps one line per row, which a file or a
+#: CI log can hold.
+PIPE_WIDTH = 200
+
+
+def pipe_width(environ=None) -> int:
+    """How wide tables are where stdout is no terminal: ``COLUMNS`` when it is a whole
+    number >= 1 (as rich and click read it), else :data:`PIPE_WIDTH`."""
+    value = (os.environ if environ is None else environ).get("COLUMNS", "").strip()
+    return int(value) if value.isdigit() and int(value) >= 1 else PIPE_WIDTH
+
+
+class TrimmedLines(io.TextIOBase):
+    """A text stream writing to ``out`` without the spaces at the end of each line.
+
+    Rich pads every line of a table, and of text beside one, to the console's width; on a
+    terminal that cannot be seen, in a file or a pipe it is noise that ``diff`` and
+    editors show. Spaces are held back until the line goes on (and then written) or ends
+    (and then dropped), so a line split over several writes is trimmed alike.
+    """
+
+    def __init__(self, out):
+        super().__init__()
+        self._out = out
+        self._spaces = ""
+
+    def write(self, text: str) -> int:
+        kept = []
+        for index, piece in enumerate(text.split("\n")):
+            if index:
+                kept.append("\n")
+                self._spaces = ""
+            body = piece.rstrip(" ")
+            if body:
+                kept.append(self._spaces + body)
+                self._spaces = ""
+            self._spaces += piece[len(body):]
+        self._out.write("".join(kept))
+        return len(text)
+
+    def flush(self) -> None:
+        self._out.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self._out, "encoding", None) or "utf-8"
 
 
 def rich_text(renderable) -> str:

@@ -10,8 +10,43 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from typer.core import TyperGroup
 
 from ensemblekit.errors import UsageError
+
+
+def complete_algorithm(incomplete: str) -> list[str]:
+    """Shell completion of an algorithm argument: the registry names that start with what
+    was typed."""
+    from ensemblekit import registry
+
+    return sorted(name for name in registry.ALGORITHMS if name.startswith(incomplete))
+
+
+# the root's options, given before the command (ensemblekit --quiet compare ...)
+QUIET = typer.Option(False, "--quiet", "-q",
+                     help="Print no notes and no progress on stderr: only results, and errors.")
+VERBOSE = typer.Option(False, "--verbose", "-v",
+                       help="At the end, print on stderr how long each stage took (reading the "
+                       "data, fitting, the units of a comparison, its statistics ...) and the "
+                       "total wall time. Not with --quiet.")
+
+
+def _progress_mode(value: str) -> str:
+    """``--progress``: one of the modes (any case), checked while the options are parsed."""
+    from ensemblekit.cli_io import PROGRESS_MODES
+
+    if value.lower() not in PROGRESS_MODES:
+        raise typer.BadParameter(f"must be one of {', '.join(PROGRESS_MODES)}, got {value!r}")
+    return value.lower()
+
+
+PROGRESS = typer.Option("auto", "--progress", metavar="auto|bar|lines|none",
+                        callback=_progress_mode,
+                        help="How compare and evaluate show their progress on stderr: auto (a bar "
+                        "on a terminal, else one line every few seconds with done/total and an "
+                        "ETA, for CI logs; nothing with --quiet), bar, lines or none. predict "
+                        "shows a bar only.")
 
 TARGET = typer.Option(None, "--target", "-c", help="Class attribute (default: the last one).")
 SET = typer.Option([], "--set", "-s", help="Algorithm parameter key=value (repeatable).")
@@ -153,3 +188,71 @@ def check_outputs(output: Path | None, plot: Path | None) -> None:
         raise UsageError(f"--output {output}: the file name must end in .csv or .json")
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UsageError(f"--plot {plot}: the file name must end in .png, .svg or .pdf")
+
+
+#: The value an option takes, as its help names it, by the option's first name: what a
+#: user types (FILE, N, KEY=VALUE), not the Python type that holds it. Options that declare
+#: their own ``metavar`` keep it; flags take no value and show none.
+METAVARS = {
+    "--target": "NAME", "--set": "KEY=VALUE", "--seed": "N", "--ignore": "NAME",
+    "--input-format": "arff|csv", "--decimal": "MARK", "--cv": "K", "--repeats": "N",
+    "--runs": "N", "--metric": "NAME", "--format": "FORMAT", "--n-jobs": "N", "--test": "FILE",
+    "--split-percentage": "PERCENT", "--baseline": "ALGO", "--grid": "KEY=RANGE",
+    "--tune": "KEY=RANGE", "--tune-cv": "K", "--max-instances": "N", "--scheduler": "ADDRESS",
+    "--resume": "FILE", "--plot": "FILE", "--alpha": "LEVEL", "--output": "FILE", "-k": "K",
+    "--labels-out": "FILE", "--save": "FILE", "--members": "FILE", "--targets": "NAME,...",
+    "--similarity-out": "FILE", "--graph": "FILE", "--data": "FILE|DIR",
+}
+
+#: A value's name by its type, for an option missing from :data:`METAVARS`.
+_TYPE_METAVARS = {"integer": "N", "float": "X", "path": "FILE"}
+
+
+def _value_name(param) -> str:
+    """The metavar of an option that takes a value (see :data:`METAVARS`)."""
+    name = max(param.opts, key=len)
+    return METAVARS.get(name) or METAVARS.get(param.opts[0]) or \
+        _TYPE_METAVARS.get(param.type.name, "TEXT")
+
+
+class _Unnamed:
+    """A parameter type as it is, but nameless in help: an argument's help row names it
+    (DATA, MODEL) and says what it is, so the type column stays empty."""
+
+    def __init__(self, inner):
+        self.__dict__["_inner"] = inner
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def __call__(self, *args, **kwargs):
+        return self._inner(*args, **kwargs)
+
+    def get_metavar(self, *args, **kwargs) -> str:
+        return ""
+
+
+def name_values(command) -> None:
+    """Give the options and arguments of ``command`` the names its help shows for values.
+
+    An option that takes a value gets :func:`_value_name` unless it declares a metavar; a
+    flag keeps none; an argument is named in capitals (DATA) and shows no type. Before, the
+    help showed Python's types (``<str>``, ``<path>``, ``<int>``) beside every value.
+    """
+    for param in command.params:
+        if param.param_type_name == "argument":
+            if param.metavar is None:
+                param.metavar = param.name.upper()
+            param.type = _Unnamed(param.type)
+        elif not (getattr(param, "is_flag", False) or getattr(param, "count", False)) \
+                and param.metavar is None:
+            param.metavar = _value_name(param)
+
+
+class Group(TyperGroup):
+    """The root command: its commands' help names values, not types (:func:`name_values`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for command in (self, *self.commands.values()):
+            name_values(command)

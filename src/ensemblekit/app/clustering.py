@@ -16,6 +16,7 @@ from ensemblekit.app.common import (
     _notifier,
     load_data,
     resolve_params,
+    stage,
 )
 from ensemblekit.errors import InputError, UsageError
 from ensemblekit.results import Clustering, FittedModel, KSelection
@@ -79,7 +80,8 @@ def _fit_clusterer(algorithm: str, ds, params: dict, seed: int, fit_params: dict
 
     model = registry.make_estimator(algorithm, ds.schema, params, seed)
     try:
-        labels = np.asarray(model.fit_predict(ds.X, y, **fit_params))
+        with stage("fitting"):
+            labels = np.asarray(model.fit_predict(ds.X, y, **fit_params))
     except MissingDependencyError as exc:
         raise UsageError(str(exc)) from None
     except InputError as exc:
@@ -93,7 +95,8 @@ def _internal_indices(model, ds, labels, notify: Notify) -> dict:
     from ensemblekit.metrics import INTERNAL_INDICES, score_model
 
     try:
-        return score_model(INTERNAL_INDICES, model, ds.X, predicted=labels).values
+        with stage("indices"):
+            return score_model(INTERNAL_INDICES, model, ds.X, predicted=labels).values
     except ValueError as exc:
         notify(f"note: internal indices not computed: {exc}")
         return {}

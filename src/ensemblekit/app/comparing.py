@@ -22,6 +22,7 @@ from ensemblekit.app.common import (
     _refuse_weighted,
     load_data,
     resolve_params,
+    stage,
     worker_count,
 )
 from ensemblekit.app.configurations import parse_configuration, parse_configurations
@@ -417,7 +418,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
             warming.join()
             if len(candidates) > 1:
                 tests = import_tests_in_background()
-        with progress(len(work.units), "units") as advance:
+        with stage("units"), progress(len(work.units), "units") as advance:
             result = runner.run(datasets, work, protocol, chosen, resume=journal,
                                 on_unit_done=advance, keep_predictions=pooled or predictions)
         if tests is not None:
@@ -427,16 +428,17 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     if resume is not None:
         notify(f"note: {result.computed} of {len(work.units)} units computed now, the rest read "
                f"from {resume}")
-    return comparison_of(
-        task, protocol, chosen, candidates, names, {d.name: n_labelled(d) for d in datasets},
-        result.scores, result.failures, baseline=baseline, alpha=alpha, rope=rope, seed=seed,
-        gridded=gridded, notify=notify, max_instances=max_instances, units=len(work.units),
-        computed=result.computed, chosen=result.chosen,
-        pooled=_pooled_reports(task, datasets, result.predictions,
-                               {(f.dataset, f.algorithm) for f in result.failures},
-                               report_options or {}) if pooled else {},
-        predictions=_prediction_records(task, datasets, result.predictions) if predictions
-        else [])
+    with stage("statistics"):
+        return comparison_of(
+            task, protocol, chosen, candidates, names, {d.name: n_labelled(d) for d in datasets},
+            result.scores, result.failures, baseline=baseline, alpha=alpha, rope=rope, seed=seed,
+            gridded=gridded, notify=notify, max_instances=max_instances, units=len(work.units),
+            computed=result.computed, chosen=result.chosen,
+            pooled=_pooled_reports(task, datasets, result.predictions,
+                                   {(f.dataset, f.algorithm) for f in result.failures},
+                                   report_options or {}) if pooled else {},
+            predictions=_prediction_records(task, datasets, result.predictions) if predictions
+            else [])
 
 
 def comparison_of(task: str, protocol, metrics: Sequence[str], candidates, datasets: Sequence[str],

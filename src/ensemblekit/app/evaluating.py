@@ -16,6 +16,7 @@ from ensemblekit.app.common import (
     _notifier,
     _refuse_weighted,
     load_data,
+    stage,
 )
 from ensemblekit.app.comparing import compare
 from ensemblekit.app.models import _as_model, _training_prior, fit, read_model_metadata
@@ -194,8 +195,9 @@ def evaluate_model(model, data, *, metrics: Sequence[str] = (), input_format: st
     if not registry.get(model.algorithm).predicts_new_rows:
         raise UsageError(f"{model.algorithm} models cannot label new rows (the algorithm has "
                          "no out-of-sample rule); use 'ensemblekit compare' or 'cluster' instead")
-    scores, report, n = _test_report(model.pipeline, task, ds, prior, chosen, ds.class_values,
-                                     cost_matrix=cost_matrix, curves=curves)
+    with stage("testing"):
+        scores, report, n = _test_report(model.pipeline, task, ds, prior, chosen,
+                                         ds.class_values, cost_matrix=cost_matrix, curves=curves)
     seen = metadata.get("training_data", {}).get("fingerprint")
     same = task != registry.CLUSTERING and seen == data_fingerprint(*_labelled_rows(ds, task))
     if same:
@@ -314,8 +316,9 @@ def evaluate_split(algorithm: str, data, *, test=None, split_percentage: float |
     fitted = fit(algorithm, ds, params=params, seed=seed, notify=notify)
     prior = _training_prior(fitted.metadata, ds.schema)
     chosen = _report_metrics(spec.task, metrics, prior)
-    scores, report, n = _test_report(fitted.pipeline, spec.task, test_ds, prior, chosen,
-                                     ds.class_values, cost_matrix=cost_matrix, curves=curves)
+    with stage("testing"):
+        scores, report, n = _test_report(fitted.pipeline, spec.task, test_ds, prior, chosen,
+                                         ds.class_values, cost_matrix=cost_matrix, curves=curves)
     return ModelEvaluation(algorithm, algorithm, test_ds.name, n, scores, task=spec.task,
                            protocol=protocol, report=report, class_names=tuple(ds.class_values),
                            train_instances=fitted.metadata["training_data"]["instances"],

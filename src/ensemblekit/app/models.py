@@ -16,6 +16,7 @@ from ensemblekit.app.common import (
     _refuse_targets_only,
     _training_rows,
     resolve_params,
+    stage,
 )
 from ensemblekit.errors import InputError, UsageError
 from ensemblekit.results import FittedModel
@@ -62,7 +63,8 @@ def fit(algorithm: str, data, *, target: str | None = None, params: dict | None 
     X, y = _training_rows(ds, spec.task, algorithm, notify)
     weights = _instance_weights(ds, spec, None if y is None else _labelled(ds))
     try:
-        model = _fitted_pipeline(algorithm, spec, ds.schema, values, seed, X, y, weights)
+        with stage("fitting"):
+            model = _fitted_pipeline(algorithm, spec, ds.schema, values, seed, X, y, weights)
     except InputError as exc:
         raise UsageError(f"{ds.source}: {algorithm} cannot be fitted: "
                          f"{registry.refusal_text(exc, algorithm, ds.schema)}") from None
@@ -257,8 +259,9 @@ def load_model(path) -> FittedModel:
     """
     from ensemblekit.persistence import load_model as read
 
-    metadata, arrays = read(path)
-    pipeline = _rebuild(path, metadata, metadata["state"], arrays)
+    with stage("loading the model"):
+        metadata, arrays = read(path)
+        pipeline = _rebuild(path, metadata, metadata["state"], arrays)
     return FittedModel(pipeline, metadata)
 
 

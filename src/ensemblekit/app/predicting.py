@@ -9,6 +9,7 @@ from ensemblekit.app.common import (
     _no_progress,
     _notifier,
     _stream_bytes,
+    timed,
     worker_count,
 )
 from ensemblekit.app.models import _as_model, _schema_of
@@ -166,7 +167,7 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     elif is_frame(data):  # coded against the training schema, the class column unread
         chunks = iter([Dataset.from_frame(data, schema=schema, read_class=False)])
     else:  # a generator: nothing is read yet
-        chunks = _read_chunks(data, schema, input_format, chunk_rows)
+        chunks = timed(_read_chunks(data, schema, input_format, chunk_rows), "reading")
     if scheduler is not None:  # connected before anything is read: a failure is reported at once
         from ensemblekit.experiment.scheduler import connect
 
