@@ -183,6 +183,19 @@ def test_a_dataset_in_memory_gives_the_file_s_columns(vote_model):
     in_memory = api.predict(vote_model, load_dataset(VOTE), columns=columns)
     assert in_memory.extras == from_file.extras
     assert in_memory.extras["actual"] == in_memory.extras["Class"]
+    pd = pytest.importorskip("pandas")
+    with open(VOTE, encoding="utf-8") as fh:
+        raw = arff.load(fh)
+    frame = pd.DataFrame(raw["data"], columns=[n for n, _ in raw["attributes"]])
+    assert api.predict(vote_model, frame, columns=columns).extras == from_file.extras
+
+
+def test_the_note_names_a_stream_as_its_messages_do(tmp_path, vote_model):
+    unseen = _vote_file(tmp_path / "unseen.arff", _unseen)
+    notes = []
+    with api.reading(notify=notes.append), open(unseen, "rb") as stream:
+        api.predict(vote_model, stream)
+    assert len(notes) == 1 and notes[0].startswith("<stdin>: 3 rows hold a nominal value"), notes
 
 
 @pytest.mark.parametrize("columns,needle", [
