@@ -227,11 +227,14 @@ def predict(
     scheduler: str | None = typer.Option(
         None, "--scheduler", help="Dask scheduler address (tcp://host:8786) to predict the rows "
         "on, each task on one core (not with --n-jobs). The output does not depend on it."),
+    unknown: str = opt.UNKNOWN,
+    columns: str | None = opt.COLUMNS,
 ):
     """Predict every row of a file with a saved model (one output row per input row, in order).
 
     The file is read, predicted and written in chunks of rows, so memory does not grow with its
-    size and the first rows come out at once. The class column, if any, is not read.
+    size and the first rows come out at once. The class column is read only for --columns
+    actual or error. Columns: row, prediction, p_<class> (--proba), then --columns.
     """
     from ensemblekit.cli_io import emit_parts
     from ensemblekit.writers import OUTPUT_FORMATS, format_prediction_stream
@@ -242,7 +245,8 @@ def predict(
         _check_format(format_, OUTPUT_FORMATS, "--format")
         _check_destination(output, "--output")
         chunks = api.predict_chunks(model_file, data, proba=proba, input_format=input_format,
-                                    n_jobs=n_jobs, progress=_bar_progress, scheduler=scheduler)
+                                    n_jobs=n_jobs, progress=_bar_progress, scheduler=scheduler,
+                                    unknown=unknown, columns=opt.parse_columns(columns))
         emit_parts(format_prediction_stream(chunks, format_), output)
 
 

@@ -89,6 +89,38 @@ STRING_TO_NOMINAL = typer.Option(False, "--string-to-nominal",
                                   "StringToNominal). Default: leave them out, with a note.")
 
 
+# predict's Weka extras
+def _unknown(value: str) -> str:
+    """``--unknown``: missing or error."""
+    if value not in ("missing", "error"):
+        raise typer.BadParameter(f"must be missing or error, got {value!r}")
+    return value
+
+
+UNKNOWN = typer.Option("missing", "--unknown", callback=_unknown, metavar="missing|error",
+                       help="A nominal value not seen in training: read it as missing, with "
+                       "one note counting the rows (as Weka's InputMappedClassifier), or refuse "
+                       "the file (error).")
+COLUMNS = typer.Option(None, "--columns", metavar="actual,error,distribution,ATTR...",
+                       help="Add Weka's -classifications columns after the others, in this order: "
+                       "actual (the class in DATA; empty where missing or absent), error (+ "
+                       "where the prediction is wrong; a regression model: predicted - actual), "
+                       "distribution (one column distribution_<class> per class: Weka's 3 "
+                       "decimals, * on the predicted class), or any attribute of DATA by name "
+                       "(its text). Text in every format.")
+
+
+def parse_columns(text: str | None) -> tuple[str, ...]:
+    """``--columns a,b,c`` as its names, in order (empty names refused)."""
+    if text is None:
+        return ()
+    names = tuple(part.strip() for part in text.split(","))
+    if not all(names):
+        raise UsageError(f"--columns {text!r}: an empty name; give names separated by commas, "
+                         "e.g. actual,error,distribution")
+    return names
+
+
 CV = typer.Option(None, "--cv", help="Folds of CV, stratified for classifiers (default 10).")
 REPEATS = typer.Option(None, "--repeats", help="CV repeats (default 10).")
 RUNS = typer.Option(None, "--runs", help="Clustering runs (default 30).")

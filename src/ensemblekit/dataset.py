@@ -290,6 +290,13 @@ class Dataset:
     weights : ndarray of shape (n_instances,), float64, or None
         Instance weights (ARFF ``{w}`` after a row, as Weka reads them), each finite and
         >= 0; None when the file gives none (every weight 1).
+    unseen : dict of str to ndarray of shape (n_instances,), bool, or None
+        Read against a training schema with unseen values as missing: for each
+        attribute that had one, the rows whose value was not seen in training
+        (it is missing in ``X`` or ``y``). None when there were none.
+    texts : dict of str to ndarray of shape (n_instances,), object, or None
+        Columns of the file kept as text on request (``str``, None where
+        missing), by name; None when none were asked for.
     """
 
     name: str
@@ -300,6 +307,8 @@ class Dataset:
     lines: np.ndarray
     format: str = "arff"
     weights: np.ndarray | None = None
+    unseen: dict | None = None
+    texts: dict | None = None
 
     @property
     def n_instances(self) -> int:
@@ -319,7 +328,11 @@ class Dataset:
         rows = np.asarray(rows, dtype=np.intp)
         return replace(self, name=self.name if name is None else name, X=self.X[rows],
                        y=None if self.y is None else self.y[rows], lines=self.lines[rows],
-                       weights=None if self.weights is None else self.weights[rows])
+                       weights=None if self.weights is None else self.weights[rows],
+                       unseen=None if self.unseen is None else {
+                           k: v[rows] for k, v in self.unseen.items()},
+                       texts=None if self.texts is None else {
+                           k: v[rows] for k, v in self.texts.items()})
 
     @property
     def weighted(self) -> bool:

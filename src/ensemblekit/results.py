@@ -102,6 +102,11 @@ class Prediction(_Records):
     prediction_values : tuple of str
         The values the prediction column can take (the schema's class values, or
         the cluster numbers); empty for a numeric prediction.
+    extras : dict of str to list
+        Columns asked for besides those (``predict --columns``, Weka's
+        ``-classifications`` columns: ``actual``, ``error``,
+        ``distribution_<class>``, attributes of the data), in output order:
+        name -> one ``str`` per row, or None where the cell is empty.
     """
 
     task: str
@@ -109,16 +114,21 @@ class Prediction(_Records):
     probabilities: Any = None
     classes: tuple = ()
     prediction_values: tuple = ()
+    extras: dict = field(default_factory=dict)
 
     @property
     def columns(self) -> list[str]:
-        """Column names of the output: ``row``, ``prediction``, then ``p_<class>`` per class."""
-        return ["row", "prediction", *(f"p_{c}" for c in self.classes)]
+        """Column names of the output: ``row``, ``prediction``, ``p_<class>`` per class, then
+        the :attr:`extras`."""
+        return ["row", "prediction", *(f"p_{c}" for c in self.classes), *self.extras]
 
     def to_records(self) -> list[dict]:
-        """One dictionary per row: ``row`` (from 1), ``prediction`` and the probabilities."""
-        return [dict(zip(self.columns, row))
-                for row in prediction_rows(self.predictions, self.probabilities, self.classes)]
+        """One dictionary per row: ``row`` (from 1), ``prediction``, the probabilities and
+        the :attr:`extras`."""
+        rows = prediction_rows(self.predictions, self.probabilities, self.classes)
+        if self.extras:
+            rows = [[*row, *cells] for row, cells in zip(rows, zip(*self.extras.values()))]
+        return [dict(zip(self.columns, row)) for row in rows]
 
     def to_dict(self) -> dict:
         """The records under ``"predictions"``, with the task and columns."""

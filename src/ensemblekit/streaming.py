@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import gc
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -225,7 +225,8 @@ def _open_text(source: Any, stdin: BinaryIO | None, notify: Notify | None):
 
 def iter_chunks(source: Any, schema: Schema, *, fmt: str | None = None, read_class: bool = True,
                 chunk_rows: int | None = None, stdin: BinaryIO | None = None,
-                notify: Notify | None = None, **csv_options) -> Iterator[Dataset]:
+                notify: Notify | None = None, unknown: str = "error", copy: Sequence[str] = (),
+                **csv_options) -> Iterator[Dataset]:
     """Read a data file in chunks of rows, each conformed to a training schema.
 
     Parameters
@@ -249,6 +250,11 @@ def iter_chunks(source: Any, schema: Schema, *, fmt: str | None = None, read_cla
         Where ``"-"`` reads from (default ``sys.stdin.buffer``).
     notify : callable, optional
         Receives the reader's notes (encoding, decimal mark, header).
+    unknown : {"error", "missing"}, default "error"
+        A nominal value not seen in training is an error, or is read as
+        missing, its rows given in each chunk's ``unseen``.
+    copy : sequence of str, default ()
+        Columns of the file also kept as text, in each chunk's ``texts``.
     **csv_options
         ``decimal``, ``missing_values`` and ``header`` of
         :func:`ensemblekit.data.load_dataset`, for CSV input.
@@ -302,7 +308,7 @@ def iter_chunks(source: Any, schema: Schema, *, fmt: str | None = None, read_cla
             tables = _csv_stream(lines, src, relation, delimiter, chunk_rows, csv_options, notify)
         for table in tables:
             ds = conform_to_schema(table, src, name if suffix is not None else table.relation, schema,
-                                read_class=read_class)
+                                read_class=read_class, unknown=unknown, copy=copy)
             ds.format = fmt
             yield ds
     finally:

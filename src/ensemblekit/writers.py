@@ -76,9 +76,11 @@ def format_prediction_stream(chunks, fmt_name: str):
             yield text
             continue
         rows = prediction_rows(p.predictions, p.probabilities, p.classes, start=start)
+        if p.extras:
+            rows = [[*row, *cells] for row, cells in zip(rows, zip(*p.extras.values()))]
         start += len(rows)
         options = {"prediction_values": p.prediction_values,
-                   "numeric_prediction": p.task == "regression"}
+                   "numeric_prediction": p.task == "regression", "text_columns": len(p.extras)}
         text = format_predictions(rows, p.columns, fmt_name, **options)
         if fmt_name == "json":  # "[\n" + items + "\n]\n": the items go out, joined by ",\n"
             yield ("[\n" if head is None else ",\n") + text[2:-3]
@@ -109,6 +111,7 @@ def _delimited_rows(p, start: int, delimiter: str) -> str:
     n = len(p.predictions)
     if not n:
         return ""
+    fmt = "csv" if delimiter == "," else "tsv"
     columns = [map(str, range(start, start + n))]
     if p.task == "regression":
         values = np.asarray(p.predictions, dtype=np.float64)
@@ -116,18 +119,21 @@ def _delimited_rows(p, start: int, delimiter: str) -> str:
         text[~np.isfinite(values)] = ""
         columns.append(text.tolist())
     else:
-        fmt = "csv" if delimiter == "," else "tsv"
         # a second field, so that an empty value is written as in a row of several
         field = {v: _delimited([[v, "x"]], fmt)[:-3] for v in set(p.predictions)}
         columns.append(map(field.__getitem__, p.predictions))
     if p.probabilities is not None:
         proba = np.asarray(p.probabilities, dtype=np.float64)
         columns += [map("{:.6f}".format, proba[:, k].tolist()) for k in range(proba.shape[1])]
+    for cells in p.extras.values():  # text, None where empty
+        field = {v: "" if v is None else _delimited([[v, "x"]], fmt)[:-3] for v in set(cells)}
+        columns.append(map(field.__getitem__, cells))
     return "\n".join(map(delimiter.join, zip(*columns))) + "\n"
 
 
 def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
-                       prediction_values: Sequence[str] = (), numeric_prediction: bool = False) -> str:
+                       prediction_values: Sequence[str] = (), numeric_prediction: bool = False,
+                       text_columns: int = 0) -> str:
     """Render prediction rows as CSV, TSV, JSON (array), JSON lines or ARFF.
 
     Parameters
@@ -146,6 +152,11 @@ def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
         on every run and reads back as the same float64, and the ARFF header
         declares the column ``numeric``. A non-finite value is written as
         missing (an empty field, JSON ``null``, ARFF ``?``).
+    text_columns : int, default=0
+        The last ``text_columns`` columns hold text, a ``str`` or None per row
+        (:attr:`ensemblekit.results.Prediction.extras`): written as they are,
+        None as an empty field, JSON ``null`` or ARFF ``?``; ARFF declares them
+        ``string``.
 
     Returns
     -------
@@ -198,12 +209,14 @@ def format_predictions(rows, columns: Sequence[str], fmt_name: str, *,
             predicted = Attribute(columns[1], "numeric")
         else:
             predicted = Attribute(columns[1], "nominal", tuple(prediction_values))
+        end = len(columns) - text_columns  # the probabilities are columns[2:end]
         attrs = [Attribute(columns[0], "numeric"), predicted]
-        attrs += [Attribute(c, "numeric") for c in columns[2:]]
+        attrs += [Attribute(c, "numeric") for c in columns[2:end]]
+        attrs += [Attribute(c, "string") for c in columns[end:]]
         buf = io.StringIO()
         write_arff(buf, "predictions", attrs,
                    ([row[0], value(row[1]) if numeric_prediction else row[1],
-                     *(round(p, 6) for p in row[2:])] for row in rows))
+                     *(round(p, 6) for p in row[2:end]), *row[end:]] for row in rows))
         return buf.getvalue()
     raise InputError(f"unknown output format {fmt_name!r}; expected one of {', '.join(OUTPUT_FORMATS)}")
 

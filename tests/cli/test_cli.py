@@ -166,9 +166,10 @@ def test_predict_unseen_nominal_value_names_value_and_row(tmp_path):
     raw["data"][4][0] = "abstain"
     changed = tmp_path / "vote2.arff"
     changed.write_text(arff.dumps(raw))
-    result = run("predict", model, changed)
+    result = run("predict", model, changed, "--unknown", "error")
     assert result.exit_code == 2
     assert "abstain" in result.stderr and name in result.stderr
+    assert result.stderr.count("\n") == 1 and result.stdout == ""
 
 
 @pytest.mark.parametrize(

@@ -378,3 +378,24 @@ def test_numeric_predictions_round_trip_and_missing_values_in_every_format():
     doc = arff.loads(format_predictions(rows, columns, "arff", numeric_prediction=True))
     assert doc["attributes"] == [("row", "NUMERIC"), ("prediction", "NUMERIC")]
     assert [r[1] for r in doc["data"]] == [0.1, -2.5e-300, 1e22, 24.0, None, None]
+
+
+def test_columns_actual_and_error_of_a_regression_model(tmp_path):
+    # Weka's -classifications for a numeric class: error is predicted - actual
+    model = tmp_path / "h.ekm"
+    assert run("fit", "ridge-test", HOUSING, "-o", model).exit_code == 0
+    result = run("predict", model, HOUSING, "--columns", "actual,error,CHAS")
+    assert result.exit_code == 0, result.stderr
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[0] == ["row", "prediction", "actual", "error", "CHAS"]
+    _, y = _housing_by_hand()
+    raw = arff.load(open(HOUSING))
+    chas = [a[0] for a in raw["attributes"]].index("CHAS")
+    for row, target, data in zip(rows[1:], y.tolist(), raw["data"]):
+        assert float(row[2]) == target
+        assert row[2] == (str(int(target)) if target.is_integer() else repr(target))
+        assert float(row[3]) == float(row[1]) - target
+        assert row[4] == data[chas]
+    refused = run("predict", model, HOUSING, "--columns", "distribution")
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert "ridge-test is a regression model; it has no class probabilities" in refused.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ensemblekit import registry
 from ensemblekit.app.common import (
     _READING,
@@ -19,10 +21,19 @@ from ensemblekit.results import FittedModel, Prediction
 #: Rows given to the model at a time by :func:`predict` (one progress step).
 PREDICT_CHUNK = 500
 
+#: The words of ``columns`` (``predict --columns``) that name Weka's ``-classifications``
+#: columns; any other word names an attribute of the data, copied to the output.
+PREDICTION_EXTRAS = ("actual", "error", "distribution")
+
+#: What ``unknown`` (``predict --unknown``) may be: a nominal value not seen in training is
+#: read as missing, or refused.
+UNKNOWN_POLICIES = ("missing", "error")
+
 
 def predict(model, data, *, proba: bool = False, input_format: str | None = None,
             n_jobs: int | None = None, progress: Progress | None = None,
-            chunk_rows: int | None = None, scheduler: str | None = None) -> Prediction:
+            chunk_rows: int | None = None, scheduler: str | None = None,
+            unknown: str = "missing", columns: Sequence[str] = ()) -> Prediction:
     """Predict every row of a data set with a fitted model (``ensemblekit predict``).
 
     The rows of a file are read, predicted and gathered chunk by chunk (see
@@ -37,10 +48,29 @@ def predict(model, data, *, proba: bool = False, input_format: str | None = None
         Read against the model's training schema (a pandas or polars DataFrame
         by column names, as :meth:`Dataset.from_frame
         <ensemblekit.dataset.Dataset.from_frame>` reads it; a stream of ARFF or
-        CSV text as a file). The class column is not read: its values, known or
-        not, missing, or the column left out, give the same predictions.
+        CSV text as a file). The class column is not read (unless ``columns``
+        asks for it): its values, known or not, missing, or the column left
+        out, give the same predictions.
     proba : bool
         Also give class probabilities over every class value of the schema.
+    unknown : {"missing", "error"}, default "missing"
+        A nominal value of ``data`` not seen in training (not declared in the
+        training file) is read as missing, as Weka's InputMappedClassifier
+        reads it, and one note (to the enclosing :func:`reading`'s
+        ``notify``, else a warning) counts the rows and names the attributes
+        once every row is predicted; ``"error"`` refuses the file instead.
+    columns : sequence of str, default ()
+        Columns added to the output after the probabilities, in this order
+        (Weka's ``-classifications`` columns; see
+        :attr:`ensemblekit.results.Prediction.extras`): ``"actual"``, the class
+        value of the row (None where missing or where ``data`` has no class
+        column); ``"error"``, Weka's flag ``"+"`` where the prediction differs
+        from a known actual class (a regression model: the prediction minus
+        the actual value); ``"distribution"``, one column
+        ``distribution_<class>`` per class value with its probability as Weka
+        prints it (3 decimals, trailing zeros dropped, ``*`` before the
+        predicted class); any other name, that column of ``data`` as text
+        (whole numbers without a decimal point).
     n_jobs : int, optional
         Workers for models that predict rows in parallel (lazy ensembles, knn);
         the output does not depend on it. Not with ``scheduler``.
@@ -66,26 +96,33 @@ def predict(model, data, *, proba: bool = False, input_format: str | None = None
     ------
     UsageError
         The model cannot label new rows, has no probabilities, or refuses the
-        data; or both ``n_jobs`` and ``scheduler`` are given.
+        data; both ``n_jobs`` and ``scheduler`` are given; ``unknown`` is not
+        one of :data:`UNKNOWN_POLICIES`; or ``columns`` asks for what the
+        model has not (a class, probabilities) or names an output column twice.
     ensemblekit.data.DataError
-        The file cannot be read against the model's schema.
+        The file cannot be read against the model's schema, or has no column
+        named in ``columns``.
     ensemblekit.experiment.ProtocolError
         The scheduler cannot be reached, or the ``distributed`` package is missing.
     """
     import numpy as np
 
     parts = list(predict_chunks(model, data, proba=proba, input_format=input_format, n_jobs=n_jobs,
-                                progress=progress, chunk_rows=chunk_rows, scheduler=scheduler))
+                                progress=progress, chunk_rows=chunk_rows, scheduler=scheduler,
+                                unknown=unknown, columns=columns))
     first = parts[0]
     labels = [v for p in parts for v in p.predictions]
     probabilities = None if first.probabilities is None else np.concatenate(
         [p.probabilities for p in parts])
-    return Prediction(first.task, labels, probabilities, first.classes, first.prediction_values)
+    extras = {name: [v for p in parts for v in p.extras[name]] for name in first.extras}
+    return Prediction(first.task, labels, probabilities, first.classes, first.prediction_values,
+                      extras)
 
 
 def predict_chunks(model, data, *, proba: bool = False, input_format: str | None = None,
                    n_jobs: int | None = None, progress: Progress | None = None,
-                   chunk_rows: int | None = None, scheduler: str | None = None):
+                   chunk_rows: int | None = None, scheduler: str | None = None,
+                   unknown: str = "missing", columns: Sequence[str] = ()):
     """Predict a data set chunk by chunk: read some rows, predict them, yield, read on.
 
     Memory does not grow with the number of rows of a file, and the first
@@ -103,7 +140,7 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
 
     Parameters
     ----------
-    model, data, proba, input_format, n_jobs, progress, chunk_rows, scheduler
+    model, data, proba, input_format, n_jobs, progress, chunk_rows, scheduler, unknown, columns
         As in :func:`predict`. A file is read with
         :func:`ensemblekit.streaming.iter_chunks` (CSV options and notes from
         the enclosing :func:`reading` block); a Dataset is cut into chunks.
@@ -127,6 +164,11 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
         yielded.
     ensemblekit.experiment.ProtocolError
         The scheduler cannot be reached (raised before anything is read).
+
+    Notes
+    -----
+    The note on values not seen in training (see ``unknown`` in
+    :func:`predict`) is given once, after the last chunk is yielded.
     """
     import numpy as np
 
@@ -158,37 +200,192 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     cluster_values = ()
     if task not in (registry.CLASSIFICATION, registry.REGRESSION):
         cluster_values = tuple(str(i) for i in range(int(metadata["params"].get("n_clusters", 0))))
+    columns = _check_extras(tuple(columns), unknown, task, classes, proba, metadata["algorithm"])
+    copy = tuple(c for c in columns if c not in PREDICTION_EXTRAS)
+    read_class = "actual" in columns or "error" in columns
+    computes_proba = proba or "distribution" in columns
 
     def say(exc):  # the model's refusal, naming the attribute it is about
         return registry.refusal_text(exc, metadata["algorithm"], schema)
 
     if isinstance(data, Dataset):  # already in memory: one chunk
-        chunks = iter([data])
-    elif is_frame(data):  # coded against the training schema, the class column unread
-        chunks = iter([Dataset.from_frame(data, schema=schema, read_class=False)])
+        chunks = iter([_with_texts(data, copy)])
+    elif is_frame(data):  # coded against the training schema, the class column read if asked
+        chunks = iter([_with_texts(Dataset.from_frame(data, schema=schema, read_class=read_class),
+                                   copy)])
     else:  # a generator: nothing is read yet
-        chunks = timed(_read_chunks(data, schema, input_format, chunk_rows), "reading")
+        chunks = timed(_read_chunks(data, schema, input_format, chunk_rows, read_class=read_class,
+                                    unknown=unknown, copy=copy), "reading")
     if scheduler is not None:  # connected before anything is read: a failure is reported at once
         from ensemblekit.experiment.scheduler import connect
 
-        outputs = _predict_on_cluster(connect(scheduler), pipeline, chunks, proba, progress, source,
-                                      widens=spec.widens_at_predict, say=say)
+        outputs = _predict_on_cluster(connect(scheduler), pipeline, chunks, computes_proba,
+                                      progress, source, widens=spec.widens_at_predict, say=say)
     else:
-        outputs = _predict_in_order(pipeline, _read_ahead(chunks), proba, progress, source,
+        outputs = _predict_in_order(pipeline, _read_ahead(chunks), computes_proba, progress, source,
                                     widens=spec.widens_at_predict, say=say)
 
-    for _chunk, parts in outputs:
+    unseen = _UnseenTally(schema)
+    for chunk, parts in outputs:
         codes = np.concatenate([c for c, _ in parts])
-        known = [p for _, p in parts]
+        full = None
+        if computes_proba:
+            full = widen_proba(np.concatenate([p for _, p in parts]), pipeline.classes_,
+                               len(classes))
+        extras = _extras(columns, chunk, task, classes, codes, full)
+        unseen.add(chunk)
         if task == registry.REGRESSION:
-            yield Prediction(task, [float(v) for v in np.asarray(codes, dtype=np.float64).ravel()])
+            yield Prediction(task, [float(v) for v in np.asarray(codes, dtype=np.float64).ravel()],
+                             extras=extras)
         elif task != registry.CLASSIFICATION:
-            yield Prediction(task, [str(int(c)) for c in codes], prediction_values=cluster_values)
+            yield Prediction(task, [str(int(c)) for c in codes], prediction_values=cluster_values,
+                             extras=extras)
         elif not proba:
-            yield Prediction(task, _labels(classes, codes), prediction_values=tuple(classes))
+            yield Prediction(task, _labels(classes, codes), prediction_values=tuple(classes),
+                             extras=extras)
         else:
-            full = widen_proba(np.concatenate(known), pipeline.classes_, len(classes))
-            yield Prediction(task, _labels(classes, codes), full, tuple(classes), tuple(classes))
+            yield Prediction(task, _labels(classes, codes), full, tuple(classes), tuple(classes),
+                             extras)
+    unseen.report()
+
+
+def _check_extras(columns: tuple, unknown: str, task: str, classes, proba: bool,
+                  algorithm: str) -> tuple:
+    """``columns`` of :func:`predict`, checked against the model: a UsageError names what
+    the model cannot give or a column name the output would hold twice."""
+    if unknown not in UNKNOWN_POLICIES:
+        raise UsageError(f"unknown must be one of {', '.join(UNKNOWN_POLICIES)}, not {unknown!r}")
+    if task not in (registry.CLASSIFICATION, registry.REGRESSION):
+        asked = [c for c in ("actual", "error") if c in columns]
+        if asked:
+            raise UsageError(f"--columns {asked[0]}: {algorithm} is a {task} model; it predicts "
+                             "no class, so there is no actual class to show")
+    if "distribution" in columns and task != registry.CLASSIFICATION:
+        raise UsageError(f"--columns distribution: {algorithm} is a {task} model; it has no "
+                         "class probabilities")
+    names = ["row", "prediction", *(f"p_{c}" for c in classes if proba)]
+    for c in columns:
+        names += [f"distribution_{v}" for v in classes] if c == "distribution" else [c]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UsageError(f"--columns: the output would have two columns named {twice[0]!r}; "
+                         "give each once (an attribute cannot share a name with the output's "
+                         "own columns)")
+    return columns
+
+
+def _with_texts(ds, copy: tuple):
+    """A data set in memory with the columns ``copy`` (attributes of its schema) as text,
+    as a file's chunks carry them (:attr:`ensemblekit.dataset.Dataset.texts`)."""
+    import dataclasses
+
+    import numpy as np
+
+    from ensemblekit.dataset import DataError
+    from ensemblekit.names import did_you_mean
+    from ensemblekit.readers.table import number_text
+
+    if not copy:
+        return ds
+    names = [a.name for a in ds.schema.attributes]
+    texts = {}
+    for name in copy:
+        if name not in names:
+            raise DataError(f"no attribute named {name!r} to copy to the output"
+                            f"{did_you_mean(name, names)}", ds.source)
+        k = names.index(name)
+        if k == ds.schema.class_index:
+            if ds.y is None:
+                texts[name] = np.full(ds.n_instances, None, dtype=object)
+                continue
+            values = np.asarray(ds.y, dtype=np.float64)
+        else:
+            values = ds.X[:, k - (ds.schema.class_index is not None and k > ds.schema.class_index)]
+        texts[name] = np.asarray(_value_text(ds.schema.attributes[k], values, number_text),
+                                 dtype=object)
+    return dataclasses.replace(ds, texts=texts)
+
+
+def _value_text(attribute, values, number_text) -> list:
+    """Coded values of one attribute as text: a nominal value's name, a number's
+    :func:`ensemblekit.readers.table.number_text`; None where missing."""
+    if attribute.kind == "numeric":
+        return [number_text(v) for v in values.tolist()]
+    names = attribute.values
+    return [None if v != v or v < 0 else names[int(v)] for v in values.tolist()]
+
+
+def _extras(columns: tuple, chunk, task: str, classes, codes, full) -> dict:
+    """The columns ``columns`` of :func:`predict` for one chunk: name -> text of each row
+    (None where empty), in order. ``codes``: the chunk's predicted class codes (or
+    values); ``full``: its probabilities over every class value, or None."""
+    import numpy as np
+
+    from ensemblekit.classifiers._java_numbers import weka_number
+    from ensemblekit.readers.table import number_text
+
+    extras: dict = {}
+    if not columns:
+        return extras
+    n = len(codes)
+    regression = task == registry.REGRESSION
+    y = chunk.y if chunk.y is not None else np.full(n, np.nan if regression else -1)
+    if regression:
+        actual = [number_text(v) for v in np.asarray(y, dtype=np.float64).tolist()]
+    else:
+        actual = [None if v < 0 else classes[v] for v in np.asarray(y, dtype=np.int64).tolist()]
+    for c in columns:
+        if c == "actual":
+            extras["actual"] = actual
+        elif c == "error" and regression:
+            diff = np.asarray(codes, dtype=np.float64).ravel() - np.asarray(y, dtype=np.float64)
+            extras["error"] = [number_text(v) for v in diff.tolist()]
+        elif c == "error":
+            wrong = (np.asarray(y) >= 0) & (np.asarray(y) != np.asarray(codes))
+            extras["error"] = np.where(wrong, "+", None).tolist()
+        elif c == "distribution":
+            text = {v: weka_number(v, 3) for v in np.unique(full).tolist()}
+            predicted = np.asarray(codes).astype(np.int64)
+            for k, value in enumerate(classes):
+                cells = [text[v] for v in full[:, k].tolist()]
+                for i in np.flatnonzero(predicted == k).tolist():
+                    cells[i] = "*" + cells[i]
+                extras[f"distribution_{value}"] = cells
+        else:
+            extras[c] = chunk.texts[c].tolist()
+    return extras
+
+
+class _UnseenTally:
+    """The rows whose nominal values were not seen in training, over the chunks of a
+    prediction (:attr:`ensemblekit.dataset.Dataset.unseen`), and the one note about them."""
+
+    def __init__(self, schema):
+        self.order = [a.name for a in schema.attributes]
+        self.rows = 0
+        self.names: set[str] = set()
+        self.source = ""  # the input as its chunks name it in messages
+
+    def add(self, chunk) -> None:
+        import numpy as np
+
+        if chunk.unseen:
+            self.source = chunk.source
+            self.rows += int(np.logical_or.reduce(list(chunk.unseen.values())).sum())
+            self.names.update(chunk.unseen)
+
+    def report(self) -> None:
+        if not self.rows:
+            return
+        from ensemblekit.dataset import quote_names
+
+        context = _READING.get() or {}
+        names = [n for n in self.order if n in self.names]
+        rows = f"{self.rows} rows hold" if self.rows != 1 else "1 row holds"
+        _notifier(context.get("notify"))(
+            f"{self.source}: {rows} a nominal value not seen in training, read as missing "
+            f"(attribute{'s' if len(names) != 1 else ''} {quote_names(names)}); "
+            "--unknown error refuses such values")
 
 
 def _read_ahead(chunks, depth: int = 1):
@@ -438,8 +635,11 @@ def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source,
         client.close()
 
 
-def _read_chunks(data, schema, input_format: str | None, chunk_rows: int | None):
-    """The chunks of a prediction file, read with the options of the enclosing :func:`reading`."""
+def _read_chunks(data, schema, input_format: str | None, chunk_rows: int | None, *,
+                 read_class: bool = False, unknown: str = "error", copy: tuple = ()):
+    """The chunks of a prediction file, read with the options of the enclosing :func:`reading`
+    (the class column only if ``read_class``; ``unknown`` and ``copy`` as
+    :func:`ensemblekit.streaming.iter_chunks` takes them)."""
     import sys
 
     from ensemblekit.streaming import iter_chunks
@@ -449,6 +649,7 @@ def _read_chunks(data, schema, input_format: str | None, chunk_rows: int | None)
         raise UsageError("cannot read '-': standard input is closed")
     context = _READING.get() or {}
     return iter_chunks("-" if stream is not None else data, schema, fmt=input_format,
-                       read_class=False, chunk_rows=chunk_rows, stdin=stream,
+                       read_class=read_class, chunk_rows=chunk_rows, stdin=stream,
+                       unknown=unknown, copy=copy,
                        notify=_notifier(context.get("notify")), decimal=context.get("decimal"),
                        missing_values=context.get("missing_values", ()), header=context.get("header"))

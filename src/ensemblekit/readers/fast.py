@@ -86,6 +86,15 @@ class FastColumn:
             self._index = coded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
         return None if self._index is None else (self._tokens, self._index)
 
+    def cells(self) -> list:
+        """The cells as text, None for a missing value (a numeric column's numbers as
+        Python's shortest text; see :func:`ensemblekit.readers.table._cell_text`)."""
+        if self._text is not None:
+            return self._text.to_pylist()
+        if self._index is not None:
+            return np.asarray([*self._tokens, None], dtype=object)[self._index].tolist()
+        return [None if v != v else repr(v) for v in self._numbers.tolist()]
+
 
 def _finite(values: np.ndarray) -> bool:
     return bool(np.isfinite(values[~np.isnan(values)]).all())

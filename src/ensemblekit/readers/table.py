@@ -21,7 +21,7 @@ from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, quote_inp
 from ensemblekit.names import did_you_mean, resolve
 from ensemblekit.readers.bounds import NOMINAL_TOTAL, NOMINAL_VALUES
 
-__all__ = ["Column", "Table", "TableCoder", "conform_to_schema"]
+__all__ = ["Column", "Table", "TableCoder", "conform_to_schema", "number_text"]
 
 
 @dataclass
@@ -141,6 +141,31 @@ def _check_usable(c: Column, src: str, allow_string: bool) -> DataError | None:
     return None
 
 
+def number_text(v: float) -> str | None:
+    """A number as text: whole numbers without a decimal point, others in Python's
+    shortest round-trip form; None for NaN (missing)."""
+    if v != v:
+        return None
+    return str(int(v)) if v.is_integer() and abs(v) < 2**53 else repr(v)
+
+
+def _cell_text(column: Column, cells: np.ndarray | None, fast=None) -> list:
+    """The cells of one column as text (None where missing), the same from either engine.
+
+    A column the file declares numeric (ARFF) is written from its numbers
+    (:func:`number_text`), since the vectorised engine keeps no text of them;
+    any other column keeps its cells as read. ``cells`` from the ordinary
+    reader, or ``fast`` (an :class:`ensemblekit.readers.fast.FastColumn`).
+    """
+    if column.kind == "numeric":
+        numbers = fast.numbers() if fast is not None else _to_float(cells)
+        if numbers is not None:
+            return [number_text(v) for v in numbers.tolist()]
+    if fast is not None:
+        return fast.cells()
+    return list(cells)
+
+
 class _Slot:
     """One attribute being coded: where its cells come from and where its numbers go.
 
@@ -151,9 +176,11 @@ class _Slot:
 
     def __init__(self, key: tuple, col: int, name: str, how: str, out: int | None, *,
                  values: tuple[str, ...] = (), schema_kind: str | None = None,
-                 training: bool = False):
+                 training: bool = False, lenient: bool = False):
         self.key, self.col, self.name, self.how, self.out = key, col, name, how, out
         self.values, self.schema_kind, self.training = values, schema_kind, training
+        self.lenient = lenient  # a value not seen in training is read as missing
+        self.unseen: np.ndarray | None = None  # lenient: rows whose value was unseen
         self.lut: dict[Any, int] = {}
         if how == "codes":
             self.lut = {v: k for k, v in enumerate(values)}
@@ -200,6 +227,7 @@ class TableCoder:
         self.schema: Schema | None = None
         self.class_index: int | None = None
         self.relation = ""
+        self.copies: dict[str, tuple[int, np.ndarray]] = {}  # name -> (column, text of each row)
 
     # ------------------------------------------------------------------ plans
     @classmethod
@@ -245,11 +273,20 @@ class TableCoder:
 
     @classmethod
     def for_schema(cls, columns: Sequence[Column], src: str, n_rows: int, schema: Schema,
-                   read_class: bool) -> TableCoder:
+                   read_class: bool, unknown: str = "error",
+                   copy: Sequence[str] = ()) -> TableCoder:
         """A coder of cells against a training schema (see :func:`conform_to_schema`)."""
         coder = cls(src, n_rows)
         coder.schema = schema
         by_name = {c.name: k for k, c in enumerate(columns)}
+        for i, name in enumerate(copy):
+            if name in by_name:
+                coder.copies[name] = (by_name[name], np.empty(n_rows, dtype=object))
+            else:
+                names = [c.name for c in columns]
+                coder.errors.append(((0, i), DataError(
+                    f"no attribute named {name!r} to copy to the output{did_you_mean(name, names)}; "
+                    f"attributes are: {quote_names(names, 50)}", src)))
         j = 0
         for k, a in enumerate(schema.attributes):
             is_class = k == schema.class_index
@@ -274,7 +311,7 @@ class TableCoder:
                 slot = _Slot((1, k), by_name[a.name], a.name, "numeric", out, schema_kind=a.kind)
             else:
                 slot = _Slot((1, k), by_name[a.name], a.name, "codes", out, values=a.values,
-                             training=True)
+                             training=True, lenient=unknown == "missing")
             coder._place(slot)
         coder.X = np.empty((n_rows, j), dtype=np.float64)
         return coder
@@ -317,11 +354,26 @@ class TableCoder:
             if slot.how == "numeric":
                 values = self._numeric(slot, col, table)
             elif slot.how == "codes":
-                values = self._codes(slot, col, table)
+                values = self._unseen(slot, rows, self._codes(slot, col, table))
             else:
                 values = self._distinct(slot, col)
             self._put(rows, slot, values)
+        for k, text in self.copies.values():
+            text[rows] = _cell_text(table.columns[k], table.cells[:, k])
         self.done += n
+
+    def _unseen(self, slot: _Slot, rows: slice, codes: np.ndarray) -> np.ndarray:
+        """``codes`` with a value not seen in training (-2) read as missing (-1) when the slot
+        is lenient, its rows marked in ``slot.unseen``; else ``codes`` unchanged."""
+        if not slot.lenient:
+            return codes
+        bad = codes == -2
+        if bad.any():
+            if slot.unseen is None:
+                slot.unseen = np.zeros(self.n_rows, dtype=bool)
+            slot.unseen[rows] = bad
+            codes = np.where(bad, -1, codes)
+        return codes
 
     def _put(self, rows: slice, slot: _Slot, values: np.ndarray) -> None:
         if slot.out is None:
@@ -349,7 +401,7 @@ class TableCoder:
                 tokens, index = column.codes()
                 lut = slot.lut
                 known = np.array([lut.get(v, -2) for v in tokens] + [-1], dtype=np.int64)
-                if (known == -2).any() and (known[index] == -2).any():
+                if not slot.lenient and (known == -2).any() and (known[index] == -2).any():
                     return False
                 coded.append(known[index])
             else:
@@ -365,7 +417,9 @@ class TableCoder:
             self.weights[rows] = table.weights
         for slot, values in zip(self.slots, coded):
             if values is not None:
-                self._put(rows, slot, values)
+                self._put(rows, slot, self._unseen(slot, rows, values))
+        for k, text in self.copies.values():
+            text[rows] = _cell_text(table.columns[k], None, table.fast[k])
         self.done += n
         return True
 
@@ -393,7 +447,7 @@ class TableCoder:
         lut = slot.lut
         codes = np.fromiter((lut.get(v, -2) for v in col), dtype=np.int64, count=len(col))
         bad = codes == -2
-        if slot.undeclared is None and bad.any():
+        if slot.undeclared is None and not slot.lenient and bad.any():
             i = int(np.argmax(bad))
             if slot.training:
                 what = (f"value {quote_input(col[i])} of attribute {slot.name!r} was not seen in the "
@@ -458,11 +512,18 @@ class TableCoder:
         else:
             schema = self.schema
             y = self.y
-        return Dataset(name, self.src, schema, self.X, y, self.lines, weights=self.weights)
+        ds = Dataset(name, self.src, schema, self.X, y, self.lines, weights=self.weights)
+        unseen = {s.name: s.unseen for s in self.slots if s.unseen is not None and s.unseen.any()}
+        if unseen:
+            ds.unseen = unseen
+        if self.copies:
+            ds.texts = {name: text for name, (_, text) in self.copies.items()}
+        return ds
 
 
 def conform_to_schema(table: Table, src: str, name: str, schema: Schema, *,
-                      read_class: bool = True) -> Dataset:
+                      read_class: bool = True, unknown: str = "error",
+                      copy: Sequence[str] = ()) -> Dataset:
     """Code a table's cells against a training schema (attributes matched by name).
 
     Columns the schema does not name are dropped; nominal values are coded in
@@ -482,8 +543,15 @@ def conform_to_schema(table: Table, src: str, name: str, schema: Schema, *,
         False leaves the class column unread (``y`` is None), so any value in
         it, or its absence, gives the same features: prediction does not use
         it. With True, a class value unseen in training is an error, as for
-        any nominal attribute, and a file without the class column gives
-        ``y`` None.
+        any nominal attribute (unless ``unknown`` is ``"missing"``), and a
+        file without the class column gives ``y`` None.
+    unknown : {"error", "missing"}, default="error"
+        A nominal value not seen in training is an error, or is read as
+        missing (as Weka's InputMappedClassifier reads it); the rows it was
+        read so in are then in ``Dataset.unseen``, by attribute.
+    copy : sequence of str, default=()
+        Names of columns of the file (in the schema or not) whose cells are
+        also kept as text, in ``Dataset.texts`` (see :func:`_cell_text`).
 
     Returns
     -------
@@ -498,8 +566,12 @@ def conform_to_schema(table: Table, src: str, name: str, schema: Schema, *,
         A feature of the schema is missing, an attribute is numeric in one and
         not in the other, a date attribute, a value that is not a finite
         number, or a nominal value not seen in training; each with the line it
-        is on when it is known.
+        is on when it is known. A name in ``copy`` that is not a column of the
+        file.
     """
-    coder = TableCoder.for_schema(table.columns, src, table.n_rows, schema, read_class)
+    if unknown not in ("error", "missing"):
+        raise DataError(f"unknown must be 'error' or 'missing', not {unknown!r}", src)
+    coder = TableCoder.for_schema(table.columns, src, table.n_rows, schema, read_class,
+                                  unknown, copy)
     coder.add(table)
     return coder.dataset(name, table.relation)
