@@ -286,6 +286,9 @@ class Dataset:
         1-based line in the file where each row starts, for messages.
     format : {"arff", "csv"}
         The file format; in CSV the attribute kinds are inferred, not declared.
+    typed : frozenset of str
+        CSV: the attributes whose kind was given (``--nominal``, ``--numeric``
+        ...), not inferred; :meth:`with_nominal_class` leaves such a class alone.
     """
 
     name: str
@@ -295,6 +298,7 @@ class Dataset:
     y: np.ndarray | None
     lines: np.ndarray
     format: str = "arff"
+    typed: frozenset = frozenset()
 
     @property
     def n_instances(self) -> int:
@@ -343,7 +347,7 @@ class Dataset:
             column[np.asarray(self.y) < 0] = np.nan
         X = np.insert(self.X, ci, column, axis=1)  # ci features precede the class
         schema = Schema(self.schema.relation, self.schema.attributes, None)
-        return Dataset(self.name, self.source, schema, X, None, self.lines, self.format)
+        return Dataset(self.name, self.source, schema, X, None, self.lines, self.format, self.typed)
 
     def with_nominal_class(self, max_classes: int = 100) -> Dataset:
         """Return the data set with an inferred numeric CSV class turned nominal.
@@ -352,8 +356,9 @@ class Dataset:
         ``1``/``2``/``3``) is inferred numeric; classifiers need it nominal. Its
         distinct values become the nominal values in increasing numeric order,
         written as integers (``"1"``, not ``"1.0"``). A class *declared*
-        numeric (ARFF), or holding fractions or more than ``max_classes``
-        distinct values, is a regression target and is left alone.
+        numeric (ARFF, or CSV with ``--numeric``), or holding fractions or more
+        than ``max_classes`` distinct values, is a regression target and is left
+        alone.
 
         Parameters
         ----------
@@ -367,7 +372,8 @@ class Dataset:
             attribute and int64 codes (-1 = missing).
         """
         ca = self.schema.class_attribute
-        if ca is None or ca.kind != "numeric" or self.y is None or self.format != "csv":
+        if (ca is None or ca.kind != "numeric" or self.y is None or self.format != "csv"
+                or ca.name in self.typed):
             return self
         present = ~np.isnan(self.y)
         distinct = np.unique(self.y[present])
@@ -379,7 +385,8 @@ class Dataset:
         attributes = list(self.schema.attributes)
         attributes[self.schema.class_index] = Attribute(ca.name, "nominal", values)
         schema = Schema(self.schema.relation, tuple(attributes), self.schema.class_index)
-        return Dataset(self.name, self.source, schema, self.X, codes, self.lines, self.format)
+        return Dataset(self.name, self.source, schema, self.X, codes, self.lines, self.format,
+                       self.typed)
 
     def split_targets(self, names: Sequence[str]) -> tuple[Dataset, np.ndarray, tuple[str, ...]]:
         """Move some feature attributes out of ``X`` into a numeric target matrix.
@@ -455,7 +462,7 @@ class Dataset:
         class_index = None if ca is None else attributes.index(ca)
         schema = Schema(self.schema.relation, attributes, class_index)
         reduced = Dataset(self.name, self.source, schema, self.X[:, keep], self.y, self.lines,
-                          self.format)
+                          self.format, self.typed)
         return reduced, Y, tuple(columns)
 
 
