@@ -117,11 +117,12 @@ def _print(renderables) -> None:
             console.print(renderable)
 
 
-def _reading(decimal: str | None, missing_values: list[str], header: bool | None,
-             string_to_nominal: bool = False):
-    """How the command reads data files; the reader's notes go to stderr."""
-    return api.reading(decimal=decimal, missing_values=missing_values, header=header,
-                       string_to_nominal=string_to_nominal, notify=_note)
+def _reading(params: dict):
+    """How the command reads data files, from its parameters (``locals()``: ``--decimal``,
+    ``--nominal`` ... where it has them); the reader's notes go to stderr."""
+    names = ("decimal", "missing_values", "header", "string_to_nominal", "nominal", "numeric",
+             "string", "date")
+    return api.reading(**{k: params[k] for k in names if k in params}, notify=_note)
 
 
 # --------------------------------------------------------------------------- commands
@@ -162,13 +163,15 @@ def info(
     decimal: str | None = opt.DECIMAL,
     missing_values: list[str] = opt.MISSING_VALUES,
     header: bool | None = opt.HEADER,
+    nominal: list[str] = opt.NOMINAL, numeric: list[str] = opt.NUMERIC,
+    string: list[str] = opt.STRING, date: list[str] = opt.DATE,
     format_: str | None = opt.JSON_FORMAT,
 ):
     """Print a file's schema: attributes, types, classes and their counts, missing values."""
     from ensemblekit.report import schema_tables
     from ensemblekit.writers import to_json
 
-    with _user_errors(), _reading(decimal, missing_values, header):
+    with _user_errors(), _reading(locals()):
         _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
         summary = api.describe_data(data, target=target, ignore=ignore, input_format=input_format)
@@ -196,10 +199,12 @@ def fit(
     decimal: str | None = opt.DECIMAL,
     missing_values: list[str] = opt.MISSING_VALUES,
     header: bool | None = opt.HEADER,
+    nominal: list[str] = opt.NOMINAL, numeric: list[str] = opt.NUMERIC,
+    string: list[str] = opt.STRING, date: list[str] = opt.DATE,
     string_to_nominal: bool = opt.STRING_TO_NOMINAL,
 ):
     """Fit an algorithm to a file and save the model."""
-    with _user_errors(), _reading(decimal, missing_values, header, string_to_nominal):
+    with _user_errors(), _reading(locals()):
         _check_destination(output, "--output")
         model = api.fit(algo, data, target=target, params=registry.parse_settings(settings), seed=seed,
                         n_clusters=n_clusters, no_class=no_class, ignore=ignore,
@@ -221,6 +226,8 @@ def predict(
     decimal: str | None = opt.DECIMAL,
     missing_values: list[str] = opt.MISSING_VALUES,
     header: bool | None = opt.HEADER,
+    nominal: list[str] = opt.NOMINAL, numeric: list[str] = opt.NUMERIC,
+    string: list[str] = opt.STRING, date: list[str] = opt.DATE,
     n_jobs: int | None = typer.Option(
         None, "--n-jobs", "-j", help="Processes for models that predict rows in parallel (lazy "
         "ensembles, knn); -1 = all cores. The output does not depend on it."),
@@ -234,12 +241,14 @@ def predict(
 
     The file is read, predicted and written in chunks of rows, so memory does not grow with its
     size and the first rows come out at once. The class column is read only for --columns
-    actual or error. Columns: row, prediction, p_<class> (--proba), then --columns.
+    actual or error. Columns: row, prediction, p_<class> (--proba), then --columns. The model
+    declares each column's type: --date reads dates as fit read them; --nominal, --numeric and
+    --string are refused.
     """
     from ensemblekit.cli_io import emit_parts
     from ensemblekit.writers import OUTPUT_FORMATS, format_prediction_stream
 
-    with _user_errors(), _reading(decimal, missing_values, header):
+    with _user_errors(), _reading(locals()):
         if output is None:
             _require_stdout()
         _check_format(format_, OUTPUT_FORMATS, "--format")
@@ -281,6 +290,8 @@ def cluster(
     decimal: str | None = opt.DECIMAL,
     missing_values: list[str] = opt.MISSING_VALUES,
     header: bool | None = opt.HEADER,
+    nominal: list[str] = opt.NOMINAL, numeric: list[str] = opt.NUMERIC,
+    string: list[str] = opt.STRING, date: list[str] = opt.DATE,
     string_to_nominal: bool = opt.STRING_TO_NOMINAL,
     format_: str | None = opt.JSON_FORMAT,
 ):
@@ -290,7 +301,7 @@ def cluster(
     from ensemblekit.results import prediction_rows
     from ensemblekit.writers import to_json
 
-    with _user_errors(), _reading(decimal, missing_values, header, string_to_nominal):
+    with _user_errors(), _reading(locals()):
         _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
         spec = registry.get(algo)
@@ -428,6 +439,8 @@ def evaluate(
     decimal: str | None = opt.DECIMAL,
     missing_values: list[str] = opt.MISSING_VALUES,
     header: bool | None = opt.HEADER,
+    nominal: list[str] = opt.NOMINAL, numeric: list[str] = opt.NUMERIC,
+    string: list[str] = opt.STRING, date: list[str] = opt.DATE,
     string_to_nominal: bool = opt.STRING_TO_NOMINAL,
     output: Path | None = typer.Option(None, "--output", "-o", help="Per-fold scores (.csv/.json)."),
     format_: str | None = opt.JSON_FORMAT,
@@ -443,7 +456,7 @@ def evaluate(
     from ensemblekit import report
     from ensemblekit.writers import to_json
 
-    with _user_errors(), _reading(decimal, missing_values, header, string_to_nominal):
+    with _user_errors(), _reading(locals()):
         _require_stdout()
         _check_format(format_, ("json", "table"), "--format")
         _check_destination(curve_out, "--curve-out")
@@ -506,6 +519,8 @@ def compare(
     decimal: str | None = opt.DECIMAL,
     missing_values: list[str] = opt.MISSING_VALUES,
     header: bool | None = opt.HEADER,
+    nominal: list[str] = opt.NOMINAL, numeric: list[str] = opt.NUMERIC,
+    string: list[str] = opt.STRING, date: list[str] = opt.DATE,
     string_to_nominal: bool = opt.STRING_TO_NOMINAL,
     output: Path | None = typer.Option(None, "--output", "-o",
                                           help="Every per-fold score, long format (.csv or .json)."),
@@ -525,7 +540,7 @@ def compare(
     predictions_out: Path | None = opt.PREDICTIONS_OUT,
 ):
     """Compare algorithms over data sets under one protocol: tables, ranks, Friedman/Nemenyi."""
-    with _user_errors(), _reading(decimal, missing_values, header, string_to_nominal):
+    with _user_errors(), _reading(locals()):
         _require_stdout()
         if len(set(algos)) != len(algos):
             raise UsageError("an algorithm is named twice")

@@ -80,13 +80,29 @@ DECIMAL = typer.Option(None, "--decimal", callback=_decimal,
                         "of a ';'-separated file written like 5,1).")
 MISSING_VALUES = typer.Option([], "--missing-values", metavar="TOKEN",
                                help="CSV cell value read as missing (repeatable), besides the "
-                               "empty field, ?, NA, N/A, n/a, NaN, null, None and -.")
+                               "empty field, ?, -, NA, N/A, n/a, NaN (NA and NaN in any case), "
+                               "null, NULL, None, #N/A, #N/A N/A, #NA and <NA>.")
 HEADER = typer.Option(None, "--header/--no-header",
                        help="CSV: the first row names the columns, or is data (columns "
                        "att1..attN). Default: data when its values fit the rows below.")
+_COLS = ("1-based positions and ranges (1,3-5), first, last, or names; repeatable. Overrides "
+         "the reader's guess (Weka's CSVLoader")
+NOMINAL = typer.Option([], "--nominal", metavar="COLS",
+                       help=f"CSV: read these columns as nominal: {_COLS} -N).")
+NUMERIC = typer.Option([], "--numeric", metavar="COLS",
+                       help=f"CSV: read these columns as numeric: {_COLS} -R).")
+STRING = typer.Option([], "--string", metavar="COLS",
+                      help=f"CSV: read these columns as string attributes, left out with a note "
+                      f"(--string-to-nominal makes them nominal): {_COLS} -S).")
+DATE = typer.Option([], "--date", metavar="COLS[:FORMAT]",
+                    help="CSV: read these columns as dates in a Java SimpleDateFormat pattern "
+                    "(default yyyy-MM-dd'T'HH:mm:ss), into milliseconds since 1970 as Weka does, "
+                    "in the local time zone unless the pattern reads one (Weka's CSVLoader -D "
+                    "-format). COLS as for --nominal.")
 STRING_TO_NOMINAL = typer.Option(False, "--string-to-nominal",
-                                  help="ARFF: read string attributes as nominal ones (Weka's "
-                                  "StringToNominal). Default: leave them out, with a note.")
+                                  help="Read string attributes (ARFF, or CSV --string) as nominal "
+                                  "ones (Weka's StringToNominal). Default: leave them out, with a "
+                                  "note.")
 
 
 # predict's Weka extras

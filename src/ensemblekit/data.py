@@ -34,6 +34,7 @@ from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, known_cla
 from ensemblekit.errors import InputError
 from ensemblekit.names import did_you_mean, resolve
 from ensemblekit.readers.arff import read_arff, write_arff
+from ensemblekit.readers.columns import type_requests
 from ensemblekit.readers.csv import MISSING_VALUES, read_csv
 from ensemblekit.readers.table import TableCoder
 from ensemblekit.readers.text import MixedEncodingError, decoded_blocks, iter_lines, open_input
@@ -128,6 +129,10 @@ def load_dataset(
     missing_values: Iterable[str] = (),
     header: bool | None = None,
     notify: Callable[[str], None] | None = None,
+    nominal: Iterable[str] | str = (),
+    numeric: Iterable[str] | str = (),
+    string: Iterable[str] | str = (),
+    date: Iterable[str] | str = (),
 ) -> Dataset:
     """Read an ARFF or CSV file (gzip-compressed or not) into a :class:`Dataset`.
 
@@ -177,8 +182,10 @@ def load_dataset(
         decimal mark (``5,1``) is read so, with a note.
     missing_values : iterable of str
         CSV: more cell values to read as missing, added to the standard ones
-        (the empty field, ``?``, ``NA``, ``N/A``, ``n/a``, ``NaN``, ``null``,
-        ``None``, ``-``; ``NA`` and ``NaN`` in any case).
+        (:data:`ensemblekit.readers.csv.MISSING_VALUES`: the empty field, ``?``,
+        ``NA``, ``N/A``, ``n/a``, ``NaN``, ``null``, ``NULL``, ``None``, ``-``,
+        ``#N/A``, ``#N/A N/A``, ``#NA``, ``<NA>``; ``NA`` and ``NaN`` in any
+        case, so ``nan`` too).
     header : bool, optional
         CSV: whether the first row names the columns. Default: it does, unless
         its values fit the columns below (numbers in numeric columns, values
@@ -190,6 +197,24 @@ def load_dataset(
         and naming the file): decimal commas, a first row read as data, a column
         read as nominal although mostly numbers, text read as Latin-1. Default:
         a :class:`UserWarning` per note.
+    nominal, numeric, string : str or iterable of str
+        CSV: columns to read as nominal, numeric or string whatever their cells
+        look like, as Weka's ``CSVLoader -N``/``-R``/``-S``: lists such as
+        ``"1,3-5"``, ``"first"``, ``"last"`` or attribute names (case-insensitive
+        when unambiguous), see :mod:`ensemblekit.readers.columns`. Positions
+        count the columns read (a pandas row index left out is not counted), before
+        ``ignore``. A nominal column of numbers orders its values as numbers; a
+        numeric class stays numeric (a classifier then refuses it); string
+        columns are string attributes (left out, made nominal, or kept, as for
+        ARFF). Ignored for ARFF, which declares its types, and against a
+        ``schema``, which decides them.
+    date : str or iterable of str
+        CSV: ``COLS`` or ``COLS:FORMAT``, columns read as dates in a Java
+        ``SimpleDateFormat`` pattern (default Weka's ``yyyy-MM-dd'T'HH:mm:ss``)
+        into numeric attributes, milliseconds since the epoch, as Weka reads
+        dates (:mod:`ensemblekit.readers.dates`; local time zone unless the
+        pattern reads one). Applies with a ``schema`` too, whose attribute is
+        then numeric.
 
     Returns
     -------
@@ -210,12 +235,15 @@ def load_dataset(
         past one of the bounds;
         a byte order mark the text does not match; unknown ``target`` or
         ``ignore`` name; a string class (unless ``allow_string`` or
-        ``string_to_nominal``); a date
-        attribute; with ``schema``, a missing feature, a changed attribute type
+        ``string_to_nominal``); an ARFF date
+        attribute; a CSV value not a date in its ``date`` format; a column of
+        ``nominal``/``numeric``/``string``/``date`` the file does not have, or
+        given two kinds; with ``schema``, a missing feature, a changed attribute type
         or a nominal value unseen in training.
     ValueError
         Bad arguments (unknown ``fmt`` or ``decimal``, ``target`` together with
-        ``no_class`` or contradicting ``schema``).
+        ``no_class`` or contradicting ``schema``, a column list or date format
+        that cannot be read).
 
     Notes
     -----
@@ -223,7 +251,11 @@ def load_dataset(
     (``{index value, ...}``) a left-out attribute is 0, which for a nominal
     attribute is its first declared value. A CSV column is numeric when every
     present value parses as a number, otherwise nominal with the sorted
-    distinct values; the tokens listed under ``missing_values`` are missing.
+    distinct values (unless ``nominal`` ... say otherwise); the tokens listed under
+    ``missing_values`` are missing. Columns separated by runs of spaces (no
+    comma, semicolon or TAB in the first line) are read so, with a note; an
+    unnamed first column that numbers the rows (pandas' index) is left out, with
+    a note.
     Infinite numbers are rejected. The CSV options do not apply to ARFF, where
     ``?`` is the only missing value and ``.`` the decimal mark.
     """
@@ -234,6 +266,7 @@ def load_dataset(
     if isinstance(missing_values, str):
         missing_values = (missing_values,)
     missing = MISSING_VALUES | frozenset(str(v).strip() for v in missing_values)
+    types = type_requests(nominal=nominal, numeric=numeric, string=string, date=date)
     warned: list[str] | None = None
     if notify is None:  # said as warnings once the file is read, as from this call
         warned = []
@@ -253,7 +286,7 @@ def load_dataset(
     options = dict(target=target, fmt=fmt, schema=schema, ignore=ignore,
                    allow_string=allow_string or string_to_nominal, strings_nominal=string_to_nominal,
                    no_class=no_class, stdin=stdin, decimal=decimal, missing=missing, header=header,
-                   notify=notify)
+                   notify=notify, types=types)
     try:
         return _load(source, **options)
     except MixedEncodingError as exc:
@@ -268,7 +301,7 @@ def load_dataset(
 
 
 def _load(source, *, target, fmt, schema, ignore, allow_string, strings_nominal, no_class, stdin,
-          decimal, missing, header, notify, latin1: bool = False) -> Dataset:
+          decimal, missing, header, notify, types, latin1: bool = False) -> Dataset:
     """:func:`load_dataset` once its arguments are checked: read the text in two passes
     (``readers.arff.read_arff``, ``readers.csv.read_csv``), coding each chunk of rows as
     the second pass gives it, so that the cells of the whole file are never held at once."""
@@ -288,15 +321,14 @@ def _load(source, *, target, fmt, schema, ignore, allow_string, strings_nominal,
             fmt, delimiter = input_format(suffix, lambda: starts_like_arff(head))
         if fmt == "arff":
             relation, columns, n_rows, tables = read_arff(lines, src, _CHUNK_ROWS)
-            kinds = ["nominal" if strings_nominal and c.kind == "string" else c.kind
-                     for c in columns]
+            kinds, typed = [c.kind for c in columns], []
         else:
             relation = _stem(src) if suffix is not None else "stdin"
             layout, n_rows, tables = read_csv(lines, src, relation, delimiter, decimal=decimal,
                                               missing=missing, header=header, notify=notify,
-                                              chunk_rows=_CHUNK_ROWS)
-            columns = layout.columns
-            kinds = ["numeric" if numeric else "nominal" for numeric in layout.numeric]
+                                              chunk_rows=_CHUNK_ROWS, types=types)
+            columns, kinds, typed = layout.columns, layout.kinds, layout.typed
+        kinds = ["nominal" if strings_nominal and kind == "string" else kind for kind in kinds]
         name = _stem(src) if suffix is not None else relation
 
         keep, problem = list(range(len(columns))), None
@@ -339,6 +371,7 @@ def _load(source, *, target, fmt, schema, ignore, allow_string, strings_nominal,
             notify(f"note: {src}: {len(column_notes) - _MAX_COLUMN_NOTES} more columns are read as "
                    "nominal although most of their values are numbers")
     ds.format = fmt
+    ds.typed = frozenset(typed) & {a.name for a in ds.schema.attributes}
     return ds
 
 

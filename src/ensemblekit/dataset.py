@@ -297,6 +297,9 @@ class Dataset:
     texts : dict of str to ndarray of shape (n_instances,), object, or None
         Columns of the file kept as text on request (``str``, None where
         missing), by name; None when none were asked for.
+    typed : frozenset of str
+        CSV: the attributes whose kind was given (``--nominal``, ``--numeric``
+        ...), not inferred; :meth:`with_nominal_class` leaves such a class alone.
     """
 
     name: str
@@ -309,6 +312,7 @@ class Dataset:
     weights: np.ndarray | None = None
     unseen: dict | None = None
     texts: dict | None = None
+    typed: frozenset = frozenset()
 
     @property
     def n_instances(self) -> int:
@@ -493,7 +497,7 @@ class Dataset:
             column[np.asarray(self.y) < 0] = np.nan
         X = np.insert(self.X, ci, column, axis=1)  # ci features precede the class
         schema = Schema(self.schema.relation, self.schema.attributes, None)
-        return Dataset(self.name, self.source, schema, X, None, self.lines, self.format)
+        return replace(self, schema=schema, X=X, y=None)
 
     def with_nominal_class(self, max_classes: int = 100) -> Dataset:
         """Return the data set with an inferred numeric CSV class turned nominal.
@@ -503,8 +507,9 @@ class Dataset:
         column; classifiers need it nominal. Its
         distinct values become the nominal values in increasing numeric order,
         written as integers (``"1"``, not ``"1.0"``). A class *declared*
-        numeric (ARFF), or holding fractions or more than ``max_classes``
-        distinct values, is a regression target and is left alone.
+        numeric (ARFF, or CSV with ``--numeric``), or holding fractions or more
+        than ``max_classes`` distinct values, is a regression target and is left
+        alone.
 
         Parameters
         ----------
@@ -519,7 +524,7 @@ class Dataset:
         """
         ca = self.schema.class_attribute
         if (ca is None or ca.kind != "numeric" or self.y is None
-                or self.format not in ("csv", "frame")):
+                or self.format not in ("csv", "frame") or ca.name in self.typed):
             return self
         present = ~np.isnan(self.y)
         distinct = np.unique(self.y[present])
@@ -531,7 +536,7 @@ class Dataset:
         attributes = list(self.schema.attributes)
         attributes[self.schema.class_index] = Attribute(ca.name, "nominal", values)
         schema = Schema(self.schema.relation, tuple(attributes), self.schema.class_index)
-        return Dataset(self.name, self.source, schema, self.X, codes, self.lines, self.format)
+        return replace(self, schema=schema, y=codes)
 
     def split_targets(self, names: Sequence[str]) -> tuple[Dataset, np.ndarray, tuple[str, ...]]:
         """Move some feature attributes out of ``X`` into a numeric target matrix.
@@ -606,8 +611,7 @@ class Dataset:
                            if i == self.schema.class_index or a.name in kept_names)
         class_index = None if ca is None else attributes.index(ca)
         schema = Schema(self.schema.relation, attributes, class_index)
-        reduced = Dataset(self.name, self.source, schema, self.X[:, keep], self.y, self.lines,
-                          self.format)
+        reduced = replace(self, schema=schema, X=self.X[:, keep])
         return reduced, Y, tuple(columns)
 
 

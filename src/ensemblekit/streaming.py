@@ -39,15 +39,17 @@ from ensemblekit.dataset import DataError, Dataset, Schema
 from ensemblekit.errors import InputError
 from ensemblekit.readers import fast as _fast
 from ensemblekit.readers.arff import arff_block_tables, parse_arff_rows, read_arff_header
+from ensemblekit.readers.columns import type_requests
 from ensemblekit.readers.csv import (
     MISSING_VALUES,
     check_fields,
     csv_records,
     parse_csv_records,
     stripped,
+    widened,
     with_delimiter,
 )
-from ensemblekit.readers.table import Table, conform_to_schema
+from ensemblekit.readers.table import Column, Table, conform_to_schema
 from ensemblekit.readers.text import Lines, decoded_blocks, iter_lines, line_units, open_input
 
 #: Rows per chunk read by :func:`iter_chunks`. Small chunks are the fastest: the
@@ -125,8 +127,9 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
     by the vectorised engine, and from the first block that is not plain on,
     the rest is read as above.
     """
-    lines, delimiter = with_delimiter(lines, src, delimiter)  # guessed as read_csv guesses it
-    options = {k: v for k, v in csv_options.items() if k in ("decimal", "missing", "header")}
+    lines, delimiter = with_delimiter(lines, src, delimiter, notify)  # as read_csv guesses it
+    options = {k: v for k, v in csv_options.items()
+               if k in ("decimal", "missing", "header", "types")}
     fast_bytes = _fast.FAST_BYTES if fast_bytes is None else fast_bytes
     can_switch = (isinstance(lines, Lines) and delimiter in (",", "\t")
                   and options.get("decimal") != ",")
@@ -137,21 +140,23 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
     header_record: list[str] | None = None
     header_line = 0
     header_used: bool | None = None  # None until the first chunk is read
+    index_used = False  # the first chunk left out a row index (its first field)
     columns: list = []
 
     def table(records: list[list[str]], record_lines: list[int]) -> Table:
-        nonlocal header_used, columns
+        nonlocal header_used, index_used, columns
         chunk = stripped(records, delimiter)
         if header_used is None:
             out = parse_csv_records(chunk, list(record_lines), src, relation, delimiter,
                                    notify=notify, **options)
             header_used = int(out.lines[0]) != record_lines[0]
+            index_used = len(out.columns) < len(chunk[0])
             columns = out.columns
             return out
         if header_used:
             head = [[f.strip() for f in header_record]]
             return parse_csv_records(head + chunk, [header_line, *record_lines], src, relation,
-                                    delimiter, **{**options, "header": True})
+                                    delimiter, **{**options, "header": True, "index": index_used})
         return parse_csv_records(chunk, list(record_lines), src, relation, delimiter,
                                 **{**options, "header": False})
 
@@ -172,7 +177,11 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
             if not n_fields:
                 check_fields(len(fields), src, lineno)
                 n_fields, header_line, header_record = len(fields), lineno, fields
-            elif len(fields) != n_fields:
+            elif len(records) == 1 and record_lines[0] == header_line:  # the second record
+                header_record = records[0] = widened(header_record, len(fields),
+                                                     csv_options.get("header"))
+                n_fields = len(header_record)
+            if len(fields) != n_fields:
                 raise DataError(f"expected {n_fields} fields (as in {where} on line "
                                 f"{header_line}), found {len(fields)}", src, lineno)
             records.append(fields)
@@ -201,9 +210,13 @@ def _csv_stream(lines: Iterator[str], src: str, relation: str, delimiter: str | 
             if not text:
                 continue  # a blank line, which holds no record
             quick = _fast.fast_csv_table(
-                text, np.arange(first, first + n_lines, dtype=np.int64), relation, columns,
-                delimiter, missing, lambda t=text, f=first: unit_table(t, f))
+                text, np.arange(first, first + n_lines, dtype=np.int64), relation,
+                [Column("", None, (), None)] * index_used + columns, delimiter, missing,
+                lambda t=text, f=first: unit_table(t, f))
             if quick is not None:
+                if index_used:  # the row index parsed, and left out (``slow`` leaves it out)
+                    quick = Table(relation, columns, None, quick.lines, "csv",
+                                  fast=quick.fast[1:], slow=quick.slow)
                 yield quick
                 continue
             rest = itertools.chain([text], ("\n" + u for u, _, _ in units))
@@ -256,8 +269,9 @@ def iter_chunks(source: Any, schema: Schema, *, fmt: str | None = None, read_cla
     copy : sequence of str, default ()
         Columns of the file also kept as text, in each chunk's ``texts``.
     **csv_options
-        ``decimal``, ``missing_values`` and ``header`` of
-        :func:`ensemblekit.data.load_dataset`, for CSV input.
+        ``decimal``, ``missing_values``, ``header`` and ``date`` of
+        :func:`ensemblekit.data.load_dataset`, for CSV input (the schema
+        gives every other column its kind).
 
     Yields
     ------
@@ -282,6 +296,7 @@ def iter_chunks(source: Any, schema: Schema, *, fmt: str | None = None, read_cla
         missing = (missing,)
     if missing:
         csv_options["missing"] = MISSING_VALUES | frozenset(str(v).strip() for v in missing)
+    csv_options["types"] = type_requests(date=csv_options.pop("date", ()))
     csv_options = {k: v for k, v in csv_options.items() if v is not None}
 
     stream, src, suffix, name, lines = _open_text(source, stdin, notify)

@@ -197,7 +197,7 @@ def test_shell_completion_is_offered(monkeypatch, capsys):
                            "console_main()"], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "_ENSEMBLEKIT_COMPLETE": "complete_bash",
                                "COMP_WORDS": "ensemblekit compare --da", "COMP_CWORD": "2"})
-    assert done.stdout.split() == ["--data"]
+    assert done.stdout.split() == ["--data", "--date"]
     done = subprocess.run([sys.executable, "-c", "from ensemblekit.cli import console_main; "
                            "console_main()"], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "_ENSEMBLEKIT_COMPLETE": "complete_bash",

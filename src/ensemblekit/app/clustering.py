@@ -54,7 +54,7 @@ def _load_members(members, ds):
     import numpy as np
 
     if isinstance(members, (str, Path)):
-        table = load_data(str(members), no_class=True)
+        table = load_data(str(members), no_class=True, typed=False)
         where, X, names = members, table.X, [a.name for a in table.schema.features]
     else:
         X = np.asarray(members, dtype=np.float64)

@@ -101,7 +101,8 @@ _READING: contextvars.ContextVar[dict | None] = contextvars.ContextVar("ensemble
 @contextlib.contextmanager
 def reading(*, decimal: str | None = None, missing_values: Sequence[str] = (),
             header: bool | None = None, string_to_nominal: bool = False,
-            notify: Notify | None = None):
+            notify: Notify | None = None, nominal: Sequence[str] = (),
+            numeric: Sequence[str] = (), string: Sequence[str] = (), date: Sequence[str] = ()):
     """Set how data files are read by every function called inside the ``with`` block.
 
     As :func:`sklearn.config_context` does for scikit-learn's settings: the
@@ -123,15 +124,31 @@ def reading(*, decimal: str | None = None, missing_values: Sequence[str] = (),
         :func:`ensemblekit.data.load_dataset`); by default they are left out.
     notify : callable, optional
         Receives the reader's notes (default: :class:`UserWarning`).
+    nominal, numeric, string, date : sequence of str
+        CSV: columns read as that kind instead of the guessed one (``--nominal
+        1,3-5``, ``--date when:yyyy-MM-dd``); see
+        :func:`ensemblekit.data.load_dataset`. Prediction reads each column as
+        the model's schema says, so it takes ``date`` only (to read dates into
+        the numbers the model was trained on) and refuses the others.
+
+    Raises
+    ------
+    ensemblekit.errors.InputError
+        A column list or date format that cannot be read.
 
     Examples
     --------
     >>> with reading(decimal=",", missing_values=["unknown"]):        # doctest: +SKIP
     ...     result = compare(["knn", "c45"], ["euro.csv"], cv=3, repeats=1)
     """
+    from ensemblekit.readers.columns import type_requests
+
+    types = {"nominal": tuple(nominal), "numeric": tuple(numeric), "string": tuple(string),
+             "date": tuple(date)}
+    type_requests(**types)  # a list or format that cannot be read is refused before any file
     token = _READING.set({"decimal": decimal, "missing_values": tuple(missing_values),
                           "header": header, "string_to_nominal": string_to_nominal,
-                          "notify": notify})
+                          "notify": notify, "types": types})
     try:
         yield
     finally:
@@ -142,7 +159,7 @@ def load_data(path, *, target: str | None = None, ignore: Sequence[str] = (),
               input_format: str | None = None, schema=None, allow_string: bool = False,
               no_class: bool = False, decimal: str | None = None,
               missing_values: Sequence[str] | None = None, header: bool | None = None,
-              notify: Notify | None = None, name: str | None = None):
+              notify: Notify | None = None, name: str | None = None, typed: bool = True):
     """Read an ARFF or CSV file (``"-"``: standard input) into a :class:`~ensemblekit.data.Dataset`.
 
     Gzip-compressed files and input are decompressed (``x.arff.gz`` is ARFF).
@@ -172,6 +189,9 @@ def load_data(path, *, target: str | None = None, ignore: Sequence[str] = (),
     name : str, optional
         The data set's name in results. Default: the file's stem; ``"frame"`` for a
         DataFrame; for a stream, an ARFF file's relation, else ``"stream"``.
+    typed : bool, default=True
+        Read with the enclosing block's column types (``--nominal`` ...); False
+        for a file of another shape than the data (``cluster --members``).
 
     Raises
     ------
@@ -209,7 +229,8 @@ def load_data(path, *, target: str | None = None, ignore: Sequence[str] = (),
                           decimal=context.get("decimal") if decimal is None else decimal,
                           missing_values=tuple(missing_values),
                           header=context.get("header") if header is None else header,
-                          notify=_notifier(notify if notify is not None else context.get("notify")))
+                          notify=_notifier(notify if notify is not None else context.get("notify")),
+                          **(context.get("types", {}) if typed else {}))
     if stream is not None:
         ds.source = _STREAM
         ds.name = name or (ds.name if ds.format == "arff" else "stream")

@@ -648,8 +648,15 @@ def _read_chunks(data, schema, input_format: str | None, chunk_rows: int | None,
     if stream is None and isinstance(data, str) and data == "-" and sys.stdin is None:
         raise UsageError("cannot read '-': standard input is closed")
     context = _READING.get() or {}
+    types = context.get("types", {})
+    refused = [f"--{kind}" for kind in ("nominal", "numeric", "string") if types.get(kind)]
+    if refused:
+        raise UsageError(f"predict does not take {' or '.join(refused)}: it reads each column as "
+                         "the model's training data declared it (give the option to fit); "
+                         "--date applies, to read dates into the model's numbers")
     return iter_chunks("-" if stream is not None else data, schema, fmt=input_format,
                        read_class=read_class, chunk_rows=chunk_rows, stdin=stream,
                        unknown=unknown, copy=copy,
                        notify=_notifier(context.get("notify")), decimal=context.get("decimal"),
-                       missing_values=context.get("missing_values", ()), header=context.get("header"))
+                       missing_values=context.get("missing_values", ()), header=context.get("header"),
+                       date=types.get("date", ()))

@@ -16,17 +16,18 @@ import itertools
 import operator
 import shlex
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
 from ensemblekit.dataset import DataError, quote_input, quote_names
 from ensemblekit.readers.bounds import ATTRIBUTES, VALUE_CHARS
+from ensemblekit.readers.columns import TypeRequest, resolve_types
 from ensemblekit.readers.table import Column, Table, _is_number, _to_float
 
 __all__ = ["MISSING_VALUES", "ColumnScan", "CsvLayout", "CsvScan", "check_fields",
            "csv_error", "csv_records", "guess_delimiter", "parse_csv_records",
-           "read_csv", "stripped", "with_delimiter"]
+           "read_csv", "stripped", "widened", "with_delimiter"]
 
 #: Cell values of a CSV file read as missing: the empty field, Weka's '?', and the
 #: tokens spreadsheets, databases, R and pandas write (NA and NaN in any case; Excel's
@@ -36,6 +37,10 @@ MISSING_VALUES = frozenset(
     | {a + b for a in "nN" for b in "aA"}
     | {a + b + c for a in "nN" for b in "aA" for c in "nN"}
 )
+
+# Names of a first column that may be a row index (pandas' to_csv() leaves it unnamed,
+# and names it so when it reads such a file back).
+_INDEX_NAMES = ("", "Unnamed: 0")
 
 # A CSV column read as nominal although at least this share of its present values
 # are numbers gets a note naming the first value that is not.
@@ -72,13 +77,17 @@ def guess_delimiter(header: str, following: list[str]) -> str:
 
     Returns
     -------
-    {",", ";", "\\t"}
-        The delimiter; comma when the first line holds none of them.
+    {",", ";", "\\t", " "}
+        The delimiter. When the first line holds none of comma, semicolon and
+        TAB: a space when runs of spaces split it into two fields or more and
+        split every following line into as many (or one more: a row index
+        without a name, as ``DataFrame.to_string()`` and R's ``write.table``
+        write it); else comma (one column).
     """
     counts = {d: _count_outside_quotes(header, d) for d in _DELIMITERS}
     best = max(counts.values())
     if best == 0:
-        return ","
+        return " " if _space_separated(header, following) else ","
     tied = [d for d in _DELIMITERS if counts[d] == best]
     if len(tied) == 1:
         return tied[0]
@@ -86,6 +95,28 @@ def guess_delimiter(header: str, following: list[str]) -> str:
     # A full tie between comma and semicolon is a ';'-separated file with decimal commas.
     agree = {d: sum(_count_outside_quotes(t, d) == best for t in following) for d in tied}
     return max(tied, key=lambda d: (agree[d], d == ";"))
+
+
+def _space_fields(line: str) -> int:
+    """Fields of a line split on runs of spaces (double quotes kept together)."""
+    return len(next(csv.reader([line.strip()], delimiter=" ", skipinitialspace=True), []))
+
+
+def _space_separated(header: str, following: list[str]) -> bool:
+    """Whether runs of spaces separate the columns (see :func:`guess_delimiter`)."""
+    n = _space_fields(header)
+    if n < 2 or not following:
+        return False
+    counts = {_space_fields(t) for t in following}
+    return len(counts) == 1 and counts <= {n, n + 1}
+
+
+def widened(top: list[str], n_next: int, header: bool | None) -> list[str]:
+    """The first record, with an empty name in front when it may be a header and the
+    record after it has one field more (a header over unnamed row names)."""
+    if header is not False and n_next == len(top) + 1:
+        return ["", *top]
+    return top
 
 
 def check_fields(n_fields: int, src: str, line: int) -> None:
@@ -113,10 +144,11 @@ def stripped(records: list[list[str]], delimiter: str) -> list[list[str]]:
     return [[f.strip() for f in fields] for fields in records]
 
 
-def with_delimiter(lines: Iterator[str], src: str, delimiter: str | None
-                 ) -> tuple[Iterator[str], str]:
+def with_delimiter(lines: Iterator[str], src: str, delimiter: str | None,
+                   notify: Callable[[str], None] | None = None) -> tuple[Iterator[str], str]:
     """The lines again and the delimiter, guessed from the first lines
-    (:func:`guess_delimiter`) when it is not given."""
+    (:func:`guess_delimiter`) when it is not given; a guess of spaces is said to
+    ``notify``, since a file whose one column holds spaces would look the same."""
     lookahead = list(itertools.islice(lines, 41))
     if delimiter is None:
         first = next((i for i, t in enumerate(lookahead) if t.strip()), None)
@@ -124,6 +156,9 @@ def with_delimiter(lines: Iterator[str], src: str, delimiter: str | None
             raise DataError("the file is empty", src)
         following = [t for t in lookahead[first + 1: first + 40] if t.strip()][:5]
         delimiter = guess_delimiter(lookahead[first], following)
+        if delimiter == " " and notify is not None:
+            notify(f"note: {src}: line {first + 1} holds no comma, semicolon or TAB, so the "
+                   "columns are read as separated by runs of spaces")
     if hasattr(lines, "unread"):  # a Lines: it stays one, its rest readable in blocks
         lines.unread(lookahead)
         return lines, delimiter
@@ -135,8 +170,11 @@ def csv_records(text_lines: Iterator[str], delimiter: str, src: str, first_line:
     """``(fields, first line, last line)`` of each record that is not blank, read by
     :mod:`csv` from lines (without their ends; a quoted field may span lines) that start at
     ``first_line``, with the field size limit set to :data:`VALUE_CHARS` (restored after)."""
-    reader = csv.reader(map(operator.add, text_lines, itertools.repeat("\n")),
-                        delimiter=delimiter, skipinitialspace=True)
+    if delimiter == " ":  # runs of spaces: none before the first field or after the last
+        ended = (t.strip(" ") + "\n" for t in text_lines)
+    else:
+        ended = map(operator.add, text_lines, itertools.repeat("\n"))
+    reader = csv.reader(ended, delimiter=delimiter, skipinitialspace=True)
     offset = first_line - 1
     start = 1
     old = csv.field_size_limit(VALUE_CHARS.limit())
@@ -154,7 +192,8 @@ def csv_records(text_lines: Iterator[str], delimiter: str, src: str, first_line:
 def read_csv(lines: Iterator[str], src: str, relation: str, delimiter: str | None, *,
              decimal: str | None = None, missing: frozenset[str] = MISSING_VALUES,
              header: bool | None = None, notify: Callable[[str], None] | None = None,
-             chunk_rows: int = 2000) -> tuple[CsvLayout, int, Iterator[Table]]:
+             chunk_rows: int = 2000, types: Sequence[TypeRequest] = ()
+             ) -> tuple[CsvLayout, int, Iterator[Table]]:
     """Read CSV text in two passes, holding only the text between them, not its cells.
 
     The first pass splits the records, checks their number of fields and
@@ -190,6 +229,9 @@ def read_csv(lines: Iterator[str], src: str, relation: str, delimiter: str | Non
         (:attr:`Column.note`), to be said only if the column is kept.
     chunk_rows : int, default=2000
         Records per table.
+    types : sequence of TypeRequest
+        Columns given a kind (``--nominal`` ...), instead of the guessed one
+        (:mod:`ensemblekit.readers.columns`).
 
     Returns
     -------
@@ -207,9 +249,18 @@ def read_csv(lines: Iterator[str], src: str, relation: str, delimiter: str | Non
         first, the quoting is broken, the header has an empty or repeated
         name or (when guessed) holds only numbers, or there are no data rows
         (with the line when it is known); a first row of more fields than
-        :data:`ATTRIBUTES`, or a value longer than :data:`VALUE_CHARS`.
+        :data:`ATTRIBUTES`, or a value longer than :data:`VALUE_CHARS`; a
+        column of ``types`` that the file does not have, or given two kinds.
+
+    Notes
+    -----
+    A header of one field fewer than the rows names every column but the first
+    (R's ``write.table`` and pandas' ``DataFrame.to_string()`` write row names
+    so). A first column without a name (empty, or pandas' ``Unnamed: 0``) that
+    holds 0..n-1 or 1..n, row by row, is a row index: it is left out, with a
+    note.
     """
-    lines, delimiter = with_delimiter(lines, src, delimiter)
+    lines, delimiter = with_delimiter(lines, src, delimiter, notify)
     texts: deque[tuple[str, int]] = deque()  # (text of some lines, line of the first)
     held: list[str] = []  # lines read and not yet in texts, from line held_from
     held_from = 1
@@ -229,17 +280,26 @@ def read_csv(lines: Iterator[str], src: str, relation: str, delimiter: str | Non
 
     where = "the first row" if header is False else "the header"
     scan: CsvScan | None = None
+    top: tuple[list[str], int] | None = None  # the first record, until the second is read
     n_fields = 0
     chunk: list[list[str]] = []
     chunk_lines: list[int] = []
     records = csv_records(itertools.chain.from_iterable(batches()), delimiter, src)
+
+    def first_scan(n_next: int) -> CsvScan:
+        fields, lineno = top
+        head = widened(stripped([fields], delimiter)[0], n_next, header)
+        return CsvScan(head, lineno, src, delimiter, decimal=decimal, missing=missing)
+
     for fields, lineno, last in records:
-        if scan is None:
+        if top is None:
             check_fields(len(fields), src, lineno)
             n_fields = len(fields)
-            scan = CsvScan(stripped([fields], delimiter)[0], lineno, src, delimiter,
-                           decimal=decimal, missing=missing)
+            top = (fields, lineno)
             continue
+        if scan is None:
+            scan = first_scan(len(fields))
+            n_fields = len(scan.top)
         if len(fields) != n_fields:
             raise DataError(f"expected {n_fields} fields (as in {where} on line {scan.top_line}), "
                             f"found {len(fields)}", src, lineno)
@@ -249,11 +309,13 @@ def read_csv(lines: Iterator[str], src: str, relation: str, delimiter: str | Non
             scan.add(stripped(chunk, delimiter), chunk_lines)
             hold_text(last)  # the csv reader never reads past the record it returns
             chunk, chunk_lines = [], []
-    if scan is None:
+    if top is None:
         raise DataError("the file is empty", src)
+    if scan is None:
+        scan = first_scan(n_fields)
     scan.add(stripped(chunk, delimiter), chunk_lines)
     hold_text(held_from + len(held) - 1)
-    layout = scan.decide(header, notify)
+    layout = scan.decide(header, notify, types)
     n_rows = scan.n_rest + layout.top_is_data
 
     def tables() -> Iterator[Table]:
@@ -277,7 +339,8 @@ def read_csv(lines: Iterator[str], src: str, relation: str, delimiter: str | Non
 def parse_csv_records(records: list[list[str]], record_lines: list[int], src: str, relation: str,
                       delimiter: str, *, decimal: str | None = None,
                       missing: frozenset[str] = MISSING_VALUES, header: bool | None = None,
-                      notify: Callable[[str], None] | None = None) -> Table:
+                      notify: Callable[[str], None] | None = None,
+                      types: Sequence[TypeRequest] = (), index: bool | None = None) -> Table:
     """Named columns of str/None cells from CSV records already split into stripped fields.
 
     The reader of one chunk (``predict``'s streaming path) calls this with the
@@ -290,8 +353,12 @@ def parse_csv_records(records: list[list[str]], record_lines: list[int], src: st
         surrounding white space.
     record_lines : list of int
         1-based line of each record in the file.
-    src, relation, decimal, missing, header, notify
+    src, relation, decimal, missing, header, notify, types
         As in :func:`read_csv`.
+    index : bool or None
+        Whether an unnamed first column is a row index to leave out; None to
+        tell from its values (0..n-1 or 1..n), with a note. Later chunks of a
+        file are given the first chunk's answer.
     delimiter : str
         The delimiter the records were split on (it decides whether decimal
         commas are looked for, and is named in messages).
@@ -299,7 +366,8 @@ def parse_csv_records(records: list[list[str]], record_lines: list[int], src: st
     Returns
     -------
     Table
-        One column per field, kinds not set (None); one row per record.
+        One column per field (but a row index left out), kinds not set (None)
+        but for string and date columns; one row per record.
 
     Raises
     ------
@@ -308,7 +376,7 @@ def parse_csv_records(records: list[list[str]], record_lines: list[int], src: st
     """
     scan = CsvScan(records[0], record_lines[0], src, delimiter, decimal=decimal, missing=missing)
     scan.add(records[1:], record_lines[1:])
-    layout = scan.decide(header, notify)
+    layout = scan.decide(header, notify, types, index)
     rows = records if layout.top_is_data else records[1:]
     lines = record_lines if layout.top_is_data else record_lines[1:]
     return layout.table(relation, rows, lines)
@@ -447,11 +515,18 @@ class CsvScan:
         self.rule = (decimal != ",", decimal == "," or (decimal is None and delimiter == ";"))
         self.rest = [ColumnScan() for _ in top]
         self.n_rest = 0
+        # where the rows of an unnamed first column may count from (a row index)
+        self.index_from = {0, 1} if top and top[0] in _INDEX_NAMES else set()
 
     def add(self, records: list[list[str]], record_lines: list[int]) -> None:
         """Count a chunk of the records after the first (their fields stripped)."""
         if not records:
             return
+        if self.index_from:
+            col = [r[0] for r in records]
+            start, n = self.n_rest, len(records)
+            self.index_from = {f for f in self.index_from
+                               if col == list(map(str, range(f + start, f + start + n)))}
         cells = _csv_cells(records, self.missing)
         lines = np.asarray(record_lines, dtype=np.int64)
         for k, scan in enumerate(self.rest):
@@ -468,14 +543,17 @@ class CsvScan:
             out.append(scan)
         return out
 
-    def decide(self, header: bool | None, notify: Callable[[str], None] | None) -> CsvLayout:
-        """Decide the header, the columns' kinds and decimal marks, and give the notes.
+    def decide(self, header: bool | None, notify: Callable[[str], None] | None,
+               types: Sequence[TypeRequest] = (), index: bool | None = None) -> CsvLayout:
+        """Decide the header, a row index to leave out, the columns' kinds and decimal
+        marks (``types`` overriding the guess), and give the notes.
 
         Raises
         ------
         DataError
             The header holds only numbers (when guessed), has an empty or
-            repeated name, or no data rows follow it.
+            repeated name, or no data rows follow it; ``types`` names a column
+            the file does not have, or gives one two kinds.
         """
         say = notify if notify is not None else (lambda message: None)
         src, top, m = self.src, self.top, len(self.top)
@@ -488,8 +566,11 @@ class CsvScan:
                 say(f"note: {src}: the first row (line {self.top_line}) holds data, not column "
                     f"names (its values fit the columns below), so the columns are named "
                     f"att1..att{m}; --header reads it as names")
+        drop = 0
+        if header is not False and top[0] in _INDEX_NAMES:
+            drop = int(bool(self.index_from) if index is None else index)
         if header is not False:
-            shown = {",": "comma", ";": "semicolon", "\t": "TAB"}[self.delimiter]
+            shown = {",": "comma", ";": "semicolon", "\t": "TAB", " ": "space"}[self.delimiter]
             if auto and all(_is_number(h) for h in top):
                 raise DataError(
                     f"no header row: the first row holds only numbers "
@@ -497,6 +578,8 @@ class CsvScan:
                     f"({shown}-separated), or give --no-header", src, self.top_line)
             seen: dict[str, int] = {}
             for k, h in enumerate(top):
+                if k < drop:
+                    continue
                 if not h:
                     raise DataError(f"column {k + 1} of the header has no name", src, self.top_line)
                 if h in seen:
@@ -504,18 +587,31 @@ class CsvScan:
                             f"{seen[h] + 1} and {k + 1})")
                     raise DataError(what, src, self.top_line)
                 seen[h] = k
-            names = list(top)
+            names = list(top[drop:])
             if not self.n_rest:
                 raise DataError("no data rows after the header", src, self.top_line)
+            if drop and index is None:
+                say(f"note: {src}: the first column ({repr(top[0]) if top[0] else 'unnamed'}) "
+                    f"numbers the rows from {min(self.index_from)}: a row index, as pandas' "
+                    "to_csv() and R's write.table() write one, so it is left out")
         else:
             names = [f"att{k + 1}" for k in range(m)]
             scans = [t.then(r) for t, r in zip(self._top_scans(), scans)]
+        scans = scans[drop:]
+        given = resolve_types(types, names, src) if types else [None] * len(names)
         columns = [Column(h, None, (), None) for h in names]
         changed: list[bool] = []
+        kinds: list[str] = []
         comma_columns: list[str] = []
         comma_example: tuple[str, int] | None = None
-        for c, scan in zip(columns, scans):
+        for c, scan, asked in zip(columns, scans, given):
             kind, comma, numbers, first_bad = scan.verdict(self.decimal, self.delimiter)
+            if asked is not None:
+                comma = comma and kind == "numeric" and asked.kind == "numeric"
+                kind, first_bad, c.given = asked.kind, None, True
+                if kind in ("string", "date"):
+                    c.kind, c.date_format = kind, asked.date_format
+            kinds.append(kind)
             changed.append(comma)
             if comma and self.decimal is None:
                 comma_columns.append(c.name)
@@ -529,8 +625,8 @@ class CsvScan:
             say(f"note: {src}: read ',' as the decimal mark in {quote_names(comma_columns, 3)} "
                 f"(';'-separated, with numbers such as {quote_input(value)} on line {line}); "
                 "--decimal . reads them otherwise")
-        numeric = [ch or s.all_dot for ch, s in zip(changed, scans)]
-        return CsvLayout(columns, header is False, changed, numeric, self.missing)
+        return CsvLayout(columns, header is False, changed, kinds, self.missing, drop,
+                         [c.name for c, asked in zip(columns, given) if asked is not None])
 
     def _fits_below(self, kinds: list[str]) -> bool:
         """Whether the first record looks like data rather than column names.
@@ -569,19 +665,28 @@ class CsvLayout:
         The first record is a data row (no header).
     comma : list of bool
         Per column: its numbers are read with ``,`` as the decimal mark.
-    numeric : list of bool
-        Per column: every present value is a number (after the decimal comma).
+    kinds : list of {"numeric", "nominal", "string", "date"}
+        Per column: the kind given (``types``), else numeric when every
+        present value is a number (after the decimal comma), else nominal.
+    skip : int
+        Fields left out at the front of each record (1 for a row index).
+    typed : list of str
+        The columns whose kind was given, not guessed.
     """
 
     def __init__(self, columns: list[Column], top_is_data: bool, comma: list[bool],
-                 numeric: list[bool], missing: frozenset[str]):
+                 kinds: list[str], missing: frozenset[str], skip: int = 0,
+                 typed: Sequence[str] = ()):
         self.columns, self.top_is_data = columns, top_is_data
-        self.comma, self.numeric, self.missing = comma, numeric, missing
+        self.comma, self.kinds, self.missing = comma, kinds, missing
+        self.skip, self.typed = skip, list(typed)
 
     def table(self, relation: str, records: list[list[str]], record_lines: list[int]) -> Table:
         """The table of some data records (fields stripped), numbers with a decimal comma
         written with a point so that later steps parse them."""
         cells = _csv_cells(records, self.missing)
+        if self.skip:
+            cells = cells[:, self.skip:]
         for k, comma in enumerate(self.comma):
             if comma:
                 col = cells[:, k]

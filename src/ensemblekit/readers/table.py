@@ -20,6 +20,7 @@ import numpy as np
 from ensemblekit.dataset import Attribute, DataError, Dataset, Schema, quote_input, quote_names
 from ensemblekit.names import did_you_mean, resolve
 from ensemblekit.readers.bounds import NOMINAL_TOTAL, NOMINAL_VALUES
+from ensemblekit.readers.dates import DateFormat
 
 __all__ = ["Column", "Table", "TableCoder", "conform_to_schema", "number_text"]
 
@@ -42,6 +43,12 @@ class Column:
     note : str or None
         CSV: the note on why a column of mostly numbers is read as nominal,
         given only if the column is kept.
+    date_format : str or None
+        A date column's Java date pattern (CSV ``--date``); a date column
+        without one cannot be read.
+    given : bool
+        CSV: the column's kind was given (``--nominal`` ...), not guessed; a
+        nominal column of numbers then orders its values as numbers.
     """
 
     name: str
@@ -49,6 +56,8 @@ class Column:
     values: tuple[str, ...]
     line: int | None  # declaration line (ARFF) or None
     note: str | None = None  # CSV: why a mostly numeric column is nominal (said when it is kept)
+    date_format: str | None = None
+    given: bool = False
 
 
 @dataclass
@@ -123,18 +132,24 @@ def _to_float(col: np.ndarray) -> np.ndarray | None:
         return None
 
 
+def _declared(c: Column) -> str:
+    """`` (line N)`` of an ARFF declaration; empty for a CSV column."""
+    return "" if c.line is None else f" (line {c.line})"
+
+
 def _check_usable(c: Column, src: str, allow_string: bool) -> DataError | None:
-    """The error for a column no algorithm can read (a date, or a string unless allowed)."""
-    if c.kind == "date":
+    """The error for a column no algorithm can read (a date without a format, or a string
+    unless allowed)."""
+    if c.kind == "date" and c.date_format is None:
         return DataError(
-            f"attribute {c.name!r} (line {c.line}) is a date attribute, which ensemblekit does not read; "
+            f"attribute {c.name!r}{_declared(c)} is a date attribute, which ensemblekit does not read; "
             f"drop it with --ignore {c.name!r} (or Weka's RemoveType filter), "
             "or convert it to a number first",
             src,
         )
     if c.kind == "string" and not allow_string:
         return DataError(
-            f"attribute {c.name!r} (line {c.line}) is a string attribute, which no algorithm here can use; "
+            f"attribute {c.name!r}{_declared(c)} is a string attribute, which no algorithm here can use; "
             f"--string-to-nominal reads it as nominal, or drop it with --ignore {c.name!r}",
             src,
         )
@@ -169,18 +184,23 @@ def _cell_text(column: Column, cells: np.ndarray | None, fast=None) -> list:
 class _Slot:
     """One attribute being coded: where its cells come from and where its numbers go.
 
-    ``how`` is ``"numeric"`` (floats), ``"codes"`` (positions in ``values``) or
-    ``"distinct"`` (positions in the sorted distinct values, found as the rows
-    are read); ``out`` is a column of X, or None for the class.
+    ``how`` is ``"numeric"`` (floats), ``"date"`` (milliseconds of dates in
+    ``date_format``), ``"codes"`` (positions in ``values``) or ``"distinct"``
+    (positions in the sorted distinct values, found as the rows are read;
+    with ``by_number``, values that are all numbers are sorted as numbers);
+    ``out`` is a column of X, or None for the class.
     """
 
     def __init__(self, key: tuple, col: int, name: str, how: str, out: int | None, *,
                  values: tuple[str, ...] = (), schema_kind: str | None = None,
-                 training: bool = False, lenient: bool = False):
+                 training: bool = False, lenient: bool = False, date_format: str | None = None,
+                 by_number: bool = False):
         self.key, self.col, self.name, self.how, self.out = key, col, name, how, out
         self.values, self.schema_kind, self.training = values, schema_kind, training
         self.lenient = lenient  # a value not seen in training is read as missing
         self.unseen: np.ndarray | None = None  # lenient: rows whose value was unseen
+        self.dates = None if date_format is None else DateFormat(date_format)
+        self.by_number = by_number
         self.lut: dict[Any, int] = {}
         if how == "codes":
             self.lut = {v: k for k, v in enumerate(values)}
@@ -261,12 +281,16 @@ class TableCoder:
             if kind == "numeric":
                 coder.attributes.append(Attribute(c.name, "numeric"))
                 slot = _Slot((2, k), k, c.name, "numeric", out)
+            elif kind == "date" and c.date_format is not None:
+                coder.attributes.append(Attribute(c.name, "numeric"))  # Weka: a date is a number
+                slot = _Slot((2, k), k, c.name, "date", out, date_format=c.date_format)
             elif c.kind == "nominal":
                 coder.attributes.append(Attribute(c.name, "nominal", c.values))
                 slot = _Slot((2, k), k, c.name, "codes", out, values=c.values)
             else:
                 coder.attributes.append(None)  # values known once every row is read
-                slot = _Slot((2, k), k, c.name, "distinct", out, schema_kind=kind)
+                slot = _Slot((2, k), k, c.name, "distinct", out, schema_kind=kind,
+                             by_number=c.given and kind == "nominal")
             coder._place(slot)
         coder.X = np.empty((n_rows, j), dtype=np.float64)
         return coder
@@ -301,13 +325,18 @@ class TableCoder:
                 continue
             c = columns[by_name[a.name]]
             error = _check_usable(c, src, False) if c.kind == "date" else None
-            if error is None and c.kind is not None and (c.kind == "numeric") != (a.kind == "numeric"):
-                error = DataError(f"attribute {a.name!r} (line {c.line}) is {c.kind} here but "
+            dated = c.kind == "date" and c.date_format is not None  # read into numbers
+            if (error is None and c.kind is not None
+                    and (c.kind == "numeric" or dated) != (a.kind == "numeric")):
+                error = DataError(f"attribute {a.name!r}{_declared(c)} is {c.kind} here but "
                                   f"{a.kind} in the training data", src)
             if error is not None:
                 coder.errors.append(((1, k), error))
                 continue
-            if a.kind == "numeric":
+            if dated:
+                slot = _Slot((1, k), by_name[a.name], a.name, "date", out, schema_kind=a.kind,
+                             date_format=c.date_format)
+            elif a.kind == "numeric":
                 slot = _Slot((1, k), by_name[a.name], a.name, "numeric", out, schema_kind=a.kind)
             else:
                 slot = _Slot((1, k), by_name[a.name], a.name, "codes", out, values=a.values,
@@ -320,7 +349,8 @@ class TableCoder:
         self.slots.append(slot)
         if slot.out is None:
             self.class_slot = slot
-            self.y = np.empty(self.n_rows, dtype=np.float64 if slot.how == "numeric" else np.int64)
+            numbers = slot.how in ("numeric", "date")
+            self.y = np.empty(self.n_rows, dtype=np.float64 if numbers else np.int64)
 
     # ------------------------------------------------------------------ coding
     def add(self, table: Table) -> None:
@@ -353,6 +383,8 @@ class TableCoder:
             col = table.cells[:, slot.col]
             if slot.how == "numeric":
                 values = self._numeric(slot, col, table)
+            elif slot.how == "date":
+                values = self._date(slot, col, table)
             elif slot.how == "codes":
                 values = self._unseen(slot, rows, self._codes(slot, col, table))
             else:
@@ -378,7 +410,7 @@ class TableCoder:
     def _put(self, rows: slice, slot: _Slot, values: np.ndarray) -> None:
         if slot.out is None:
             self.y[rows] = values
-        elif slot.how == "numeric":
+        elif slot.how in ("numeric", "date"):
             self.X[rows, slot.out] = values
         else:
             self.X[rows, slot.out] = np.where(values < 0, np.nan, values)
@@ -443,6 +475,14 @@ class TableCoder:
                                       "not a finite number", self.src, int(table.lines[i]))
         return out
 
+    def _date(self, slot: _Slot, col: np.ndarray, table: Table) -> np.ndarray:
+        out, bad = slot.dates.parse_many(col)
+        if bad >= 0 and slot.not_number is None:
+            slot.not_number = DataError(
+                f"value {quote_input(col[bad])} of attribute {slot.name!r} is not a date in the "
+                f"format {slot.dates.pattern!r}", self.src, int(table.lines[bad]))
+        return out
+
     def _codes(self, slot: _Slot, col: np.ndarray, table: Table) -> np.ndarray:
         lut = slot.lut
         codes = np.fromiter((lut.get(v, -2) for v in col), dtype=np.int64, count=len(col))
@@ -496,6 +536,8 @@ class TableCoder:
             if slot.how != "distinct":
                 continue
             values = sorted(slot.seen)
+            if slot.by_number and all(map(_is_number, values)):
+                values.sort(key=lambda v: (float(v), v))
             rank = np.empty(len(values) + 1, dtype=np.int64)
             rank[[slot.seen[v] for v in values]] = np.arange(len(values))
             rank[-1] = -1  # a missing value (-1) stays missing
