@@ -267,10 +267,18 @@ DATE_ARFF = (
 )
 
 
-def test_arff_date_attribute_is_an_error(tmp_path):
-    message = error(tmp_path, DATE_ARFF, allow_string=True)
-    assert "attribute 'when' (line 3) is a date attribute" in message
-    assert "--ignore 'when'" in message
+def test_arff_date_attribute_is_read_as_milliseconds(tmp_path, monkeypatch):
+    # dates were refused; they are now numbers as Weka reads them (local time: UTC here)
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        d = load(tmp_path, DATE_ARFF, no_class=True)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert_array(d.X, np.array([[978_307_200_000.0, 5.0], [980_985_600_000.0, 6.0]]))
 
 
 def test_arff_date_attribute_can_be_ignored(tmp_path):

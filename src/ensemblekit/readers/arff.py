@@ -79,6 +79,27 @@ def _split_quoted(rest: str) -> tuple[str, str] | None:
     return (m.group(1), m.group(2).strip()) if m else ("", "")
 
 
+def _date_format(name: str, tail: str, src: str, lineno: int) -> str:
+    """The Java date pattern after ``date`` (quoted or bare; Weka's default when none),
+    checked: a pattern ensemblekit cannot read is refused on the declaration's line."""
+    from ensemblekit.errors import InputError
+    from ensemblekit.readers.dates import DEFAULT_DATE_FORMAT, DateFormat
+
+    if not tail:
+        return DEFAULT_DATE_FORMAT
+    split = _split_quoted(tail)
+    pattern, rest = split if split is not None and tail[:1] in ("'", '"') else (tail, "")
+    if split is None or rest or not pattern:
+        raise DataError(f"attribute {name!r}: unexpected {quote_input(tail)} after the type "
+                        "'date' (expected a date format, such as \"yyyy-MM-dd HH:mm:ss\")",
+                        src, lineno)
+    try:
+        DateFormat(pattern)
+    except InputError as exc:
+        raise DataError(f"attribute {name!r}: {exc}", src, lineno) from None
+    return pattern
+
+
 def _liac_error_text(exc: Exception) -> str:
     text = str(exc) if isinstance(exc, arff.ArffException) and exc.message else type(exc).__name__
     return re.sub(r",? ?(at|in)? line -?\d+\.?", "", text).strip(" .:")
@@ -149,7 +170,8 @@ def _parse_arff_header(lines: list[str], src: str) -> tuple[str, list[Column], i
             elif word == "string" and not tail:
                 columns.append(Column(name, "string", (), lineno))
             elif word == "date":
-                columns.append(Column(name, "date", (), lineno))
+                columns.append(Column(name, "date", (), lineno,
+                                      date_format=_date_format(name, tail, src, lineno)))
             elif word == "relational":
                 raise DataError(
                     f"attribute {name!r} is a relational (multi-instance) attribute, "
