@@ -300,6 +300,9 @@ class Dataset:
     typed : frozenset of str
         CSV: the attributes whose kind was given (``--nominal``, ``--numeric``
         ...), not inferred; :meth:`with_nominal_class` leaves such a class alone.
+    dates : dict of str to str, or None
+        The attributes read from dates (numeric, in milliseconds since the epoch) and
+        their Java patterns, by name; None when there are none.
     """
 
     name: str
@@ -313,6 +316,7 @@ class Dataset:
     unseen: dict | None = None
     texts: dict | None = None
     typed: frozenset = frozenset()
+    dates: dict | None = None
 
     @property
     def n_instances(self) -> int:

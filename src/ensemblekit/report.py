@@ -296,7 +296,9 @@ def schema_tables(summary: dict, max_rows: int = MAX_SCHEMA_ROWS):
     for col in ("#", "name", "type", "role", "missing", "values / range"):
         attrs.add_column(col, justify="right" if col in ("#", "missing") else "left")
     for i, a in enumerate(summary["attributes"][:max_rows], 1):
-        if a["type"] == "numeric":
+        if a["type"] == "date":  # milliseconds since the epoch, read in this format
+            detail = safe_text(f"{a['format']}")
+        elif a["type"] == "numeric":
             detail = f"{a['min']:.6g} .. {a['max']:.6g}" if "min" in a else "all missing"
         else:
             detail = f"{a['values']} values"

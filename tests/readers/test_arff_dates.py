@@ -78,7 +78,10 @@ def test_info_fit_and_predict_read_dates(utc, tmp_path, monkeypatch, capsys):
     code, out, err = run_main(["info", path, "--format", "json"], monkeypatch, capsys)
     assert code == 0, err
     when = json.loads(out)["attributes"][0]
+    assert (when["type"], when["format"]) == ("date", "yyyy-MM-dd HH:mm:ss")
     assert (when["min"], when["max"]) == (986_299_932_000.0, 1_054_634_400_000.0)
+    code, out, _ = run_main(["info", path], monkeypatch, capsys)
+    assert "│ when  │ date    │ feature │       0 │ yyyy-MM-dd HH:mm:ss" in out
     model = tmp_path / "m.ekm"
     code, _, err = run_main(["fit", "c45", path, "-o", model, "--set", "min_samples_leaf=1"],
                             monkeypatch, capsys)

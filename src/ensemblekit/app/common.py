@@ -305,7 +305,9 @@ def describe_data(data, **load_options) -> dict:
             feature_pos += 1
             role = "feature"
         missing = int(np.isnan(col).sum()) if col is not None else 0
-        entry = {"name": a.name, "type": a.kind, "role": role, "missing": missing}
+        date = (ds.dates or {}).get(a.name)  # a date is a number (milliseconds), as in Weka
+        entry = {"name": a.name, "type": a.kind if date is None else "date", "role": role,
+                 "missing": missing, **({} if date is None else {"format": date})}
         if a.kind == "numeric":
             present = col[~np.isnan(col)] if col is not None else np.array([])
             if present.size:
