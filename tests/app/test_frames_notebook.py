@@ -153,3 +153,30 @@ def test_c45tree_takes_the_category_columns_of_a_frame_as_nominal(files):
         assert tree.frame_categories_[0] == tuple(X["island"].cat.categories)
     text = tree.export_text(feature_names=list(X.columns), category_names=tree.frame_categories_)
     assert "island = Torgersen" in text or "sex = female" in text
+
+
+def test_the_cli_with_nominal_reads_the_csv_as_the_frame_is_read(files, tmp_path, monkeypatch,
+                                                                  capsys):
+    """Acceptance 1 through the command line: a frame with a `category` column of whole
+    numbers (the year), written to CSV, reads back as the same data only with --nominal;
+    compare's scores on the CLI then equal the API's on the frame."""
+    import json
+
+    from ektesting.support import run_main
+
+    frame = files[0].assign(year=pd.Categorical(2007 + np.arange(60) % 3,
+                                                categories=[2007, 2008, 2009]))
+    frame = frame[[c for c in frame.columns if c != "species"] + ["species"]]
+    path = tmp_path / "penguins.csv"
+    frame.to_csv(path, index=False)
+    on_frame = compare(["c45", "knn"], [frame], cv=5, repeats=1)
+    args = ["compare", "c45", "knn", "--data", path, "--cv", "5", "--repeats", "1", "--format",
+            "json"]
+    code, out, err = run_main([*args, "--nominal", "year"], monkeypatch, capsys)
+    assert code == 0, err
+    rows = json.loads(out)["metrics"]["accuracy"]["rows"][0]["scores"]
+    for label in ("c45", "knn"):
+        assert rows[label]["mean"] == on_frame.summary[("frame", label, "accuracy")][0]
+    code, out, _ = run_main(["info", path, "--format", "json"], monkeypatch, capsys)
+    assert next(a for a in json.loads(out)["attributes"] if a["name"] == "year")["type"] \
+        == "numeric"  # without --nominal the year is a number
