@@ -77,13 +77,25 @@ def _xlogx_table(n):
     return t
 
 
+class _WeightedXLogX:
+    """``c * ln(c)`` (0 for 0) of weighted counts, indexed like :func:`_xlogx_table`'s table:
+    Weka's ``ContingencyTables.lnFunc`` of a count that is a sum of instance weights."""
+
+    def __getitem__(self, counts):
+        c = np.asarray(counts, dtype=np.float64)
+        out = np.zeros(c.shape)
+        positive = c > 0
+        out[positive] = c[positive] * np.log(c[positive])
+        return out if out.ndim else float(out)
+
+
 def _entropy(counts, xlogx):
     """Class entropy in bits of one count vector, in Weka's order of operations."""
     acc = 0.0
     total = 0
     for c in counts:
         acc -= xlogx[c]
-        total += int(c)
+        total += c
     if total == 0:
         return 0.0
     return (acc + xlogx[total]) / (total * _LN2)
@@ -110,16 +122,18 @@ def _log2(v):
     return math.log(v) / _LN2
 
 
-def _fayyad_irani_accepts(prior, left, right, xlogx, n_candidates=None):
+def _fayyad_irani_accepts(prior, left, right, xlogx, n_candidates=None, n_rows=None):
     """Fayyad & Irani's MDL test for one binary split (Weka's ``FayyadAndIranisMDL``).
 
     Accept when ``gain > (log2(N - 1) + delta) / N`` (with ``n_candidates``,
     Weka's better encoding: ``log2(n_candidates)`` in place of ``log2(N - 1)``) with
     ``delta = log2(3**k - 2) - (k E(S) - k2 E(S2) - k1 E(S1))``, where ``N`` is the
     number of instances of ``S``, ``k``, ``k1``, ``k2`` the numbers of classes
-    present in ``S``, ``S1`` (left), ``S2`` (right), and ``E`` entropies in bits.
+    present in ``S``, ``S1`` (left), ``S2`` (right), and ``E`` entropies in bits. With
+    instance weights, ``N`` is the weight of ``S`` and the cost of the cut ``log2`` of its
+    rows less one (``n_rows``), as in Weka.
     """
-    n = int(prior.sum())
+    n = prior.sum() if n_rows is not None else int(prior.sum())
     e_prior = _entropy(prior, xlogx)
     e_split = float(_split_entropy(left[None, :], right[None, :], xlogx)[0])
     gain = e_prior - e_split
@@ -132,11 +146,12 @@ def _fayyad_irani_accepts(prior, left, right, xlogx, n_candidates=None):
     # Weka's default ("worse") encoding charges log2 of N - 1 possible cut
     # points, whatever the number of distinct values; the better encoding
     # charges log2 of the number of candidate cut points of the interval.
-    cost = _log2(n - 1) if n_candidates is None else _log2(n_candidates)
+    rows = n if n_rows is None else n_rows
+    cost = _log2(rows - 1) if n_candidates is None else _log2(n_candidates)
     return gain > (cost + delta) / n
 
 
-def mdl_cut_points(x, y, n_classes, *, better_encoding=False):
+def mdl_cut_points(x, y, n_classes, *, better_encoding=False, weights=None):
     """Supervised MDL cut points of one numeric column (Fayyad & Irani 1993).
 
     The instances are sorted by ``x``. Every midpoint between two adjacent
@@ -170,6 +185,10 @@ def mdl_cut_points(x, y, n_classes, *, better_encoding=False):
         Number of classes (at least 1).
     better_encoding : bool, default=False
         Use Weka's better encoding of the cut point in the MDL test (see above).
+    weights : array-like of shape (n_samples,), optional
+        Instance weights, finite and >= 0: the class counts, the entropies and ``N`` are
+        sums of weights, and the cost of a cut ``log2`` of the interval's rows less one,
+        as Weka's ``Discretize.cutPointsForSubset`` weighs instances.
 
     Returns
     -------
@@ -221,20 +240,22 @@ def mdl_cut_points(x, y, n_classes, *, better_encoding=False):
 
     present = ~np.isnan(x)
     x, codes = x[present], codes[present]
+    w = None if weights is None else np.asarray(weights, dtype=np.float64).reshape(-1)[present]
     n = x.shape[0]
     if n < 2:
         return np.empty(0)
     order = np.argsort(x, kind="stable")
     xs, ys = x[order], codes[order]
 
-    # prefix[i, c] = number of class-c instances among the first i sorted ones.
-    onehot = np.zeros((n, n_classes), dtype=np.int64)
-    onehot[np.arange(n), ys] = 1
-    prefix = np.zeros((n + 1, n_classes), dtype=np.int64)
+    # prefix[i, c] = number (weight) of class-c instances among the first i sorted ones.
+    kind = np.int64 if w is None else np.float64
+    onehot = np.zeros((n, n_classes), dtype=kind)
+    onehot[np.arange(n), ys] = 1 if w is None else w[order]
+    prefix = np.zeros((n + 1, n_classes), dtype=kind)
     np.cumsum(onehot, axis=0, out=prefix[1:])
     # A candidate cut "after position i" lies between xs[i] and xs[i + 1].
     boundaries = np.flatnonzero(xs[:-1] < xs[1:])
-    xlogx = _xlogx_table(n)
+    xlogx = _xlogx_table(n) if w is None else _WeightedXLogX()
 
     cuts = []
     stack = [(0, n)]  # half-open intervals [lo, hi) of sorted positions
@@ -254,7 +275,8 @@ def mdl_cut_points(x, y, n_classes, *, better_encoding=False):
         if not ent[best] < _entropy(prior, xlogx):
             continue
         if not _fayyad_irani_accepts(prior, left[best], right[best], xlogx,
-                                     cand.size if better_encoding else None):
+                                     cand.size if better_encoding else None,
+                                     None if w is None else hi - lo):
             continue
         i = int(cand[best])
         cuts.append(_midpoint(xs[i], xs[i + 1]))
@@ -415,7 +437,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             raise InputError(f"nominal_features repeats a column: {idx.tolist()}")
         return np.sort(idx).astype(np.intp)
 
-    def fit(self, X, y=None, n_categories=None):
+    def fit(self, X, y=None, n_categories=None, sample_weight=None):
         """Learn the cut points of every numeric column.
 
         Parameters
@@ -430,6 +452,9 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             sorted ``nominal_features`` indices (e.g. from the ARFF schema, so
             that categories absent from this sample are counted). Default: the
             largest code seen plus one.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Instance weights of the MDL cuts (see :func:`mdl_cut_points`); equal-frequency
+            bins do not take them.
 
         Returns
         -------
@@ -502,7 +527,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                 cut_points.append(np.empty(0))
                 continue
             if self.method == "mdl":
-                cuts = mdl_cut_points(col, y_codes, self.classes_.size)
+                cuts = mdl_cut_points(col, y_codes, self.classes_.size, weights=sample_weight)
             else:
                 cuts = equal_frequency_cut_points(col, self.n_bins)
             cut_points.append(cuts)

@@ -20,9 +20,11 @@ CSV_OUT = "weka.classifiers.evaluation.output.prediction.CSV -distribution -deci
 
 
 @needs_weka
-@pytest.mark.parametrize("name", ["vote", "breast-cancer", "tic-tac-toe"])
+@pytest.mark.parametrize("name", ["vote", "breast-cancer", "tic-tac-toe", "iris", "credit-a",
+                                  "diabetes"])
 def test_fit_k2_on_a_weighted_file_gives_bayesnet_s_probabilities(name, tmp_path):
-    """vote and breast-cancer have missing values (weighted modes fill them)."""
+    """vote and breast-cancer have missing values (weighted modes fill them); iris, credit-a
+    and diabetes numeric attributes (weighted MDL cuts)."""
     path = weighted_copy(name, tmp_path)
     model = tmp_path / "k2.model"
     run_weka("weka.classifiers.bayes.BayesNet", "-t", str(path), "-no-cv", "-d", str(model),
@@ -52,12 +54,13 @@ def test_weights_of_one_change_nothing():
     np.testing.assert_array_equal(ones.predict_proba(X), plain.predict_proba(X))
 
 
-def test_numeric_attributes_with_weights_are_refused_and_iebn_takes_none(tmp_path, monkeypatch,
-                                                                          capsys):
+def test_equal_frequency_bins_refuse_weights_and_iebn_takes_none(tmp_path, monkeypatch, capsys):
     path = weighted_copy("iris", tmp_path)
-    code, out, err = run_main(["fit", "k2", path, "-o", tmp_path / "m"], monkeypatch, capsys)
+    code, out, err = run_main(["fit", "k2", path, "-o", tmp_path / "m", "--set",
+                               "discretize=equal-frequency"], monkeypatch, capsys)
     assert (code, out) == (2, "")
-    assert "instance weights on numeric attributes (column 0): k2 takes them on nominal" in err
+    assert "instance weights on numeric attributes (column 0) with discretize='equal-frequency'" \
+        in err
     path = weighted_copy("vote", tmp_path)
     code, out, err = run_main(["fit", "iebn", path, "-o", tmp_path / "m"], monkeypatch, capsys)
     assert (code, out) == (2, "")

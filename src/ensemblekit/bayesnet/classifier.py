@@ -230,8 +230,9 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
         instance_weights : array-like of shape (n_samples,) or None
             Weka's instance weights, finite and >= 0: the modes that fill missing
             values, the leave-one-out score of the search and the CPTs count each
-            instance by its weight, as BayesNet does. Nominal attributes only (the
-            supervised discretisation of a numeric one does not weigh instances yet).
+            instance by its weight, as BayesNet does, and so does the supervised MDL
+            discretisation of numeric attributes (Weka's Discretize); equal-frequency bins
+            refuse weights.
 
         Returns
         -------
@@ -281,13 +282,13 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
             method=self.discretize,
             n_bins=self.n_bins,
             nominal_features=nominal_features,
-        ).fit(X, y_codes, n_categories=n_categories)
+        ).fit(X, y_codes, n_categories=n_categories, sample_weight=w)
         self.cardinalities_ = np.asarray(self.discretizer_.n_bins_, dtype=np.int64)
         numeric = np.setdiff1d(np.arange(X.shape[1]), self.discretizer_.nominal_features_)
-        if w is not None and numeric.size:
-            raise InputError(f"instance weights on numeric attributes (column {int(numeric[0])}): "
-                             "k2 takes them on nominal attributes only, as its supervised "
-                             "discretisation does not weigh instances yet")
+        if w is not None and numeric.size and self.discretize != "mdl":
+            raise InputError(f"instance weights on numeric attributes (column {int(numeric[0])}) "
+                             "with discretize='equal-frequency', which does not weigh "
+                             "instances; the MDL discretisation does, as Weka's")
         codes = self.discretizer_.transform(X)
         # (2) missing values -> training mode (ReplaceMissingValues)
         self.modes_ = _training_modes(codes, self.cardinalities_, w)
