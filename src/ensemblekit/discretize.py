@@ -437,7 +437,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             raise InputError(f"nominal_features repeats a column: {idx.tolist()}")
         return np.sort(idx).astype(np.intp)
 
-    def fit(self, X, y=None, n_categories=None, sample_weight=None):
+    def fit(self, X, y=None, n_categories=None, instance_weights=None):
         """Learn the cut points of every numeric column.
 
         Parameters
@@ -452,9 +452,10 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             sorted ``nominal_features`` indices (e.g. from the ARFF schema, so
             that categories absent from this sample are counted). Default: the
             largest code seen plus one.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Instance weights of the MDL cuts (see :func:`mdl_cut_points`); equal-frequency
-            bins do not take them.
+        instance_weights : array-like of shape (n_samples,), default=None
+            Weka's instance weights of the MDL cuts (see :func:`mdl_cut_points`; not
+            scikit-learn's ``sample_weight``, since a weight of 2 is not two rows in the
+            cost of a cut); equal-frequency bins do not take them.
 
         Returns
         -------
@@ -527,7 +528,7 @@ class MDLDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                 cut_points.append(np.empty(0))
                 continue
             if self.method == "mdl":
-                cuts = mdl_cut_points(col, y_codes, self.classes_.size, weights=sample_weight)
+                cuts = mdl_cut_points(col, y_codes, self.classes_.size, weights=instance_weights)
             else:
                 cuts = equal_frequency_cut_points(col, self.n_bins)
             cut_points.append(cuts)

@@ -282,7 +282,7 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
             method=self.discretize,
             n_bins=self.n_bins,
             nominal_features=nominal_features,
-        ).fit(X, y_codes, n_categories=n_categories, sample_weight=w)
+        ).fit(X, y_codes, n_categories=n_categories, instance_weights=w)
         self.cardinalities_ = np.asarray(self.discretizer_.n_bins_, dtype=np.int64)
         numeric = np.setdiff1d(np.arange(X.shape[1]), self.discretizer_.nominal_features_)
         if w is not None and numeric.size and self.discretize != "mdl":
