@@ -169,3 +169,15 @@ def weighted_copy(name: str, folder: Path) -> Path:
     path = folder / f"weighted-{name}.arff"
     path.write_text("\n".join(out) + "\n")
     return path
+
+
+def added_at_default(algorithm: str, got: dict, want: dict) -> bool:
+    """Whether parameters ``got`` are ``want`` plus parameters added to ``algorithm`` since
+    ``want`` was recorded, each at its declared default: a golden written before a parameter
+    existed still describes the same fit."""
+    from ensemblekit import registry
+
+    defaults = registry.get(algorithm).defaults()
+    extra = set(got) - set(want)
+    return ({k: got[k] for k in want if k in got} == want
+            and all(k in defaults and got[k] == defaults[k] for k in extra))
