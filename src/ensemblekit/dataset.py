@@ -350,7 +350,8 @@ class Dataset:
     @classmethod
     def from_frame(cls, frame, target: str | None = None, *, name: str = "frame",
                    ignore: Iterable[str] = (), no_class: bool = False,
-                   schema: Schema | None = None, read_class: bool = True) -> Dataset:
+                   schema: Schema | None = None, read_class: bool = True,
+                   unknown: str = "error") -> Dataset:
         """Read a pandas or polars DataFrame as a data set, each column typed by its dtype.
 
         ``category`` (polars ``Enum``) columns are nominal with their declared
@@ -379,6 +380,9 @@ class Dataset:
             the text of a nominal attribute's values (``1`` as ``"1"``).
         read_class : bool, default=True
             With ``schema``: False leaves the class column unread (``y`` None).
+        unknown : {"error", "missing"}, default="error"
+            With ``schema``: a nominal value not seen in training is refused, or read as
+            missing with its rows in :attr:`unseen` (``predict --unknown``).
 
         Returns
         -------
@@ -412,10 +416,10 @@ class Dataset:
             raise DataError(str(exc), name) from None
         names = [c.name for c in columns]
         ignore = (ignore,) if isinstance(ignore, str) else tuple(ignore)
-        unknown = [g for g in ignore if g not in names]
-        if unknown:
-            raise DataError(f"cannot ignore {quote_names(unknown)}: no such column"
-                            f"{did_you_mean(unknown[0], names)}; columns are: "
+        absent = [g for g in ignore if g not in names]
+        if absent:
+            raise DataError(f"cannot ignore {quote_names(absent)}: no such column"
+                            f"{did_you_mean(absent[0], names)}; columns are: "
                             f"{quote_names(names, 50)}", name)
         columns = [c for c in columns if c.name not in set(ignore)]
         if not columns:
@@ -424,8 +428,9 @@ class Dataset:
         n = int(frame.shape[0])
         lines = np.arange(1, n + 1, dtype=np.int64)
         if schema is not None:
-            X, y = _conformed(columns, schema, name, read_class)
-            return cls(name, name, schema, X, y, lines, "frame")
+            unseen = {} if unknown == "missing" else None
+            X, y = _conformed(columns, schema, name, read_class, unseen)
+            return cls(name, name, schema, X, y, lines, "frame", unseen=unseen or None)
         names = [c.name for c in columns]
         if no_class:
             class_index = None
@@ -626,9 +631,11 @@ def _class_vector(data: np.ndarray, kind: str) -> np.ndarray:
     return np.where(np.isnan(data), -1, data).astype(np.int64)
 
 
-def _recoded(column, attribute: Attribute, src: str) -> np.ndarray:
+def _recoded(column, attribute: Attribute, src: str, unseen: dict | None = None) -> np.ndarray:
     """A frame column (:class:`ensemblekit.frames.FrameColumn`) coded as a training
-    attribute codes it: numbers as they are, nominal values by their text."""
+    attribute codes it: numbers as they are, nominal values by their text. A value not
+    seen in training is refused, or, with an ``unseen`` dict, read as missing and its rows
+    recorded there under the attribute's name."""
     from ensemblekit.frames import cell_text, recode
 
     if attribute.kind == "numeric":
@@ -636,15 +643,17 @@ def _recoded(column, attribute: Attribute, src: str) -> np.ndarray:
             raise DataError(f"column {attribute.name!r} is nominal here but numeric in the "
                             "training data", src)
         return column.data
-    codes, unseen = recode(column, attribute.values)
-    if unseen is not None:
-        raise DataError(f"row {unseen + 1}: value {quote_input(cell_text(column, unseen))} of "
+    codes, first = recode(column, attribute.values)
+    if first is not None and unseen is None:
+        raise DataError(f"row {first + 1}: value {quote_input(cell_text(column, first))} of "
                         f"column {attribute.name!r} was not seen in the training data (known "
                         f"values: {quote_names(attribute.values)})", src)
+    if first is not None:
+        unseen[attribute.name] = ~np.isnan(column.data) & np.isnan(codes)
     return codes
 
 
-def _conformed(columns, schema: Schema, src: str, read_class: bool):
+def _conformed(columns, schema: Schema, src: str, read_class: bool, unseen: dict | None = None):
     """``(X, y)`` of frame columns coded against a training schema (matched by name)."""
     by_name = {c.name: c for c in columns}
     n = len(columns[0].data)
@@ -658,9 +667,9 @@ def _conformed(columns, schema: Schema, src: str, read_class: bool):
             if column is None:
                 raise DataError(f"column {a.name!r} of the training data is missing (the frame "
                                 f"has: {quote_names(by_name)})", src)
-            X[:, j - 1] = _recoded(column, a, src)
+            X[:, j - 1] = _recoded(column, a, src, unseen)
         elif read_class and column is not None:
-            y = _class_vector(_recoded(column, a, src), a.kind)
+            y = _class_vector(_recoded(column, a, src, unseen), a.kind)
     return X, y
 
 

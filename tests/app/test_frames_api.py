@@ -131,3 +131,31 @@ def test_neither_pandas_nor_polars_is_imported_unless_a_frame_is_given():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
+
+
+def test_predict_reads_a_frame_s_unseen_value_as_missing(tmp_path):
+    """predict --unknown on a DataFrame as on a file (issue 32): an unseen value is read as
+    missing, with the note counting its rows, or refused with --unknown error."""
+    from ensemblekit import api
+    from ensemblekit.data import load_dataset
+
+    vote = load_dataset(ROOT / "sample_data" / "vote.arff")
+    model = api.fit("c45", vote)
+    frame = vote.to_frame().drop(columns=["Class"])
+    odd, blank = frame.copy(), frame.copy()
+    for column in ("physician-fee-freeze", "synfuels-corporation-cutback"):
+        for table, value in ((odd, "maybe"), (blank, None)):
+            table[column] = table[column].astype(object)
+            table.loc[[3, 10, 11], column] = value
+    notes = []
+    with api.reading(notify=notes.append):
+        got = api.predict(model, odd, proba=True)
+    want = api.predict(model, blank, proba=True)
+    assert got.predictions == want.predictions
+    np.testing.assert_array_equal(got.probabilities, want.probabilities)
+    assert notes == ["frame: 3 rows hold a nominal value not seen in training, read as missing "
+                     "(attributes 'physician-fee-freeze', 'synfuels-corporation-cutback'); "
+                     "--unknown error refuses such values"]
+    with pytest.raises(ValueError, match="row 4: value 'maybe' of column 'physician-fee-freeze' "
+                                         "was not seen in the training data"):
+        api.predict(model, odd, unknown="error")

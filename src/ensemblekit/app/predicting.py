@@ -211,8 +211,8 @@ def predict_chunks(model, data, *, proba: bool = False, input_format: str | None
     if isinstance(data, Dataset):  # already in memory: one chunk
         chunks = iter([_with_texts(data, copy)])
     elif is_frame(data):  # coded against the training schema, the class column read if asked
-        chunks = iter([_with_texts(Dataset.from_frame(data, schema=schema, read_class=read_class),
-                                   copy)])
+        chunks = iter([_with_texts(Dataset.from_frame(data, schema=schema, read_class=read_class,
+                                                      unknown=unknown), copy)])
     else:  # a generator: nothing is read yet
         chunks = timed(_read_chunks(data, schema, input_format, chunk_rows, read_class=read_class,
                                     unknown=unknown, copy=copy), "reading")
