@@ -242,8 +242,8 @@ def predict(
     The file is read, predicted and written in chunks of rows, so memory does not grow with its
     size and the first rows come out at once. The class column is read only for --columns
     actual or error. Columns: row, prediction, p_<class> (--proba), then --columns. The model
-    declares each column's type: --date reads dates as fit read them; --nominal, --numeric and
-    --string are refused.
+    declares each column's type, a date column's pattern included (--date overrides it);
+    --nominal, --numeric and --string are refused.
     """
     from ensemblekit.cli_io import emit_parts
     from ensemblekit.writers import OUTPUT_FORMATS, format_prediction_stream

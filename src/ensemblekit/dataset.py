@@ -142,17 +142,21 @@ class Attribute:
         integer codes: the declared values in declared order (ARFF), or the
         sorted distinct values seen (CSV columns, string attributes). Empty for
         numeric attributes.
+    date_format : str or None
+        A numeric attribute read from dates: their Java pattern (ARFF ``date``, CSV
+        ``--date``), so that data read against the schema reads its dates the same way.
 
     Raises
     ------
     ValueError
-        Unknown kind, values given for a numeric attribute, or a value listed
-        twice.
+        Unknown kind, values given for a numeric attribute, a date pattern for another
+        kind or one that cannot be read, or a value listed twice.
     """
 
     name: str
     kind: str
     values: tuple[str, ...] = ()
+    date_format: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -166,10 +170,21 @@ class Attribute:
             raise InputError(f"attribute {self.name!r}: value {twice!r} is listed twice")
         object.__setattr__(self, "name", str(self.name))
         object.__setattr__(self, "values", values)
+        if self.date_format is not None:
+            from ensemblekit.readers.dates import DateFormat
+
+            if self.kind != "numeric" or not isinstance(self.date_format, str):
+                raise InputError(f"attribute {self.name!r}: only a numeric attribute has a date "
+                                 "pattern, as text")
+            DateFormat(self.date_format)  # a pattern that cannot be read is refused here
 
     def to_dict(self) -> dict:
-        """Return ``{"name", "kind", "values"}`` (JSON-serialisable)."""
-        return {"name": self.name, "kind": self.kind, "values": list(self.values)}
+        """Return ``{"name", "kind", "values"}`` (JSON-serialisable), with ``date_format``
+        for an attribute read from dates."""
+        out = {"name": self.name, "kind": self.kind, "values": list(self.values)}
+        if self.date_format is not None:
+            out["date_format"] = self.date_format
+        return out
 
 
 @dataclass(frozen=True)
@@ -253,7 +268,8 @@ class Schema:
         """
         try:
             attributes = tuple(
-                Attribute(a["name"], a["kind"], tuple(a.get("values", ()))) for a in d["attributes"]
+                Attribute(a["name"], a["kind"], tuple(a.get("values", ())), a.get("date_format"))
+                for a in d["attributes"]
             )
             return cls(d["relation"], attributes, d["class_index"])
         except (KeyError, TypeError) as exc:

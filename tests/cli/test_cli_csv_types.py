@@ -89,8 +89,9 @@ def test_predict_reads_dates_on_request_and_refuses_the_other_types(tmp_path):
     assert predicted.exit_code == 0, predicted.stderr
     assert [r.split(",")[1] for r in predicted.stdout.split()[1:]] == [
         "ab"[i % 9 > 4] for i in range(30)]
+    # the model file keeps the pattern (schema date_format): predict reads the dates alone
     undated = run("predict", model, path)
-    assert undated.exit_code == 2 and "holds the non-number '2001-01-10'" in undated.stderr
+    assert undated.exit_code == 0 and undated.stdout == predicted.stdout
     refused = run("predict", model, path, "--nominal", "cls")
     assert refused.exit_code == 2
     assert refused.stderr.strip() == (
@@ -113,3 +114,24 @@ def test_info_reads_a_pandas_export_and_a_space_separated_table(tmp_path):
     assert [(a["name"], a["type"]) for a in json.loads(result.stdout)["attributes"]] == [
         ("a", "numeric"), ("cls", "nominal")]
     assert f"note: {spaced}: line 1 holds no comma, semicolon or TAB" in result.stderr
+
+
+@pytest.mark.parametrize("pattern, says", [("qqqq", "date format 'qqqq': 'q' is not a pattern letter"),
+                                           (5, "only a numeric attribute has a date pattern")])
+def test_a_model_file_with_a_bad_date_pattern_is_refused(tmp_path, pattern, says):
+    """The schema's date_format is read from an untrusted file: checked before use."""
+    from ektesting.hostile_models import edit_metadata
+
+    path = tmp_path / "d.csv"
+    path.write_text("when,cls\n" + "".join(f"2001-01-1{i},{'ab'[i % 2]}\n" for i in range(8)))
+    model = tmp_path / "m.ekm"
+    assert run("fit", "c45", path, "--date", "when:yyyy-MM-dd", "-o", model).exit_code == 0
+    bad = tmp_path / "bad.ekm"
+
+    def change(metadata):
+        metadata["schema"]["attributes"][0]["date_format"] = pattern
+
+    edit_metadata(model, bad, change)
+    refused = run("predict", bad, path)
+    assert refused.exit_code == 2 and refused.stderr.count("\n") == 1
+    assert says in refused.stderr

@@ -11,6 +11,7 @@ training schema (:func:`conform_to_schema`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -282,7 +283,8 @@ class TableCoder:
                 coder.attributes.append(Attribute(c.name, "numeric"))
                 slot = _Slot((2, k), k, c.name, "numeric", out)
             elif kind == "date" and c.date_format is not None:
-                coder.attributes.append(Attribute(c.name, "numeric"))  # Weka: a date is a number
+                # Weka: a date is a number; the schema keeps its pattern for the data read later
+                coder.attributes.append(Attribute(c.name, "numeric", date_format=c.date_format))
                 slot = _Slot((2, k), k, c.name, "date", out, date_format=c.date_format)
             elif c.kind == "nominal":
                 coder.attributes.append(Attribute(c.name, "nominal", c.values))
@@ -324,6 +326,8 @@ class TableCoder:
                     f"(the file has: {quote_names([c.name for c in columns])})", src)))
                 continue
             c = columns[by_name[a.name]]
+            if c.kind is None and a.date_format is not None:  # a CSV column: the training dates
+                c = dataclasses.replace(c, kind="date", date_format=a.date_format)
             error = _check_usable(c, src, False) if c.kind == "date" else None
             dated = c.kind == "date" and c.date_format is not None  # read into numbers
             if (error is None and c.kind is not None
