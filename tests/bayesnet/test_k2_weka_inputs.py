@@ -54,17 +54,29 @@ def test_weights_of_one_change_nothing():
     np.testing.assert_array_equal(ones.predict_proba(X), plain.predict_proba(X))
 
 
-def test_equal_frequency_bins_refuse_weights_and_iebn_takes_none(tmp_path, monkeypatch, capsys):
+def test_equal_frequency_bins_refuse_weights(tmp_path, monkeypatch, capsys):
     path = weighted_copy("iris", tmp_path)
     code, out, err = run_main(["fit", "k2", path, "-o", tmp_path / "m", "--set",
                                "discretize=equal-frequency"], monkeypatch, capsys)
     assert (code, out) == (2, "")
     assert "instance weights on numeric attributes (column 0) with discretize='equal-frequency'" \
         in err
+
+
+def test_iebn_of_one_whole_sample_weighs_as_k2(tmp_path):
+    """IEBN with one sample of every row (E = 1, max_samples = 1, no replacement) scores
+    structures as K2 does, weights included; bagged-k2 refuses weights."""
     path = weighted_copy("vote", tmp_path)
-    code, out, err = run_main(["fit", "iebn", path, "-o", tmp_path / "m"], monkeypatch, capsys)
-    assert (code, out) == (2, "")
-    assert "iebn does not take instance weights" in err
+    ds = load_dataset(path)
+    k2 = api.fit("k2", path).pipeline.predict_proba(ds.X)
+    one = api.fit("iebn", path, params={"n_estimators": 1, "max_samples": 1.0,
+                                        "bootstrap": False}).pipeline.predict_proba(ds.X)
+    np.testing.assert_array_equal(one, k2)
+    several = api.fit("iebn", path).pipeline.predict_proba(ds.X)
+    plain = api.fit("iebn", dataclasses.replace(ds, weights=None)).pipeline.predict_proba(ds.X)
+    assert np.abs(several - plain).max() > 0.01  # the weights reach the ensemble score too
+    with pytest.raises(api.UsageError, match="bagged-k2 does not take instance weights"):
+        api.fit("bagged-k2", path)
 
 
 # ---------------------------------------------------------------- Weka's -mbc (issue 33, item 7)

@@ -296,10 +296,7 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
         codes = np.where(missing, self.modes_[None, :].astype(np.float64), codes)
         codes = codes.astype(np.int64)
         # (3) structure search, (4) CPTs on the full training data
-        parents = (self._search_structure(codes, y_codes, n_classes) if w is None
-                   else k2_search(codes, y_codes, self.cardinalities_, n_classes,
-                                  max_parents=self.max_parents, init=self.init,
-                                  score=self.scoring, alpha=self.alpha, weights=w))
+        parents = self._search_structure(codes, y_codes, n_classes, w)
         # (the Inner-Ensemble and bagged subclasses do not take the parameter)
         if getattr(self, "markov_blanket", False):
             parents = markov_blanket_correction(parents)
@@ -318,15 +315,16 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
         self.cut_points_ = [np.asarray(c, dtype=np.float64) for c in self.discretizer_.cut_points_]
         return self
 
-    def _search_structure(self, codes, y_codes, n_classes):
-        """Parent sets from K2 with the leave-one-out score on the whole training set.
+    def _search_structure(self, codes, y_codes, n_classes, weights=None):
+        """Parent sets from K2 with the leave-one-out score on the whole training set
+        (``weights``: the instance weights, or None).
 
         Subclasses change how candidate structures are scored (see
         :class:`~ensemblekit.bayesnet.inner.InnerEnsembleK2Classifier`).
         """
         return k2_search(codes, y_codes, self.cardinalities_, n_classes,
                          max_parents=self.max_parents, init=self.init, score=self.scoring,
-                         alpha=self.alpha)
+                         alpha=self.alpha, weights=weights)
 
     def predict_proba(self, X):
         """Class probabilities of the fitted network (see :meth:`K2Model.predict_proba`).

@@ -179,7 +179,7 @@ class InnerEnsembleK2Classifier(InnerEnsembleK2Model, K2Classifier):
     (4, 30)
     """
 
-    def fit(self, X, y):
+    def fit(self, X, y, instance_weights=None):
         """Prepare the data as K2Classifier does, search with the ensemble score, fit CPTs.
 
         Parameters
@@ -189,6 +189,9 @@ class InnerEnsembleK2Classifier(InnerEnsembleK2Model, K2Classifier):
             in ``nominal_features`` integer codes, NaN = missing.
         y : array-like of shape (n_samples,)
             Class labels; rows with a missing label are dropped.
+        instance_weights : array-like of shape (n_samples,) or None
+            Weka's instance weights, as in :meth:`K2Classifier.fit`; within the E
+            samples a row counts its weight once per time it was drawn.
 
         Returns
         -------
@@ -202,9 +205,9 @@ class InnerEnsembleK2Classifier(InnerEnsembleK2Model, K2Classifier):
             unknown ``loo_duplicates``) and on the input errors of
             :meth:`K2Classifier.fit`.
         """
-        return super().fit(X, y)
+        return super().fit(X, y, instance_weights=instance_weights)
 
-    def _search_structure(self, codes, y_codes, n_classes):
+    def _search_structure(self, codes, y_codes, n_classes, weights=None):
         """K2 scored by the mean leave-one-out score over the E samples (Algorithm 4).
 
         The samples are drawn once here, from ``random_state``, after the data
@@ -215,4 +218,5 @@ class InnerEnsembleK2Classifier(InnerEnsembleK2Model, K2Classifier):
         self.sample_size_ = int(samples[0].size)
         return k2_search(codes, y_codes, self.cardinalities_, n_classes,
                          max_parents=self.max_parents, init=self.init, score=self.scoring,
-                         alpha=self.alpha, samples=samples, loo_duplicates=self.loo_duplicates)
+                         alpha=self.alpha, samples=samples, loo_duplicates=self.loo_duplicates,
+                         weights=weights)

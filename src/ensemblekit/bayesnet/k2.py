@@ -249,8 +249,8 @@ def _score(Q: np.ndarray, part: _Samples, score: str) -> float:
         # the prediction is the first class reaching the maximum, as in
         # Weka's classifyInstance
         hits = part.per_sample((Q.argmax(axis=0) == part.vals[:, 0]).astype(np.float64))
-        if part.weighted:  # weights of the correct rows over all the weight
-            return float(hits[0] / part.totals[0])
+        if part.weighted:  # weight of the correct rows over all the weight, per sample
+            return _mean_score([float(h / t) for h, t in zip(hits, part.totals)])
         if part.equal_sizes:  # one exact quotient
             return float(Fraction(int(hits.sum()), part.totals[0] * part.n_samples))
         return _mean_score([Fraction(int(h), t) for h, t in zip(hits, part.totals)])
@@ -295,15 +295,6 @@ class _Samples:
     def __init__(self, vals: np.ndarray, samples: list[np.ndarray] | None, loo_duplicates: str,
                  weights: np.ndarray | None = None):
         self.weighted = weights is not None
-        if self.weighted:  # Weka's instance weights: every row once, counted by its weight
-            self.vals, self.n_samples = vals, 1
-            self.inverse = [np.arange(vals.shape[0])]
-            self.sid = np.zeros(vals.shape[0], dtype=np.int64)
-            # a leave-one-out step takes the row's own weight out (Weka: weight -w, update)
-            self.w = self.drop = np.asarray(weights, dtype=np.float64)
-            self.totals, self.equal_sizes = [float(self.w.sum())], True
-            self.flat_true = self.vals[:, 0] * vals.shape[0] + np.arange(vals.shape[0])
-            return
         if samples is None:  # the full data set, every row once
             samples = [np.arange(vals.shape[0])]
         rows, mults, self.inverse = [], [], []
@@ -318,12 +309,22 @@ class _Samples:
         self.vals = vals[np.concatenate(rows)]
         self.sid = np.repeat(np.arange(self.n_samples), [r.shape[0] for r in rows])
         mult = np.concatenate(mults)
-        if mult.max() == 1:
+        if self.weighted:
+            # Weka's instance weights: a row counts its weight once per copy, and a
+            # leave-one-out step takes one copy's weight out (all of them under "all"),
+            # as Weka's leaveOneOutCV sets an instance's weight to -w and updates
+            own = np.asarray(weights, dtype=np.float64)[np.concatenate(rows)]
+            self.w = mult * own
+            self.drop = self.w if loo_duplicates == "all" else own
+            self.totals = [float(t) for t in np.bincount(self.sid, weights=self.w,
+                                                          minlength=self.n_samples)]
+        elif mult.max() == 1:
             self.w = self.drop = None
+            self.totals = [int(m.sum()) for m in mults]
         else:
             self.w = mult.astype(np.float64)
             self.drop = self.w if loo_duplicates == "all" else np.ones_like(self.w)
-        self.totals = [int(m.sum()) for m in mults]
+            self.totals = [int(m.sum()) for m in mults]
         self.equal_sizes = len(set(self.totals)) == 1
         n = self.vals.shape[0]
         self.flat_true = self.vals[:, 0] * n + np.arange(n)
@@ -343,15 +344,12 @@ def _check_samples(samples, vals: np.ndarray, loo_duplicates: str, weights=None)
             f"loo_duplicates must be one of {_LOO_DUPLICATES}, got {loo_duplicates!r}"
         )
     if weights is not None:
-        if samples is not None:
-            raise InputError("give samples or instance weights, not both")
         weights = np.asarray(weights, dtype=np.float64)
         if weights.shape != (n,) or not np.all(np.isfinite(weights)) or np.any(weights < 0) \
                 or not weights.sum() > 0:
             raise InputError(f"weights must be {n} finite numbers >= 0, not all 0")
-        return _Samples(vals, None, loo_duplicates, weights)
     if samples is None:
-        return _Samples(vals, None, loo_duplicates)
+        return _Samples(vals, None, loo_duplicates, weights)
     if isinstance(samples, np.ndarray) and samples.ndim != 2:
         raise InputError(
             "samples must be a sequence of 1-D arrays of row indices (or a 2-D array, "
@@ -373,7 +371,7 @@ def _check_samples(samples, vals: np.ndarray, loo_duplicates: str, weights=None)
         out.append(s.astype(np.int64))
     if not out:
         raise InputError("samples must hold at least one sample")
-    return _Samples(vals, out, loo_duplicates)
+    return _Samples(vals, out, loo_duplicates, weights)
 
 
 def _mean_score(scores: list) -> float:
@@ -562,10 +560,10 @@ def k2_search(
         What leaving out a repeated row of a sample removes; see
         :func:`loo_posteriors`.
     weights : array-like of shape (n,), or None
-        Weka's instance weights (not with ``samples``): every count is a sum of weights,
-        a leave-one-out step takes the row's own weight out of the counts, and the score
-        is the weighted mean over the rows, as ``GlobalScoreSearchAlgorithm.leaveOneOutCV``
-        computes it with weighted instances.
+        Weka's instance weights: every count is a sum of weights, a leave-one-out step
+        takes the row's own weight out of the counts, and the score is the weighted mean
+        over the rows, as ``GlobalScoreSearchAlgorithm.leaveOneOutCV`` computes it with
+        weighted instances. With ``samples``, a row drawn twice counts its weight twice.
 
     Returns
     -------
