@@ -162,7 +162,7 @@ def info(
     input_format: str | None = opt.INPUT_FORMAT,
     decimal: str | None = opt.DECIMAL,
     missing_values: list[str] = opt.MISSING_VALUES,
-    header: bool | None = opt.HEADER,
+    header: bool | None = opt.HEADER, string_to_nominal: bool = opt.STRING_TO_NOMINAL,
     nominal: list[str] = opt.NOMINAL, numeric: list[str] = opt.NUMERIC,
     string: list[str] = opt.STRING, date: list[str] = opt.DATE,
     format_: str | None = opt.JSON_FORMAT,

@@ -86,6 +86,10 @@ def test_scikit_learn_s_bundled_openml_files_load_in_info():
     summary = json.loads(run("info", titanic, "--format", "json").stdout)
     assert summary["class"] == {"name": "home.dest", "type": "string"}
     assert summary["attributes"][-1]["missing"] == 564
+    # with --string-to-nominal the class is nominal: 564 missing, 745 counted
+    summary = json.loads(run("info", titanic, "--string-to-nominal", "--format", "json").stdout)
+    assert summary["attributes"][-1]["missing"] == 564
+    assert sum(summary["class"]["counts"].values()) == 1309 - 564
 
 
 def test_info_table_reads_stdin():
