@@ -22,8 +22,6 @@ of the additions decides the prediction there.
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
 
@@ -32,13 +30,10 @@ from ensemblekit.classifiers.ibk import IBk
 from ensemblekit.data import load_dataset
 
 from ektesting.support import data_path
-from ektesting.weka_tools import needs_weka, run_weka
+from ektesting.weka_tools import CSV_EXACT, needs_weka, run_weka, split_alternate
 
 FILES = ["vote", "colic", "credit-a", "hepatitis", "labor", "iris", "glass", "diabetes",
          "breast-cancer", "heart-c", "soybean"]
-
-CSV_OUT = "weka.classifiers.evaluation.output.prediction.CSV -distribution -decimals 40"
-
 
 def split_file(name, folder):
     """Write the first 2/3 of the data rows of ``name`` to train.arff, the rest to test.arff."""
@@ -53,25 +48,10 @@ def split_file(name, folder):
     return train, test
 
 
-def split_alternate(name, folder, missing=0.0, seed=0):
-    """Write the odd data rows of ``name`` to train.arff and the even ones to test.arff,
-    each feature value replaced by ``?`` with probability ``missing`` (seeded)."""
-    lines = data_path(f"{name}.arff").read_text(encoding="utf-8").splitlines()
-    at = next(i for i, line in enumerate(lines) if line.strip().lower().startswith("@data"))
-    rows = [line for line in lines[at + 1:] if line.strip() and not line.lstrip().startswith("%")]
-    draw = random.Random(seed)
-    rows = [",".join([v if draw.random() >= missing else "?" for v in row.split(",")[:-1]]
-                     + row.split(",")[-1:]) for row in rows]
-    train, test = folder / "train.arff", folder / "test.arff"
-    train.write_text("\n".join(lines[:at + 1] + rows[0::2]) + "\n", encoding="utf-8")
-    test.write_text("\n".join(lines[:at + 1] + rows[1::2]) + "\n", encoding="utf-8")
-    return train, test
-
-
 def weka_ibk(train, test, options):
     """Weka's predicted class code and class distribution for every test row."""
     out = run_weka("weka.classifiers.lazy.IBk", "-t", str(train), "-T", str(test), *options,
-                   "-classifications", CSV_OUT)
+                   "-classifications", CSV_EXACT)
     predicted, dist = [], []
     for line in out.splitlines():
         parts = line.split(",")
@@ -127,7 +107,7 @@ def test_k_and_weightings_equal_weka_ibk(name, options, params, tmp_path):
     (["-K", "7", "-F"], {"n_neighbors": 7, "weights": "similarity"}),
 ])
 def test_car_distributions_equal_weka_ibk_bit_for_bit(missing, options, params, tmp_path):
-    train, test = split_alternate("car", tmp_path, missing=missing, seed=33)
+    train, test = split_alternate(data_path("car.arff"), tmp_path, missing=missing, seed=33)
     want, want_dist = weka_ibk(train, test, options)
     got, dist = our_ibk(train, test, **params)
     assert want.size == 864
