@@ -95,6 +95,66 @@ def test_the_numpy_walk_is_the_compiled_walk_to_the_last_bit(name):
                 assert _numpy_walk(tree, Q).tobytes() == compiled
 
 
+def _get_probs(tree, x, node, weight, flat=None):
+    """Weka's ClassifierTree.getProbs for one row, written out as a plain recursion (all
+    classes at once; class sums added class by class). With ``flat``, a list, every leaf's
+    share is appended to it instead, in depth-first order (a flat accumulator's order)."""
+    def share(counts):
+        total = 0.0
+        for c in counts:
+            total += c
+        part = [weight * (c / total) if total > 1e-6 else 0.0 for c in counts]
+        if flat is not None:
+            flat.append(part)
+        return part
+
+    f = tree.feature_[node]
+    if f < 0:
+        return share(tree.value_[node])
+    start, k = tree.child_start_[node], tree.n_children_[node]
+    v = x[f]
+    if np.isnan(v):
+        total = 0.0
+        for j in range(k):
+            for c in tree.bag_value_[start + j]:
+                total += c
+        prob = [0.0] * tree.classes_.size
+        for j in range(k):
+            if not tree.is_empty_[start + j]:
+                bag = 0.0
+                for c in tree.bag_value_[start + j]:
+                    bag += c
+                sub = _get_probs(tree, x, start + j, (bag / total) * weight, flat)
+                prob = [a + b for a, b in zip(prob, sub)]
+        return prob
+    j = int(v) if tree._nominal_mask()[f] else int(not v <= tree.threshold_[node])
+    if not tree.is_empty_[start + j]:
+        return _get_probs(tree, x, start + j, weight, flat)
+    if sum(tree.bag_value_[start + j]) > 1e-6:
+        return share(tree.bag_value_[start + j])
+    return share(tree.value_[node])
+
+
+@pytest.mark.parametrize("name", ["tic-tac-toe", "soybean", "labor"])
+def test_a_split_on_a_missing_value_adds_its_branches_sums_as_weka(name):
+    # J48 adds at a split on a missing value the sums its branches return (recursion), not
+    # every leaf's share into one running sum: 0 + a + (0 + b + c) is not (a + b) + c
+    tree, X = _fit(name, unpruned=True, min_samples_leaf=1)
+    Q = _with_gaps(X, seed=5, rate=0.5)
+    want = np.array([_get_probs(tree, q, 0, 1.0) for q in Q])
+    assert _compiled(tree, Q).tobytes() == want.tobytes()
+    assert _numpy_walk(tree, Q).tobytes() == want.tobytes()
+    flat = []
+    for q in Q:
+        parts = []
+        _get_probs(tree, q, 0, 1.0, parts)
+        row = np.zeros(tree.classes_.size)
+        for part in parts:
+            row += part
+        flat.append(row)
+    assert np.array(flat).tobytes() != want.tobytes()  # the order matters on these rows
+
+
 def test_a_row_of_missing_values_spreads_over_the_branches(labor):
     tree, X = labor
     Q = np.full((1, X.shape[1]), np.nan)

@@ -21,9 +21,10 @@ import numpy as np
 import pytest
 
 from ensemblekit.classifiers.c45 import C45Tree
+from ensemblekit.data import load_dataset
 
 from ektesting.support import data_path, load_coded, weighted_copy
-from ektesting.weka_tools import needs_weka, run_weka
+from ektesting.weka_tools import needs_weka, run_weka, split_alternate, weka_distributions
 
 FILES = ["vote", "breast-cancer", "credit-a", "colic", "hepatitis", "soybean", "audiology",
          "labor", "mushroom", "iris", "glass", "diabetes", "segment", "anneal", "heart-c",
@@ -121,3 +122,49 @@ def test_fit_on_a_weighted_file_prints_j48_s_tree(name, tmp_path, monkeypatch, c
     code, shown, _ = run_main(["show", model], monkeypatch, capsys)
     ours = shown.split("------------------\n", 1)[1].split("\n\nNumber of Leaves", 1)[0]
     assert ours.strip("\n") == weka.strip("\n")
+
+
+def _predict_split(train, test, **params):
+    """Our class distributions of the rows of ``test``, the tree grown on ``train``."""
+    tr = load_dataset(train)
+    feats = tr.schema.features
+    nominal = [i for i, a in enumerate(feats) if a.kind != "numeric"]
+    tree = C45Tree(nominal_features=nominal, n_categories=[len(feats[i].values) for i in nominal],
+                   n_classes=len(tr.schema.class_attribute.values), **params).fit(tr.X, tr.y)
+    return tree.predict_proba(load_dataset(test).X)
+
+
+@needs_weka
+@pytest.mark.parametrize("name", ["car", "tic-tac-toe", "kr-vs-kp", "diabetes", "segment"])
+@pytest.mark.parametrize("options, params", [([], {}), (["-U"], {"unpruned": True})])
+def test_distributions_of_rows_with_missing_values_equal_j48_bit_for_bit(name, options, params,
+                                                                         tmp_path):
+    """A tree grown on complete rows (whole instance weights) gives test rows with 20 %
+    missing values J48's distributions to the last bit: a split on a missing value adds
+    the sums its branches return, as ``ClassifierTree.getProbs`` recurses (issue 33)."""
+    train, test = split_alternate(data_path(f"{name}.arff"), tmp_path, missing=0.2, seed=3,
+                                  train_missing=False)
+    want = np.array(weka_distributions("weka.classifiers.trees.J48", train, test, options))
+    got = _predict_split(train, test, **params)
+    assert got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
+@needs_weka
+@pytest.mark.parametrize("name, missing", [("vote", 0.0), ("colic", 0.0), ("credit-a", 0.0),
+                                           ("hepatitis", 0.0), ("soybean", 0.0),
+                                           ("car", 0.1), ("diabetes", 0.1)])
+@pytest.mark.parametrize("options, params", [([], {}), (["-U"], {"unpruned": True})])
+def test_distributions_after_training_on_missing_values_stay_within_1e_14(name, missing, options,
+                                                                          params, tmp_path):
+    """Where training rows have missing values, J48's node totals are running sums of
+    fractional instance weights in the order of the data (and of Distribution's
+    bookkeeping); ours add a node's class weights. Those doubles, not the walk, differ in
+    the last bits: the distributions stay within 1e-14 (2e-15 seen) and the classes equal."""
+    train, test = split_alternate(data_path(f"{name}.arff"), tmp_path, missing=missing, seed=4)
+    want = np.array(weka_distributions("weka.classifiers.trees.J48", train, test, options))
+    got = _predict_split(train, test, **params)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-14)
+    gap = np.sort(want, axis=1)
+    clear = gap[:, -1] - gap[:, -2] > 1e-12
+    np.testing.assert_array_equal(got.argmax(axis=1)[clear], want.argmax(axis=1)[clear])

@@ -150,6 +150,35 @@ def test_distance_weightings():
     np.testing.assert_allclose(clf.neighbour_weights(np.array([[1.0, 1]])), [[1 - d, 0]])
 
 
+def test_uniform_votes_are_added_one_at_a_time_as_weka():
+    # IBk.makeDistribution starts each class at 1/n and the total at C/n, then adds each
+    # neighbour's 1.0 in turn, rounding each sum: with n = 3, (1/3 + 1) + 1 is one ulp
+    # below 1/3 + 2 (and the probability one ulp below the one of the summed count).
+    X = np.array([[0.0], [0.0], [1.0]])
+    c0 = (1 / 3 + 1.0) + 1.0
+    total = (2 / 3 + 1.0) + 1.0
+    assert c0 != 1 / 3 + 2
+    for clf in (IBk(n_neighbors=2).fit(X, [0, 0, 1]),
+                ibk_module.IBkModel(n_neighbors=2).fit_coded(X, np.array([0, 0, 1]))):
+        assert clf.predict_proba([[0.0]]).tolist() == [[c0 / total, (1 / 3) / total]]
+        assert clf.neighbour_weights([[0.0]]).tolist() == [[2.0, 0.0]]
+
+
+def test_weighted_votes_are_added_nearest_first_as_weka():
+    # Range 0..3, query 0: the rows lie at 1/3 (class 0), 2/3 (class 1), 0 (class 0) and
+    # 1. LinearNNSearch lists the 3 nearest nearest first (rows 2, 0, 1) and
+    # makeDistribution adds their weights 1/(d + 0.001) in that order, onto 1/4 per class
+    # and 2/4 for the total; the total in training-row order differs in the last bit.
+    xs = [1.0, 2.0, 0.0, 3.0]
+    w = [1.0 / (math.sqrt(math.sqrt((0.0 - x / 3.0) ** 2) ** 2 / 1) + 0.001) for x in xs]
+    c0 = (0.25 + w[2]) + w[0]
+    c1 = 0.25 + w[1]
+    total = ((0.5 + w[2]) + w[0]) + w[1]
+    clf = IBk(n_neighbors=3, weights="inverse").fit(np.array(xs)[:, None], [0, 1, 0, 1])
+    assert clf.predict_proba([[0.0]]).tolist() == [[c0 / total, c1 / total]]
+    assert total != 0.5 + ((w[0] + w[1]) + w[2])  # the order matters here
+
+
 def test_declared_class_without_rows_keeps_its_start():
     clf = IBk(n_classes=3).fit(np.array([[0.0], [1]]), [0, 2])
     np.testing.assert_allclose(clf.predict_proba([[0.0]]), [[(0.5 + 1) / 2.5, 0.5 / 2.5,

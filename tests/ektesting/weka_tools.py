@@ -217,6 +217,46 @@ def run_weka(main_class: str, *args: str, timeout: float = 300) -> str:
     return _text(out)
 
 
+#: Weka's ``-classifications`` option printing every class distribution exactly: 40 places
+#: hold every digit of Java's shortest form of a probability, which reads back as the same
+#: double (compare with ``==`` or ``tobytes``).
+CSV_EXACT = "weka.classifiers.evaluation.output.prediction.CSV -distribution -decimals 40"
+
+
+def split_alternate(source: Path, folder: Path, missing: float = 0.0, seed: int = 0,
+                    train_missing: bool = True) -> tuple[Path, Path]:
+    """Write the odd data rows of the ARFF file ``source`` to ``folder``/train.arff and the
+    even ones to test.arff; each feature value (every column but the last) becomes ``?``
+    with probability ``missing`` (a seeded draw), in the test rows only when
+    ``train_missing`` is false."""
+    import random
+
+    lines = source.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().lower().startswith("@data"))
+    rows = [line for line in lines[at + 1:] if line.strip() and not line.lstrip().startswith("%")]
+    draw = random.Random(seed)
+    gappy = [",".join([v if draw.random() >= missing else "?" for v in row.split(",")[:-1]]
+                      + row.split(",")[-1:]) for row in rows]
+    train, test = folder / "train.arff", folder / "test.arff"
+    train.write_text("\n".join(lines[:at + 1] + (gappy if train_missing else rows)[0::2]) + "\n",
+                     encoding="utf-8")
+    test.write_text("\n".join(lines[:at + 1] + gappy[1::2]) + "\n", encoding="utf-8")
+    return train, test
+
+
+def weka_distributions(classifier: str, train: Path, test: Path, options) -> list[list[float]]:
+    """The class distribution Weka's ``classifier`` (a class name), trained on ``train``
+    with ``options``, gives each row of ``test``, to the last bit (:data:`CSV_EXACT`)."""
+    out = run_weka(classifier, "-t", str(train), "-T", str(test), *options,
+                   "-classifications", CSV_EXACT)
+    rows = []
+    for line in out.splitlines():
+        parts = line.split(",")
+        if len(parts) > 4 and parts[0].isdigit():
+            rows.append([float(p.lstrip("*")) for p in parts[4:]])
+    return rows
+
+
 def k2_options(max_parents: int, scoring: str) -> list[str]:
     """BayesNet options for global K2 with the LOO score and SimpleEstimator -A 0.5."""
     return [

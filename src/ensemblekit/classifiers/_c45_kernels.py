@@ -392,6 +392,27 @@ def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s
 
 
 @njit(cache=True, nogil=True)
+def _class_shares(counts, i, weight, out, r, f_sum, top):
+    """``weight * (counts[i, c] / total)`` per class ``c``, ``total`` summed class by class
+    (zeros when it is not above ``SMALL``: Weka's ``Distribution.prob``, weighted): the
+    result ``out[r]`` of a row when no frame is open (``top < 0``), else added to the open
+    frame's sum ``f_sum[top]``."""
+    total = 0.0
+    for c in range(counts.shape[1]):
+        total += counts[i, c]
+    if total <= SMALL:
+        if top < 0:  # (adding zeros changes no sum: every share is >= +0)
+            for c in range(counts.shape[1]):
+                out[r, c] = 0.0
+    elif top < 0:
+        for c in range(counts.shape[1]):
+            out[r, c] = weight * (counts[i, c] / total)
+    else:
+        for c in range(counts.shape[1]):
+            f_sum[top, c] += weight * (counts[i, c] / total)
+
+
+@njit(cache=True, nogil=True)
 def predict_proba(X, feature, threshold, nominal, child_start, n_children, value, bag_value,
                   is_empty, n_classes):
     """J48's ``distributionForInstance`` (no Laplace) for every row of ``X``.
@@ -399,72 +420,106 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
     A missing value at a split sends the instance down every non-empty branch, weighted by
     the branch's share of the node's training weight; an instance reaching an empty branch
     gets the class distribution of that branch (the node's when the branch has no weight).
+    The additions are Weka's (``ClassifierTree.getProbs``, recursive): a split on a missing
+    value returns ``0 + p_0 + p_1 + ...``, each ``p_j`` its branch's own such sum, so a
+    branch's leaves are summed before they are added to the leaves of earlier branches.
+    Each open split of that kind is a frame of an explicit stack, with its running sum.
     """
     n = X.shape[0]
-    n_nodes = feature.shape[0]
+    depth = _max_depth(child_start, n_children) + 2
     out = np.zeros((n, n_classes))
-    stack_node = np.empty(n_nodes + 1, dtype=np.int64)
-    stack_w = np.empty(n_nodes + 1)
+    f_node = np.empty(depth, dtype=np.int64)  # the split node of each open frame
+    f_w = np.empty(depth)  # the weight the frame's row part arrived with
+    f_next = np.empty(depth, dtype=np.int64)  # the next branch to go down
+    f_sum = np.zeros((depth, n_classes))  # the frame's running sum
+    f_tot = np.empty(depth)  # the split's training weight
     for r in range(n):
-        top = 0
-        stack_node[0] = 0
-        stack_w[0] = 1.0
-        top = 1
-        while top > 0:
-            top -= 1
-            node = stack_node[top]
-            wt = stack_w[top]
-            f = feature[node]
-            if f < 0:
-                tot = 0.0
-                for c in range(n_classes):
-                    tot += value[node, c]
-                if tot > SMALL:
+        top = -1  # no open frame
+        node = 0
+        wt = 1.0
+        while True:
+            # walk down from `node` with weight `wt` until a part is known or a frame opens
+            ready = False
+            while True:
+                f = feature[node]
+                if f < 0:
+                    _class_shares(value, node, wt, out, r, f_sum, top)
+                    ready = True
+                    break
+                v = X[r, f]
+                if v != v:  # a missing value: open a frame at this split
+                    top += 1
+                    f_node[top] = node
+                    f_w[top] = wt
+                    f_next[top] = 0
                     for c in range(n_classes):
-                        out[r, c] += wt * (value[node, c] / tot)
-                continue
-            v = X[r, f]
-            start = child_start[node]
-            nch = n_children[node]
-            if v != v:
-                total = 0.0
-                for j in range(nch):
-                    for c in range(n_classes):
-                        total += bag_value[start + j, c]
-                for j in range(nch - 1, -1, -1):
-                    ch = start + j
-                    if not is_empty[ch]:
-                        bt = 0.0
+                        f_sum[top, c] = 0.0
+                    total = 0.0  # the split's weight, branch by branch, class by class
+                    start = child_start[node]
+                    for i in range(n_children[node]):
                         for c in range(n_classes):
-                            bt += bag_value[ch, c]
-                        stack_node[top] = ch
-                        stack_w[top] = wt * (bt / total)
-                        top += 1
-                continue
-            if nominal[f]:
-                j = int(v)
-            else:
-                j = 0 if v <= threshold[node] else 1
-            ch = start + j
-            if not is_empty[ch]:
-                stack_node[top] = ch
-                stack_w[top] = wt
-                top += 1
-                continue
-            bt = 0.0
-            for c in range(n_classes):
-                bt += bag_value[ch, c]
-            if bt > SMALL:
+                            total += bag_value[start + i, c]
+                    f_tot[top] = total
+                    break
+                if nominal[f]:
+                    ch = child_start[node] + int(v)
+                else:
+                    ch = child_start[node] + (0 if v <= threshold[node] else 1)
+                if not is_empty[ch]:
+                    node = ch
+                    continue
+                bt = 0.0
                 for c in range(n_classes):
-                    out[r, c] += wt * (bag_value[ch, c] / bt)
-            else:
-                tot = 0.0
-                for c in range(n_classes):
-                    tot += value[node, c]
-                if tot > SMALL:
+                    bt += bag_value[ch, c]
+                if bt > SMALL:
+                    _class_shares(bag_value, ch, wt, out, r, f_sum, top)
+                else:
+                    _class_shares(value, node, wt, out, r, f_sum, top)
+                ready = True
+                break
+            # a finished part is in the open frame's sum already, or the row's result
+            while True:
+                if ready and top < 0:
+                    break
+                # the next non-empty branch of the open frame, if any
+                at = f_node[top]
+                start = child_start[at]
+                nch = n_children[at]
+                j = f_next[top]
+                while j < nch and is_empty[start + j]:
+                    j += 1
+                if j < nch:
+                    f_next[top] = j + 1
+                    bt = 0.0
                     for c in range(n_classes):
-                        out[r, c] += wt * (value[node, c] / tot)
+                        bt += bag_value[start + j, c]
+                    node = start + j
+                    wt = f_w[top] * (bt / f_tot[top])
+                    break
+                # the frame is done: its sum is a finished part of the frame below
+                for c in range(n_classes):
+                    if top == 0:
+                        out[r, c] = f_sum[0, c]
+                    else:
+                        f_sum[top - 1, c] += f_sum[top, c]
+                top -= 1
+                ready = True
+            if ready and top < 0:
+                break
     return out
+
+
+@njit(cache=True, nogil=True)
+def _max_depth(child_start, n_children):
+    """Number of splits on the longest path from the root (children follow their parent)."""
+    n = child_start.shape[0]
+    depth = np.zeros(n, dtype=np.int64)
+    best = 0
+    for i in range(n):
+        for j in range(n_children[i]):
+            depth[child_start[i] + j] = depth[i] + 1
+        best = max(best, depth[i])
+    return best
 
 
 @njit(cache=True, nogil=True)

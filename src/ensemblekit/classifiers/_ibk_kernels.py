@@ -137,7 +137,7 @@ def nearest_mismatch_votes(Q, T, acc, classes, out):
 def counted_votes(sq, kth, classes, out):
     """Uniform votes: add 1 to ``out[i, classes[r]]`` for every ``sq[i, r] <= kth[i]``.
 
-    The neighbours of :meth:`ensemblekit.classifiers.ibk_model.IBkModel._class_votes`
+    The neighbours of :meth:`ensemblekit.classifiers.ibk_model.IBkModel._add_votes`
     (the rows within the k-th smallest distance, ties included; a NaN distance or bound
     chooses none) counted without the boolean mask numpy builds. Whole counts, so the
     same bits as numpy's count.

@@ -11,11 +11,15 @@ estimator grows the tree with numba and scikit-learn, a loaded model needs neith
 
 The walk is plain numpy over all rows at once, and adds the same numbers in the same
 order as the compiled walk of :mod:`ensemblekit.classifiers._c45_kernels` (class weights
-summed class by class, a branch weight ``w * (branch / total)``, the leaves of a row with
-missing values added in depth-first order), so the probabilities are equal to the last
-bit. Where those kernels are loaded already (the tree was grown in this process, as in
-cross-validation), the compiled walk is taken: it costs microseconds per call, where the
-numpy walk's array set-up costs a fraction of a millisecond.
+summed class by class, a branch weight ``w * (branch / total)``, and at a split on a
+missing value the sums its branches return added from 0, branch by branch, as J48's
+recursive ``ClassifierTree.getProbs`` adds them), so the probabilities are equal to the
+last bit, and equal to J48's for a tree whose node weights are J48's (grown on whole
+instance weights; fractional weights from missing training values are summed in another
+order, which leaves differences of about 1e-15). Where those kernels are loaded already
+(the tree was grown in this process, as in cross-validation), the compiled walk is taken:
+it costs microseconds per call, where the numpy walk's array set-up costs a fraction of a
+millisecond.
 """
 
 from __future__ import annotations
@@ -114,40 +118,56 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
         without training instances gives that branch's class distribution as its parent's
         split counts it (the node's when that is empty). As in J48, a row split by a
         missing value loses the share of branches without training weight, so it may sum
-        to less than 1.
+        to less than 1. The sums are Weka's (``ClassifierTree.getProbs``, recursive): a
+        split on a missing value gives ``0 + p_0 + p_1 + ...`` over its branches, each
+        ``p_j`` that branch's own sum, the order the compiled walk adds in too.
     """
     n = X.shape[0]
     out = np.zeros((n, n_classes))
     node_total = _sum_in_order(value)
     bag_total = _sum_in_order(bag_value)
-    done_rows, done_keys, done_parts = [], [], []
-    several = False  # has a row been split by a missing value (several parts to add)?
+    done_rows, done_keys, done_parts, done_frames = [], [], [], []
+    # a "frame": one row's visit of a split on a missing value, whose branches' sums it adds
+    frame_parent, frame_key, frame_depth, frame_row, n_frames = [], [], [], [], 0
     split_totals = None
 
-    def add(rows, nodes, weights, dist, total):
+    def add(rows, nodes, weights, dist, total, frames):
         done_rows.append(rows)
         done_keys.append(nodes)
+        done_frames.append(frames)
         done_parts.append(weights[:, None] * (dist / total[:, None]))
 
     rows = np.arange(n)
     nodes = np.zeros(n, dtype=np.int64)
     weights = np.ones(n)
+    frames = np.full(n, -1, dtype=np.int64)  # -1: no open frame (the row's result itself)
     while rows.size:
         f = feature[nodes]
         leaf = f < 0
         if leaf.any():
-            at, r, w = nodes[leaf], rows[leaf], weights[leaf]
+            at, r, w, fr = nodes[leaf], rows[leaf], weights[leaf], frames[leaf]
             ok = node_total[at] > _SMALL
             at = at[ok]
-            add(r[ok], at, w[ok], value[at], node_total[at])
+            add(r[ok], at, w[ok], value[at], node_total[at], fr[ok])
             split = ~leaf
-            rows, nodes, weights, f = rows[split], nodes[split], weights[split], f[split]
+            rows, nodes, weights, f, frames = (rows[split], nodes[split], weights[split],
+                                               f[split], frames[split])
         v = X[rows, f]
         miss = np.isnan(v)
-        next_rows, next_nodes, next_weights = [], [], []
+        next_rows, next_nodes, next_weights, next_frames = [], [], [], []
         if miss.any():
-            several = True
             r, at, w = rows[miss], nodes[miss], weights[miss]
+            opened = n_frames + np.arange(r.size)
+            parent = frames[miss]
+            n_frames += r.size
+            frame_parent.append(parent)
+            frame_key.append(at)
+            frame_row.append(r)
+            depth = np.ones(r.size, dtype=np.int64)  # 1 for a frame opened by no frame
+            inside = parent >= 0
+            if inside.any():
+                depth[inside] = np.concatenate(frame_depth)[parent[inside]] + 1
+            frame_depth.append(depth)
             start, count = child_start[at], n_children[at]
             if split_totals is None:
                 split_totals = _split_totals(child_start, n_children, bag_value)
@@ -159,8 +179,10 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
                 next_rows.append(r[has][keep])
                 next_nodes.append(child[keep])
                 next_weights.append(w[has][keep] * (bag_total[child[keep]] / split_total[has][keep]))
+                next_frames.append(opened[has][keep])
             known = ~miss
-            rows, nodes, weights, f, v = rows[known], nodes[known], weights[known], f[known], v[known]
+            rows, nodes, weights, f, v, frames = (rows[known], nodes[known], weights[known],
+                                                  f[known], v[known], frames[known])
         branch = np.zeros(rows.size, dtype=np.int64)
         is_nominal = nominal[f]
         branch[is_nominal] = v[is_nominal].astype(np.int64)
@@ -169,36 +191,62 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
         child = child_start[nodes] + branch
         empty = is_empty[child]
         if empty.any():
-            r, at, w, ch = rows[empty], nodes[empty], weights[empty], child[empty]
+            r, at, w, ch, fr = rows[empty], nodes[empty], weights[empty], child[empty], frames[empty]
             own = bag_total[ch] > _SMALL
-            add(r[own], at[own], w[own], bag_value[ch[own]], bag_total[ch[own]])
+            add(r[own], at[own], w[own], bag_value[ch[own]], bag_total[ch[own]], fr[own])
             up = ~own & (node_total[at] > _SMALL)
-            add(r[up], at[up], w[up], value[at[up]], node_total[at[up]])
+            add(r[up], at[up], w[up], value[at[up]], node_total[at[up]], fr[up])
             full = ~empty
-            rows, child, weights = rows[full], child[full], weights[full]
+            rows, child, weights, frames = rows[full], child[full], weights[full], frames[full]
         next_rows.append(rows)
         next_nodes.append(child)
         next_weights.append(weights)
+        next_frames.append(frames)
         rows = np.concatenate(next_rows)
         nodes = np.concatenate(next_nodes)
         weights = np.concatenate(next_weights)
+        frames = np.concatenate(next_frames)
     if not done_rows:
         return out
     rows = np.concatenate(done_rows)
     parts = np.concatenate(done_parts)
-    if not several:  # one part per row
-        out[rows] += parts
+    frames = np.concatenate(done_frames)
+    if not n_frames:  # one part per row
+        out[rows] = parts
         return out
-    # the parts of a row are added in the order a depth-first walk meets them
-    keys = _preorder(child_start, n_children)[np.concatenate(done_keys)]
-    order = np.lexsort((keys, rows))
-    rows, parts = rows[order], parts[order]
-    first = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
-    rank = np.arange(rows.size) - np.repeat(first, np.diff(np.r_[first, rows.size]))
+    rank = _preorder(child_start, n_children)
+    keys = rank[np.concatenate(done_keys)]
+    f_parent = np.concatenate(frame_parent)
+    f_key = rank[np.concatenate(frame_key)]
+    f_depth = np.concatenate(frame_depth)
+    f_sum = np.zeros((n_frames, n_classes))
+    part_depth = np.where(frames < 0, 0, f_depth[np.maximum(frames, 0)])
+    # deepest frames first: each adds its parts and the sums of the frames it opened, in
+    # the order of a depth-first walk, from 0; then it is itself a part of its parent
+    for d in range(int(f_depth.max()), -1, -1):
+        mine = np.flatnonzero(part_depth == d)
+        inner = np.flatnonzero(f_depth == d + 1)
+        into = np.concatenate([frames[mine], f_parent[inner]])
+        key = np.concatenate([keys[mine], f_key[inner]])
+        vec = np.concatenate([parts[mine], f_sum[inner]])
+        if d == 0:  # the rows' results: one term each
+            out[np.concatenate([rows[mine], np.concatenate(frame_row)[inner]])] = vec
+            break
+        _add_in_order(f_sum, into, key, vec)
+    return out
+
+
+def _add_in_order(acc, into, key, vec):
+    """``acc[into[i]] += vec[i]``, for each target one term after another by increasing key."""
+    if not into.size:
+        return
+    order = np.lexsort((key, into))
+    into, vec = into[order], vec[order]
+    first = np.flatnonzero(np.r_[True, into[1:] != into[:-1]])
+    rank = np.arange(into.size) - np.repeat(first, np.diff(np.r_[first, into.size]))
     for k in range(int(rank.max()) + 1):
         sel = rank == k
-        out[rows[sel]] += parts[sel]
-    return out
+        acc[into[sel]] += vec[sel]
 
 
 # ---- Weka's number formats (the digits: :mod:`._java_numbers`)

@@ -26,10 +26,14 @@ source for the semantics; the code is our own):
   same ties).
 * **Neighbours.** The ``k`` nearest training rows *and every row tied with the
   k-th distance*: more than ``k`` rows may vote.
-* **Class distribution.** Each class starts with ``1 / n`` (``n`` training rows),
-  each neighbour adds its weight to its class, and the vector is divided by its
-  sum. The weight is 1 (default), ``1 / (d + 0.001)`` (``-I``) or ``1 - d``
-  (``-F``), where ``d = sqrt(squared distance / number of attributes)``.
+* **Class distribution.** Each class starts with ``1 / n`` (``n`` training rows)
+  and the total with ``C / n`` (``C`` classes); each neighbour in turn, nearest
+  first, adds its weight to its class and to the total, and the vector is divided by
+  the total. The weight is 1 (default), ``1 / (d + 0.001)`` (``-I``) or ``1 - d``
+  (``-F``), where ``d = sqrt(squared distance / number of attributes)``. The order
+  of the additions is Weka's (``IBk.makeDistribution`` over the list
+  ``LinearNNSearch`` returns, nearest first), so the probabilities are Weka's to the
+  last bit, and a near tie that rounding decides goes the same way.
 * **Prediction.** The first class of largest probability (the lowest code wins
   a tie), as Weka's ``Utils.maxIndex``.
 

@@ -251,7 +251,8 @@ class IBkModel:
         proba : ndarray of shape (n_samples, n_classes)
             ``(1/n + w_c) / (C/n + sum of w)`` for class ``c``, where ``w_c`` is the
             weight of the neighbours of class ``c``, ``n`` the number of
-            training rows and ``C`` the number of classes. Rows sum to 1 (except,
+            training rows and ``C`` the number of classes; each weight is added in
+            turn, nearest neighbour first, as Weka adds them (the same doubles). Rows sum to 1 (except,
             as in Weka, when ``weights="similarity"`` gives far rows negative weights
             that bring the sum to 0 or below: the row is then left unscaled).
 
@@ -263,12 +264,15 @@ class IBkModel:
             If ``X`` has a different number of features than in ``fit``, holds
             infinity, or a nominal column holds a value that is not one of its codes.
         """
-        weights = self._weights(self._validated_X(X))
-        start = 1.0 / max(1, self.n_samples_fit_)
-        dist = start + weights
-        total = self.classes_.size * start + weights.sum(axis=1, keepdims=True)
+        X = self._validated_X(X)
+        n = max(1, self.n_samples_fit_)
+        # Weka's operands: 1/n per class and C/n (not C * (1/n)) for the total, onto which
+        # each neighbour's weight is added in turn (see _add_votes)
+        dist = np.full((X.shape[0], self.classes_.size), 1.0 / n)
+        total = np.full(X.shape[0], self.classes_.size / n)
+        self._accumulate(X, dist, total)
         # as Weka, a total <= 0 (negative "similarity" weights of far rows) is left unscaled
-        return dist / np.where(total > 0, total, 1.0)
+        return dist / np.where(total > 0, total, 1.0)[:, None]
 
     def predict(self, X):
         """The class of largest probability (the first one on a tie), as IBk predicts.
@@ -305,7 +309,7 @@ class IBkModel:
         -------
         ndarray of shape (n_samples, n_classes)
             Column ``c``: the total weight of the neighbours (the ``k`` nearest
-            and all tied with the k-th) of class ``classes_[c]``.
+            and all tied with the k-th) of class ``classes_[c]``, added nearest first.
 
         Raises
         ------
@@ -367,18 +371,23 @@ class IBkModel:
 
     def _weights(self, X):
         out = np.zeros((X.shape[0], self.classes_.size))
+        return self._accumulate(X, out, np.zeros(X.shape[0]))
+
+    def _accumulate(self, X, dist, total):
+        """Add each row's neighbour weights onto ``dist`` (per class) and ``total``, in
+        Weka's order (see :meth:`_add_votes`); returns ``dist``."""
         if X.shape[0] == 0:
-            return out
+            return dist
         numeric = numeric_columns(self.n_features_in_, self.nominal_features_)
         counted = (not numeric.size and getattr(self, "_compiled", False)
                    and self.n_features_in_ <= _COUNT_MAX
                    and self.n_categories_.max(initial=0) < _TRAIN_MISSING)
         if counted and self.weights == "uniform" and self.n_neighbors == 1:
-            return self._nearest_counted_votes(X, out)
+            return _add_counts(dist, total, self._nearest_counted_votes(X, np.zeros_like(dist)))
         blocks = self._counted_blocks(X) if counted else self._summed_blocks(X, numeric)
         for s, e, sq in blocks:
-            out[s:e] = self._class_votes(sq)
-        return out
+            self._add_votes(sq, dist[s:e], total[s:e])
+        return dist
 
     def _blocks(self, n_rows):
         """``(start, end)`` of the blocks of test rows whose distances are held at a time."""
@@ -420,7 +429,7 @@ class IBkModel:
             yield s, e, sq
 
     def _nearest_counted_votes(self, X, out):
-        """:meth:`_class_votes` of :meth:`_counted_blocks` for uniform votes of the nearest
+        """:meth:`_add_votes` of :meth:`_counted_blocks` for uniform votes of the nearest
         rows (k = 1), in one compiled pass per test row (the same whole numbers)."""
         from ._ibk_kernels import nearest_mismatch_votes
 
@@ -462,8 +471,16 @@ class IBkModel:
         highs = np.fmax.accumulate(np.vstack([hi, cols]), axis=0)[1:]
         return lows, highs
 
-    def _class_votes(self, sq):
-        """Summed vote weight per class of each row's neighbours, from its squared distances."""
+    def _add_votes(self, sq, dist, total):
+        """Add the vote weights of each row's neighbours onto ``dist`` and ``total``, in place.
+
+        The neighbours are the rows within the k-th smallest squared distance ``sq`` (ties
+        included). As Weka's ``IBk.makeDistribution`` over the list ``LinearNNSearch``
+        returns (nearest first), each neighbour's weight is added in turn, nearest first,
+        to its class's entry and to the total, each sum rounded: uniform votes add 1.0 one
+        at a time (:func:`_add_counts`), weighted ones in increasing distance (rows at the
+        same distance have the same weight, so their order among themselves is immaterial).
+        """
         n, k = sq.shape[1], self.n_neighbors
         if n <= k:
             chosen = np.ones(sq.shape, dtype=bool)
@@ -475,31 +492,78 @@ class IBkModel:
                 # the counts below, in one compiled pass (the same whole numbers)
                 from ._ibk_kernels import counted_votes
 
-                votes = np.zeros((sq.shape[0], self.classes_.size))
+                votes = np.zeros(dist.shape)
                 counted_votes(sq, kth, self.y_train_, votes)
-                return votes
+                _add_counts(dist, total, votes)
+                return
             chosen = sq <= kth[:, None]
         n_classes = self.classes_.size
+        flat = np.flatnonzero(chosen)  # (np.nonzero of a 2-D mask is 20x slower)
+        rows = flat // n
         if self.weights == "uniform":
-            # whole counts: the sum is exact in any order, so count the chosen rows alone
-            flat = np.flatnonzero(chosen)  # (np.nonzero of a 2-D mask is 20x slower)
-            rows = flat // n
-            return np.bincount(rows * n_classes + self.y_train_[flat - rows * n],
-                               minlength=sq.shape[0] * n_classes
-                               ).reshape(sq.shape[0], n_classes).astype(np.float64)
-        dist = np.sqrt(np.sqrt(sq) ** 2 / max(1, self.n_features_in_))
-        w = 1.0 / (dist + 0.001) if self.weights == "inverse" else 1.0 - dist
-        votes = np.where(chosen, w, 0.0)
-        onehot = np.zeros((n, n_classes))
-        onehot[np.arange(n), self.y_train_] = 1.0
-        if np.isfinite(votes).all():
-            return votes @ onehot
-        # "similarity" weights 1 - d are -inf at an infinite distance, and -inf * 0 in the
-        # product would be NaN: add up each class's votes alone
-        out = np.empty((sq.shape[0], n_classes))
-        for c in range(n_classes):
-            out[:, c] = np.where(self.y_train_ == c, votes, 0.0).sum(axis=1)
-        return out
+            counts = np.bincount(rows * n_classes + self.y_train_[flat - rows * n],
+                                 minlength=sq.shape[0] * n_classes)
+            _add_counts(dist, total, counts.reshape(sq.shape[0], n_classes).astype(np.float64))
+            return
+        near = sq.ravel()[flat]
+        order = np.lexsort((near, rows))  # row by row, nearest first (NaN last)
+        flat, rows, near = flat[order], rows[order], near[order]
+        d = np.sqrt(np.sqrt(near) ** 2 / max(1, self.n_features_in_))
+        w = 1.0 / (d + 0.001) if self.weights == "inverse" else 1.0 - d
+        _add_in_turn(dist, total, rows, self.y_train_[flat - rows * n], w)
+
+
+def _add_in_turn(dist, total, rows, classes, w):
+    """``dist[rows[i], classes[i]] += w[i]`` and ``total[rows[i]] += w[i]``, one term after
+    another in the given order for each row (``rows`` grouped, each group in order)."""
+    if not rows.size:
+        return
+    first = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+    rank = np.arange(rows.size) - np.repeat(first, np.diff(np.r_[first, rows.size]))
+    by_rank = np.argsort(rank, kind="stable")  # the i-th term of every row, together
+    ends = np.cumsum(np.bincount(rank))
+    for lo, hi in zip(np.r_[0, ends[:-1]], ends):
+        at = by_rank[lo:hi]  # at most one term per row: no index repeats
+        r = rows[at]
+        dist[r, classes[at]] += w[at]
+        total[r] += w[at]
+
+
+def _add_counts(dist, total, counts):
+    """Uniform votes: ``counts[i, c]`` votes of 1.0 added one at a time onto ``dist[i, c]``
+    and, all of a row's, onto ``total[i]`` (:func:`_add_ones`); returns ``dist``."""
+    _add_ones(dist, counts)
+    _add_ones(total, counts.sum(axis=1))
+    return dist
+
+
+def _add_ones(acc, counts):
+    """Add 1.0 to each ``acc`` entry ``counts`` times, rounding after every addition, in place.
+
+    What a loop adding one vote at a time gives (Weka's), which may differ in the last
+    bit from ``acc + counts``. Without looping over every vote: for ``x >= 1`` below
+    ``2**53``, ``x + 1`` is exact while it stays below the next power of two, so each
+    round makes one rounded addition and then jumps, exactly, as far as the binade allows
+    (about ``2 * log2(count)`` rounds).
+
+    Parameters
+    ----------
+    acc : ndarray of float64, >= 0
+        Updated in place.
+    counts : ndarray of float64 (whole numbers >= 0) of acc's shape
+    """
+    left = np.array(counts, dtype=np.float64)
+    while True:
+        active = left > 0
+        if not active.any():
+            return
+        a = acc[active] + 1.0  # the rounded step (from below 1, or across a power of two)
+        rest = left[active] - 1.0
+        _, e = np.frexp(a)  # a < 2**e, a >= 2**(e - 1) >= 1
+        room = np.ceil(np.ldexp(1.0, e) - a) - 1.0  # exact steps left in the binade
+        jump = np.where(e <= 53, np.minimum(rest, np.maximum(room, 0.0)), 0.0)
+        acc[active] = a + jump
+        left[active] = rest - jump
 
 
 class _ScaledTraining:
