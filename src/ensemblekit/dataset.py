@@ -418,9 +418,9 @@ class Dataset:
 
         Examples
         --------
-        >>> import pandas as pd                                     # doctest: +SKIP
+        >>> import pandas as pd
         >>> df = pd.DataFrame({"x": [1.0, 2.0], "y": pd.Categorical(["b", "a"])})
-        >>> Dataset.from_frame(df, target="Y").class_values         # doctest: +SKIP
+        >>> Dataset.from_frame(df, target="Y").class_values
         ('a', 'b')
         """
         from ensemblekit.frames import frame_columns
