@@ -316,9 +316,6 @@ class Dataset:
     typed : frozenset of str
         CSV: the attributes whose kind was given (``--nominal``, ``--numeric``
         ...), not inferred; :meth:`with_nominal_class` leaves such a class alone.
-    dates : dict of str to str, or None
-        The attributes read from dates (numeric, in milliseconds since the epoch) and
-        their Java patterns, by name; None when there are none.
     """
 
     name: str
@@ -332,7 +329,6 @@ class Dataset:
     unseen: dict | None = None
     texts: dict | None = None
     typed: frozenset = frozenset()
-    dates: dict | None = None
 
     @property
     def n_instances(self) -> int:
@@ -362,6 +358,13 @@ class Dataset:
     def weighted(self) -> bool:
         """Whether some instance weight differs from 1."""
         return self.weights is not None and bool(np.any(self.weights != 1.0))
+
+    @property
+    def first_weighted_line(self) -> int | None:
+        """The file line of the first row whose weight is not 1; None when there is none."""
+        if not self.weighted:
+            return None
+        return int(self.lines[np.flatnonzero(self.weights != 1.0)[0]])
 
     @classmethod
     def from_frame(cls, frame, target: str | None = None, *, name: str = "frame",

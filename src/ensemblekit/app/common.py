@@ -305,7 +305,7 @@ def describe_data(data, **load_options) -> dict:
             feature_pos += 1
             role = "feature"
         missing = int(np.isnan(col).sum()) if col is not None else 0
-        date = (ds.dates or {}).get(a.name)  # a date is a number (milliseconds), as in Weka
+        date = a.date_format  # a date is a number (milliseconds), as in Weka
         entry = {"name": a.name, "type": a.kind if date is None else "date", "role": role,
                  "missing": missing, **({} if date is None else {"format": date})}
         if a.kind == "numeric":
@@ -442,7 +442,6 @@ def _instance_weights(ds, spec, rows=None):
     """
     import inspect
 
-    import numpy as np
 
     if not ds.weighted:
         return None
@@ -450,10 +449,9 @@ def _instance_weights(ds, spec, rows=None):
             for name in ("fit_coded", "fit")]
     if not any(f is not None and "instance_weights" in inspect.signature(f).parameters
                for f in fits):
-        first = int(ds.lines[np.flatnonzero(ds.weights != 1.0)[0]])
         raise UsageError(f"{ds.source}: {spec.name} does not take instance weights, and the file "
-                         f"gives weights other than 1 (the first on line {first}); c45 and k2 "
-                         "take them")
+                         f"gives weights other than 1 (the first on line "
+                         f"{ds.first_weighted_line}); c45, k2 and iebn take them")
     return ds.weights if rows is None else ds.weights[rows]
 
 
@@ -463,13 +461,11 @@ def _refuse_weighted(ds, what: str) -> None:
     Weka's evaluation weighs every training and test instance; ensemblekit's scores do not
     yet, so a weighted file is refused rather than evaluated as if unweighted.
     """
-    import numpy as np
 
     if ds.weighted:
-        first = int(ds.lines[np.flatnonzero(ds.weights != 1.0)[0]])
         raise UsageError(f"{ds.source}: gives instance weights other than 1 (the first on line "
-                         f"{first}), which {what} does not use yet; fit c45 on it, or remove "
-                         "the weights")
+                         f"{ds.first_weighted_line}), which {what} does not use yet; fit c45 on "
+                         "it, or remove the weights")
 
 
 def _labelled_rows(ds, task: str):

@@ -531,9 +531,9 @@ class _CompleteLines:
     header; :attr:`cut_short` then holds its length in bytes.
     """
 
-    def __init__(self, reader, path: Path, max_line: int, notes: list):
+    def __init__(self, reader, path: Path, max_line: int, notes: list, read: int = 0):
         self._reader, self._path, self._max, self._notes = reader, path, max_line, notes
-        self._number = 0
+        self._number = read  # lines already read before this reader's first
         self.cut_short = 0
 
     def __iter__(self):
@@ -625,7 +625,7 @@ def read_run(path: str | os.PathLike) -> RecordedRun:
     try:
         with open(path, "rb") as reader:
             first = _CompleteLines(reader, path, Journal.MAX_LINE, notes)
-            number, line = next(first, (0, b""))
+            _, line = next(first, (0, b""))
             head = _header(line.decode("utf-8", errors="replace"))
             if not head:
                 raise ProtocolError(f"{path} is not an ensemblekit journal (compare --resume "
@@ -637,9 +637,9 @@ def read_run(path: str | os.PathLike) -> RecordedRun:
             keys = _expected_keys(comparison, candidates, protocol)
             specs = {m: metric_spec(m) for m in comparison["metrics"]}
             records: dict = {}
-            lines = _CompleteLines(reader, path, line_bound(comparison), notes)
-            lines._number = number
-            for number, line in lines:
+            # the records, after the header on line 1, may hold predictions: a larger bound
+            for number, line in _CompleteLines(reader, path, line_bound(comparison), notes,
+                                               read=1):
                 try:
                     text = line.decode("utf-8", errors="replace")
                     key, outcome = _unit_record(

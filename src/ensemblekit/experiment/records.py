@@ -90,6 +90,19 @@ def line_bound(comparison: dict | None) -> int:
     return MAX_SCORES_LINE + -(-room // 2**20) * 2**20
 
 
+def clusters_used(ds, protocol: Protocol) -> int | None:
+    """The number of clusters a clustering run on ``ds`` uses: the protocol's, else the number
+    of classes present in ``ds`` (None when it has neither)."""
+    from ensemblekit.dataset import known_class
+
+    if protocol.n_clusters:
+        return int(protocol.n_clusters)
+    if ds.y is None:
+        return None
+    y = np.asarray(ds.y, dtype=np.int64)
+    return int(np.unique(y[known_class(y)]).size)
+
+
 def describe_comparison(datasets, work: Plan, protocol: Protocol, metrics) -> dict:
     """What ``ensemblekit analyse`` needs to redraw a comparison without its data files.
 
@@ -119,9 +132,7 @@ def describe_comparison(datasets, work: Plan, protocol: Protocol, metrics) -> di
         nominal = ca is not None and ca.kind != "numeric"
         y = None if ds.y is None else np.asarray(ds.y, dtype=np.int64 if nominal else np.float64)
         known = None if y is None else known_class(y)
-        used = None
-        if protocol.kind == "runs":
-            used = protocol.n_clusters or (None if y is None else len(np.unique(y[known])))
+        used = clusters_used(ds, protocol) if protocol.kind == "runs" else None
         described.append({"name": ds.name, "rows": int(ds.X.shape[0]),
                           "labelled": int(ds.X.shape[0] if known is None else known.sum()),
                           "classes": list(ca.values) if nominal else None,

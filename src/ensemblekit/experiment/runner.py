@@ -45,7 +45,12 @@ from ensemblekit.dataset import known_class
 from ensemblekit.errors import InputError, interruption
 from ensemblekit.experiment.journal import Journal, JournalLock, run_fingerprint, unit_key
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit
-from ensemblekit.experiment.records import describe_comparison, judged_truth, unpack_outcomes
+from ensemblekit.experiment.records import (
+    clusters_used,
+    describe_comparison,
+    judged_truth,
+    unpack_outcomes,
+)
 from ensemblekit.experiment.scheduler import (
     WorkerWatch,
     check_address,
@@ -493,10 +498,7 @@ class Runner:
             cand = work.candidates[u.candidate]
             outcome = outcomes[key]
             if u.test is None and u.data_index not in used:
-                y = datasets[u.data_index].y
-                y = None if y is None else np.asarray(y, dtype=np.int64)
-                used[u.data_index] = protocol.n_clusters or (
-                    None if y is None else len(np.unique(y[known_class(y)])))
+                used[u.data_index] = clusters_used(datasets[u.data_index], protocol)
             params_json = cand.params_json_used(used.get(u.data_index) if u.test is None else None)
             if outcome.get("error") is not None:
                 failures.append(Failure(key[0], cand.label, params_json, u.repeat, u.fold,

@@ -71,17 +71,17 @@ def read_scores(path, columns: Sequence[str]) -> list[dict]:
         if header[:len(columns)] != list(columns) or header[len(columns):] not in ([], ["chosen"]):
             raise DataError("not a scores file: the header must be "
                             f"{','.join(columns)} (and chosen)", src)
-        rows = [(i + 2, dict(zip(header, cells))) for i, cells in enumerate(reader)
-                if cells and len(cells) == len(header) or _wrong_width(i + 2, cells, header, src)]
+        rows = []
+        for number, cells in enumerate(reader, 2):
+            if not cells:
+                continue  # a blank line
+            if len(cells) != len(header):
+                raise DataError(f"row {number} has {len(cells)} cells, the header {len(header)}",
+                                src)
+            rows.append((number, dict(zip(header, cells))))
     if not rows:
         raise DataError("no scores", src)
     return [_row(number, row, columns, src) for number, row in rows]
-
-
-def _wrong_width(number: int, cells: list, header: list, src: str) -> bool:
-    if not cells:
-        return False  # a blank line
-    raise DataError(f"row {number} has {len(cells)} cells, the header {len(header)}", src)
 
 
 def _row(number: int, row: dict, columns: Sequence[str], src: str) -> dict:

@@ -564,9 +564,6 @@ class TableCoder:
             ds.unseen = unseen
         if self.copies:
             ds.texts = {name: text for name, (_, text) in self.copies.items()}
-        dates = {s.name: s.dates.pattern for s in self.slots if s.dates is not None}
-        if dates:
-            ds.dates = dates
         return ds
 
 
