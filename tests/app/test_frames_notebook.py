@@ -177,6 +177,10 @@ def test_the_cli_with_nominal_reads_the_csv_as_the_frame_is_read(files, tmp_path
     rows = json.loads(out)["metrics"]["accuracy"]["rows"][0]["scores"]
     for label in ("c45", "knn"):
         assert rows[label]["mean"] == on_frame.summary[("frame", label, "accuracy")][0]
+    # without --nominal the year is a number, and knn's distances (and scores) differ
     code, out, _ = run_main(["info", path, "--format", "json"], monkeypatch, capsys)
     assert next(a for a in json.loads(out)["attributes"] if a["name"] == "year")["type"] \
-        == "numeric"  # without --nominal the year is a number
+        == "numeric"
+    code, out, _ = run_main(args, monkeypatch, capsys)
+    guessed = json.loads(out)["metrics"]["accuracy"]["rows"][0]["scores"]
+    assert guessed["knn"]["mean"] != on_frame.summary[("frame", "knn", "accuracy")][0]
