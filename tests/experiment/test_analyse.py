@@ -200,6 +200,10 @@ def test_unfinished_old_and_foreign_files_are_refused(journal, tmp_path, monkeyp
     old.write_text(json.dumps(head) + "\n" + "".join(lines[1:]))
     other = tmp_path / "other.jsonl"
     other.write_text('{"hello": 1}\n')
+    vast = tmp_path / "vast.jsonl"
+    head = json.loads(lines[0])
+    head["comparison"]["protocol"]["repeats"] = 10**9  # refused before any key is made
+    vast.write_text(json.dumps(head) + "\n" + "".join(lines[1:]))
     odd = tmp_path / "run.txt"
     odd.write_text("x")
     for path, says in [
@@ -207,6 +211,8 @@ def test_unfinished_old_and_foreign_files_are_refused(journal, tmp_path, monkeyp
         (old, f"{old}, line 1: this journal was written before journals recorded their "
               "comparison and predictions"),
         (other, f"{other} is not an ensemblekit journal"),
+        (vast, f"{vast}, line 1: 2 data sets x 2 algorithms x 1,000,000,000 repeats x 3 folds "
+               "make 12,000,000,000 units of work, more than 1,000,000 units"),
         (odd, f"{odd}: analyse reads a journal (.jsonl, from compare --resume) or a scores file"),
     ]:
         code, out, err = run_main(["analyse", path], monkeypatch, capsys)

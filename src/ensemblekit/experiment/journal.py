@@ -632,9 +632,9 @@ def read_run(path: str | os.PathLike) -> RecordedRun:
                                     "FILE writes one)")
             try:
                 comparison, candidates, protocol = _described(head.get("comparison"))
+                keys = _expected_keys(comparison, candidates, protocol)
             except (InputError, KeyError, TypeError, ValueError) as exc:
                 raise ProtocolError(f"{path}, line 1: {exc}") from None
-            keys = _expected_keys(comparison, candidates, protocol)
             specs = {m: metric_spec(m) for m in comparison["metrics"]}
             records: dict = {}
             # the records, after the header on line 1, may hold predictions: a larger bound
