@@ -130,8 +130,15 @@ def model_description(description: dict) -> list:
     elif kind == "rule-ensemble":
         out.extend(_rule_ensemble_description(estimator, names, description["attribute_names"]))
     elif kind == "stored-instances":
-        out.append(Lines(f"stores {estimator.n_samples_fit_} training instances "
-                         f"({len(names)} encoded features)"))
+        text = (f"stores {estimator.n_samples_fit_} training instances "
+                f"({len(names)} encoded features)")
+        if getattr(estimator, "window_size", 0):
+            text += f"\nusing a maximum of {estimator.window_size} (windowed) training instances"
+        if getattr(estimator, "cross_validate", False):
+            # the k chosen by hold-one-out, as Weka's IBk model text reports it
+            text += (f"\nusing {estimator.n_neighbors_} nearest neighbour(s) for "
+                     f"classification (k chosen by hold-one-out in 1 .. {estimator.n_neighbors})")
+        out.append(Lines(text))
     return out
 
 

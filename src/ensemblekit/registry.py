@@ -429,7 +429,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "min-max ranges, 0/1 nominal mismatch, IBk's missing-value rules, k-th ties vote)",
             estimator="ensemblekit.classifiers.ibk:IBk",
             model="ensemblekit.classifiers.ibk_model:IBkModel",
-            exposed=("n_neighbors", "weights", "range_update"),
+            exposed=("n_neighbors", "weights", "range_update", "cross_validate", "mean_squared",
+                     "window_size"),
             preprocessing="nominal: codes (0/1 mismatch); numeric: scaled by the training "
             "minimum and maximum (widened by each test row, as Weka); missing: IBk's "
             "distances (none imputed)",

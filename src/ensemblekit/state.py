@@ -107,7 +107,8 @@ class Scalar:
         A float may be +-infinity (never NaN); a model file stores it as the
         text ``"inf"`` or ``"-inf"``, JSON having no infinity.
     optional : bool, default=False
-        The attribute may be None.
+        The attribute may be None; a stored state without the entry reads it as None
+        (so that a file written before the entry was declared still loads).
     """
 
     kind: str
@@ -307,10 +308,12 @@ def _restore(cls, params, scalars, arrays, prefix, ctx, used):
     symbols: dict[str, int] = {}
     for name, decl in declaration.items():
         ctx.path.append(name)
-        if isinstance(decl, (Scalar, ArrayList, Members)) and name not in scalars:
+        # an optional scalar may be absent (a file written before it was declared): unset
+        if isinstance(decl, (Scalar, ArrayList, Members)) and name not in scalars and not (
+                isinstance(decl, Scalar) and decl.optional):
             ctx.fail("missing")
         if isinstance(decl, Scalar):
-            value = _check_scalar(decl, scalars[name], obj, symbols, ctx)
+            value = _check_scalar(decl, scalars.get(name), obj, symbols, ctx)
             if decl.kind == "int" and value is not None:
                 symbols[name] = value
         elif isinstance(decl, Array):

@@ -94,6 +94,7 @@ def test_the_compiled_votes_count_as_numpy_does(k):
     numpy_model, compiled = IBkModel(n_neighbors=k), IBkModel(n_neighbors=k)
     for model in (numpy_model, compiled):
         model.y_train_, model.classes_, model.n_features_in_ = y, np.arange(3), 2
+        model.n_neighbors_ = k
     compiled._compiled = True
     want, got = (np.zeros((30, 3)), np.zeros(30)), (np.zeros((30, 3)), np.zeros(30))
     numpy_model._add_votes(sq, *want)

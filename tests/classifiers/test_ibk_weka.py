@@ -18,9 +18,15 @@ files with k = 5) and both distance weightings. Car (all nominal, many exact tie
 into its odd and even rows, with and without injected missing values, holds rows whose
 two best classes differ only by the rounding of the summed votes (issue 33): the order
 of the additions decides the prediction there.
+
+IBk's ``-X`` (k chosen by hold-one-out up to ``-K``), ``-E`` and ``-W`` (window) are
+checked on files with missing values (colic, credit-a, heart-c, car with injected ones)
+and one all numeric (diabetes): the k Weka's model text reports and every distribution.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -61,14 +67,18 @@ def weka_ibk(train, test, options):
     return np.array(predicted), np.array(dist)
 
 
-def our_ibk(train, test, **params):
-    tr, te = load_dataset(train), load_dataset(test)
+def our_fitted(train, **params):
+    tr = load_dataset(train)
     feats = tr.schema.features
     nominal = [i for i, a in enumerate(feats) if a.kind != "numeric"]
     keep = tr.y >= 0  # Weka drops training rows without a class; test rows all count
     clf = IBk(nominal_features=nominal, n_categories=[len(feats[i].values) for i in nominal],
               n_classes=len(tr.schema.class_attribute.values), **params)
-    clf.fit(tr.X[keep], tr.y[keep])
+    return clf.fit(tr.X[keep], tr.y[keep])
+
+
+def our_ibk(train, test, **params):
+    clf, te = our_fitted(train, **params), load_dataset(test)
     return clf.predict(te.X), clf.predict_proba(te.X)
 
 
@@ -131,3 +141,61 @@ def test_knn_command_path_equals_weka_ibk(tmp_path):
     classes = list(load_dataset(train).schema.class_attribute.values)
     assert [classes.index(v) for v in result.predictions] == want.tolist()
     np.testing.assert_array_equal(result.probabilities, want_dist)
+
+
+def weka_chosen_k(train, test, options):
+    """The k Weka's IBk model text reports ("using K nearest neighbour(s)")."""
+    text = run_weka("weka.classifiers.lazy.IBk", "-t", str(train), "-T", str(test), "-v",
+                    *options)
+    return int(re.search(r"using (\d+) (?:\S+ )?nearest neighbour", text).group(1))
+
+
+@needs_weka
+@pytest.mark.parametrize("name", ["colic", "credit-a", "heart-c", "diabetes", "car"])
+@pytest.mark.parametrize("options, params", [
+    (["-K", "10", "-X"], {"n_neighbors": 10, "cross_validate": True}),
+    (["-K", "10", "-X", "-I", "-E"],
+     {"n_neighbors": 10, "cross_validate": True, "weights": "inverse", "mean_squared": True}),
+    (["-K", "5", "-X", "-F", "-W", "150"],
+     {"n_neighbors": 5, "cross_validate": True, "weights": "similarity", "window_size": 150}),
+    (["-K", "3", "-W", "100"], {"n_neighbors": 3, "window_size": 100}),
+])
+def test_cross_validate_and_window_equal_weka_ibk(name, options, params, tmp_path):
+    if name == "car":  # odd rows to train on, even ones to test, 10 % of values missing
+        train, test = split_alternate(data_path("car.arff"), tmp_path, missing=0.1, seed=33)
+    else:
+        train, test = split_file(name, tmp_path)
+    want, want_dist = weka_ibk(train, test, options)
+    got, dist = our_ibk(train, test, **params)
+    np.testing.assert_array_equal(got, want)
+    assert dist.tobytes() == want_dist.tobytes()
+    if "-X" in options:
+        assert our_fitted(train, **params).n_neighbors_ == weka_chosen_k(train, test, options)
+
+
+#: Rows 1 and 2 hold the same differences to row 0 in another column order: squared
+#: distances one ulp apart, one weighting distance (test_ibk_options.py works it out).
+TIED_ARFF = """@relation tied
+@attribute a numeric
+@attribute b numeric
+@attribute c numeric
+@attribute class {n,p}
+@data
+0,0,0,n
+0.08,0.3,0.48,p
+0.48,0.3,0.08,n
+1,1,1,p
+1,0.5,0,p
+"""
+
+
+@needs_weka
+def test_hold_one_out_ties_are_cut_as_weka_cuts_them(tmp_path):
+    # Weka keeps both rows as row 0's nearest neighbour and chooses k = 1
+    data = tmp_path / "tied.arff"
+    data.write_text(TIED_ARFF, encoding="utf-8")
+    assert weka_chosen_k(data, data, ["-K", "2", "-X"]) == 1
+    want, want_dist = weka_ibk(data, data, ["-K", "2", "-X"])
+    got, dist = our_ibk(data, data, n_neighbors=2, cross_validate=True)
+    np.testing.assert_array_equal(got, want)
+    assert dist.tobytes() == want_dist.tobytes()

@@ -110,6 +110,14 @@ def test_damage_is_refused_naming_the_entry(change, match):
     _refused(change, match)
 
 
+def test_an_absent_optional_scalar_reads_as_unset_and_a_required_one_is_refused():
+    # a file written before an optional scalar was declared has no key for it
+    scalars, arrays = _stored()
+    del scalars["bandwidth_"]
+    assert restore(Toy, {"n_classes": 2}, scalars, arrays).bandwidth_ is None
+    _refused(lambda s, a: s.pop("kind_"), r"model\.kind_: missing")
+
+
 def test_a_parameter_serves_as_a_symbol():
     _refused(lambda s, a: None, "axis 1 should be 3", params={"n_classes": 3})
 

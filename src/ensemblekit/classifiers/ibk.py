@@ -36,6 +36,12 @@ source for the semantics; the code is our own):
   last bit, and a near tie that rounding decides goes the same way.
 * **Prediction.** The first class of largest probability (the lowest code wins
   a tie), as Weka's ``Utils.maxIndex``.
+* **Choosing k** (``cross_validate``, ``-X``). Every stored row is classified by
+  the other stored rows (a copy of it counts, itself does not) for each ``k`` up
+  to ``n_neighbors``; the ``k`` with the fewest errors, the lowest on a tie, is
+  used from then on (``n_neighbors_``).
+* **Window** (``window_size``, ``-W``). Only the last ``window_size`` training
+  rows are stored; the ranges are theirs.
 
 Distances are computed a block of test rows at a time against all training rows,
 so memory stays bounded whatever the number of test rows. The prediction, and
@@ -87,6 +93,30 @@ class IBk(IBkModel, ClassifierMixin, BaseEstimator):
         searched, and the widened ranges stay for the later rows of the same
         ``predict`` call, so a row's prediction may depend on the rows before it.
         ``"none"``: the training ranges are used for every row.
+    cross_validate : bool, default=False
+        Choose ``k`` by hold-one-out on the stored training rows (``-X``), as
+        IBk's ``crossValidate``: each row is classified by the other rows under
+        the training ranges with every ``k`` from ``n_neighbors`` (the upper
+        bound, ``-K``) down to 1, and the ``k`` with the fewest misclassified
+        rows is kept, the lowest one on a tie. The list of neighbours for a
+        smaller ``k`` is cut after the k-th and every row tied with it, ties
+        judged on the distance ``d`` the weights use (see ``weights``), as Weka's
+        ``pruneToK`` judges them.
+        Prediction then uses the chosen ``k`` (``n_neighbors_``; ``show`` prints
+        it, as Weka's model text does).
+    mean_squared : bool, default=False
+        With ``cross_validate``, Weka's ``-E`` scores a *numeric* class by the
+        mean squared instead of the mean absolute hold-one-out error. knn's
+        classes are nominal, scored by the count of misclassified rows, so it
+        changes nothing here (as ``-E`` changes nothing in Weka on a nominal
+        class); it is accepted so that Weka's option set carries over.
+    window_size : int >= 0, default=0
+        Keep only the last ``window_size`` training rows (``-W``; 0: all), as
+        IBk drops the oldest rows beyond its window: ``fit`` stores the last
+        rows in the order given (rows whose class is missing are dropped before,
+        by ``ensemblekit fit``, as Weka drops them). The ranges are those of the
+        stored rows; ``classes_`` (with ``n_classes`` None, the probability
+        columns) still covers every class of ``y``, as Weka's header does.
     nominal_features : array-like of int or None, default=None
         Columns holding nominal codes ``0 .. n_categories[j] - 1`` (NaN:
         missing); the others are numeric. None: all numeric, unless ``X`` is a
@@ -104,8 +134,12 @@ class IBk(IBkModel, ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
+    n_neighbors_ : int
+        The ``k`` prediction uses: ``n_neighbors``, or with ``cross_validate`` the
+        one chosen in ``1 .. n_neighbors``.
     X_train_ : ndarray of shape (n_samples_fit_, n_features_in_)
-        The stored training rows (float; NaN marks a missing value).
+        The stored training rows (float; NaN marks a missing value); with
+        ``window_size``, the last ``window_size`` rows of ``X``.
     y_train_ : ndarray of int of shape (n_samples_fit_,)
         Index into ``classes_`` of each stored row's class.
     feature_min_, feature_max_ : ndarray of shape (n_features_in_,)

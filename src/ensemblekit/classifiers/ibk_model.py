@@ -60,17 +60,24 @@ class IBkModel:
     n_neighbors : int >= 1, default=1
     weights : {"uniform", "inverse", "similarity"}, default="uniform"
     range_update : {"cumulative", "none"}, default="cumulative"
+    cross_validate : bool, default=False
+    mean_squared : bool, default=False
+    window_size : int >= 0, default=0
     nominal_features : array-like of int or None, default=None
     n_categories : array-like of int or None, default=None
     n_classes : int >= 1 or None, default=None
-        As :class:`~ensemblekit.classifiers.ibk.IBk`. Prediction reads
-        ``n_neighbors``, ``weights`` and ``range_update``; the layout of the
+        As :class:`~ensemblekit.classifiers.ibk.IBk`. Prediction reads the fitted
+        ``n_neighbors_``, ``weights`` and ``range_update``; the layout of the
         columns comes from the fitted ``nominal_features_`` and ``n_categories_``.
 
     Attributes
     ----------
+    n_neighbors_ : int
+        The number of neighbours ``k`` prediction uses: ``n_neighbors``, or with
+        ``cross_validate`` the one hold-one-out chose in ``1 .. n_neighbors``.
     X_train_ : ndarray of float64 of shape (n_samples_fit_, n_features_in_)
-        The stored training rows (NaN marks a missing value; nominal columns as codes).
+        The stored training rows (NaN marks a missing value; nominal columns as codes;
+        with ``window_size`` only the last ones).
     y_train_ : ndarray of int64 of shape (n_samples_fit_,)
         Index into ``classes_`` of each stored row's class.
     feature_min_, feature_max_ : ndarray of float64 of shape (n_features_in_,)
@@ -102,6 +109,13 @@ class IBkModel:
         "range_update": Constraint("choice", "cumulative: each test row widens the numeric "
                                    "ranges for itself and later rows, as Weka; none: training "
                                    "ranges only", choices=RANGE_UPDATES),
+        "cross_validate": Constraint("bool", "choose k in 1..n_neighbors by hold-one-out on "
+                                     "the training rows, the lowest of fewest errors (IBk -X)"),
+        "mean_squared": Constraint("bool", "with cross_validate, mean squared rather than mean "
+                                   "absolute error for a numeric class (IBk -E); knn's classes "
+                                   "are nominal, so it changes nothing, as in Weka"),
+        "window_size": Constraint("int", "keep only the last W training rows; 0: all (IBk -W)",
+                                  low=0),
         "nominal_features": Constraint("any", "indices of the nominal columns (codes)",
                                        none_ok=True),
         "n_categories": Constraint("any", "declared values of each nominal column",
@@ -110,10 +124,14 @@ class IBkModel:
     }
 
     def __init__(self, n_neighbors=1, weights="uniform", range_update="cumulative",
+                 cross_validate=False, mean_squared=False, window_size=0,
                  nominal_features=None, n_categories=None, n_classes=None):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.range_update = range_update
+        self.cross_validate = cross_validate
+        self.mean_squared = mean_squared
+        self.window_size = window_size
         self.nominal_features = nominal_features
         self.n_categories = n_categories
         self.n_classes = n_classes
@@ -121,6 +139,8 @@ class IBkModel:
     _fitted_state = {
         "n_features_in_": Scalar("int", low=1),
         "n_samples_fit_": Scalar("int", low=1),
+        # optional: a knn file written before it was stored has none, and its k is n_neighbors
+        "n_neighbors_": Scalar("int", low=1, high=COUNT_MAX, optional=True),
         "classes_": Array("int64", ("n_classes",)),
         "X_train_": Array("float64", ("n_samples_fit_", "n_features_in_"), nan=True),
         "y_train_": Array("int64", ("n_samples_fit_",), low=0, below="n_classes"),
@@ -137,7 +157,10 @@ class IBkModel:
 
     def _check_state(self, ctx) -> None:
         """The rules no entry states alone: the classes, nominal codes of the stored rows,
-        ranges that are those of the stored rows, and prediction's parameters."""
+        ranges that are those of the stored rows, prediction's parameters, a chosen k among
+        those tried (or ``n_neighbors`` itself without ``cross_validate``) and no more rows
+        than the window. A state without ``n_neighbors_`` (a file written before it was
+        stored, when k was always ``n_neighbors``) gets ``n_neighbors``."""
         if getattr(self, "weights", "uniform") not in WEIGHTS:
             ctx.fail(f"weights = {self.weights!r} is not one of {', '.join(WEIGHTS)}")
         if getattr(self, "range_update", "none") not in RANGE_UPDATES:
@@ -146,6 +169,24 @@ class IBkModel:
         k = getattr(self, "n_neighbors", 1)
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= COUNT_MAX:
             ctx.fail(f"n_neighbors = {k!r} is not a count >= 1")
+        chosen = self.n_neighbors_
+        if chosen is None and getattr(self, "cross_validate", False) is not True:
+            # a file written before the k used was stored: it is n_neighbors
+            self.n_neighbors_ = chosen = int(k)
+        if chosen is None:
+            ctx.fail("n_neighbors_ is missing: cross_validate needs the k it chose")
+        if getattr(self, "cross_validate", False) is True:
+            if chosen > k:
+                ctx.fail(f"n_neighbors_ = {chosen} is not one of the k's hold-one-out tries "
+                         f"(1 .. n_neighbors = {k})")
+        elif chosen != k:
+            ctx.fail(f"n_neighbors_ = {chosen} is not n_neighbors = {k} (no cross_validate)")
+        window = getattr(self, "window_size", 0)
+        if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 0:
+            ctx.fail(f"window_size = {window!r} is not a count >= 0")
+        if window and self.n_samples_fit_ > window:
+            ctx.fail(f"n_samples_fit_ = {self.n_samples_fit_} is more rows than "
+                     f"window_size = {window} keeps")
         classes = self.classes_
         n_classes = getattr(self, "n_classes", None)
         if n_classes is not None:
@@ -214,6 +255,10 @@ class IBkModel:
         classes, codes = declared_classes(y, self.n_classes)
         nominal, cats, _ = coded_layout(X, *(declared or (self.nominal_features,
                                                           self.n_categories)))
+        if self.window_size and X.shape[0] > self.window_size:
+            # as IBk -W: only the last rows are kept (the classes and the column layout
+            # are still those of every row, as Weka's header is)
+            X, codes = X[-self.window_size:], codes[-self.window_size:]
         self.X_train_ = np.ascontiguousarray(X)
         self.y_train_ = codes.astype(np.int64)
         known = ~np.isnan(X)
@@ -228,7 +273,52 @@ class IBkModel:
         self.classes_ = classes
         self.n_samples_fit_ = int(X.shape[0])
         self.n_features_in_ = int(X.shape[1])
+        self.n_neighbors_ = int(self.n_neighbors)
+        if self.cross_validate:
+            self.n_neighbors_ = self._hold_one_out_k()
         return self
+
+    def _hold_one_out_k(self):
+        """The ``k`` in ``1 .. n_neighbors`` with the fewest hold-one-out errors on the stored
+        rows (the lowest such ``k``), as IBk's ``crossValidate`` (``-X``) chooses it.
+
+        Each stored row is classified by the others under the training ranges: its
+        neighbour list is the ``n_neighbors`` nearest other rows and every row tied with
+        the last of them (a row is never its own neighbour; a copy of it is); for each
+        smaller ``k`` the list is cut after the k-th and the rows tied with it, ties
+        judged on the distance IBk weighs by (``sqrt(squared distance / attributes)``,
+        which rounding may tie where the squared distances differ). The vote is
+        :meth:`predict_proba`'s (``1/n`` per class, ``n`` the stored rows), and a row is an
+        error when its first class of largest probability is not its own. A numeric
+        class, which Weka scores by absolute (or, with ``-E``, squared) error, is not
+        among knn's, so ``mean_squared`` plays no part here.
+        """
+        upper, n = int(self.n_neighbors), self.n_samples_fit_
+        if n < 2:  # no other row: every k gives the same vote, and the lowest k wins
+            return 1
+        errors = np.zeros(upper, dtype=np.int64)
+        listed_k = min(upper, n - 1)
+        for s, e, sq in self._distance_blocks(self.X_train_, widen=False):
+            m = e - s
+            others = np.ones(sq.shape, dtype=bool)
+            others[np.arange(m), np.arange(s, e)] = False
+            sq = sq[others].reshape(m, n - 1)
+            classes = np.broadcast_to(self.y_train_, (m, n))[others].reshape(m, n - 1)
+            kth = np.partition(sq, listed_k - 1, axis=1)[:, listed_k - 1]
+            listed = sq <= kth[:, None]
+            d = np.sqrt(np.sqrt(sq) ** 2 / max(1, self.n_features_in_))
+            nearest = np.argsort(np.where(listed, sq, np.inf), axis=1, kind="stable")
+            ranked = np.take_along_axis(d, nearest, axis=1)  # nearest first
+            truth = self.y_train_[s:e]
+            for k in range(1, upper + 1):
+                chosen = (listed if k >= listed_k
+                          else listed & (d <= ranked[:, k - 1][:, None]))
+                dist = np.full((m, self.classes_.size), 1.0 / n)
+                total = np.full(m, self.classes_.size / n)
+                self._add_chosen(sq, chosen, classes, dist, total)
+                proba = dist / np.where(total > 0, total, 1.0)[:, None]
+                errors[k - 1] += np.count_nonzero(np.argmax(proba, axis=1) != truth)
+        return int(np.argmin(errors)) + 1  # the first (lowest k) of the fewest errors
 
     # ---- prediction
     def _validated_X(self, X):
@@ -378,33 +468,45 @@ class IBkModel:
         Weka's order (see :meth:`_add_votes`); returns ``dist``."""
         if X.shape[0] == 0:
             return dist
-        numeric = numeric_columns(self.n_features_in_, self.nominal_features_)
-        counted = (not numeric.size and getattr(self, "_compiled", False)
-                   and self.n_features_in_ <= _COUNT_MAX
-                   and self.n_categories_.max(initial=0) < _TRAIN_MISSING)
-        if counted and self.weights == "uniform" and self.n_neighbors == 1:
+        if self._counted() and self.weights == "uniform" and self.n_neighbors_ == 1:
             return _add_counts(dist, total, self._nearest_counted_votes(X, np.zeros_like(dist)))
-        blocks = self._counted_blocks(X) if counted else self._summed_blocks(X, numeric)
-        for s, e, sq in blocks:
+        for s, e, sq in self._distance_blocks(X):
             self._add_votes(sq, dist[s:e], total[s:e])
         return dist
+
+    def _counted(self):
+        """Whether the distances are compiled mismatch counts (every column nominal)."""
+        return (not numeric_columns(self.n_features_in_, self.nominal_features_).size
+                and getattr(self, "_compiled", False) and self.n_features_in_ <= _COUNT_MAX
+                and self.n_categories_.max(initial=0) < _TRAIN_MISSING)
+
+    def _distance_blocks(self, X, widen=True):
+        """``(start, end, squared distances)`` per block of rows ``X``: the mismatch counts
+        of :meth:`_counted_blocks` or the sums of :meth:`_summed_blocks`. ``widen=False``:
+        the rows lie within the training ranges (the stored rows), which they leave as
+        they are."""
+        if self._counted():
+            return self._counted_blocks(X)
+        numeric = numeric_columns(self.n_features_in_, self.nominal_features_)
+        return self._summed_blocks(X, numeric, widen)
 
     def _blocks(self, n_rows):
         """``(start, end)`` of the blocks of test rows whose distances are held at a time."""
         block = max(1, _BLOCK // max(1, self.n_samples_fit_))
         return ((s, min(n_rows, s + block)) for s in range(0, n_rows, block))
 
-    def _summed_blocks(self, X, numeric):
-        """``(start, end, squared distances)`` per block: scaled rows, column-ordered sums."""
+    def _summed_blocks(self, X, numeric, widen=True):
+        """``(start, end, squared distances)`` per block: scaled rows, column-ordered sums
+        (``widen``: as :meth:`_row_ranges`)."""
         nominal = np.ones(self.n_features_in_, dtype=bool)
         nominal[numeric] = False
-        lows, highs = self._row_ranges(X, numeric)
+        lows, highs = self._row_ranges(X, numeric, widen)
         summed = self._ordered_sums()
         train = _ScaledTraining(self.X_train_, numeric)
         for s, e in self._blocks(X.shape[0]):
             # cumulative ranges take in each row before it is scaled: its values lie within
             Q, FQ = _scaled_rows(X[s:e], numeric, lows[s:e], highs[s:e],
-                                 self.range_update == "cumulative")
+                                 self.range_update == "cumulative" or not widen)
             sq = np.empty((e - s, self.n_samples_fit_))
             # the ranges only widen, so a block holds few runs of rows that share them
             changed = ((lows[s + 1:e] != lows[s:e - 1]) | (highs[s + 1:e] != highs[s:e - 1]))
@@ -458,11 +560,12 @@ class IBkModel:
             return compiled
         return ordered_sums
 
-    def _row_ranges(self, X, numeric):
-        """Minimum and maximum of each numeric column as seen by each row, shape (n, m) each."""
+    def _row_ranges(self, X, numeric, widen=True):
+        """Minimum and maximum of each numeric column as seen by each row, shape (n, m) each
+        (``widen=False``: the fitted ranges for every row, whatever ``range_update``)."""
         lo = self.feature_min_[numeric]
         hi = self.feature_max_[numeric]
-        if self.range_update == "none":
+        if self.range_update == "none" or not widen:
             return (np.broadcast_to(lo, (X.shape[0], numeric.size)),
                     np.broadcast_to(hi, (X.shape[0], numeric.size)))
         cols = X[:, numeric]
@@ -481,7 +584,7 @@ class IBkModel:
         at a time (:func:`_add_counts`), weighted ones in increasing distance (rows at the
         same distance have the same weight, so their order among themselves is immaterial).
         """
-        n, k = sq.shape[1], self.n_neighbors
+        n, k = sq.shape[1], self.n_neighbors_
         if n <= k:
             chosen = np.ones(sq.shape, dtype=bool)
         else:
@@ -497,20 +600,27 @@ class IBkModel:
                 _add_counts(dist, total, votes)
                 return
             chosen = sq <= kth[:, None]
-        n_classes = self.classes_.size
+        self._add_chosen(sq, chosen, self.y_train_, dist, total)
+
+    def _add_chosen(self, sq, chosen, classes, dist, total):
+        """Add the vote weights of the ``chosen`` rows (a mask of ``sq``'s shape) onto
+        ``dist`` and ``total``, in place, in :meth:`_add_votes`' order. ``classes``: the
+        class index of each column of ``sq`` (shape ``(n,)``), or of each entry (``sq``'s
+        shape)."""
+        n, n_classes = sq.shape[1], self.classes_.size
         flat = np.flatnonzero(chosen)  # (np.nonzero of a 2-D mask is 20x slower)
         rows = flat // n
+        cls = classes.ravel()[flat] if classes.ndim == 2 else classes[flat - rows * n]
         if self.weights == "uniform":
-            counts = np.bincount(rows * n_classes + self.y_train_[flat - rows * n],
-                                 minlength=sq.shape[0] * n_classes)
+            counts = np.bincount(rows * n_classes + cls, minlength=sq.shape[0] * n_classes)
             _add_counts(dist, total, counts.reshape(sq.shape[0], n_classes).astype(np.float64))
             return
         near = sq.ravel()[flat]
         order = np.lexsort((near, rows))  # row by row, nearest first (NaN last)
-        flat, rows, near = flat[order], rows[order], near[order]
+        rows, near, cls = rows[order], near[order], cls[order]
         d = np.sqrt(np.sqrt(near) ** 2 / max(1, self.n_features_in_))
         w = 1.0 / (d + 0.001) if self.weights == "inverse" else 1.0 - d
-        _add_in_turn(dist, total, rows, self.y_train_[flat - rows * n], w)
+        _add_in_turn(dist, total, rows, cls, w)
 
 
 def _add_in_turn(dist, total, rows, classes, w):
