@@ -14,9 +14,17 @@ from ensemblekit.bayesnet.k2 import (
     loo_posteriors,
     loo_score,
     predict_proba,
+    random_node_order,
 )
 
-from ektesting.bn_reference import literal_k2, random_data, ref_posterior
+from ektesting.bn_reference import (
+    held_out_rows,
+    literal_k2,
+    random_data,
+    ref_posterior,
+    refit_score,
+    weka_rounded_score,
+)
 from ektesting.support import data_path
 from ektesting.weka_tools import bayesnet_k2, needs_weka
 
@@ -324,3 +332,102 @@ def test_weka_agreement_tic_tac_toe(max_parents, score):
     proba = predict_proba(X, ours, fit_cpts(X, y, ours, card, C, alpha=0.5), card, C)
     assert weka_proba.shape == proba.shape == (958, 2)
     np.testing.assert_array_less(np.abs(proba - weka_proba), 0.0005 + 1e-9)
+
+
+# --------------------------------------------------------------------------
+# Weka's other global scores, node orders and rounding (issue 33, items 6 and 7)
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("cv_type, n_folds", [("kfold", 10), ("kfold", 7), ("cumulative", 10)])
+@pytest.mark.parametrize("init", ["naive-bayes", "empty"])
+@pytest.mark.parametrize("accuracy", [False, True])
+def test_kfold_and_cumulative_scores_equal_literal_refits(cv_type, n_folds, init, accuracy):
+    """41 rows: the folds are uneven (floor(f n / k) boundaries); every score is recounted
+    from scratch on the rows that score each row."""
+    rng = np.random.default_rng(3)
+    X, y, card, C = random_data(rng, n=41)
+    score = "loo-accuracy" if accuracy else "loo-probability"
+    ours = k2_search(X, y, card, C, init=init, score=score, cv_type=cv_type, n_folds=n_folds)
+    ref = literal_k2(X.shape[1], 2, lambda t: refit_score(
+        X, y, t, card, C, cv_type=cv_type, n_folds=n_folds, accuracy=accuracy), init)
+    assert ours == ref
+
+
+def test_fold_boundaries_by_hand():
+    """7 rows in 3 folds: floor(7 f / 3) = 0, 2, 4, 7; row 5 is scored by rows 0..3."""
+    assert held_out_rows(7, 5, "kfold", 3).tolist() == [0, 1, 2, 3]
+    assert held_out_rows(7, 1, "kfold", 3).tolist() == [2, 3, 4, 5, 6]
+    assert held_out_rows(7, 3, "cumulative").tolist() == [0, 1, 2]
+
+
+def test_kfold_score_of_a_class_node_by_hand():
+    """4 rows y = 0, 0, 1, 1 in 2 folds, alpha 0.5, each row scored by the other fold
+    alone. No arcs: every row's class has count 0 there, P = (0 + .5) / (2 + 1) = 1/6.
+    With a column x = y as the class's child: for row 0 the class gives 1/6 (c = 0) and
+    5/6 (c = 1), x = 0 given c = 0 (no such row) .5 and given c = 1 (two rows, x = 1)
+    1/6, so P(0) = (1/12) / (1/12 + 5/36) = 3/8, the same for every row by symmetry."""
+    y = np.array([0, 0, 1, 1])
+    X = y[:, None].copy()
+    assert refit_score(X, y, [(), ()], np.array([2]), 2, cv_type="kfold",
+                       n_folds=2) == pytest.approx(1 / 6)
+    assert refit_score(X, y, [(), (0,)], np.array([2]), 2, cv_type="kfold",
+                       n_folds=2) == pytest.approx(3 / 8)
+    assert k2_search(X, y, [2], 2, init="empty", cv_type="kfold", n_folds=2) == [(), (0,)]
+    # cumulative, row i from rows 0..i-1: without the arc 1/2, 3/4, 1/6, 3/8; with it
+    # 1/2, (9/16) / (9/16 + 1/8) = 9/11, 3/8 and (9/32) / (5/48 + 9/32) = 27/37
+    assert refit_score(X, y, [(), ()], np.array([2]), 2,
+                       cv_type="cumulative") == pytest.approx(43 / 96)
+    assert refit_score(X, y, [(), (0,)], np.array([2]), 2, cv_type="cumulative"
+                       ) == pytest.approx((1 / 2 + 9 / 11 + 3 / 8 + 27 / 37) / 4)
+    assert k2_search(X, y, [2], 2, init="empty", cv_type="cumulative") == [(), (0,)]
+
+
+def test_random_node_order_is_java_s():
+    """Orders printed by java.util.Random(seed) swapping positions i and nextInt(n) in turn."""
+    assert random_node_order(5, "naive-bayes", 42) == [0, 3, 1, 4, 2]
+    assert random_node_order(8, "naive-bayes", 33) == [0, 5, 2, 4, 3, 6, 1, 7]
+    assert random_node_order(6, "empty", 1) == [3, 2, 1, 0, 5, 4]
+    assert random_node_order(6, "empty", 7) == [4, 2, 3, 0, 5, 1]
+    assert random_node_order(8, "empty", 3) == [1, 4, 5, 6, 7, 2, 3, 0]
+
+
+@pytest.mark.parametrize("init, seed", [("naive-bayes", 33), ("empty", 1), ("empty", 3)])
+def test_search_in_a_random_order_equals_literal_k2(init, seed):
+    """With init="empty" the class may come late: it then takes attribute parents."""
+    rng = np.random.default_rng(4)
+    X, y, card, C = random_data(rng, n=50, card=(2, 3, 2, 4, 3, 2, 2))
+    order = random_node_order(X.shape[1] + 1, init, seed)
+    ours = k2_search(X, y, card, C, init=init, order=order)
+    ref = literal_k2(X.shape[1], 2, lambda t: refit_score(X, y, t, card, C), init, order=order)
+    assert ours == ref
+    assert ours != k2_search(X, y, card, C, init=init)
+    if seed == 3:
+        assert ours[0], "the class, last in the order, has parents"
+
+
+@pytest.mark.parametrize("seed, cv_type", [(4, "loo"), (6, "cumulative"), (3, "kfold")])
+def test_weka_rounding_equals_weka_s_arithmetic(seed, cv_type):
+    """Under init="empty" arcs of exactly zero gain are taken when Weka's rounding makes
+    their score larger: the search equals K2 over the score computed scalar by scalar in
+    Weka's order, compared strictly, and differs from the exact comparison here."""
+    rng = np.random.default_rng(seed)
+    X, y, card, C = random_data(rng, n=40)
+    ours = k2_search(X, y, card, C, init="empty", weka_rounding=True, cv_type=cv_type)
+    ref = literal_k2(X.shape[1], 2, lambda t: weka_rounded_score(X, y, t, card, C,
+                                                                  cv_type=cv_type), "empty", tol=0)
+    assert ours == ref
+    assert ours != k2_search(X, y, card, C, init="empty", cv_type=cv_type)
+
+
+def test_new_search_options_validation_errors():
+    X = np.array([[0, 1], [1, 0]])
+    y = np.array([0, 1])
+    with pytest.raises(ValueError, match="cv_type must be one of"):
+        k2_search(X, y, [2, 2], 2, cv_type="bootstrap")
+    with pytest.raises(ValueError, match="n_folds must be an integer >= 2"):
+        k2_search(X, y, [2, 2], 2, cv_type="kfold", n_folds=1)
+    with pytest.raises(ValueError, match="order must be a permutation"):
+        k2_search(X, y, [2, 2], 2, order=[0, 1, 1])
+    with pytest.raises(ValueError, match="must start with the class"):
+        k2_search(X, y, [2, 2], 2, order=[1, 0, 2])
+    with pytest.raises(ValueError, match="samples .* take only cv_type='loo'"):
+        k2_search(X, y, [2, 2], 2, cv_type="kfold", samples=[np.array([0, 1])])

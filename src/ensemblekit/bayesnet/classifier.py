@@ -39,8 +39,11 @@ References
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     check_consistent_length,
@@ -57,7 +60,7 @@ from ..discretize import MDLDiscretizer
 from ..frames import fit_input, predict_input
 from ..rows import quiet_finite_check
 from .classifier_model import K2Model
-from .k2 import fit_cpts, k2_search, markov_blanket_correction
+from .k2 import fit_cpts, k2_search, markov_blanket_correction, random_node_order
 
 __all__ = ["K2Classifier"]
 
@@ -93,13 +96,21 @@ def _training_modes(codes: np.ndarray, cardinalities: np.ndarray,
     return modes
 
 
+def _java_seed(random_state) -> int:
+    """The seed of the Java generator that draws the random node order: ``random_state``
+    itself when it is an integer, else an integer drawn from it (None: fresh entropy)."""
+    if isinstance(random_state, numbers.Integral):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(2**31 - 1))
+
+
 class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
     """Bayesian-network classifier learnt by K2 with the global LOO score.
 
     The estimator reproduces Weka's ``weka.classifiers.bayes.BayesNet -Q
-    weka.classifiers.bayes.net.search.global.K2 -- -P max_parents -S LOO-CV
-    [-Q] [-N] -E weka.classifiers.bayes.net.estimate.SimpleEstimator -- -A
-    alpha``: supervised MDL discretisation of the numeric columns, training
+    weka.classifiers.bayes.net.search.global.K2 -- -P max_parents -S
+    LOO-CV|k-Fold-CV|Cumulative-CV [-Q] [-N] [-R] [-mbc] -E
+    weka.classifiers.bayes.net.estimate.SimpleEstimator -- -A alpha``: supervised MDL discretisation of the numeric columns, training
     modes for missing values, K2 structure search with the leave-one-out
     score (Abbasian et al. 2013, Algorithms 2-3) and Dirichlet-smoothed CPTs,
     all estimated on the training data only. On the data sets of the test
@@ -148,6 +159,30 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
         the class's Markov blanket, so that all of them take part in classification
         (Weka's ``-mbc``; see :func:`~ensemblekit.bayesnet.k2.markov_blanket_correction`).
         It changes the network only when ``init="empty"``.
+    random_order : bool, default=False
+        Search the nodes in a random order (Weka's ``-R``): the order
+        :func:`~ensemblekit.bayesnet.k2.random_node_order` draws with the Java generator
+        seeded by ``random_state``. Weka seeds that generator from the clock, so its
+        ``-R`` networks cannot be repeated; this order is the one Weka draws when its
+        generator holds the same seed. Under ``init="naive-bayes"`` the class stays first.
+    cv_type : {"loo", "kfold", "cumulative"}, default="loo"
+        Global score of the search (Weka's ``-S LOO-CV | k-Fold-CV | Cumulative-CV``):
+        every training row is scored by the network counted without itself, without its
+        fold (``n_folds`` contiguous blocks of the rows in data order, unshuffled), or on
+        the rows before it only; see :func:`~ensemblekit.bayesnet.k2.k2_search`.
+        ``scoring`` still says what a row scores (probability or 0/1).
+    n_folds : int >= 2, default=10
+        Folds of ``cv_type="kfold"``; Weka always uses 10 (it has no option for it).
+    weka_rounding : bool, default=True
+        Break ties of the search's scores that are equal up to round-off as Weka's
+        floating-point arithmetic does (see ``weka_rounding`` of
+        :func:`~ensemblekit.bayesnet.k2.k2_search`): under ``init="empty"`` Weka accepts
+        some arcs whose exact gain is zero, outside the class's Markov blanket, which
+        change the network but not the class probabilities (unless ``markov_blanket``).
+        False compares the exact closed-form scores and never adds such an arc. The
+        class is taken to be the file's last attribute.
+    random_state : int, RandomState instance or None, default=None
+        Seed of ``random_order`` (the command line's ``--seed``); unused otherwise.
 
     Attributes
     ----------
@@ -322,9 +357,14 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
         Subclasses change how candidate structures are scored (see
         :class:`~ensemblekit.bayesnet.inner.InnerEnsembleK2Classifier`).
         """
+        order = None
+        if self.random_order:
+            order = random_node_order(codes.shape[1] + 1, self.init,
+                                      _java_seed(self.random_state))
         return k2_search(codes, y_codes, self.cardinalities_, n_classes,
                          max_parents=self.max_parents, init=self.init, score=self.scoring,
-                         alpha=self.alpha, weights=weights)
+                         alpha=self.alpha, weights=weights, cv_type=self.cv_type,
+                         n_folds=self.n_folds, order=order, weka_rounding=self.weka_rounding)
 
     def predict_proba(self, X):
         """Class probabilities of the fitted network (see :meth:`K2Model.predict_proba`).

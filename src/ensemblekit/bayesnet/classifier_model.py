@@ -236,6 +236,8 @@ class K2Model:
         As in :class:`~ensemblekit.bayesnet.classifier.K2Classifier`; stored only.
     nominal_features, n_categories, n_classes, markov_blanket : see K2Classifier
         Likewise.
+    random_order, cv_type, n_folds, weka_rounding, random_state : see K2Classifier
+        Likewise (the search's options; ``k2`` only).
 
     Attributes
     ----------
@@ -264,9 +266,24 @@ class K2Model:
     """
 
     # k2's own (the Inner-Ensemble and bagged networks do not take it)
-    _parameter_constraints = {**K2_CONSTRAINTS, "markov_blanket": Constraint(
-        "bool", "after the search, make every attribute a member of the class's Markov "
-        "blanket (Weka -mbc)")}
+    _parameter_constraints = {
+        **K2_CONSTRAINTS,
+        "markov_blanket": Constraint(
+            "bool", "after the search, make every attribute a member of the class's Markov "
+            "blanket (Weka -mbc)"),
+        "random_order": Constraint(
+            "bool", "K2 node order drawn at random from the seed, as Weka's -R draws it"),
+        "cv_type": Constraint(
+            "choice", "rows a row is scored without: itself, its fold, or itself and the "
+            "later rows (Weka -S LOO-CV, k-Fold-CV, Cumulative-CV)",
+            choices=("loo", "kfold", "cumulative")),
+        "n_folds": Constraint("int", "folds of cv_type=kfold (Weka: always 10)", low=2,
+                              high=1_000_000),
+        "weka_rounding": Constraint(
+            "bool", "break score ties within round-off as Weka's floating point does (arcs "
+            "of zero gain under init=empty)"),
+        "random_state": Constraint("any", "seed of the random node order (--seed)"),
+    }
 
     #: What a fit leaves and prediction, ``network`` and ``to_dot`` read (see ensemblekit.state).
     _fitted_state = {
@@ -293,6 +310,11 @@ class K2Model:
         n_categories=None,
         n_classes=None,
         markov_blanket=False,
+        random_order=False,
+        cv_type="loo",
+        n_folds=10,
+        weka_rounding=True,
+        random_state=None,
     ):
         self.max_parents = max_parents
         self.init = init
@@ -304,6 +326,11 @@ class K2Model:
         self.n_categories = n_categories
         self.n_classes = n_classes
         self.markov_blanket = markov_blanket
+        self.random_order = random_order
+        self.cv_type = cv_type
+        self.n_folds = n_folds
+        self.weka_rounding = weka_rounding
+        self.random_state = random_state
 
     # ------------------------------------------------------------------ state
     @property

@@ -1,4 +1,4 @@
-"""Global K2 structure search with the leave-one-out score, computed from counts.
+"""Global K2 structure search with Weka's cross-validated scores, computed from counts.
 
 This is the numeric core of the ``k2`` classifier of the Inner Ensembles paper
 (Abbasian, Drummond, Japkowicz & Matwin, ECML PKDD 2013, Algorithms 2 and 3),
@@ -61,6 +61,23 @@ array of rows, the sample index acting as one more, most significant, digit
 of every configuration, so one array operation scores a candidate on all
 ``E`` samples at once.
 
+Weka's other scores, orders and rounding
+----------------------------------------
+Weka's k-fold and cumulative scores (``cv_type``) change only which counts
+score a row: ``f_v(i, c) = (T_i[J, K] + a) / (T_i[J] + r_v a)``, ``T_i`` the
+counts of the rows outside row ``i``'s fold (``n_folds`` contiguous blocks)
+or of the rows before ``i``. The factorisation above, and the cost of a
+candidate, stay the same (:class:`_HeldOut` looks the counts up).
+The node order may be any permutation (``order``), Weka's ``-R`` order
+being :func:`random_node_order`; a node takes parents among the nodes
+before it, and the class itself may then get attribute parents.
+In exact arithmetic an attribute parent of a node outside the class's
+families changes no posterior; Weka, which adds every node's log entry in
+floating point, sees a score that moved by round-off and takes the arc when
+it moved up. With ``weka_rounding`` two scores within 1e-9 of each other
+are compared as Weka computes them (:func:`_weka_order_score`), the rest by
+the closed form, which orders them the same way.
+
 References
 ----------
 .. [1] Abbasian, H., Drummond, C., Japkowicz, N., Matwin, S. (2013). Inner
@@ -77,6 +94,8 @@ References
 
 from __future__ import annotations
 
+import decimal
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -100,6 +119,7 @@ __all__ = [
     "loo_posteriors",
     "loo_score",
     "predict_proba",
+    "random_node_order",
 ]
 
 _INITS = ("naive-bayes", "empty")
@@ -268,6 +288,144 @@ def _loo_factors(part, card, parents, alpha) -> list[np.ndarray | None]:
     ]
 
 
+_CV_TYPES = ("loo", "kfold", "cumulative")
+# Scores closer than this are compared as Weka rounds them (weka_rounding=True); the
+# closed-form and Weka's rounded scores differ by far less (about 1e-13 at most).
+_ROUNDING_TIE = 1e-9
+
+
+class _HeldOut:
+    """Which rows the score of row ``i`` is computed without (Weka's three global scores).
+
+    ``"loo"`` holds out row ``i`` alone (``leaveOneOutCV``); ``"kfold"`` holds out the
+    block of rows ``floor(f n / k) <= i < floor((f + 1) n / k)`` that holds ``i``
+    (``kFoldCV``: ``k`` contiguous blocks in data order, no shuffling); ``"cumulative"``
+    holds out row ``i`` and every later row, so row ``i`` is scored from the rows before
+    it (``cumulativeCV``: row 0 from the prior alone). The training count of a cell ``q``
+    for row ``i`` is then ``N[q]`` minus the held-out rows' count of ``q`` (LOO, k-fold)
+    or the count of ``q`` among rows ``0 .. i - 1`` (cumulative); counts are sums of
+    instance weights. Lookups go through sorted keys (``searchsorted``), so a query costs
+    ``O(log n)`` whatever the number of cells.
+    """
+
+    __slots__ = ("fold", "kind", "n", "w")
+
+    def __init__(self, kind: str, n: int, n_folds: int, weights: np.ndarray | None):
+        self.kind, self.n = kind, n
+        self.w = None if weights is None else np.asarray(weights, dtype=np.float64)
+        self.fold = None
+        if kind == "kfold":
+            bounds = np.arange(n_folds + 1, dtype=np.int64) * n // n_folds
+            self.fold = np.searchsorted(bounds, np.arange(n), side="right") - 1
+
+    def _weighted(self, keys: np.ndarray):
+        order = np.argsort(keys, kind="stable")
+        w = np.ones(keys.shape[0]) if self.w is None else self.w[order]
+        return keys[order], np.concatenate([[0.0], np.cumsum(w)])
+
+    @staticmethod
+    def _between(sorted_keys, cum, lo, hi):
+        """Weight of the keys ``k`` with ``lo <= k < hi`` (elementwise over ``lo``, ``hi``)."""
+        return cum[np.searchsorted(sorted_keys, hi)] - cum[np.searchsorted(sorted_keys, lo)]
+
+    def counts(self, keys: np.ndarray, q: np.ndarray, M: int) -> np.ndarray:
+        """Training counts of cells ``q`` (shape ``(..., n)``, column ``i`` for row ``i``),
+        the rows' own cells being ``keys`` (``(n,)``, codes ``0 .. M - 1``)."""
+        i = np.arange(self.n)
+        if self.kind == "cumulative":
+            sk, cum = self._weighted(keys * self.n + i)
+            return self._between(sk, cum, q * self.n, q * self.n + i)
+        sk, cum = self._weighted(keys)
+        full = self._between(sk, cum, q, q + 1)
+        if self.kind == "loo":
+            own = 1.0 if self.w is None else self.w
+            return full - own * (q == keys)
+        fk, fcum = self._weighted(self.fold * M + keys)
+        lo = self.fold * M + q
+        return full - self._between(fk, fcum, lo, lo + 1)
+
+
+def _heldout_factor(vals, card: np.ndarray, v: int, codes, alpha: float, held: _HeldOut
+                    ) -> np.ndarray:
+    """CPT entry of node ``v`` for every row, counted without the row's held-out rows.
+
+    ``(T[cell] + a) / (T[row] + r_v a)``, ``T`` being the training counts of
+    :class:`_HeldOut`, evaluated as Weka's ``DiscreteEstimatorBayes`` does after its
+    count updates: the counts are whole numbers (sums of weights), so numerator and
+    denominator are exact and the entry is one rounded quotient. Shape ``(C, n)`` when
+    the family of ``v`` holds the class (row ``c``: the class set to ``c``), else
+    ``(n,)``: the entry does not depend on the class.
+    """
+    base, stride, size = codes
+    r = int(card[v])
+    C = int(card[0])
+    cls = np.arange(C)[:, None]
+    if v == 0:
+        cell_t = base * r + vals[:, 0]
+        q = base * r + cls
+    else:
+        cell_t = (base + vals[:, 0] * stride) * r + vals[:, v]
+        q = cell_t if stride == 0 else (base + cls * stride) * r + vals[:, v]
+    t_cell = held.counts(cell_t, q, size * r)
+    t_row = held.counts(cell_t // r, q // r, size)
+    return (t_cell + alpha) / (t_row + r * alpha)
+
+
+def _weka_order_score(logs, file_order, y: np.ndarray, score: str) -> float:
+    """The global score as Weka's ``calcScore`` rounds it, from every node's log entries.
+
+    Weka's ``SimpleEstimator.distributionForInstance`` adds, for each class, the logs of
+    all nodes' entries one by one in the file's attribute order (``file_order``; nodes
+    outside the class's families add the same amount to every class), subtracts the
+    largest class total, exponentiates, sums the classes in order and divides; the score
+    adds the rows' true-class probabilities (or 0/1 hits of the first most probable
+    class) one row after the other and divides by the number of rows. In exact
+    arithmetic the class-free nodes cancel; in floating point they move the totals by
+    round-off, which decides K2's strict comparison when a candidate's gain is exactly
+    zero. Every operation here is the same IEEE operation in the same order. Only the
+    logarithms (:func:`_exact_logs`) and exponentials (the C library's ``math.exp``)
+    can differ from Java's ``Math.log`` and ``Math.exp``, which are specified to one
+    unit in the last place and whose last bit depends on the JVM and the processor
+    (HotSpot's exponential differs from the C library's on about 1 argument in 400);
+    a tie that such a bit decides can then go the other way.
+    """
+    first = logs[file_order[0]]
+    C, n = next(lg.shape for lg in logs if lg.ndim == 2)
+    S = np.zeros((C, n)) + first
+    for v in file_order[1:]:
+        S = S + logs[v]
+    D = S - S.max(axis=0)
+    E = np.ones_like(D)
+    off = D != 0
+    E[off] = [math.exp(x) for x in D[off].tolist()]
+    total = E[0].copy()
+    for c in range(1, C):
+        total = total + E[c]
+    P = E / total
+    if score == "loo-accuracy":
+        hits = (P.argmax(axis=0) == y).astype(np.float64)
+        return float(np.add.accumulate(hits)[-1] / n)
+    return float(np.add.accumulate(P[y, np.arange(n)])[-1] / n)
+
+
+_LN = decimal.Context(prec=40)
+
+
+def _exact_logs(G: np.ndarray) -> np.ndarray:
+    """Natural logarithm of every entry, correctly rounded to the nearest double.
+
+    Computed with 40 significant digits (``decimal``) and rounded once, for each
+    distinct value. Java's ``Math.log`` (which Weka calls) is specified to one unit in
+    the last place only, but HotSpot's gives the correctly rounded value on all but
+    about 1 in 100,000 arguments, where the C library's ``log`` (and numpy's) differ
+    on about 1 in 1,000 to 1 in 700: the correctly rounded logarithm is the closest
+    portable stand-in.
+    """
+    values, inverse = np.unique(G, return_inverse=True)
+    logs = [float(_LN.ln(decimal.Decimal(x))) for x in values.tolist()]
+    return np.array(logs)[inverse.reshape(G.shape)]
+
+
 _LOO_DUPLICATES = ("one", "all")
 
 
@@ -388,6 +546,89 @@ def _mean_score(scores: list) -> float:
     if isinstance(scores[0], Fraction):
         return float(sum(scores, Fraction(0)) / len(scores))
     return float(sum(scores) / len(scores))
+
+
+def _check_order(order, n_nodes: int, init: str) -> list[int]:
+    """A K2 node order: a permutation of the nodes, the class first under naive Bayes."""
+    if order is None:
+        return list(range(n_nodes))
+    out = [int(v) for v in order]
+    if sorted(out) != list(range(n_nodes)):
+        raise InputError(f"order must be a permutation of the {n_nodes} nodes 0 .. "
+                         f"{n_nodes - 1}, got {list(order)!r}")
+    if init == "naive-bayes" and out[0] != 0:
+        raise InputError("with init='naive-bayes' the order must start with the class (node 0)")
+    return out
+
+
+_JAVA_MULT, _JAVA_MASK = 0x5DEECE66D, (1 << 48) - 1
+
+
+def random_node_order(n_nodes: int, init: str = "naive-bayes", seed: int = 1) -> list[int]:
+    """The K2 node order that Weka's ``-R`` draws, from the generator seeded with ``seed``.
+
+    Weka's global ``K2.search`` starts from the class followed by the attributes in
+    file order (here nodes ``0, 1, .., d``) and then, for each position ``i = 0 ..
+    n_nodes - 1`` in turn, draws ``j = nextInt(n_nodes)`` from a ``java.util.Random``
+    and swaps the nodes at positions ``i`` and ``j``, except when either position is 0
+    under naive-Bayes initialisation (the class then stays first). Weka creates that
+    generator with ``new Random()``, seeded from the clock, so its ``-R`` order cannot
+    be repeated; here the same generator (the 48-bit linear congruential generator of
+    the ``java.util.Random`` specification, with its ``nextInt(bound)`` rejection rule)
+    is seeded with ``seed``, so an order is reproducible and is the one Weka draws when
+    its generator holds that seed.
+
+    Parameters
+    ----------
+    n_nodes : int >= 1
+        Number of nodes, the class included.
+    init : {"naive-bayes", "empty"}, default="naive-bayes"
+        The search's initial structure; "empty" (Weka's ``-N``) lets the class move.
+    seed : int, default=1
+        Seed of ``java.util.Random(seed)`` (a Java ``long``).
+
+    Returns
+    -------
+    list of int
+        A permutation of ``0 .. n_nodes - 1``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_nodes < 1`` or ``init`` is unknown.
+
+    Examples
+    --------
+    >>> random_node_order(5, seed=42)
+    [0, 3, 1, 4, 2]
+    """
+    if init not in _INITS:
+        raise InputError(f"init must be one of {_INITS}, got {init!r}")
+    if int(n_nodes) != n_nodes or n_nodes < 1:
+        raise InputError(f"n_nodes must be an integer >= 1, got {n_nodes!r}")
+    state = (int(seed) ^ _JAVA_MULT) & _JAVA_MASK
+
+    def next31() -> int:
+        nonlocal state
+        state = (state * _JAVA_MULT + 0xB) & _JAVA_MASK
+        return state >> 17  # the top 31 of the 48 bits, never negative
+
+    def next_int(bound: int) -> int:
+        if bound & -bound == bound:  # a power of two: the high bits
+            return (bound * next31()) >> 31
+        while True:  # reject the last, incomplete block of the 2**31 values
+            bits = next31()
+            val = bits % bound
+            if bits - val + (bound - 1) < 1 << 31:
+                return val
+
+    order = list(range(n_nodes))
+    fixed = 0 if init == "naive-bayes" else -1
+    for i in range(n_nodes):
+        j = next_int(n_nodes)
+        if i != fixed and j != fixed:
+            order[i], order[j] = order[j], order[i]
+    return order
 
 
 # --------------------------------------------------------------------------
@@ -513,6 +754,10 @@ def k2_search(
     samples=None,
     loo_duplicates: str = "one",
     weights=None,
+    cv_type: str = "loo",
+    n_folds: int = 10,
+    order=None,
+    weka_rounding: bool = False,
 ) -> list[tuple[int, ...]]:
     """K2 structure search with the global leave-one-out score.
 
@@ -564,6 +809,30 @@ def k2_search(
         takes the row's own weight out of the counts, and the score is the weighted mean
         over the rows, as ``GlobalScoreSearchAlgorithm.leaveOneOutCV`` computes it with
         weighted instances. With ``samples``, a row drawn twice counts its weight twice.
+    cv_type : {"loo", "kfold", "cumulative"}, default="loo"
+        Which rows a row's score is computed without (Weka's ``-S LOO-CV``,
+        ``k-Fold-CV``, ``Cumulative-CV``): itself; its fold, the ``n_folds`` contiguous
+        blocks ``floor(f n / k) <= i < floor((f + 1) n / k)`` of the data in its order
+        (no shuffling, as Weka's ``kFoldCV``); or itself and all later rows, so that row
+        ``i`` is scored by the network counted on rows ``0 .. i - 1`` (row 0 by the
+        prior alone). The score is the mean over the rows either way. Only "loo" takes
+        ``samples``.
+    n_folds : int >= 2, default=10
+        Number of folds of ``cv_type="kfold"``. Weka fixes it at 10 (no option sets it).
+    order : sequence of int, or None, default=None
+        The K2 node order, a permutation of ``0 .. d``: a node takes parents among the
+        nodes before it, tried in this order. None: the class, then the attributes in
+        column order. With ``init="naive-bayes"`` it must start with the class. Weka's
+        ``-R`` order is :func:`random_node_order`.
+    weka_rounding : bool, default=False
+        Decide the comparisons of scores that tie up to round-off (within 1e-9) as
+        Weka's rounding does, by recomputing both scores in Weka's floating-point order
+        (``_weka_order_score``): a candidate that changes nothing in exact arithmetic (an
+        attribute parent of a node outside the class's families, under ``init="empty"``)
+        is then accepted when rounding makes its score larger, as Weka accepts it. The
+        class is taken to be the file's last attribute (Weka adds the nodes' logs in
+        file order). False compares the closed-form scores: such candidates are never
+        accepted. Only with ``samples=None``.
 
     Returns
     -------
@@ -575,8 +844,10 @@ def k2_search(
     Raises
     ------
     ValueError
-        Malformed or out-of-range codes, unknown ``init``, ``score`` or
-        ``loo_duplicates``, ``max_parents < 0``, ``alpha <= 0``, or a
+        Malformed or out-of-range codes, unknown ``init``, ``score``, ``cv_type`` or
+        ``loo_duplicates``, ``max_parents < 0``, ``n_folds < 2``, ``alpha <= 0``, an
+        ``order`` that is not a permutation (or does not start with the class under
+        naive Bayes), ``samples`` with another ``cv_type`` or ``weka_rounding``, or a
         malformed sample (not 1-D, empty, non-integer or out of range).
 
     Notes
@@ -587,13 +858,22 @@ def k2_search(
     (its rows weighted by their multiplicities). ``samples=None`` runs the
     same arithmetic as a single sample holding every row once. Adding an attribute
     parent to a node that has no class parent cannot change the score, so such
-    candidates are never accepted; Weka evaluates them numerically and
-    rounding noise can, rarely, make it accept one under ``init="empty"``.
+    candidates are never accepted unless ``weka_rounding``; Weka evaluates them
+    numerically and rounding noise can make it accept one under ``init="empty"``.
+
+    The k-fold and cumulative scores change only the counts each row is scored with
+    (:class:`_HeldOut`): row ``i``'s entry of node ``v`` is ``(T[J, k] + a) / (T[J] +
+    r_v a)`` with ``T`` the counts of the rows that score ``i``. The factorisation
+    over the class's families, and so the cost of a candidate, is the LOO score's.
     """
     if init not in _INITS:
         raise InputError(f"init must be one of {_INITS}, got {init!r}")
     if score not in _SCORES:
         raise InputError(f"score must be one of {_SCORES}, got {score!r}")
+    if cv_type not in _CV_TYPES:
+        raise InputError(f"cv_type must be one of {_CV_TYPES}, got {cv_type!r}")
+    if isinstance(n_folds, bool) or int(n_folds) != n_folds or n_folds < 2:
+        raise InputError(f"n_folds must be an integer >= 2, got {n_folds!r}")
     if max_parents is None:
         max_parents = np.iinfo(np.int64).max
     elif int(max_parents) != max_parents or max_parents < 0:
@@ -602,21 +882,54 @@ def k2_search(
         )
     alpha = _check_alpha(alpha)
     vals, card = _check_data(X, y, cardinalities, n_classes)
+    if samples is not None and (cv_type != "loo" or weka_rounding):
+        raise InputError("samples (the Inner-Ensemble score) take only cv_type='loo' "
+                         "without weka_rounding")
     part = _check_samples(samples, vals, loo_duplicates, weights)
     n_nodes = vals.shape[1]
+    order = _check_order(order, n_nodes, init)
     C = int(card[0])
+    held = None
+    if cv_type != "loo" or weka_rounding:
+        held = _HeldOut(cv_type, vals.shape[0], int(n_folds), part.w)
+
+    def factor(v, codes_v):
+        """The class-dependent entries of node v (None outside the class's families)."""
+        if v != 0 and codes_v[1] == 0:  # the class is not a parent of v
+            return None
+        if cv_type == "loo":
+            return _node_factor(part, card, v, codes_v, alpha)
+        return _heldout_factor(vals, card, v, codes_v, alpha, held)
 
     parents: list[list[int]] = [[] for _ in range(n_nodes)]
     if init == "naive-bayes":
         for v in range(1, n_nodes):
             parents[v].append(0)
-    # per node: configuration codes and LOO factors (None off the class's
+    # per node: configuration codes and score factors (None off the class's
     # families); the sum of the factors' logs
     codes = [_family_codes(part, card, ps) for ps in parents]
-    factors = _loo_factors(part, card, parents, alpha)
+    factors = [factor(v, codes[v]) for v in range(n_nodes)]
     log_sum = _log_sum(factors)
+    # Weka's rounding: every node's log entries, computed when a first tie needs them;
+    # Weka adds them in file order (the attributes, then the class)
+    file_order = [*range(1, n_nodes), 0]
+    logs: list[np.ndarray] = []
 
-    for v in range(1, n_nodes):
+    def entries(v, codes_v, G):
+        """Node v's entries for Weka's sum: G, or the class-free entries."""
+        return _heldout_factor(vals, card, v, codes_v, alpha, held) if G is None else G
+
+    def weka_score(v, state):
+        """Weka's rounded score with v's parents those of ``state`` (None: the current)."""
+        if not logs:
+            logs.extend(_exact_logs(entries(u, codes[u], factors[u])) for u in range(n_nodes))
+        lv = logs[v] if state is None else state.setdefault(
+            "logs", _exact_logs(entries(v, state["codes"], state["G"])))
+        return _weka_order_score([lv if u == v else lg for u, lg in enumerate(logs)],
+                                 file_order, vals[:, 0], score)
+
+    for k in range(1, n_nodes):
+        v = order[k]
         if len(parents[v]) >= max_parents:
             continue
         # the other nodes' factors stay fixed while v's parents change
@@ -624,26 +937,43 @@ def k2_search(
         rest_log = log_sum if G is None else log_sum - np.log(G)
         rest = _relative(rest_log)
         current = _score(rest if G is None else rest * G, part, score)
+        current_w = None  # its score as Weka rounds it, once a tie needs it
         r = int(card[v])
         while len(parents[v]) < max_parents:
-            best, best_state = current, None
-            for p in range(v):
+            best, best_w, best_state = current, current_w, None
+            for p in order[:k]:
                 if p in parents[v]:
                     continue
-                if factors[v] is None and p != 0:
-                    continue  # v stays outside the class's families: same score
+                if factors[v] is None and p != 0 and not weka_rounding:
+                    continue  # v stays outside the class's families: the same score, exactly
                 new = _extend_codes(part.vals, card, codes[v], p)
                 if new[2] * r > _DENSE_CELLS:
                     new = _compress_codes(new, C)
-                G = _node_factor(part, card, v, new, alpha)
-                s = _score(rest * G, part, score)
-                if s > best:
-                    best, best_state = s, (p, new, G)
+                G = factor(v, new)
+                s = current if G is None and v != 0 else _score(rest * G, part, score)
+                state = {"parent": p, "codes": new, "G": G}
+                if weka_rounding and abs(s - best) <= _ROUNDING_TIE:
+                    # a tie up to round-off: Weka's rounding decides, unless the entries
+                    # are the best's own (e.g. a parent with one value): then it ties too
+                    held_G = factors[v] if best_state is None else best_state["G"]
+                    if G is not None and held_G is not None and np.array_equal(G, held_G):
+                        continue
+                    if best_w is None:
+                        best_w = weka_score(v, best_state)
+                    s_w = weka_score(v, state)
+                    if s_w > best_w:
+                        best, best_w, best_state = s, s_w, state
+                elif s > best:
+                    best, best_w, best_state = s, None, state
             if best_state is None:
                 break
-            p, codes[v], factors[v] = best_state
-            parents[v].append(p)
-            current = best
+            codes[v], factors[v] = best_state["codes"], best_state["G"]
+            if logs:
+                logs[v] = best_state.get("logs")
+                if logs[v] is None:
+                    logs[v] = _exact_logs(entries(v, codes[v], factors[v]))
+            parents[v].append(best_state["parent"])
+            current, current_w = best, best_w
         G = factors[v]
         log_sum = rest_log if G is None else rest_log + np.log(G)
     return [tuple(ps) for ps in parents]
