@@ -538,6 +538,7 @@ def compare(
     rope: float | None = opt.ROPE,
     strict: bool = opt.STRICT,
     predictions_out: Path | None = opt.PREDICTIONS_OUT,
+    noise: list[float] = opt.NOISE,
 ):
     """Compare algorithms over data sets under one protocol: tables, ranks, Friedman/Nemenyi."""
     with _user_errors(), _reading(locals()):
@@ -551,7 +552,7 @@ def compare(
                         tune=tune, tune_cv=tune_cv, tune_by=tune_by,
                         max_instances=max_instances,
                         scheduler=scheduler, alpha=alpha, rope=rope, strict=strict,
-                        predictions_out=predictions_out)
+                        predictions_out=predictions_out, noise=noise)
 
 
 @app.command()

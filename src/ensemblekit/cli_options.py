@@ -144,7 +144,8 @@ METRIC = typer.Option([], "--metric", "-m", help="Metric (repeatable; compare's 
                        "nmi and purity for clustering; correlation and rmse for regression; "
                        "evaluate's: every measure of the task). fit-seconds, predict-seconds and "
                        "model-size measure the run (lower is better); times are measured, so "
-                       "they differ from run to run. README: 'Protocols and metrics'.")
+                       "they differ from run to run; structure-stability compares the models of "
+                       "a repeat's folds. README: 'Protocols and metrics'.")
 JSON_FORMAT = typer.Option(None, "--format", help="json for scripts.")
 NJOBS = typer.Option(1, "--n-jobs", "-j", help="Parallel workers (joblib): -1 = all cores, -2 = all "
                       "but one, ...; at most 4 per core. Killing the command ends its workers.")
@@ -174,6 +175,11 @@ RESUME = typer.Option(None, "--resume", help="JSON-lines journal: finished units
 PLOT = typer.Option(None, "--plot", help="Critical-difference diagram of 3 or more algorithms "
                     "(or heat maps with --grid), one file per metric: cd.png writes "
                     "cd-METRIC.png (.png, .svg or .pdf).")
+NOISE = typer.Option([], "--noise", metavar="LEVEL",
+                     help="Run every algorithm again with this share of the training values of "
+                     "the most significant half of the attributes replaced by draws from their "
+                     "training distribution (repeatable: 0.2, 0.4, 0.6 in the Inner Ensembles "
+                     "paper; 0 = clean); each level is a column group. README: 'Protocols and metrics'.")
 ALPHA = typer.Option(0.05, "--alpha", help="Significance level of the tests.")
 ROPE = typer.Option(None, "--rope", metavar="WIDTH",
                    help="Also run the Bayesian signed-rank test with this region of practical "

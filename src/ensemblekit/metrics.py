@@ -17,6 +17,10 @@ records them beside the scores): ``fit-seconds`` and ``predict-seconds``, the wa
 time of fitting the estimator and of predicting the test rows, and ``model-size``,
 read from the fitted model's own ``model_size()`` (declared by each model class that
 has a natural size, beside its code; :func:`refuse_unmeasured` refuses the others).
+A fourth, ``structure-stability``, judges the models of a group of units together: each
+unit records its model's structure (:func:`model_structure`, declared by the model class
+as ``structure_kind``), and the experiment compares the structures of the models that
+the training folds of one repeat built (:mod:`ensemblekit.experiment.stability`).
 The times are measured, so they are the one part of a run that its seed does not
 fix: they are excluded from the byte-identical guarantees.
 
@@ -91,6 +95,7 @@ __all__ = [
     "metric_spec",
     "refuse_unmeasured",
     "model_size",
+    "model_structure",
     "default_metrics",
     "Scored",
     "model_predictions",
@@ -162,8 +167,10 @@ class Metric:
     internal : bool, default=False
         True for an internal clustering index, which needs the data and not
         the classes.
-    inputs : {"labels", "outcome", "model", "time"}, default="labels"
-        What ``func`` takes (see ``func``).
+    inputs : {"labels", "outcome", "model", "time", "structure"}, default="labels"
+        What ``func`` takes (see ``func``); "structure": the measure compares the
+        structures of several units' models (:func:`model_structure`), so no single unit
+        computes it, and ``func`` is never called.
     needs_prior : bool, default=False
         True for the relative errors, which need the training set's class
         counts or target mean.
@@ -224,7 +231,7 @@ class Metric:
         """
         if self.internal:
             raise TypeError(f"{self.name} is an internal index: call score(labels, X=...)")
-        if self.inputs in ("model", "time"):
+        if self.inputs in _OF_THE_RUN:
             raise TypeError(f"{self.name} measures the run: call score_model")
         if self.inputs != "labels":
             raise TypeError(f"{self.name} needs class probabilities: call score(predicted, "
@@ -257,7 +264,7 @@ class Metric:
             For a measure of the run (``inputs`` "model" or "time"), which
             :func:`score_model` computes.
         """
-        if self.inputs in ("model", "time"):
+        if self.inputs in _OF_THE_RUN:
             raise TypeError(f"{self.name} measures the run: call score_model")
         if self.internal:
             if X is None:
@@ -313,6 +320,9 @@ class Metric:
         """The label, or the name when no label was given."""
         return self.label or self.name
 
+
+#: The ``inputs`` of the measures of the run rather than of a unit's predictions.
+_OF_THE_RUN = ("model", "time", "structure")
 
 #: How far past an end of its range a score may land by rounding (relative to the end).
 _ROUNDING = 1e-9
@@ -392,6 +402,46 @@ def model_size(model) -> int:
         raise InputError(f"model-size: a {type(estimator).__name__} model has no natural size "
                          "(it declares no model_size())")
     return int(size())
+
+
+def model_structure(model, labels=None) -> dict:
+    """The structure of a fitted model that ``-m structure-stability`` compares.
+
+    The model class declares what its structure is, beside its code, with a class
+    attribute ``structure_kind`` (see :mod:`ensemblekit.scores.structure`):
+    ``"arcs"`` (a Bayesian network's (parent, child) arcs) and ``"splits"`` (a tree's
+    (attribute, depth) pairs) are read from its ``structure()`` method; ``"partition"``
+    (a clusterer) is the labels its fit gave the rows.
+
+    Parameters
+    ----------
+    model : fitted estimator or pipeline
+        A pipeline's last step is the estimator asked.
+    labels : array-like of int, shape (n_rows,), optional
+        A clusterer's fit labels; needed for a partition.
+
+    Returns
+    -------
+    dict
+        ``{"kind": "arcs" | "splits", "items": [[int, int], ...]}`` or ``{"kind":
+        "partition", "labels": ndarray of int32}``.
+
+    Raises
+    ------
+    InputError
+        If the estimator declares no ``structure_kind``, or a partition has no labels.
+    """
+    steps = getattr(model, "steps", None)
+    estimator = steps[-1][1] if steps else model
+    kind = getattr(type(estimator), "structure_kind", None)
+    if kind is None:
+        raise InputError(f"structure-stability: a {type(estimator).__name__} model declares no "
+                         "structure to compare (no structure_kind)")
+    if kind == "partition":
+        if labels is None:
+            raise InputError("structure-stability: a partition needs the fit's labels")
+        return {"kind": kind, "labels": np.asarray(labels, dtype=np.int32)}
+    return {"kind": kind, "items": [[int(a), int(b)] for a, b in estimator.structure()]}
 
 
 def _seconds(stage: str) -> Callable[[dict], float]:
@@ -479,6 +529,11 @@ METRICS: dict[str, Metric] = {
                    _BOTH, False, "RRSE %", inputs="outcome", needs_prior=True,
                    value_range=_NON_NEGATIVE),
     "r2": Metric("r2", r2, _R, True, "R²", value_range=(-math.inf, 1.0)),
+    # how alike the models of one repeat's training folds (or of the clustering runs) are:
+    # computed over units, not within one (ensemblekit.experiment.stability)
+    "structure-stability": Metric("structure-stability", model_structure, (_C, _K), True,
+                                  "Structure stability", inputs="structure",
+                                  value_range=_SIGNED, requires="structure_kind"),
     # measures of the run (Weka's Experimenter records them): lower is better. The times are
     # wall-clock seconds, the one part of a run its seed does not fix, so they are left out of
     # the byte-identical guarantees; a clustering run fits and labels in one step, timed as
@@ -552,10 +607,10 @@ def metric_spec(name: str) -> Metric:
 def refuse_unmeasured(metrics: Sequence[str], algorithms: Sequence) -> None:
     """Refuse a measure that the model of some algorithm does not declare.
 
-    A measure read from the fitted model (``model-size``) exists for the
-    algorithms whose model class has the method it :attr:`Metric.requires`
-    (``model_size``); this is learnt from the class itself, so an algorithm
-    gains the measure by declaring it beside its code.
+    A measure read from the fitted model (``model-size``, ``structure-stability``)
+    exists for the algorithms whose model class has the method or attribute it
+    :attr:`Metric.requires` (``model_size``, ``structure_kind``); this is learnt from
+    the class itself, so an algorithm gains the measure by declaring it beside its code.
 
     Parameters
     ----------
@@ -578,10 +633,13 @@ def refuse_unmeasured(metrics: Sequence[str], algorithms: Sequence) -> None:
             continue
         lacking = [a.name for a in algorithms if not hasattr(a.model_class(), spec.requires)]
         if lacking:
-            raise InputError(f"metric {name!r} is not defined for {', '.join(lacking)}: "
-                             f"{'it has' if len(lacking) == 1 else 'they have'} no natural "
-                             f"{spec.display_name.lower()} (the model declares no "
-                             f"{spec.requires}()); leave out the metric or the algorithm")
+            one = len(lacking) == 1
+            why = (f"{'its model declares' if one else 'their models declare'} no structure "
+                   "to compare (no structure_kind)" if spec.inputs == "structure" else
+                   f"{'it has' if one else 'they have'} no natural "
+                   f"{spec.display_name.lower()} (the model declares no {spec.requires}())")
+            raise InputError(f"metric {name!r} is not defined for {', '.join(lacking)}: {why}; "
+                             "leave out the metric or the algorithm")
 
 
 def default_metrics(task: str, *, report: bool = False) -> tuple[str, ...]:
@@ -731,7 +789,8 @@ def score_model(metrics: Sequence[str], model=None, X=None, *, task: str | None 
     Returns
     -------
     Scored
-        ``(values, predicted, proba)``.
+        ``(values, predicted, proba)``. ``values`` leaves out ``structure-stability``,
+        which compares several units' models (:mod:`ensemblekit.experiment.stability`).
 
     Raises
     ------
@@ -768,6 +827,8 @@ def score_model(metrics: Sequence[str], model=None, X=None, *, task: str | None 
         scored_proba = None if proba is None else np.asarray(proba)[known]
     values = {}
     for spec in specs:
+        if spec.inputs == "structure":
+            continue  # over several units' models: see ensemblekit.experiment.stability
         if spec.inputs == "time":
             values[spec.name] = spec.func(measured)
         elif spec.inputs == "model":

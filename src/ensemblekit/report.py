@@ -135,7 +135,10 @@ def comparison_tables(summary, analyses: dict, datasets: Sequence[str], labels: 
         table = Table()
         table.add_column("data set")
         for a in labels:
-            table.add_column(safe_text(a + (" (baseline)" if a == baseline else "")), justify="right")
+            # a --noise level's column: the algorithm over its level (a group per level)
+            head = [safe_text(part) for part in a.split("@noise=")]
+            head = Text("\n").join([head[0], Text("noise ") + head[1]] if len(head) == 2 else head)
+            table.add_column(head + (" (baseline)" if a == baseline else ""), justify="right")
         for d in datasets:
             present = [summary[(d, a, metric)][0] for a in labels if (d, a, metric) in summary
                        and (d, a) not in failed]

@@ -419,9 +419,12 @@ class Comparison(_Records):
     def protocol_dict(self) -> dict:
         """The protocol as ``--format json`` states it."""
         p = self.protocol
-        return {"kind": p.kind, "folds": p.folds if p.kind == "cv" else None,
-                "repeats": p.repeats, "seed": p.seed, "alpha": self.alpha,
-                "max_instances": self.max_instances}
+        out = {"kind": p.kind, "folds": p.folds if p.kind == "cv" else None,
+               "repeats": p.repeats, "seed": p.seed, "alpha": self.alpha,
+               "max_instances": self.max_instances}
+        if any("@noise=" in c.label for c in self.candidates):  # one column group per level
+            out["noise"] = list(dict.fromkeys(float(c.noise) for c in self.candidates))
+        return out
 
     def to_dict(self) -> dict:
         """The comparison as plain data, the document ``compare --format json`` prints.

@@ -50,7 +50,8 @@ def analyse(path, *, metrics: Sequence[str] = (), baseline: str | None = None,
     metrics : sequence of str
         The measures to analyse. Default: those the comparison recorded. From a
         journal, any measure of the task computable from predictions can be asked for;
-        a measure of the run (``fit-seconds``, ``predict-seconds``, ``model-size``) or an
+        a measure of the run (``fit-seconds``, ``predict-seconds``, ``model-size``,
+        ``structure-stability``, computed again from the recorded structures) or an
         internal clustering index only if recorded. From a scores file, only the
         recorded measures.
     baseline : str, optional
@@ -115,7 +116,7 @@ def analyse(path, *, metrics: Sequence[str] = (), baseline: str | None = None,
 
 def _recomputable(spec) -> bool:
     """Whether a measure is a function of a unit's predictions and truth alone."""
-    return spec.inputs not in ("time", "model") and not spec.internal
+    return spec.inputs not in ("time", "model", "structure") and not spec.internal
 
 
 def _from_journal(path, metrics: Sequence[str], notify: Notify) -> tuple:
@@ -126,6 +127,7 @@ def _from_journal(path, metrics: Sequence[str], notify: Notify) -> tuple:
     from ensemblekit.experiment.journal import read_run
     from ensemblekit.experiment.protocol import ProtocolError
     from ensemblekit.experiment.records import unpack_predictions
+    from ensemblekit.experiment.stability import fill_stability
     from ensemblekit.metrics import metric_spec, score_model
 
     run = read_run(path)
@@ -149,6 +151,11 @@ def _from_journal(path, metrics: Sequence[str], notify: Notify) -> tuple:
         raise UsageError(f"{path} holds {len(keys) - missing} of the comparison's {len(keys)} "
                          "units; finish the run first (the same compare with --resume goes on)")
     scores, failures, picks = [], [], {}
+    try:  # the recorded structures, compared over each repeat's units as compare compares them
+        fill_stability([(d["name"], c.algorithm, c.params_json, r, f) for d, r, f, c in keys],
+                       run.records, chosen)
+    except InputError as exc:
+        raise ProtocolError(f"{path}: {exc}") from None
     for d, r, f, c in keys:
         outcome = run.records[(d["name"], c.algorithm, c.params_json, r, f)]
         params = c.params_json_used(d["n_clusters"])
@@ -215,7 +222,8 @@ def _from_scores(path, metrics: Sequence[str]) -> tuple:
     if cv and folds < 2:
         raise UsageError(f"{path}: cross-validation rows name fold 1 only")
     protocol = Protocol("cv" if cv else "runs", folds=folds, repeats=repeats)
-    candidates = [Candidate(label.split("[")[0].split(":")[0], {}, label) for label in labels]
+    candidates = [Candidate(label.split("[")[0].split(":")[0].split("@")[0], {}, label)
+                  for label in labels]
     scores, failures, picks = [], [], {}
     for r in rows:
         if r["error"] is not None:

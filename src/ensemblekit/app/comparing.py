@@ -235,6 +235,17 @@ def _protocol(task: str, cv, repeats, runs, seed: int, n_clusters):
                     n_clusters=n_clusters)
 
 
+def _noised(candidates, levels: Sequence[float], baseline: str | None):
+    """One column group per ``--noise`` level: every candidate at the first level, then at
+    the second, ...; and the baseline's label at the first level."""
+    from ensemblekit.experiment.noise import check_levels
+
+    levels = check_levels(levels)
+    out = [replace(c, noise=level, label=f"{c.label}@noise={level:g}")
+           for level in levels for c in candidates]
+    return out, None if baseline is None else f"{baseline}@noise={levels[0]:g}"
+
+
 def _check_plottable(candidates, gridded, n_data: int) -> None:
     """Refuse, before any work, a plot that could not be drawn."""
     if gridded:
@@ -256,7 +267,7 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
             max_instances: int | None = None, n_jobs: int = 1, scheduler: str | None = None,
             resume=None, alpha: float = 0.05, rope: float | None = None, plot: bool = False,
             pooled: bool = False, report_options: dict | None = None, strict: bool = False,
-            predictions: bool = False,
+            predictions: bool = False, noise: Sequence[float] = (),
             progress: Progress | None = None, notify: Notify | None = None) -> Comparison:
     """Compare algorithms over data sets under one protocol (``ensemblekit compare``).
 
@@ -328,6 +339,13 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     report_options : dict, optional
         Keyword arguments of each pooled classification report (``cost_matrix``,
         ``curves``; see :func:`~ensemblekit.scores.classification.classification_report`).
+    noise : sequence of float
+        ``--noise`` levels, each in [0, 1): every algorithm is run once per level, on
+        training folds (a clustering run: on rows) where that share of the values of the
+        most significant half of the attributes is replaced (see
+        :mod:`ensemblekit.experiment.noise`; 0 is the clean data). Each level is a group of
+        columns, labelled ``ALGO@noise=LEVEL``, in the order given; ``baseline`` names the
+        baseline's column of the first level. Not with ``grid``.
 
     Returns
     -------
@@ -393,6 +411,11 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     candidates = tune_candidates(candidates, tune, tune_cv, grid,
                                  {c.label: c.tune for c in configurations}, tune_by)
     _refuse_same_parameters(candidates)
+    if noise:
+        if grid:
+            raise UsageError("--noise and --grid cannot be combined: compare the grid at one "
+                             "noise level (--set) or the levels without a grid")
+        candidates, baseline = _noised(candidates, noise, baseline)
     if plot:
         _check_plottable(candidates, gridded, len(files))
     protocol = _protocol(task, cv, repeats, runs, seed, n_clusters)

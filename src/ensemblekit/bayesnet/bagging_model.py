@@ -121,6 +121,9 @@ class BaggedK2Model:
         (see :meth:`K2Model.model_size <ensemblekit.bayesnet.classifier_model.K2Model.model_size>`)."""
         return sum(member.model_size() for member in self.estimators_)
 
+    # no ``structure_kind``: a bagging holds E networks, not one structure to compare, so
+    # ``-m structure-stability`` is refused for it (a comparison of k2 with iebn is not)
+
     def _check_state(self, ctx) -> None:
         """What the declaration cannot say: members that vote on this model's classes.
 

@@ -343,6 +343,14 @@ class K2Model:
         class node (the naive-Bayes start) included: the parents of all nodes, counted."""
         return int(sum(ps.size for ps in self.parent_sets_))
 
+    #: What ``-m structure-stability`` compares (see :mod:`ensemblekit.scores.structure`).
+    structure_kind = "arcs"
+
+    def structure(self) -> list[tuple[int, int]]:
+        """The network's arcs for ``-m structure-stability``: ``(parent, child)`` node pairs,
+        those from the class node included, child by child in order of addition."""
+        return [(int(p), child) for child, ps in enumerate(self.parent_sets_) for p in ps]
+
     def _check_state(self, ctx) -> None:
         """What the declaration cannot say: an acyclic network whose tables fit its nodes.
 

@@ -597,6 +597,20 @@ nominal_features, n_categories, n_classes
         self._fitted()
         return _depth(self.child_start_, self.n_children_)
 
+    #: What ``-m structure-stability`` compares (see :mod:`ensemblekit.scores.structure`).
+    structure_kind = "splits"
+
+    def structure(self) -> list[tuple[int, int]]:
+        """The tree's splits for ``-m structure-stability``: one ``(attribute, depth)`` pair
+        per internal node, the root at depth 0, in node order."""
+        self._fitted()
+        depth = np.zeros(self.feature_.size, dtype=np.int64)
+        for i in np.flatnonzero(self.n_children_ > 0).tolist():  # children after their parent
+            s = self.child_start_[i]
+            depth[s:s + self.n_children_[i]] = depth[i] + 1
+        inner = np.flatnonzero(self.feature_ >= 0)
+        return [(int(self.feature_[i]), int(depth[i])) for i in inner]
+
     def _label(self, node, parent, class_names):
         """J48's leaf label ``class (n/errors)`` from the parent's count of the branch."""
         bag = self.bag_value_[node]

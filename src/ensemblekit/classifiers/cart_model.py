@@ -296,6 +296,16 @@ class CartEntropyModel:
         """Depth of the tree: the longest root-to-leaf path, in splits (0 for one leaf)."""
         return int(self._node_depths().max())
 
+    #: What ``-m structure-stability`` compares (see :mod:`ensemblekit.scores.structure`).
+    structure_kind = "splits"
+
+    def structure(self) -> list[tuple[int, int]]:
+        """The tree's splits for ``-m structure-stability``: one ``(attribute, depth)`` pair
+        per internal node, the root at depth 0, in node order."""
+        depth = self._node_depths()
+        inner = np.flatnonzero(self.children_left_ != -1)
+        return [(int(self.feature_[i]), int(depth[i])) for i in inner]
+
     def _node_depths(self) -> np.ndarray:
         depth = np.zeros(self.children_left_.size, dtype=np.int64)
         for node in np.flatnonzero(self.children_left_ != -1):  # parents before children

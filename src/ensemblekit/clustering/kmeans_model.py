@@ -170,6 +170,11 @@ class PrototypeModel:
         """The clustering's size for ``-m model-size``: its number of prototypes (clusters)."""
         return int(self.scaled_centers_.shape[0])
 
+    #: What ``-m structure-stability`` compares: the partition of the rows a fit clustered
+    #: (its ``fit_predict`` labels), by the adjusted Rand index (see
+    #: :mod:`ensemblekit.scores.structure`).
+    structure_kind = "partition"
+
     def _scaled_rows(self, X):
         X = check_rows(self, X, allow_nan=False)
         return apply_scaling(X, self.scaling_offset_, self.scaling_factor_)

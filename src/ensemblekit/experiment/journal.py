@@ -66,6 +66,7 @@ from ensemblekit.experiment.records import (
     line_bound,
     pack_predictions,
 )
+from ensemblekit.experiment.stability import read_structure
 from ensemblekit.metrics import metric_spec
 from ensemblekit.registry import CLASSIFICATION, CLUSTERING, REGRESSION
 
@@ -424,6 +425,8 @@ class Journal:
                   "error": outcome.get("error")}
         if outcome.get("chosen") is not None:
             record["chosen"] = outcome["chosen"]
+        if outcome.get("structure") is not None:  # -m structure-stability compares them
+            record["structure"] = outcome["structure"]
         if actual is not None and outcome.get("predictions") is not None:
             record["predictions"] = pack_predictions(
                 outcome["predictions"], actual,
@@ -507,10 +510,14 @@ def _unit_record(rec, keys: set, specs: dict) -> tuple[tuple, dict]:
         if problem is not None:
             raise InputError(problem)
         scores[metric] = score
+    compared = [m for m, spec in specs.items() if spec.inputs == "structure"]
     if rec["error"] is None:
-        missing = [m for m in specs if m not in scores]
+        # a measure over several units' structures is computed when they are all read
+        missing = [m for m in specs if m not in scores and m not in compared]
         if missing:
             raise InputError(f"no score of {missing[0]}")
+        if compared and rec.get("structure") is None:
+            raise InputError(f"no structure of the model, which {compared[0]} compares")
     chosen = rec.get("chosen")  # --tune's values (absent from older journals and untuned units)
     if chosen is not None and not isinstance(chosen, dict):
         raise InputError(f"chosen is {_shown(chosen)}, not an object")
@@ -519,6 +526,9 @@ def _unit_record(rec, keys: set, specs: dict) -> tuple[tuple, dict]:
         outcome["chosen"] = chosen
     if rec.get("predictions") is not None:  # checked when unpacked (unpack_predictions)
         outcome["packed"] = rec["predictions"]
+    if rec.get("structure") is not None:
+        read_structure(rec["structure"])  # checked now: a damaged one names its line
+        outcome["structure"] = rec["structure"]
     return key, outcome
 
 
@@ -686,8 +696,13 @@ def _described(doc) -> tuple[dict, list, Protocol]:
         tune_by = c.get("tune_by", "")
         if not isinstance(tune_by, str):
             raise InputError(f"candidate {_shown(c)}: tune_by is not a string")
+        noise = c.get("noise", 0.0)  # absent from journals written before --noise
+        if isinstance(noise, bool) or not isinstance(noise, (int, float)) \
+                or not 0 <= noise < 1:
+            raise InputError(f"candidate {_shown(c)}: noise is not a level in [0, 1)")
         candidates.append(Candidate(c["algorithm"], c["params"], c["label"], c["grid"],
-                                    c["tune"], c["tune_cv"], c["configuration"], tune_by))
+                                    c["tune"], c["tune_cv"], c["configuration"], tune_by,
+                                    float(noise)))
     if not candidates or len({c.label for c in candidates}) != len(candidates):
         raise InputError("candidates are missing or share a label")
     names = set()

@@ -79,6 +79,10 @@ class Candidate:
         Label of the named configuration the candidate belongs to
         (``c45:unpruned=true``, see :mod:`ensemblekit.app.configurations`); empty for a
         plain registry name. A grid point of a configuration keeps it.
+    noise : float
+        ``--noise``: the share of the values of the most significant half of the
+        attributes replaced in every training fold (see
+        :mod:`ensemblekit.experiment.noise`); 0 for clean data.
     """
 
     algorithm: str
@@ -89,6 +93,7 @@ class Candidate:
     tune_cv: int = 5
     configuration: str = ""
     tune_by: str = ""
+    noise: float = 0.0
 
     @property
     def column(self) -> str:
@@ -98,10 +103,13 @@ class Candidate:
     @property
     def params_json(self) -> str:
         """Parameters as compact JSON with sorted keys (stable across runs); with what is
-        tuned (``"tune"``, ``"tune_cv"``) when something is."""
+        tuned (``"tune"``, ``"tune_cv"``) when something is, and the ``"noise"`` level
+        when it is not 0."""
         return self._json(self.params)
 
     def _json(self, params: dict) -> str:
+        if self.noise:
+            params = params | {"noise": self.noise}
         if not self.tune:
             return _params_json(params)
         if self.tune_by:  # a clusterer: no inner folds, an internal index decides

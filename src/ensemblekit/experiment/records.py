@@ -117,7 +117,8 @@ def describe_comparison(datasets, work: Plan, protocol: Protocol, metrics) -> di
     -------
     dict
         Plain JSON data: ``task``, ``protocol`` (kind, folds, repeats, seed, n_clusters),
-        ``metrics``, ``candidates`` (every field of :class:`Candidate`, in column order)
+        ``metrics``, ``candidates`` (every field of :class:`Candidate`, its ``--noise``
+        level included, in column order)
         and ``datasets``: per data set its ``name``, ``rows``, ``labelled`` (rows with a
         known class, which size the corrected t-test's folds), ``classes`` (declared class
         values; None for a numeric class) and ``n_clusters`` (what a clustering run used;
@@ -144,7 +145,8 @@ def describe_comparison(datasets, work: Plan, protocol: Protocol, metrics) -> di
             "metrics": list(metrics),
             "candidates": [{"algorithm": c.algorithm, "params": c.params, "label": c.label,
                             "grid": c.grid, "tune": c.tune, "tune_cv": c.tune_cv,
-                            "configuration": c.configuration, "tune_by": c.tune_by}
+                            "configuration": c.configuration, "tune_by": c.tune_by,
+                            "noise": c.noise}
                            for c in work.candidates],
             "datasets": described}
 

@@ -43,7 +43,14 @@ from ensemblekit._imports import around_import
 from ensemblekit._workers import worker_count
 from ensemblekit.dataset import known_class
 from ensemblekit.errors import InputError, interruption
+from ensemblekit.experiment.batching import (
+    _JOURNAL_TASK_SECONDS,
+    _batches,
+    _timed_batches,
+    _UnitCosts,
+)
 from ensemblekit.experiment.journal import Journal, JournalLock, run_fingerprint, unit_key
+from ensemblekit.experiment.noise import noised_rows
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit
 from ensemblekit.experiment.records import (
     clusters_used,
@@ -61,6 +68,7 @@ from ensemblekit.experiment.scheduler import (
     require_distributed,
     wait_for_worker,
 )
+from ensemblekit.experiment.stability import fill_stability, unit_structure
 
 
 @dataclass(frozen=True)
@@ -489,6 +497,7 @@ class Runner:
         finally:
             if journal is not None:
                 journal.close()
+        fill_stability(keys, outcomes, metrics)  # over the structures of each repeat's units
         scores: list[Score] = []
         failures: list[Failure] = []
         kept: list[UnitPredictions] = []
@@ -749,72 +758,6 @@ def run(
 
 
 # ---------------------------------------------------------------------- tasks
-def _batches(todo: list[int], units: list, n_workers: int) -> list[list[int]]:
-    """Group units into tasks: consecutive units of one data set, about 8 tasks per worker.
-
-    Shipping a data set to a worker costs about as much as a small unit, so a
-    parallel run sends each data set once per batch rather than once per unit.
-    A serial run keeps one unit per task (finest resume granularity).
-    """
-    if n_workers == 1:
-        return [[i] for i in todo]
-    size = max(1, -(-len(todo) // (8 * n_workers)))
-    batches: list[list[int]] = []
-    for i in todo:
-        last = batches[-1] if batches else None
-        if last and len(last) < size and units[last[0]].data_index == units[i].data_index:
-            last.append(i)
-        else:
-            batches.append([i])
-    # largest data sets first (stable), so no worker is left with a long batch at the end
-    return sorted(batches, key=lambda b: -units[b[0]].data_size)
-
-
-#: Expected seconds of work per task of a journaled parallel run: units of one data set
-#: and candidate whose measured cost is small share a task, so dispatching tiny units
-#: costs little, and a killed run loses at most about this much work per task under way.
-_JOURNAL_TASK_SECONDS = 0.5
-
-
-class _UnitCosts:
-    """Mean seconds per unit of each (data set, candidate), learnt from finished units."""
-
-    def __init__(self):
-        self._sums: dict[tuple[int, int], list[float]] = {}
-
-    def add(self, unit, seconds: float) -> None:
-        entry = self._sums.setdefault((unit.data_index, unit.candidate), [0.0, 0])
-        entry[0] += seconds
-        entry[1] += 1
-
-    def estimate(self, unit) -> float:
-        """Mean seconds so far; infinity while no unit of the pair has finished."""
-        entry = self._sums.get((unit.data_index, unit.candidate))
-        return entry[0] / entry[1] if entry else float("inf")
-
-
-def _timed_batches(todo: list[int], units: list, costs: _UnitCosts, budget: float):
-    """Yield tasks lazily: consecutive units of one data set whose estimated seconds add up
-    to at most ``budget``; a unit of unknown or large cost goes alone.
-
-    The estimates are read when each task is formed, so they improve as the run goes.
-    """
-    batch: list[int] = []
-    spent = 0.0
-    for i in todo:
-        cost = costs.estimate(units[i])
-        if batch and (units[batch[0]].data_index != units[i].data_index or spent + cost > budget):
-            yield batch
-            batch, spent = [], 0.0
-        batch.append(i)
-        spent += cost
-        if spent >= budget:
-            yield batch
-            batch, spent = [], 0.0
-    if batch:
-        yield batch
-
-
 def _where(work, datasets, i) -> str:
     u = work.units[i]
     place = f"repeat {u.repeat}, fold {u.fold}" if u.fold else f"run {u.repeat}"
@@ -927,8 +870,8 @@ def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | Non
               metrics: tuple[str, ...], keep: bool = False, shared: _Shared | None = None):
     start = time.perf_counter()
     try:
-        values, predictions, chosen = _score_unit(ds, cand, unit, n_clusters, metrics, keep,
-                                          shared if shared is not None else _Shared(ds))
+        values, predictions, chosen, structure = _score_unit(
+            ds, cand, unit, n_clusters, metrics, keep, shared or _Shared(ds))
     except Exception as exc:  # recorded per unit; the rest of the run goes on
         if interruption(exc) is not None:  # Ctrl-C inside compiled code: stop, as for any other
             raise
@@ -943,12 +886,16 @@ def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | Non
         outcome["predictions"] = predictions
     if chosen is not None:
         outcome["chosen"] = chosen
+    if structure is not None:
+        outcome["structure"] = structure
     return index, outcome
 
 
 def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics: tuple[str, ...],
                 keep: bool, shared: _Shared):
-    """Fit and score one unit: ``({metric: value}, predictions or None, --tune pick or None)``.
+    """Fit and score one unit: ``({metric: value}, predictions or None, --tune pick or None,
+    structure or None)`` (:mod:`ensemblekit.experiment.stability`), on training rows noised
+    at ``cand.noise`` (:mod:`ensemblekit.experiment.noise`; never the test rows).
 
     A test unit's predictions are ``(test rows, predicted, proba, prior)`` when
     ``keep`` is true. A score of class probabilities (or a relative error) gets
@@ -973,9 +920,11 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
         in_test = np.zeros(y.shape[0], dtype=bool)
         in_test[test] = True
         train = np.flatnonzero(known & ~in_test)  # ascending, as the splitter gives it
+        X_train = noised_rows(ds, cand.noise, unit.random_state, ds.X[train],
+                              None if regression else y[train])
         model, _, fit_seconds = fit_timed(tuned_factory(cand, params, shared.maker) if cand.tune
                                           else shared.maker(cand, params, True),
-                                          unit.random_state, ds.X[train], y[train], warm=warm)
+                                          unit.random_state, X_train, y[train], warm=warm)
         if regression:
             n_classes, prior = None, float(np.mean(y[train]))
         else:
@@ -985,13 +934,15 @@ def _score_unit(ds, cand: Candidate, unit: Unit, n_clusters: int | None, metrics
                                                n_classes=n_classes, truth=y[test], prior=prior,
                                                with_proba=keep, seconds={"fit": fit_seconds})
         return (values, ((test, predicted, proba, prior) if keep else None),
-                getattr(model, "best_params_", None))
+                getattr(model, "best_params_", None), unit_structure(model, None, metrics))
     if "n_clusters" in spec.param_names:
         params["n_clusters"] = n_clusters or len(np.unique(y[known]))
+    X = noised_rows(ds, cand.noise, unit.random_state, ds.X, None)
     model, labels, fit_seconds = fit_timed(tuned_factory(cand, params, shared.maker) if cand.tune
                                            else shared.maker(cand, params, False),
-                                           unit.random_state, ds.X, warm=warm)
-    values = score_model(metrics, model, ds.X, truth=y[known], known=known, predicted=labels,
+                                           unit.random_state, X, warm=warm)
+    values = score_model(metrics, model, X, truth=y[known], known=known, predicted=labels,
                          seconds={"fit": fit_seconds}).values
     return (values, ((None, np.asarray(labels), None, None) if keep else None),
-            getattr(model, "best_params_", None))
+            getattr(model, "best_params_", None), unit_structure(model, labels, metrics))
+
