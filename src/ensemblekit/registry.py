@@ -500,7 +500,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             estimator="ensemblekit.classifiers.c45:C45Tree",
             model="ensemblekit.classifiers.c45_model:C45Model",
             exposed=("confidence_factor", "min_samples_leaf", "unpruned", "subtree_raising",
-                     "collapse_tree"),
+                     "collapse_tree", "binary_splits", "mdl_correction",
+                     "split_point_actual_value"),
             preprocessing="none: nominal attributes as their values, missing values as "
             "fractional instances (as J48)",
             encode="codes",

@@ -44,6 +44,8 @@ def labor():
 @pytest.mark.parametrize("name, params", [
     ("labor", {}), ("labor", {"unpruned": True}), ("vote", {}), ("soybean", {}),
     ("iris", {"min_samples_leaf": 1, "unpruned": True, "collapse_tree": False}),
+    ("colic", {"binary_splits": True}),
+    ("labor", {"binary_splits": True, "mdl_correction": False, "split_point_actual_value": False}),
 ])
 def test_the_rebuilt_model_predicts_the_same_bytes(name, params):
     tree, X = _fit(name, **params)
@@ -83,7 +85,8 @@ def test_the_numpy_walk_is_the_compiled_walk_to_the_last_bit(name):
     # soybean has 19 classes: a pairwise sum of a leaf's weights would differ in the last bit
     ds, X, y, nominal, n_cat = load_coded(name)
     rng = np.random.default_rng(len(name))
-    for params in ({}, {"unpruned": True, "min_samples_leaf": 1, "collapse_tree": False}):
+    for params in ({}, {"unpruned": True, "min_samples_leaf": 1, "collapse_tree": False},
+                   {"binary_splits": True}):
         for trial in range(3):
             w = None if trial == 0 else rng.integers(0, 4, y.size).astype(float)
             tree = C45Tree(nominal_features=nominal, n_categories=n_cat,
@@ -127,7 +130,11 @@ def _get_probs(tree, x, node, weight, flat=None):
                 sub = _get_probs(tree, x, start + j, (bag / total) * weight, flat)
                 prob = [a + b for a, b in zip(prob, sub)]
         return prob
-    j = int(v) if tree._nominal_mask()[f] else int(not v <= tree.threshold_[node])
+    t = tree.threshold_[node]
+    if not tree._nominal_mask()[f]:
+        j = int(not v <= t)
+    else:  # one branch per value, or (a binary test) the value coded t, then the others
+        j = int(v) if np.isnan(t) else int(v != t)
     if not tree.is_empty_[start + j]:
         return _get_probs(tree, x, start + j, weight, flat)
     if sum(tree.bag_value_[start + j]) > 1e-6:
@@ -135,11 +142,12 @@ def _get_probs(tree, x, node, weight, flat=None):
     return share(tree.value_[node])
 
 
-@pytest.mark.parametrize("name", ["tic-tac-toe", "soybean", "labor"])
-def test_a_split_on_a_missing_value_adds_its_branches_sums_as_weka(name):
+@pytest.mark.parametrize("name, params", [("tic-tac-toe", {}), ("soybean", {}), ("labor", {}),
+                                          ("soybean", {"binary_splits": True})])
+def test_a_split_on_a_missing_value_adds_its_branches_sums_as_weka(name, params):
     # J48 adds at a split on a missing value the sums its branches return (recursion), not
     # every leaf's share into one running sum: 0 + a + (0 + b + c) is not (a + b) + c
-    tree, X = _fit(name, unpruned=True, min_samples_leaf=1)
+    tree, X = _fit(name, unpruned=True, min_samples_leaf=1, **params)
     Q = _with_gaps(X, seed=5, rate=0.5)
     want = np.array([_get_probs(tree, q, 0, 1.0) for q in Q])
     assert _compiled(tree, Q).tobytes() == want.tobytes()
@@ -245,6 +253,31 @@ def test_a_test_with_the_wrong_threshold_kind_is_refused(labor):
         with pytest.raises(DamagedModelError, match="threshold"):
             roundtrip(tree, C45Model,
                       tamper=_set("threshold_", lambda a, i=node, v=value: a.__setitem__(i, v)))
+
+
+def test_a_binary_nominal_test_must_name_a_value_and_match_binary_splits():
+    tree, _ = _fit("colic", binary_splits=True)
+    roundtrip(tree, C45Model)
+    node = _split(tree, True)
+    n_values = int(tree.n_categories_[np.searchsorted(tree.nominal_features_,
+                                                      tree.feature_[node])])
+    for value in (-1.0, 0.5, float(n_values)):
+        with pytest.raises(DamagedModelError, match="one of its column's value codes"):
+            roundtrip(tree, C45Model,
+                      tamper=_set("threshold_", lambda a, v=value: a.__setitem__(node, v)))
+
+    def multiway(params, scalars, arrays):
+        params["binary_splits"] = False
+
+    with pytest.raises(DamagedModelError, match="binary where binary_splits is false"):
+        roundtrip(tree, C45Model, tamper=multiway)
+    plain, _ = _fit("colic")
+
+    def binary(params, scalars, arrays):
+        params["binary_splits"] = True
+
+    with pytest.raises(DamagedModelError, match="multiway where it is true"):
+        roundtrip(plain, C45Model, tamper=binary)
 
 
 def test_a_node_with_two_parents_or_none_is_refused():

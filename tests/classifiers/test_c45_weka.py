@@ -1,4 +1,6 @@
-"""C45Tree against Weka 3.9.7's J48 itself: 21 UCI files pruned and ``-U``, and each J48 option.
+"""C45Tree against Weka 3.9.7's J48 itself: 21 UCI files pruned and ``-U``, and each J48 option
+(``-B``, ``-J`` and ``-doNotMakeSplitPointActualValue`` at the end, alone and with ``-U``
+and ``-M 5``).
 
 For each file and setting Weka runs twice: ``J48 -t FILE -no-cv`` prints the tree, and the
 same with ``-classifications CSV -distribution -decimals 12`` prints its class distribution
@@ -75,6 +77,36 @@ def test_tree_text_and_distributions_equal_j48(name):
         np.testing.assert_allclose(tree.predict_proba(X), dist[keep], rtol=0, atol=1e-6)
 
 
+def _our_tree(name, **params):
+    """Our tree on the file ``name`` with ``params``, its text as J48 prints it, its rows
+    and which of them have a class."""
+    ds, X, y, nominal, n_cat = load_coded(name)
+    feats = ds.schema.features
+    classes = list(ds.schema.class_attribute.values)
+    tree = C45Tree(nominal_features=nominal, n_categories=n_cat, n_classes=len(classes),
+                   **params).fit(X, y)
+    text = tree.export_text([a.name for a in feats], classes,
+                            {j: list(feats[j].values) for j in nominal})
+    return tree, text, X, ds.y >= 0
+
+
+def _agrees_with_j48(name, options, params):
+    """Our tree on ``name`` with ``params`` prints J48's text with ``options``, has its leaf
+    count and size, and gives its training distributions; returns the tree's text."""
+    text, leaves, size, dist = weka_j48(data_path(f"{name}.arff"), options)
+    tree, got, X, keep = _our_tree(name, **params)
+    assert got == text, (name, options)
+    assert (tree.n_leaves_, tree.tree_size_) == (leaves, size)
+    np.testing.assert_allclose(tree.predict_proba(X), dist[keep], rtol=0, atol=1e-6)
+    return got
+
+
+def _differs_from_default(name, text):
+    """Whether the default tree (J48's, as the tests above check) prints otherwise: the
+    option changed the tree, so the agreement could not hold without it."""
+    return text != _our_tree(name)[1]
+
+
 OPTIONS = [
     (["-U", "-O"], {"unpruned": True, "collapse_tree": False}),
     (["-S"], {"subtree_raising": False}),
@@ -88,21 +120,8 @@ OPTIONS = [
 @pytest.mark.slow  # 20 runs of Java
 @pytest.mark.parametrize("name", ["colic", "labor"])  # missing values, subtree raising
 def test_each_j48_option_means_the_same(name):
-    ds, X, y, nominal, n_cat = load_coded(name)
-    keep = ds.y >= 0
-    feats = ds.schema.features
-    classes = list(ds.schema.class_attribute.values)
     for options, params in OPTIONS:
-        text, leaves, size, dist = weka_j48(data_path(f"{name}.arff"), options)
-        tree = C45Tree(nominal_features=nominal, n_categories=n_cat, n_classes=len(classes),
-                       **params).fit(X, y)
-        got = tree.export_text([a.name for a in feats], classes,
-                               {j: list(feats[j].values) for j in nominal})
-        assert got == text, (name, options)
-        assert (tree.n_leaves_, tree.tree_size_) == (leaves, size)
-        np.testing.assert_allclose(tree.predict_proba(X), dist[keep], rtol=0, atol=1e-6)
-
-
+        _agrees_with_j48(name, options, params)
 
 
 @needs_weka
@@ -168,3 +187,63 @@ def test_distributions_after_training_on_missing_values_stay_within_1e_14(name, 
     gap = np.sort(want, axis=1)
     clear = gap[:, -1] - gap[:, -2] > 1e-12
     np.testing.assert_array_equal(got.argmax(axis=1)[clear], want.argmax(axis=1)[clear])
+
+
+# ---- the growth options of issue 33: -B, -J, -doNotMakeSplitPointActualValue
+# each file has missing values; each option changes the printed tree on each
+@needs_weka
+@pytest.mark.parametrize("name", ["colic", "hepatitis", "credit-a", "anneal"])
+def test_binary_splits_print_j48_b_s_tree(name):
+    text = _agrees_with_j48(name, ["-B"], {"binary_splits": True})
+    assert " != " in text and _differs_from_default(name, text)
+
+
+@needs_weka
+@pytest.mark.parametrize("name", ["colic", "heart-c", "hepatitis", "labor"])
+def test_no_mdl_correction_prints_j48_j_s_tree(name):
+    text = _agrees_with_j48(name, ["-J"], {"mdl_correction": False})
+    assert _differs_from_default(name, text)
+
+
+@needs_weka
+@pytest.mark.parametrize("name", ["heart-c", "hepatitis", "credit-a", "anneal"])
+def test_midpoint_split_points_print_j48_s_tree(name):
+    text = _agrees_with_j48(name, ["-doNotMakeSplitPointActualValue"],
+                            {"split_point_actual_value": False})
+    assert _differs_from_default(name, text)
+
+
+@needs_weka
+@pytest.mark.parametrize("options, params, name", [
+    (["-B", "-U"], {"binary_splits": True, "unpruned": True}, "credit-a"),
+    (["-B", "-M", "5"], {"binary_splits": True, "min_samples_leaf": 5}, "soybean"),
+    (["-J", "-U"], {"mdl_correction": False, "unpruned": True}, "hepatitis"),
+    (["-J", "-M", "5"], {"mdl_correction": False, "min_samples_leaf": 5}, "heart-c"),
+    (["-doNotMakeSplitPointActualValue", "-U"],
+     {"split_point_actual_value": False, "unpruned": True}, "anneal"),
+    (["-doNotMakeSplitPointActualValue", "-M", "5"],
+     {"split_point_actual_value": False, "min_samples_leaf": 5}, "credit-a"),
+    (["-B", "-J", "-doNotMakeSplitPointActualValue"],
+     {"binary_splits": True, "mdl_correction": False, "split_point_actual_value": False},
+     "colic"),
+])
+def test_growth_options_combine_with_u_and_m_as_in_j48(options, params, name):
+    _agrees_with_j48(name, options, params)
+
+
+@needs_weka
+@pytest.mark.parametrize("options, params, name", [
+    (["-B"], {"binary_splits": True}, "heart-c"), (["-J"], {"mdl_correction": False}, "credit-a"),
+    # where a held-out value falls between a training value and the midpoint above it
+    (["-doNotMakeSplitPointActualValue"], {"split_point_actual_value": False}, "hepatitis"),
+    (["-doNotMakeSplitPointActualValue"], {"split_point_actual_value": False}, "glass"),
+])
+def test_growth_options_give_j48_s_test_distributions(name, options, params, tmp_path):
+    """``-p 0 -distribution`` on held-out rows, 10 % of their values (and of the training
+    rows') missing: the options change the distributions, and J48's change alike (within
+    the 1e-14 that fractional training weights leave, see above)."""
+    train, test = split_alternate(data_path(f"{name}.arff"), tmp_path, missing=0.1, seed=7)
+    want = np.array(weka_distributions("weka.classifiers.trees.J48", train, test, options))
+    got = _predict_split(train, test, **params)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-14)
+    assert not np.array_equal(got, _predict_split(train, test))  # the option mattered

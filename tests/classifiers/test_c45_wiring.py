@@ -36,10 +36,13 @@ def test_c45_entry_is_the_c45_tree_on_codes_and_nan():
     assert (spec.encode, spec.impute_numeric, spec.model_summary) == ("codes", False, "tree")
     assert "J48" in spec.description and "gain ratio" in spec.description
     assert set(spec.param_names) >= {"confidence_factor", "min_samples_leaf", "unpruned",
-                                     "subtree_raising", "collapse_tree"}
+                                     "subtree_raising", "collapse_tree", "binary_splits",
+                                     "mdl_correction", "split_point_actual_value"}
     defaults = spec.defaults()
     assert (defaults["confidence_factor"], defaults["min_samples_leaf"], defaults["unpruned"]) \
         == (0.25, 2, False)  # J48 -C 0.25 -M 2
+    assert (defaults["binary_splits"], defaults["mdl_correction"],
+            defaults["split_point_actual_value"]) == (False, True, True)  # no -B, -J, -doNot...
     ds, X, y, nominal, n_cat = load_coded("labor")
     model = registry.make_estimator("c45", ds.schema, None, 0)
     assert model["prep"] == "passthrough"

@@ -137,7 +137,12 @@ def c45_proba(arrays, x) -> np.ndarray:
                 if not empty[k]:
                     visit(k, w * (total(bag[k]) / stot))
             return
-        j = int(v) if int(feature[i]) in nominal else (0 if v <= threshold[i] else 1)
+        if int(feature[i]) not in nominal:
+            j = 0 if v <= threshold[i] else 1
+        elif np.isnan(threshold[i]):
+            j = int(v)
+        else:  # a binary nominal test: the value coded threshold_[i], then the others
+            j = 0 if v == threshold[i] else 1
         k = start[i] + j
         if empty[k]:
             if total(bag[k]) > small:
@@ -204,6 +209,7 @@ def files(tmp_path_factory):
                      "7.7,3.0,?,2.4,?\n0.0,100.0,-3.0,9.0,?\n", encoding="utf-8")
     out = {"iris-holes.arff": holes}
     for algo, data, extra in (("c45", "vote.arff", ()), ("c45", "iris.arff", ()),
+                              ("c45", "colic.arff", ("--set", "binary_splits=true")),
                               ("k2", "vote.arff", ()), ("k2", "iris.arff", ()),
                               ("kmeans", "iris.arff", ("-k", "3"))):
         path = folder / f"{algo}-{data[:-5]}.ekm"
@@ -220,6 +226,7 @@ def predicted(model, data, *options) -> list[list[str]]:
 
 
 CLASSIFIERS = [("c45", "vote.arff", "vote.arff"), ("c45", "iris.arff", "iris.arff"),
+               ("c45", "colic.arff", "colic.arff"),
                ("c45", "iris.arff", "iris-holes.arff"), ("k2", "vote.arff", "vote.arff"),
                ("k2", "iris.arff", "iris.arff"), ("k2", "iris.arff", "iris-holes.arff")]
 

@@ -124,7 +124,8 @@ _NODE_ARRAYS = ("feature", "threshold", "child_start", "n_children", "value", "b
 
 def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_samples_leaf=2,
              confidence_factor=0.25, unpruned=False, subtree_raising=True, collapse_tree=True,
-             counts=None):
+             counts=None, binary_splits=False, mdl_correction=True,
+             split_point_actual_value=True):
     """Grow (and prune) one J48 tree from arrays that are already valid; the fast path.
 
     No input is checked: callers that grow many trees (the bagging ensembles) validate once
@@ -147,6 +148,9 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     counts : ndarray of shape (n,) or None
         How many instances each row stands for in J48's count of known values;
         default: its weight when that is a whole number (copies), else 1.
+    binary_splits, mdl_correction, split_point_actual_value : bool
+        J48's ``-B``, not ``-J``, not ``-doNotMakeSplitPointActualValue``, as
+        :class:`~ensemblekit.classifiers.c45.C45Tree` describes them.
 
     Returns
     -------
@@ -175,7 +179,8 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     arrays = kernels.grow_unpruned(
         X, y, w, counts, nominal, n_cats, int(n_classes), float(min_samples_leaf),
         _few_values_ok(nominal, n_cats, float(counts.sum())), _zero_representatives(X, nominal),
-        bool(collapse_tree), np.empty(n, dtype=code))
+        bool(collapse_tree), np.empty(n, dtype=code), bool(binary_splits), bool(mdl_correction),
+        bool(split_point_actual_value))
     if unpruned:
         return dict(zip(_NODE_ARRAYS, arrays[:7]))
     from ._c45_pruning import prune_tree

@@ -112,8 +112,9 @@ def _gain_ratio(per_bag, known, total, gain):
 
 
 @njit(cache=True, nogil=True)
-def _nominal_split(col, y, w, n_cat, n_classes, min_obj, total, whole):
-    # -> (valid, gain, gain ratio)
+def _value_bags(col, y, w, n_cat, n_classes):
+    # the known values' class weights per value, their weight per value and per class,
+    # and their total, added row by row
     bags = np.zeros((n_cat, n_classes))
     per_bag = np.zeros(n_cat)
     per_class = np.zeros(n_classes)
@@ -126,6 +127,13 @@ def _nominal_split(col, y, w, n_cat, n_classes, min_obj, total, whole):
             per_bag[b] += w[i]
             per_class[y[i]] += w[i]
             known += w[i]
+    return bags, per_bag, per_class, known
+
+
+@njit(cache=True, nogil=True)
+def _nominal_split(col, y, w, n_cat, n_classes, min_obj, total, whole):
+    # -> (valid, gain, gain ratio)
+    bags, per_bag, per_class, known = _value_bags(col, y, w, n_cat, n_classes)
     enough = 0
     for b in range(n_cat):
         if min_obj - per_bag[b] < SMALL:
@@ -134,6 +142,41 @@ def _nominal_split(col, y, w, n_cat, n_classes, min_obj, total, whole):
         return False, 0.0, 0.0
     gain = _info_gain(bags, per_bag, per_class, known, total, np.nan, whole)
     return True, gain, _gain_ratio(per_bag, known, total, gain)
+
+
+@njit(cache=True, nogil=True)
+def _binary_nominal_split(col, y, w, n_cat, n_classes, min_obj, total, whole):
+    """The best two-way split ``= v`` / ``!= v`` of a nominal column (J48 ``-B``).
+
+    Each value ``v`` whose known weight reaches ``min_obj`` is tried against all the
+    other known values together (which must reach ``min_obj`` too); the first value so
+    tried is taken, then a later one only when its gain ratio exceeds the best by more
+    than 1e-6, as Weka's ``BinC45Split`` chooses. The second branch's class weights are
+    the node's known ones less the first branch's. Returns ``(valid, gain, gain ratio,
+    v)``: valid when some value could be tried, with gain and ratio 0 (and ``v`` = -1)
+    when none was taken.
+    """
+    bags, per_bag, per_class, known = _value_bags(col, y, w, n_cat, n_classes)
+    two = np.zeros((2, n_classes))
+    two_bag = np.zeros(2)
+    valid = False
+    best_gain, best_ratio, best_value = 0.0, 0.0, -1
+    for b in range(n_cat):
+        if min_obj - per_bag[b] >= SMALL:
+            continue
+        two_bag[0] = per_bag[b]
+        two_bag[1] = known - per_bag[b]
+        if min_obj - two_bag[1] >= SMALL:
+            continue
+        for c in range(n_classes):
+            two[0, c] = bags[b, c]
+            two[1, c] = per_class[c] - bags[b, c]
+        valid = True
+        gain = _info_gain(two, two_bag, per_class, known, total, np.nan, whole)
+        ratio = _gain_ratio(two_bag, known, total, gain)
+        if b == 0 or ratio - best_ratio > SMALL:
+            best_gain, best_ratio, best_value = gain, ratio, b
+    return valid, best_gain, best_ratio, best_value
 
 
 @njit(cache=True, nogil=True)
@@ -148,12 +191,15 @@ def _min_split(known, n_classes, min_obj):
 
 
 @njit(cache=True, nogil=True)
-def _numeric_result(vals, split_index, n_thresholds, best_gain, left, right, total):
+def _numeric_result(vals, split_index, n_thresholds, best_gain, left, right, total, mdl):
     # -> (valid, gain, gain ratio, cut) once the best threshold is known; ``left`` and
-    # ``right`` are the known weights on its two sides
+    # ``right`` are the known weights on its two sides; ``mdl``: release 8's penalty
+    # log2(#thresholds) / N on the gain (J48 -J leaves it out)
     if n_thresholds == 0:
         return False, 0.0, 0.0, 0.0
-    gain = best_gain - (math.log(n_thresholds) / LN2) / total
+    gain = best_gain
+    if mdl:
+        gain = best_gain - (math.log(n_thresholds) / LN2) / total
     if gain < SMALL:
         return False, 0.0, 0.0, 0.0
     lo = vals[split_index]
@@ -173,15 +219,16 @@ def _numeric_result(vals, split_index, n_thresholds, best_gain, left, right, tot
 
 @njit(cache=True, nogil=True)
 def _numeric_split(vals, order, cls, wmap, cnt, unit_w, unit_cnt, n_classes, min_obj, total,
-                   whole):
-    # -> (valid, gain after the log2(#thresholds)/N penalty, gain ratio, cut), from the
+                   whole, mdl):
+    # -> (valid, gain after the log2(#thresholds)/N penalty when ``mdl``, gain ratio, cut),
+    # from the
     # node's rows with a known value of one column sorted by it (``order``, the values
     # ``vals`` and classes ``cls`` beside them; weights wmap[row], or all 1 when ``unit_w``,
     # counts cnt[row], or all 1 when ``unit_cnt``: the same sums without reading those
     # arrays)
     if whole.shape[0] > 0:
         return _numeric_split_whole(vals, order, cls, wmap, cnt, unit_w, unit_cnt, n_classes,
-                                    min_obj, total, whole)
+                                    min_obj, total, whole, mdl)
     k = order.shape[0]
     bags = np.zeros((2, n_classes))
     per_bag = np.zeros(2)
@@ -230,12 +277,12 @@ def _numeric_split(vals, order, cls, wmap, cnt, unit_w, unit_cnt, n_classes, min
                 left += wr
             else:
                 right += wr
-    return _numeric_result(vals, split_index, n_thresholds, best_gain, left, right, total)
+    return _numeric_result(vals, split_index, n_thresholds, best_gain, left, right, total, mdl)
 
 
 @njit(cache=True, nogil=True)
 def _numeric_split_whole(vals, order, cls, wmap, cnt, unit_w, unit_cnt, n_classes, min_obj,
-                         total, whole):
+                         total, whole, mdl):
     # _numeric_split where every weight is a whole number: the class weights are counted
     # in integers (exact in any order, as the floating sums are) and their x ln x terms
     # read from the table ``whole``
@@ -282,12 +329,13 @@ def _numeric_split_whole(vals, order, cls, wmap, cnt, unit_w, unit_cnt, n_classe
                     best_left = p0
                 n_thresholds += 1
     return _numeric_result(vals, split_index, n_thresholds, best_gain, float(best_left),
-                           float(known_n - best_left), total)
+                           float(known_n - best_left), total, mdl)
 
 
 @njit(cache=True, nogil=True)
 def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s_hi,
-                 num_index, nominal, n_cats, n_classes, min_obj, few_values_ok, table):
+                 num_index, nominal, n_cats, n_classes, min_obj, few_values_ok, table, binary,
+                 mdl):
     """Weka's ``C45ModelSelection.selectModel`` on one node's instances.
 
     Parameters
@@ -322,13 +370,20 @@ def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s
     table : ndarray of shape (t,)
         :func:`_xlnx_table` of the tree's total weight when every training weight is a
         whole number (used in nodes where every weight still is), else empty.
+    binary : bool
+        Split nominal columns in two, one value against the others (Weka's
+        ``BinC45ModelSelection``, J48 ``-B``), instead of one branch per value.
+    mdl : bool
+        Subtract release 8's ``log2(#thresholds) / N`` from a numeric split's gain
+        (J48 ``-J`` turns it off).
 
     Returns
     -------
     attribute : int
         The chosen attribute, or -1 for a leaf.
     cut : float
-        The numeric threshold before it is moved to a training value (NaN for nominal).
+        The numeric threshold before it is moved to a training value; for a nominal
+        column the code of the value of branch 0 when ``binary``, else NaN.
     """
     m = rows.shape[0]
     d = X.shape[1]
@@ -363,13 +418,19 @@ def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s
         if nominal[j]:
             for i in range(m):
                 col[i] = X[rows[i], j]
-            ok, g, r = _nominal_split(col, yn, wts, n_cats[j], n_classes, min_obj, total,
-                                      whole)
+            if binary:
+                ok, g, r, v = _binary_nominal_split(col, yn, wts, n_cats[j], n_classes,
+                                                    min_obj, total, whole)
+                cuts[j] = v
+            else:
+                ok, g, r = _nominal_split(col, yn, wts, n_cats[j], n_classes, min_obj, total,
+                                          whole)
         else:
             k = num_index[j]
             a, b = s_lo[k], s_hi[k]
             ok, g, r, cut = _numeric_split(sval[k, a:b], srow[k, a:b], scls[k, a:b], wmap, cnt,
-                                           unit_w, unit_cnt, n_classes, min_obj, total, whole)
+                                           unit_w, unit_cnt, n_classes, min_obj, total, whole,
+                                           mdl)
             cuts[j] = cut
         valid[j] = ok
         gains[j] = g
@@ -410,6 +471,18 @@ def _class_shares(counts, i, weight, out, r, f_sum, top):
     else:
         for c in range(counts.shape[1]):
             f_sum[top, c] += weight * (counts[i, c] / total)
+
+
+@njit(cache=True, nogil=True)
+def _branch_of(v, nominal, t):
+    """The branch of a known value ``v`` at a split with threshold ``t``: for a nominal
+    column the value's code, or (a binary split, ``t`` a code) 0 for ``t`` and 1 for any
+    other value; for a numeric one 0 when ``v <= t``, else 1."""
+    if nominal:
+        if t != t:
+            return int(v)
+        return 0 if int(v) == int(t) else 1
+    return 0 if v <= t else 1
 
 
 @njit(cache=True, nogil=True)
@@ -461,10 +534,7 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
                             total += bag_value[start + i, c]
                     f_tot[top] = total
                     break
-                if nominal[f]:
-                    ch = child_start[node] + int(v)
-                else:
-                    ch = child_start[node] + (0 if v <= threshold[node] else 1)
+                ch = child_start[node] + _branch_of(v, nominal[f], threshold[node])
                 if not is_empty[ch]:
                     node = ch
                     continue
@@ -625,14 +695,17 @@ def _grow_nodes(cap, n_classes):
 
 @njit(cache=True, nogil=True)
 def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_ok, zero_rep,
-                  collapse, bmap):
+                  collapse, bmap, binary, mdl, actual_value):
     """Grow J48's tree without pruning (``-U``), collapsed unless ``collapse`` is False.
 
     The same tree as the growth of :class:`ensemblekit.classifiers.c45.C45Tree` with
     ``unpruned=True``, in one compiled call (no Python per node): the path for the many
     small trees of the bagging ensembles. Each numeric column is sorted once, at the root;
-    a child's sorted rows are filtered from its parent's (no sort per node). A numeric
-    cut is moved to the largest training value not above it, taken from the column's
+    a child's sorted rows are filtered from its parent's (no sort per node). Nominal
+    columns split one value against the rest when ``binary`` (``-B``; the value's code is
+    the node's threshold), numeric splits' gains bear release 8's penalty when ``mdl``
+    (not ``-J``). Unless ``actual_value`` is False (``-doNotMakeSplitPointActualValue``),
+    a numeric cut is moved to the largest training value not above it, taken from the column's
     distinct values as ``numpy.unique`` gives them: where a column holds zeros of both
     signs, ``zero_rep[j]`` is the zero that ``numpy.unique`` keeps (else NaN, and the
     zeros all have one sign). Returns the node arrays ``feature, threshold, child_start,
@@ -757,7 +830,7 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
                 wmap[rows[i]] = wts[i]
         att, cut = select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls,
                                 s_lo[node], s_top, num_index, nominal, n_cats, K, min_obj,
-                                few_values_ok, table)
+                                few_values_ok, table, binary, mdl)
         if att < 0:
             feature[node] = -1
             threshold[node] = np.nan
@@ -778,7 +851,7 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
             first_root = False
             continue
         first_root = False
-        nb = n_cats[att] if nominal[att] else 2
+        nb = n_cats[att] if nominal[att] and not binary else 2
         m = rows.shape[0]
         branch = np.empty(m, dtype=np.int64)
         bags = np.zeros((nb, K))
@@ -789,7 +862,7 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
                 branch[i] = -1
                 n_miss += 1
             else:
-                b = int(v) if nominal[att] else (0 if v <= cut else 1)
+                b = _branch_of(v, nominal[att], cut)
                 branch[i] = b
                 bags[b, y[rows[i]]] += wts[i]
             bmap[rows[i]] = branch[i]
@@ -816,12 +889,12 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
             for c in range(K):
                 per_bag[b] += bags[b, c]
             total += per_bag[b]
-        if not nominal[att]:
+        if not nominal[att] and actual_value:
             vals = values[value_start[att]:value_start[att + 1]]
             k = np.searchsorted(vals, cut, side="right") - 1
             threshold[node] = vals[k] if k >= 0 else cut
-        else:
-            threshold[node] = np.nan
+        else:  # the midpoint cut; a binary nominal split's code; NaN (a multiway split)
+            threshold[node] = cut
         feature[node] = att
         for c in range(K):
             value[node, c] = 0.0

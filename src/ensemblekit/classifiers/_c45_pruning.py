@@ -172,12 +172,21 @@ def _class_dist(out, y, rows, w, lo, hi):
 
 @njit(cache=True, nogil=True)
 def _branch(v, nominal, cut):
-    # the branch of a known value; -1 for a missing one
+    # the branch of a known value; -1 for a missing one (a nominal split with a code as
+    # its cut is binary: that value, then the others)
     if v != v:
         return -1
     if nominal:
-        return int(v)
+        if cut != cut:
+            return int(v)
+        return 0 if int(v) == int(cut) else 1
     return 1 if v > cut else 0
+
+
+@njit(cache=True, nogil=True)
+def _width(nominal, n_cat, cut):
+    # the number of branches of a split: one per value of a multiway nominal split, else 2
+    return n_cat if nominal and cut != cut else 2
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -421,7 +430,7 @@ seg_hi, rows, weights
                             emp[at] = False
                         continue
                     a = att[at]
-                    nb2 = n_cats[a] if nominal[a] else 2
+                    nb2 = _width(nominal[a], n_cats[a], cut[at])
                     n_miss = _split_bags(X, y, a, cut[at], nominal[a], nb2, K, brows, bw, lo,
                                          hi, bags, frac, count)
                     need = blen + (hi - lo) + n_miss * nb2
@@ -505,7 +514,7 @@ def _estimated_branch(X, y, nominal, n_cats, att, cut, cs, nc, start, rows, w, l
     while True:
         # enter `node` with instances src[lo:hi]: write its branches' instances to scratch
         a = att[node]
-        nb = n_cats[a] if nominal[a] else 2
+        nb = _width(nominal[a], n_cats[a], cut[node])
         n_miss = _split_bags(X, y, a, cut[node], nominal[a], nb, dist.shape[0], src_rows, src_w,
                              lo, hi, bags, frac, count)
         srows, sw = _grown(srows, sw, stop, stop + (hi - lo) + n_miss * nb)

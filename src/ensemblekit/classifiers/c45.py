@@ -5,9 +5,11 @@ and re-expressed here; no Weka code is used):
 
 * the split of a node is chosen by gain ratio among the candidate splits whose information
   gain reaches the average gain of the candidates (less 1e-3); a nominal attribute splits
-  into one branch per declared value, a numeric one into ``<= t`` / ``> t``, with release
-  8's penalty ``log2(#candidate thresholds) / N`` on the gain; ``t`` is then moved to the
-  largest training value not above the cut;
+  into one branch per declared value (or, with ``binary_splits``, ``= v`` / ``!= v``), a
+  numeric one into ``<= t`` / ``> t``, with release 8's penalty
+  ``log2(#candidate thresholds) / N`` on the gain (unless ``mdl_correction`` is False);
+  ``t`` is then moved to the largest training value not above the cut (unless
+  ``split_point_actual_value`` is False);
 * a node is split only when at least two branches get ``min_samples_leaf`` (``-M``)
   instances' weight, and a numeric threshold keeps at least
   ``clip(0.1 * known weight / n_classes, M, 25)`` on each side;
@@ -87,6 +89,23 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
     collapse_tree : bool, default=True
         Replace subtrees that do not reduce the training error by leaves (J48 ``-O`` turns
         it off).
+    binary_splits : bool, default=False
+        Split a nominal attribute in two, one value against all the others (J48 ``-B``):
+        for each value with at least ``min_samples_leaf`` weight (the others together
+        having as much), the split ``attr = v`` / ``attr != v``; the first such value is
+        kept unless a later one has a higher gain ratio, and the attribute competes with
+        that split's gain and gain ratio. The tree prints ``attr = v`` and ``attr != v``,
+        and (as J48 ``-B``) its numeric split points as Java's ``Double.toString`` writes
+        them (``127.0``). Numeric attributes split as without it.
+    mdl_correction : bool, default=True
+        Subtract release 8's ``log2(#candidate thresholds) / N`` from the gain of a
+        numeric split (``N`` the node's weight); False is J48 ``-J``.
+    split_point_actual_value : bool, default=True
+        Move a numeric threshold from the midpoint between the two training values it
+        separates at the node down to the largest value of the attribute in the whole
+        training data not above it; False (J48 ``-doNotMakeSplitPointActualValue``) keeps
+        the midpoint. Training rows fall on the same sides either way; new rows between
+        the two values may not.
     nominal_features : array-like of int or None, default=None
         Indices of the nominal columns of ``X`` (their values are codes); None: every
         column is numeric, unless ``X`` is a DataFrame whose dtypes declare them

@@ -184,10 +184,14 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
             rows, nodes, weights, f, v, frames = (rows[known], nodes[known], weights[known],
                                                   f[known], v[known], frames[known])
         branch = np.zeros(rows.size, dtype=np.int64)
+        t = threshold[nodes]
         is_nominal = nominal[f]
-        branch[is_nominal] = v[is_nominal].astype(np.int64)
+        multiway = is_nominal & np.isnan(t)
+        branch[multiway] = v[multiway].astype(np.int64)
+        binary = is_nominal & ~multiway  # branch 0 is the value coded t, 1 any other
+        branch[binary] = np.where(v[binary] == t[binary], 0, 1)
         numeric = ~is_nominal
-        branch[numeric] = np.where(v[numeric] <= threshold[nodes[numeric]], 0, 1)
+        branch[numeric] = np.where(v[numeric] <= t[numeric], 0, 1)
         child = child_start[nodes] + branch
         empty = is_empty[child]
         if empty.any():
@@ -265,7 +269,8 @@ class C45Model:
     Parameters
     ----------
     confidence_factor, min_samples_leaf, unpruned, subtree_raising, collapse_tree, \
-nominal_features, n_categories, n_classes
+binary_splits, mdl_correction, split_point_actual_value, nominal_features, n_categories, \
+n_classes
         As :class:`ensemblekit.classifiers.c45.C45Tree`.
 
     Attributes
@@ -280,10 +285,13 @@ nominal_features, n_categories, n_classes
     feature_ : ndarray of int64 of shape (n_nodes,)
         Attribute tested at each node, -1 at a leaf. Node 0 is the root.
     threshold_ : ndarray of float64 of shape (n_nodes,)
-        Threshold of a numeric test (``x <= t`` is the first branch), NaN otherwise.
+        Threshold of a numeric test (``x <= t`` is the first branch); the code ``v`` of a
+        binary nominal test (``binary_splits``: ``x = v`` is the first branch, ``x != v``
+        the second); NaN at a multiway nominal test and at a leaf.
     child_start_, n_children_ : ndarray of int64 of shape (n_nodes,)
         The children of node ``i`` are nodes ``child_start_[i] .. + n_children_[i] - 1``
-        (branch order: the nominal values, or ``<=`` then ``>``); -1 and 0 at a leaf.
+        (branch order: the nominal values, ``= v`` then ``!= v``, or ``<=`` then ``>``);
+        -1 and 0 at a leaf.
     value_ : ndarray of float64 of shape (n_nodes, n_classes)
         Training weight of each class at the node (fractional with missing values).
     bag_value_ : ndarray of float64 of shape (n_nodes, n_classes)
@@ -302,6 +310,13 @@ nominal_features, n_categories, n_classes
                                       "(false = J48 -S)"),
         "collapse_tree": Constraint("bool", "collapse subtrees that do not reduce training "
                                     "error (false = J48 -O)"),
+        "binary_splits": Constraint("bool", "split nominal attributes in two, one value "
+                                    "against the rest (J48 -B)"),
+        "mdl_correction": Constraint("bool", "penalise numeric splits' gain by "
+                                     "log2(#thresholds)/N (false = J48 -J)"),
+        "split_point_actual_value": Constraint("bool", "move a numeric threshold to the largest "
+                                               "training value not above it (false = J48 "
+                                               "-doNotMakeSplitPointActualValue)"),
         "nominal_features": Constraint("any", "indices of the nominal columns (codes)",
                                        none_ok=True),
         "n_categories": Constraint("any", "declared values of each nominal column",
@@ -324,13 +339,17 @@ nominal_features, n_categories, n_classes
     }
 
     def __init__(self, confidence_factor=0.25, min_samples_leaf=2, unpruned=False,
-                 subtree_raising=True, collapse_tree=True, nominal_features=None,
+                 subtree_raising=True, collapse_tree=True, binary_splits=False,
+                 mdl_correction=True, split_point_actual_value=True, nominal_features=None,
                  n_categories=None, n_classes=None):
         self.confidence_factor = confidence_factor
         self.min_samples_leaf = min_samples_leaf
         self.unpruned = unpruned
         self.subtree_raising = subtree_raising
         self.collapse_tree = collapse_tree
+        self.binary_splits = binary_splits
+        self.mdl_correction = mdl_correction
+        self.split_point_actual_value = split_point_actual_value
         self.nominal_features = nominal_features
         self.n_categories = n_categories
         self.n_classes = n_classes
@@ -342,8 +361,10 @@ nominal_features, n_categories, n_classes
         the children of node ``i`` are ``child_start_[i] .. + n_children_[i] - 1``, all
         after ``i`` and inside the arrays, and every node but the root has exactly one
         parent (no cycle, no sharing); a leaf has ``feature_ == -1``, no children and no
-        threshold; a numeric test has two children and a finite threshold, a nominal test
-        one child per declared value of its column. ``classes_`` are the codes
+        threshold; a numeric test has two children and a finite threshold; a nominal test
+        has no threshold and one child per declared value of its column, or (a binary
+        test, exactly when the model's ``binary_splits`` is true) two children and the code
+        of one of the column's values as its threshold. ``classes_`` are the codes
         ``0 .. n_classes - 1`` and ``nominal_features_`` distinct, ascending.
         """
         classes = self.classes_
@@ -369,12 +390,20 @@ nominal_features, n_categories, n_classes
         is_nominal[nominal] = True
         split = np.flatnonzero(~leaf)
         f = feature[split]
-        if np.any(count[split] != width[f]):
+        t = threshold[split]
+        binary = is_nominal[f] & ~np.isnan(t)
+        if np.any(~np.isfinite(t[~is_nominal[f]])):
+            _fail(ctx, "threshold_", "a numeric test has no finite threshold")
+        code = t[binary]
+        if np.any((code != np.floor(code)) | (code < 0) | (code >= width[f[binary]])):
+            _fail(ctx, "threshold_", "a binary nominal test's threshold is not one of its "
+                  "column's value codes")
+        declared = getattr(self, "binary_splits", None)  # None: a member rebuilt without params
+        if declared is not None and np.any(binary != (is_nominal[f] & bool(declared))):
+            _fail(ctx, "threshold_", "a nominal test is binary where binary_splits is false, "
+                  "or multiway where it is true")
+        if np.any(count[split] != np.where(binary, 2, width[f])):
             _fail(ctx, "n_children_", "a split does not have one child per branch of its test")
-        if np.any(~np.isfinite(threshold[split[~is_nominal[f]]])) or np.any(
-                ~np.isnan(threshold[split[is_nominal[f]]])):
-            _fail(ctx, "threshold_", "a numeric test has no finite threshold, or a nominal "
-                  "test has one")
         if np.any(start[split] <= split) or np.any(start[split] + count[split] > n):
             _fail(ctx, "child_start_", "a node's children are not after it inside the node "
                   "arrays")
@@ -482,7 +511,9 @@ nominal_features, n_categories, n_classes
                          min_samples_leaf=self.min_samples_leaf,
                          confidence_factor=self.confidence_factor, unpruned=self.unpruned,
                          subtree_raising=self.subtree_raising, collapse_tree=self.collapse_tree,
-                         counts=rows)
+                         counts=rows, binary_splits=self.binary_splits,
+                         mdl_correction=self.mdl_correction,
+                         split_point_actual_value=self.split_point_actual_value)
         self.classes_ = classes
         self.n_features_in_ = d
         self.nominal_features_ = np.asarray(nominal, dtype=np.int64)
@@ -625,6 +656,20 @@ nominal_features, n_categories, n_classes
             text += "/" + _java_double(_round2(wrong))
         return text + ")"
 
+    def _side(self, nominal, att, t, j, cats) -> str:
+        """The test of branch ``j`` of a split on column ``att`` (nominal or not) with
+        threshold ``t``, as J48 prints it after the attribute's name."""
+        if not nominal:
+            # J48 -B prints its split points with Java's Double.toString, J48 with 6 decimals
+            binary = getattr(self, "binary_splits", False)
+            number = _java_double(t) if binary else weka_number(t)
+            return f" <= {number}" if j == 0 else f" > {number}"
+        vals = cats.get(att)
+        if t != t:  # one branch per value
+            return f" = {vals[j] if vals is not None else j}"
+        name = vals[int(t)] if vals is not None else int(t)
+        return f" = {name}" if j == 0 else f" != {name}"
+
     def export_text(self, feature_names=None, class_names=None, category_names=None) -> str:
         """The tree as J48 prints it (between its "----" line and "Number of Leaves").
 
@@ -641,8 +686,10 @@ nominal_features, n_categories, n_classes
         Returns
         -------
         str
-            One line per branch, ``|   `` per level, ``name = value`` or ``name <= t`` /
-            ``name > t`` (``t`` with at most 6 decimals), and at leaves
+            One line per branch, ``|   `` per level, ``name = value`` (with
+            ``binary_splits``: ``name = value`` / ``name != value``) or ``name <= t`` /
+            ``name > t`` (``t`` with at most 6 decimals; with ``binary_splits``, as Java's
+            ``Double.toString`` writes it, as J48 ``-B`` does), and at leaves
             ``: class (weight/errors)`` (the errors left out when there are none). A tree
             that is a single leaf prints ``: class (weight)``.
         """
@@ -659,6 +706,7 @@ nominal_features, n_categories, n_classes
             cats = {}
         if self.feature_[0] < 0:
             return ": " + self._label(0, -1, cnames)
+        nominal = self._nominal_mask()
         lines = []
         stack = [(0, 0, 0)]  # (node, next branch, depth): depth first, branches in order
         while stack:
@@ -668,12 +716,7 @@ nominal_features, n_categories, n_classes
             stack.append((node, j + 1, depth))
             att = int(self.feature_[node])
             ch = int(self.child_start_[node]) + j
-            if self.threshold_[node] == self.threshold_[node]:
-                t = weka_number(float(self.threshold_[node]))
-                side = f" <= {t}" if j == 0 else f" > {t}"
-            else:
-                vals = cats.get(att)
-                side = f" = {vals[j] if vals is not None else j}"
+            side = self._side(bool(nominal[att]), att, float(self.threshold_[node]), j, cats)
             line = "|   " * depth + names[att] + side
             if self.feature_[ch] < 0:
                 lines.append(line + ": " + self._label(ch, node, cnames))
