@@ -45,6 +45,8 @@ __all__ = ["C45Model", "weka_number"]
 
 #: The compiled kernels' module, used for prediction only once something else loaded it.
 _KERNELS = "ensemblekit.classifiers._c45_kernels"
+#: Largest Java ``int``: J48 reads ``-N`` and ``-Q`` as ints.
+JAVA_INT_MAX = 2**31 - 1
 
 
 def _fail(ctx: CheckContext, entry: str, what: str) -> None:
@@ -265,7 +267,7 @@ class C45Model:
     Parameters
     ----------
     confidence_factor, min_samples_leaf, unpruned, subtree_raising, collapse_tree, \
-nominal_features, n_categories, n_classes
+reduced_error_pruning, num_folds, seed, nominal_features, n_categories, n_classes
         As :class:`ensemblekit.classifiers.c45.C45Tree`.
 
     Attributes
@@ -302,6 +304,12 @@ nominal_features, n_categories, n_classes
                                       "(false = J48 -S)"),
         "collapse_tree": Constraint("bool", "collapse subtrees that do not reduce training "
                                     "error (false = J48 -O)"),
+        "reduced_error_pruning": Constraint("bool", "prune on a held-out fold instead of the "
+                                            "error estimate (J48 -R)"),
+        "num_folds": Constraint("int", "folds of reduced-error pruning, one of them prunes "
+                                "(J48 -N)", low=2),
+        "seed": Constraint("int", "seed of the hold-out split of reduced-error pruning (J48 -Q)",
+                           low=-JAVA_INT_MAX - 1, high=JAVA_INT_MAX),
         "nominal_features": Constraint("any", "indices of the nominal columns (codes)",
                                        none_ok=True),
         "n_categories": Constraint("any", "declared values of each nominal column",
@@ -324,13 +332,17 @@ nominal_features, n_categories, n_classes
     }
 
     def __init__(self, confidence_factor=0.25, min_samples_leaf=2, unpruned=False,
-                 subtree_raising=True, collapse_tree=True, nominal_features=None,
-                 n_categories=None, n_classes=None):
+                 subtree_raising=True, collapse_tree=True, reduced_error_pruning=False,
+                 num_folds=3, seed=1, nominal_features=None, n_categories=None,
+                 n_classes=None):
         self.confidence_factor = confidence_factor
         self.min_samples_leaf = min_samples_leaf
         self.unpruned = unpruned
         self.subtree_raising = subtree_raising
         self.collapse_tree = collapse_tree
+        self.reduced_error_pruning = reduced_error_pruning
+        self.num_folds = num_folds
+        self.seed = seed
         self.nominal_features = nominal_features
         self.n_categories = n_categories
         self.n_classes = n_classes
@@ -469,8 +481,15 @@ nominal_features, n_categories, n_classes
         """
         from ._c45_growth import grow_c45
 
+        rep = bool(self.reduced_error_pruning)
+        if rep and self.unpruned:
+            raise InputError("reduced_error_pruning prunes, unpruned does not: set one of "
+                             "them (J48 refuses -R with -U)")
+        if rep and np.float32(self.confidence_factor) != np.float32(0.25):
+            raise InputError("confidence_factor plays no part in reduced-error pruning: "
+                             "leave it at 0.25 (J48 refuses -C with -R)")
         keep = w > 0
-        if not keep.all():
+        if not rep and not keep.all():  # (reduced-error pruning places them in its folds)
             X, codes, w = X[keep], codes[keep], w[keep]
             rows = None if rows is None else rows[keep]
         d = X.shape[1]
@@ -482,7 +501,8 @@ nominal_features, n_categories, n_classes
                          min_samples_leaf=self.min_samples_leaf,
                          confidence_factor=self.confidence_factor, unpruned=self.unpruned,
                          subtree_raising=self.subtree_raising, collapse_tree=self.collapse_tree,
-                         counts=rows)
+                         counts=rows, reduced_error_pruning=rep, num_folds=self.num_folds,
+                         seed=self.seed)
         self.classes_ = classes
         self.n_features_in_ = d
         self.nominal_features_ = np.asarray(nominal, dtype=np.int64)
