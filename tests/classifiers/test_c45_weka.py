@@ -11,7 +11,9 @@ same number of leaves and size, and give the same distributions within 1e-6.
 The files cover nominal and numeric attributes, missing values (fractional instances in
 growth, pruning and prediction: colic, hepatitis, credit-a, soybean, labor, vote, ...), empty
 branches printed ``(0.0)`` (audiology, soybean, primary-tumor), subtree raising (labor) and
-many classes (audiology, soybean, primary-tumor).
+many classes (audiology, soybean, primary-tumor). Reduced-error pruning (``-R -N -Q``) is
+compared on five files through ``j48_reduced_error``, as Weka 3.9.7's J48 itself fails with
+``-R``.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from ensemblekit.classifiers.c45 import C45Tree
 from ensemblekit.data import load_dataset
 
 from ektesting.support import data_path, load_coded, weighted_copy
-from ektesting.weka_tools import needs_weka, run_weka, split_alternate, weka_distributions
+from ektesting.weka_tools import (j48_reduced_error, needs_weka, run_weka, split_alternate,
+                                  weka_distributions)
 
 FILES = ["vote", "breast-cancer", "credit-a", "colic", "hepatitis", "soybean", "audiology",
          "labor", "mushroom", "iris", "glass", "diabetes", "segment", "anneal", "heart-c",
@@ -247,3 +250,30 @@ def test_growth_options_give_j48_s_test_distributions(name, options, params, tmp
     got = _predict_split(train, test, **params)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-14)
     assert not np.array_equal(got, _predict_split(train, test))  # the option mattered
+REP_SETTINGS = [(3, 1), (5, 7)]  # J48 -R -N 3 -Q 1 (the defaults) and -R -N 5 -Q 7
+
+
+@needs_weka
+@pytest.mark.parametrize("name", ["labor", "colic", "heart-c", "hepatitis", "diabetes"])
+def test_reduced_error_pruning_prints_j48_s_tree(name, tmp_path):
+    """``reduced_error_pruning`` (J48 ``-R -N -Q``): the same shuffle, folds, growing set,
+    split points (moved to values of all the rows) and pruning as J48, so the same printed
+    tree, leaf count and size; and the same distributions for test rows with 15 % missing
+    values (within 1e-14: node weights from fractional instances are summed in another
+    order). Weka 3.9.7's own J48 -R fails; ``j48_reduced_error`` runs its classes as 3.8
+    did (see weka_tools)."""
+    ds, X, y, nominal, n_cat = load_coded(name)
+    _, test = split_alternate(data_path(f"{name}.arff"), tmp_path, missing=0.15, seed=5)
+    feats = ds.schema.features
+    classes = list(ds.schema.class_attribute.values)
+    rows = load_dataset(test).X
+    weka = j48_reduced_error(data_path(f"{name}.arff"), test, REP_SETTINGS)
+    for (folds, seed), (text, leaves, size, dist) in zip(REP_SETTINGS, weka):
+        tree = C45Tree(reduced_error_pruning=True, num_folds=folds, seed=seed,
+                       nominal_features=nominal, n_categories=n_cat,
+                       n_classes=len(classes)).fit(X, y)
+        got = tree.export_text([a.name for a in feats], classes,
+                               {j: list(feats[j].values) for j in nominal})
+        assert got == text, (name, folds, seed)
+        assert (tree.n_leaves_, tree.tree_size_) == (leaves, size)
+        np.testing.assert_allclose(tree.predict_proba(rows), np.array(dist), rtol=0, atol=1e-14)

@@ -38,7 +38,7 @@ LAYERS = {
     1: ("ensemblekit.constraints", "ensemblekit.class_domain", "ensemblekit.dataset",
         "ensemblekit.readers", "ensemblekit.data", "ensemblekit.streaming", "ensemblekit.scores",
         "ensemblekit.stats", "ensemblekit.trust", "ensemblekit.state", "ensemblekit.rows",
-        "ensemblekit.units", "ensemblekit.frames"),
+        "ensemblekit.units", "ensemblekit.frames", "ensemblekit.java_random"),
     2: ("ensemblekit.bayesnet", "ensemblekit.classifiers", "ensemblekit.clustering",
         "ensemblekit.rules", "ensemblekit.lazy", "ensemblekit.discretize",
         "ensemblekit.discretize_model", "ensemblekit.preprocessing",

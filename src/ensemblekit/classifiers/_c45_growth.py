@@ -125,7 +125,7 @@ _NODE_ARRAYS = ("feature", "threshold", "child_start", "n_children", "value", "b
 def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_samples_leaf=2,
              confidence_factor=0.25, unpruned=False, subtree_raising=True, collapse_tree=True,
              counts=None, binary_splits=False, mdl_correction=True,
-             split_point_actual_value=True):
+             split_point_actual_value=True, reduced_error_pruning=False, num_folds=3, seed=1):
     """Grow (and prune) one J48 tree from arrays that are already valid; the fast path.
 
     No input is checked: callers that grow many trees (the bagging ensembles) validate once
@@ -139,7 +139,9 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     y : ndarray of int of shape (n,)
         Class codes ``0 .. n_classes - 1``.
     sample_weight : ndarray of shape (n,) or None
-        Instance weights ``> 0`` (rows of weight 0 must be left out by the caller).
+        Instance weights ``> 0`` (rows of weight 0 must be left out by the caller; with
+        ``reduced_error_pruning`` they may stay: they take their places in the folds, as
+        in J48, and no part in growing or pruning).
     nominal : ndarray of bool of shape (d,)
         Which columns are nominal.
     n_categories : ndarray of int64 of shape (d,)
@@ -151,6 +153,13 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     binary_splits, mdl_correction, split_point_actual_value : bool
         J48's ``-B``, not ``-J``, not ``-doNotMakeSplitPointActualValue``, as
         :class:`~ensemblekit.classifiers.c45.C45Tree` describes them.
+    reduced_error_pruning : bool
+        Prune with a hold-out fold instead of the error estimate (J48 ``-R``; see
+        :mod:`ensemblekit.classifiers._c45_rep`): the tree is grown, not collapsed, on
+        ``num_folds - 1`` folds (``seed``) and pruned on the last; ``confidence_factor``,
+        ``unpruned``, ``subtree_raising`` and ``collapse_tree`` play no part.
+    num_folds, seed : int
+        J48's ``-N`` and ``-Q``, with ``reduced_error_pruning`` only.
 
     Returns
     -------
@@ -176,11 +185,25 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     small = n_classes <= _BYTE_CODES and int(n_cats[nominal].max(initial=2)) <= _BYTE_CODES
     code = np.int8 if small else np.int64
     y = y.astype(code)
+    few_values_ok = _few_values_ok(nominal, n_cats, float(counts.sum()))
+    zero_rep = _zero_representatives(X, nominal)
+    if reduced_error_pruning:
+        from ._c45_rep import holdout, prune_reduced_error
+
+        grow, prune = holdout(y, num_folds, seed)
+        grow, prune = grow[w[grow] > 0], prune[w[prune] > 0]
+        arrays = kernels.grow_unpruned(
+            X[grow], y[grow], w[grow], counts[grow], nominal, n_cats, int(n_classes),
+            float(min_samples_leaf), few_values_ok, zero_rep, False,
+            np.empty(grow.size, dtype=code), False, bool(mdl_correction),
+            bool(split_point_actual_value), X)
+        tree = dict(zip(_NODE_ARRAYS, arrays[:7]))
+        return prune_reduced_error(X[prune], y[prune], w[prune], nominal, tree)
     arrays = kernels.grow_unpruned(
         X, y, w, counts, nominal, n_cats, int(n_classes), float(min_samples_leaf),
-        _few_values_ok(nominal, n_cats, float(counts.sum())), _zero_representatives(X, nominal),
-        bool(collapse_tree), np.empty(n, dtype=code), bool(binary_splits), bool(mdl_correction),
-        bool(split_point_actual_value))
+        few_values_ok, zero_rep, bool(collapse_tree), np.empty(n, dtype=code),
+        bool(binary_splits), bool(mdl_correction), bool(split_point_actual_value),
+        np.empty((0, X.shape[1])))
     if unpruned:
         return dict(zip(_NODE_ARRAYS, arrays[:7]))
     from ._c45_pruning import prune_tree

@@ -695,7 +695,7 @@ def _grow_nodes(cap, n_classes):
 
 @njit(cache=True, nogil=True)
 def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_ok, zero_rep,
-                  collapse, bmap, binary, mdl, actual_value):
+                  collapse, bmap, binary, mdl, actual_value, relocate):
     """Grow J48's tree without pruning (``-U``), collapsed unless ``collapse`` is False.
 
     The same tree as the growth of :class:`ensemblekit.classifiers.c45.C45Tree` with
@@ -708,7 +708,9 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
     a numeric cut is moved to the largest training value not above it, taken from the column's
     distinct values as ``numpy.unique`` gives them: where a column holds zeros of both
     signs, ``zero_rep[j]`` is the zero that ``numpy.unique`` keeps (else NaN, and the
-    zeros all have one sign). Returns the node arrays ``feature, threshold, child_start,
+    zeros all have one sign). Those values are ``X``'s, or, when ``relocate`` (a 2-d
+    array with ``X``'s columns) has rows, ``relocate``'s: J48's reduced-error pruning grows
+    on part of the data and moves its cuts to values of all of it. Returns the node arrays ``feature, threshold, child_start,
     n_children, value, bag_value, is_empty`` (children of a node contiguous, after it),
     then each node's training instances: rows ``rows[lo[i]:hi[i]]`` with weights
     ``weights[lo[i]:hi[i]]`` (what pruning re-distributes), as ``lo, hi, rows, weights``.
@@ -779,24 +781,34 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
         s_top[k] = rows_j.shape[0]
     # each numeric column's distinct training values, increasing: the first of each run
     # of equal values in its sorted list (a run of zeros of both signs: zero_rep[j])
+    # (or of `relocate`'s columns, sorted here, when it has rows)
+    r_val, r_len = sval, s_top
+    if relocate.shape[0] > 0:
+        r_val = np.empty((n_num, relocate.shape[0]))
+        r_len = np.zeros(n_num, dtype=np.int64)
+        for j in range(d):
+            if not nominal[j]:
+                known = _sorted_known(relocate[:, j].copy())[1]
+                r_val[num_index[j], :known.shape[0]] = known
+                r_len[num_index[j]] = known.shape[0]
     value_start = np.zeros(d + 1, dtype=np.int64)
     for j in range(d):
         count = 0
         if not nominal[j]:
-            k = num_index[j]
-            for p in range(s_top[k]):
-                if p == 0 or sval[k, p] != sval[k, p - 1]:
+            col = r_val[num_index[j], :r_len[num_index[j]]]
+            for p in range(col.shape[0]):
+                if p == 0 or col[p] != col[p - 1]:
                     count += 1
         value_start[j + 1] = value_start[j] + count
     values = np.empty(value_start[d])
     for j in range(d):
         if nominal[j]:
             continue
-        k = num_index[j]
+        col = r_val[num_index[j], :r_len[num_index[j]]]
         q = value_start[j]
-        for p in range(s_top[k]):
-            v = sval[k, p]
-            if p == 0 or v != sval[k, p - 1]:
+        for p in range(col.shape[0]):
+            v = col[p]
+            if p == 0 or v != col[p - 1]:
                 values[q] = zero_rep[j] if v == 0.0 and zero_rep[j] == zero_rep[j] else v
                 q += 1
     # one list at a time is copied aside while its children's lists are written over it

@@ -18,7 +18,11 @@ and re-expressed here; no Weka code is used):
 * the grown tree is collapsed (a subtree that does not reduce the training error becomes a
   leaf), then pruned by C4.5's pessimistic error estimate with confidence
   ``confidence_factor`` (``-C``) and subtree raising (replacing a node by its largest branch
-  and re-distributing the node's data down it).
+  and re-distributing the node's data down it);
+* or, with ``reduced_error_pruning`` (``-R``), grown on ``num_folds - 1`` of
+  ``num_folds`` stratified folds of the rows shuffled with ``seed`` (``-N``, ``-Q``), not
+  collapsed, and pruned bottom up on the last fold
+  (:mod:`ensemblekit.classifiers._c45_rep`).
 
 Growth (split search, routing of instances, collapse) runs in one compiled call
 (:mod:`ensemblekit.classifiers._c45_kernels`, numba, imported on first use), pruning, which
@@ -69,7 +73,7 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
 
     Multiway splits on nominal attributes, binary splits on numeric ones chosen by gain
     ratio with release 8's threshold penalty, fractional instances for missing values, and
-    error-based pruning with subtree raising. Fitted on the same data, the tree, its text
+    error-based pruning with subtree raising, or reduced-error pruning on a held-out fold. Fitted on the same data, the tree, its text
     (:meth:`export_text`) and its class probabilities equal J48's (``J48 -t FILE`` and
     ``-p 0 -distribution``); see the module docstring for the rules.
 
@@ -106,6 +110,23 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
         training data not above it; False (J48 ``-doNotMakeSplitPointActualValue``) keeps
         the midpoint. Training rows fall on the same sides either way; new rows between
         the two values may not.
+    reduced_error_pruning : bool, default=False
+        Prune on a held-out part of the data instead of by the error estimate (J48 ``-R``):
+        the rows are shuffled with ``seed``, stratified into ``num_folds`` folds, the tree
+        is grown (not collapsed) on all folds but the last and a split is replaced by a leaf
+        when that misclassifies no more of the last fold's rows (see
+        :mod:`ensemblekit.classifiers._c45_rep`). The leaves keep and print their growing
+        counts. ``confidence_factor``, ``subtree_raising`` and ``collapse_tree`` play no
+        part; with ``unpruned`` or a ``confidence_factor`` other than 0.25 ``fit`` refuses,
+        as J48 does. A row's weight is not split into copies here: each row is one
+        instance of the folds.
+    num_folds : int >= 2, default=3
+        Folds of reduced-error pruning, one of which prunes (J48 ``-N``); at least this
+        many rows are needed.
+    seed : int, default=1
+        Seed of the ``java.util.Random`` that shuffles the rows for reduced-error pruning
+        (J48 ``-Q``; a Java ``int``); not the ``--seed`` of the command line, so that the
+        tree equals J48's whatever that is.
     nominal_features : array-like of int or None, default=None
         Indices of the nominal columns of ``X`` (their values are codes); None: every
         column is numeric, unless ``X`` is a DataFrame whose dtypes declare them
@@ -184,7 +205,9 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
         ValueError
             If ``X`` is not 2-D or holds infinity, ``y`` is not class labels, a weight is
             negative or not finite, every weight is zero, a nominal column holds a value
-            that is not one of its codes, or a parameter is out of range.
+            that is not one of its codes, a parameter is out of range, or
+            ``reduced_error_pruning`` meets ``unpruned``, a changed ``confidence_factor``
+            or fewer rows than ``num_folds``.
         """
         validate_params(self)
         X, declared = fit_input(self, X)

@@ -45,6 +45,8 @@ __all__ = ["C45Model", "weka_number"]
 
 #: The compiled kernels' module, used for prediction only once something else loaded it.
 _KERNELS = "ensemblekit.classifiers._c45_kernels"
+#: Largest Java ``int``: J48 reads ``-N`` and ``-Q`` as ints.
+JAVA_INT_MAX = 2**31 - 1
 
 
 def _fail(ctx: CheckContext, entry: str, what: str) -> None:
@@ -269,8 +271,8 @@ class C45Model:
     Parameters
     ----------
     confidence_factor, min_samples_leaf, unpruned, subtree_raising, collapse_tree, \
-binary_splits, mdl_correction, split_point_actual_value, nominal_features, n_categories, \
-n_classes
+binary_splits, mdl_correction, split_point_actual_value, reduced_error_pruning, num_folds, seed, \
+nominal_features, n_categories, n_classes
         As :class:`ensemblekit.classifiers.c45.C45Tree`.
 
     Attributes
@@ -317,6 +319,12 @@ n_classes
         "split_point_actual_value": Constraint("bool", "move a numeric threshold to the largest "
                                                "training value not above it (false = J48 "
                                                "-doNotMakeSplitPointActualValue)"),
+        "reduced_error_pruning": Constraint("bool", "prune on a held-out fold instead of the "
+                                            "error estimate (J48 -R)"),
+        "num_folds": Constraint("int", "folds of reduced-error pruning, one of them prunes "
+                                "(J48 -N)", low=2),
+        "seed": Constraint("int", "seed of the hold-out split of reduced-error pruning (J48 -Q)",
+                           low=-JAVA_INT_MAX - 1, high=JAVA_INT_MAX),
         "nominal_features": Constraint("any", "indices of the nominal columns (codes)",
                                        none_ok=True),
         "n_categories": Constraint("any", "declared values of each nominal column",
@@ -340,8 +348,9 @@ n_classes
 
     def __init__(self, confidence_factor=0.25, min_samples_leaf=2, unpruned=False,
                  subtree_raising=True, collapse_tree=True, binary_splits=False,
-                 mdl_correction=True, split_point_actual_value=True, nominal_features=None,
-                 n_categories=None, n_classes=None):
+                 mdl_correction=True, split_point_actual_value=True, reduced_error_pruning=False,
+                 num_folds=3, seed=1, nominal_features=None, n_categories=None,
+                 n_classes=None):
         self.confidence_factor = confidence_factor
         self.min_samples_leaf = min_samples_leaf
         self.unpruned = unpruned
@@ -350,6 +359,9 @@ n_classes
         self.binary_splits = binary_splits
         self.mdl_correction = mdl_correction
         self.split_point_actual_value = split_point_actual_value
+        self.reduced_error_pruning = reduced_error_pruning
+        self.num_folds = num_folds
+        self.seed = seed
         self.nominal_features = nominal_features
         self.n_categories = n_categories
         self.n_classes = n_classes
@@ -498,8 +510,18 @@ n_classes
         """
         from ._c45_growth import grow_c45
 
+        rep = bool(self.reduced_error_pruning)
+        if rep and self.unpruned:
+            raise InputError("reduced_error_pruning prunes, unpruned does not: set one of "
+                             "them (J48 refuses -R with -U)")
+        if rep and np.float32(self.confidence_factor) != np.float32(0.25):
+            raise InputError("confidence_factor plays no part in reduced-error pruning: "
+                             "leave it at 0.25 (J48 refuses -C with -R)")
+        if rep and self.binary_splits:
+            raise InputError("reduced_error_pruning does not take binary_splits yet: set one "
+                             "of them")
         keep = w > 0
-        if not keep.all():
+        if not rep and not keep.all():  # (reduced-error pruning places them in its folds)
             X, codes, w = X[keep], codes[keep], w[keep]
             rows = None if rows is None else rows[keep]
         d = X.shape[1]
@@ -513,7 +535,8 @@ n_classes
                          subtree_raising=self.subtree_raising, collapse_tree=self.collapse_tree,
                          counts=rows, binary_splits=self.binary_splits,
                          mdl_correction=self.mdl_correction,
-                         split_point_actual_value=self.split_point_actual_value)
+                         split_point_actual_value=self.split_point_actual_value,
+                         reduced_error_pruning=rep, num_folds=self.num_folds, seed=self.seed)
         self.classes_ = classes
         self.n_features_in_ = d
         self.nominal_features_ = np.asarray(nominal, dtype=np.int64)
