@@ -14,6 +14,7 @@ many classes (audiology, soybean, primary-tumor).
 
 from __future__ import annotations
 
+import json
 import re
 from concurrent.futures import ThreadPoolExecutor
 
@@ -23,7 +24,8 @@ import pytest
 from ensemblekit.classifiers.c45 import C45Tree
 from ensemblekit.data import load_dataset
 
-from ektesting.support import data_path, load_coded, weighted_copy
+from ektesting.support import data_path, load_coded, run_cli, weighted_copy
+from ektesting.weka_report import assert_same_report, parse_weka_report
 from ektesting.weka_tools import needs_weka, run_weka, split_alternate, weka_distributions
 
 FILES = ["vote", "breast-cancer", "credit-a", "colic", "hepatitis", "soybean", "audiology",
@@ -151,20 +153,36 @@ def test_distributions_of_rows_with_missing_values_equal_j48_bit_for_bit(name, o
 
 
 @needs_weka
-@pytest.mark.parametrize("name, missing", [("vote", 0.0), ("colic", 0.0), ("credit-a", 0.0),
-                                           ("hepatitis", 0.0), ("soybean", 0.0),
-                                           ("car", 0.1), ("diabetes", 0.1)])
+@pytest.mark.parametrize("name, missing", [("colic", 0.05), ("credit-a", 0.1), ("diabetes", 0.2),
+                                           ("car", 0.1), ("soybean", 0.05)])
 @pytest.mark.parametrize("options, params", [([], {}), (["-U"], {"unpruned": True})])
-def test_distributions_after_training_on_missing_values_stay_within_1e_14(name, missing, options,
-                                                                          params, tmp_path):
+def test_distributions_after_training_on_missing_values_equal_j48_bit_for_bit(
+        name, missing, options, params, tmp_path):
     """Where training rows have missing values, J48's node totals are running sums of
-    fractional instance weights in the order of the data (and of Distribution's
-    bookkeeping); ours add a node's class weights. Those doubles, not the walk, differ in
-    the last bits: the distributions stay within 1e-14 (2e-15 seen) and the classes equal."""
+    fractional instance weights in the order of its data (sorted at each node by every
+    numeric attribute in turn) and of its Distribution bookkeeping; the tree keeps those
+    doubles (``total_``, ``bag_total_``, ``value_``, ``bag_value_``), so the test rows'
+    distributions equal J48's to the last bit (they differed by up to 8e-15; issue 33)."""
     train, test = split_alternate(data_path(f"{name}.arff"), tmp_path, missing=missing, seed=4)
     want = np.array(weka_distributions("weka.classifiers.trees.J48", train, test, options))
     got = _predict_split(train, test, **params)
-    np.testing.assert_allclose(got, want, rtol=0, atol=1e-14)
-    gap = np.sort(want, axis=1)
-    clear = gap[:, -1] - gap[:, -2] > 1e-12
-    np.testing.assert_array_equal(got.argmax(axis=1)[clear], want.argmax(axis=1)[clear])
+    assert got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
+@needs_weka
+@pytest.mark.parametrize("name, missing, seed, options", [
+    ("breast-cancer", 0.05, 3, []), ("breast-cancer", 0.2, 2, []), ("soybean", 0.2, 3, []),
+])
+def test_evaluate_on_missing_values_prints_j48_s_roc_and_prc_areas(name, missing, seed, options,
+                                                                   tmp_path):
+    """``evaluate c45 TRAIN --test TEST`` on files with injected missing values prints every
+    figure of J48's report, ROC and PRC areas included: Weka groups tied scores by exact
+    equality, so a last-bit difference moved these areas by up to 0.009 (issue 33)."""
+    train, test = split_alternate(data_path(f"{name}.arff"), tmp_path, missing=missing,
+                                  seed=seed)
+    weka = parse_weka_report(run_weka("weka.classifiers.trees.J48", "-t", str(train), "-T",
+                                      str(test), *options), "Error on test data")
+    result = run_cli("evaluate", "c45", train, "--test", test, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert_same_report(json.loads(result.stdout)["report"], weka, f"{name} {options}")

@@ -152,7 +152,12 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     -------
     dict
         The flat node arrays of :class:`C45Tree` (``feature``, ``threshold``,
-        ``child_start``, ``n_children``, ``value``, ``bag_value``, ``is_empty``).
+        ``child_start``, ``n_children``, ``value``, ``bag_value``, ``is_empty``,
+        ``total``, ``bag_total``). Where instance weights are fractional (training rows
+        with missing values, or weights that are not whole numbers), the class weights
+        and totals are J48's own doubles, replayed in its order of instances
+        (:mod:`ensemblekit.classifiers._c45_weka_sums`), so that predictions equal J48's
+        to the last bit.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -171,16 +176,58 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     # the processor's cache on large data
     small = n_classes <= _BYTE_CODES and int(n_cats[nominal].max(initial=2)) <= _BYTE_CODES
     code = np.int8 if small else np.int64
+    y_codes = y
     y = y.astype(code)
-    arrays = kernels.grow_unpruned(
-        X, y, w, counts, nominal, n_cats, int(n_classes), float(min_samples_leaf),
-        _few_values_ok(nominal, n_cats, float(counts.sum())), _zero_representatives(X, nominal),
-        bool(collapse_tree), np.empty(n, dtype=code))
+    grow_args = (X, y, w, counts, nominal, n_cats, int(n_classes), float(min_samples_leaf),
+                 _few_values_ok(nominal, n_cats, float(counts.sum())),
+                 _zero_representatives(X, nominal))
+    arrays = kernels.grow_unpruned(*grow_args, bool(collapse_tree), np.empty(n, dtype=code))
     if unpruned:
-        return dict(zip(_NODE_ARRAYS, arrays[:7]))
-    from ._c45_pruning import prune_tree
+        tree = dict(zip(_NODE_ARRAYS, arrays[:7]))
+    else:
+        from ._c45_pruning import prune_tree
 
-    cf32 = np.float32(confidence_factor)
-    z = _normal_inverse(float(np.float32(1) - cf32)) if cf32 <= 0.5 else 0.0
-    pruned = prune_tree(X, y, nominal, n_cats, *arrays, float(cf32), z, bool(subtree_raising))
-    return dict(zip(_NODE_ARRAYS, pruned))
+        cf32 = np.float32(confidence_factor)
+        z = _normal_inverse(float(np.float32(1) - cf32)) if cf32 <= 0.5 else 0.0
+        pruned = prune_tree(X, y, nominal, n_cats, *arrays, float(cf32), z,
+                            bool(subtree_raising))
+        tree = dict(zip(_NODE_ARRAYS, pruned))
+    tree["total"] = _sum_rows(tree["value"])
+    tree["bag_total"] = _sum_rows(tree["bag_value"])
+    if np.isnan(X).any() or np.any(w != np.floor(w)):
+        # fractional instance weights: J48's sums depend on its order of instances
+        grown = kernels.grow_unpruned(*grow_args, False, np.empty(n, dtype=code))
+        _take_weka_sums(tree, X, y_codes, w, nominal, n_cats, n_classes, grown,
+                        collapse=bool(collapse_tree), prune=not unpruned,
+                        confidence_factor=confidence_factor, subtree_raising=subtree_raising)
+    return tree
+
+
+def _sum_rows(a):
+    """Each row of a 2-d array summed left to right from 0.0 (as J48 totals whole weights)."""
+    out = np.zeros(a.shape[0])
+    for c in range(a.shape[1]):
+        out = out + a[:, c]
+    return out
+
+
+def _take_weka_sums(tree, X, y, w, nominal, n_cats, n_classes, grown, **options):
+    """Replace the class weights and totals of ``tree`` by J48's doubles
+    (:func:`ensemblekit.classifiers._c45_weka_sums.weka_sums`), when J48's replay ends in
+    the same tree (the same nodes, tests and empty leaves; otherwise ``tree`` is kept)."""
+    from ._c45_weka_sums import weka_sums
+
+    try:
+        weka = weka_sums(X, y, w, nominal, n_cats, n_classes,
+                         dict(zip(("feature", "threshold", "child_start", "n_children"),
+                                  grown[:4])), **options)
+    except RecursionError:  # a tree deeper than Python's recursion allows: keep ours
+        return
+    same = (weka["feature"].shape == tree["feature"].shape
+            and np.array_equal(weka["feature"], tree["feature"])
+            and np.array_equal(weka["n_children"], tree["n_children"])
+            and np.array_equal(weka["threshold"], tree["threshold"], equal_nan=True)
+            and np.array_equal(weka["is_empty"], tree["is_empty"]))
+    if same:
+        for key in ("value", "bag_value", "total", "bag_total"):
+            tree[key] = weka[key]

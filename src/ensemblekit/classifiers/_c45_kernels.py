@@ -392,29 +392,27 @@ def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s
 
 
 @njit(cache=True, nogil=True)
-def _class_shares(counts, i, weight, out, r, f_sum, top):
-    """``weight * (counts[i, c] / total)`` per class ``c``, ``total`` summed class by class
-    (zeros when it is not above ``SMALL``: Weka's ``Distribution.prob``, weighted): the
-    result ``out[r]`` of a row when no frame is open (``top < 0``), else added to the open
-    frame's sum ``f_sum[top]``."""
-    total = 0.0
-    for c in range(counts.shape[1]):
-        total += counts[i, c]
+def _class_shares(counts, i, total, weight, out, r, f_sum, top):
+    """``weight * (counts[i, c] / total)`` per class ``c`` (zeros when ``total`` is not
+    above ``SMALL``: Weka's ``Distribution.prob``, weighted): the result ``out[r]`` of a
+    row when no frame is open (``top < 0``), else added to the open frame's sum
+    ``f_sum[top]``."""
+    k = counts.shape[1]
     if total <= SMALL:
         if top < 0:  # (adding zeros changes no sum: every share is >= +0)
-            for c in range(counts.shape[1]):
+            for c in range(k):
                 out[r, c] = 0.0
     elif top < 0:
-        for c in range(counts.shape[1]):
+        for c in range(k):
             out[r, c] = weight * (counts[i, c] / total)
     else:
-        for c in range(counts.shape[1]):
+        for c in range(k):
             f_sum[top, c] += weight * (counts[i, c] / total)
 
 
 @njit(cache=True, nogil=True)
 def predict_proba(X, feature, threshold, nominal, child_start, n_children, value, bag_value,
-                  is_empty, n_classes):
+                  is_empty, total, bag_total, n_classes):
     """J48's ``distributionForInstance`` (no Laplace) for every row of ``X``.
 
     A missing value at a split sends the instance down every non-empty branch, weighted by
@@ -424,6 +422,9 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
     value returns ``0 + p_0 + p_1 + ...``, each ``p_j`` its branch's own such sum, so a
     branch's leaves are summed before they are added to the leaves of earlier branches.
     Each open split of that kind is a frame of an explicit stack, with its running sum.
+    ``total`` and ``bag_total`` are the totals of ``value`` and ``bag_value`` as J48 keeps
+    them (``C45Model._totals``): class weights are divided by them, and a branch's share of
+    a split is ``bag_total[branch] / total[split]``.
     """
     n = X.shape[0]
     depth = _max_depth(child_start, n_children) + 2
@@ -443,7 +444,7 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
             while True:
                 f = feature[node]
                 if f < 0:
-                    _class_shares(value, node, wt, out, r, f_sum, top)
+                    _class_shares(value, node, total[node], wt, out, r, f_sum, top)
                     ready = True
                     break
                 v = X[r, f]
@@ -454,12 +455,7 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
                     f_next[top] = 0
                     for c in range(n_classes):
                         f_sum[top, c] = 0.0
-                    total = 0.0  # the split's weight, branch by branch, class by class
-                    start = child_start[node]
-                    for i in range(n_children[node]):
-                        for c in range(n_classes):
-                            total += bag_value[start + i, c]
-                    f_tot[top] = total
+                    f_tot[top] = total[node]
                     break
                 if nominal[f]:
                     ch = child_start[node] + int(v)
@@ -468,13 +464,11 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
                 if not is_empty[ch]:
                     node = ch
                     continue
-                bt = 0.0
-                for c in range(n_classes):
-                    bt += bag_value[ch, c]
+                bt = bag_total[ch]
                 if bt > SMALL:
-                    _class_shares(bag_value, ch, wt, out, r, f_sum, top)
+                    _class_shares(bag_value, ch, bt, wt, out, r, f_sum, top)
                 else:
-                    _class_shares(value, node, wt, out, r, f_sum, top)
+                    _class_shares(value, node, total[node], wt, out, r, f_sum, top)
                 ready = True
                 break
             # a finished part is in the open frame's sum already, or the row's result
@@ -490,11 +484,8 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
                     j += 1
                 if j < nch:
                     f_next[top] = j + 1
-                    bt = 0.0
-                    for c in range(n_classes):
-                        bt += bag_value[start + j, c]
                     node = start + j
-                    wt = f_w[top] * (bt / f_tot[top])
+                    wt = f_w[top] * (bag_total[node] / f_tot[top])
                     break
                 # the frame is done: its sum is a finished part of the frame below
                 for c in range(n_classes):

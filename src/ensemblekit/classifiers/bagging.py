@@ -250,7 +250,8 @@ def c45_proba(tree, X, nominal_mask):
 
     return kernels.predict_proba(X, tree.feature_, tree.threshold_, nominal_mask,
                                  tree.child_start_, tree.n_children_, tree.value_,
-                                 tree.bag_value_, tree.is_empty_, tree.classes_.size)
+                                 tree.bag_value_, tree.is_empty_, *tree._totals(),
+                                 tree.classes_.size)
 
 
 class BaggedTreeClassifier(BaggedTreesModel, ClassifierMixin, BaseEstimator):

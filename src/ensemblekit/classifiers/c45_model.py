@@ -13,10 +13,10 @@ The walk is plain numpy over all rows at once, and adds the same numbers in the 
 order as the compiled walk of :mod:`ensemblekit.classifiers._c45_kernels` (class weights
 summed class by class, a branch weight ``w * (branch / total)``, and at a split on a
 missing value the sums its branches return added from 0, branch by branch, as J48's
-recursive ``ClassifierTree.getProbs`` adds them), so the probabilities are equal to the
-last bit, and equal to J48's for a tree whose node weights are J48's (grown on whole
-instance weights; fractional weights from missing training values are summed in another
-order, which leaves differences of about 1e-15). Where those kernels are loaded already
+recursive ``ClassifierTree.getProbs`` adds them, class weights divided by J48's own
+totals ``total_`` and ``bag_total_``), so the probabilities are equal to the last bit,
+and equal to J48's (a fit keeps J48's doubles of every class weight and total; see
+:mod:`ensemblekit.classifiers._c45_weka_sums`). Where those kernels are loaded already
 (the tree was grown in this process, as in cross-validation), the compiled walk is taken:
 it costs microseconds per call, where the numpy walk's array set-up costs a fraction of a
 millisecond.
@@ -45,6 +45,9 @@ __all__ = ["C45Model", "weka_number"]
 
 #: The compiled kernels' module, used for prediction only once something else loaded it.
 _KERNELS = "ensemblekit.classifiers._c45_kernels"
+#: How far a stored total may be from the sum of its class weights (relative): J48's
+#: running sums differ from it by rounding alone.
+_TOTAL_SLACK = 1e-9
 
 
 def _fail(ctx: CheckContext, entry: str, what: str) -> None:
@@ -96,7 +99,7 @@ def _preorder(child_start, n_children) -> np.ndarray:
 
 
 def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, bag_value,
-               is_empty, n_classes):
+               is_empty, total, bag_total, n_classes):
     """J48's ``distributionForInstance`` (no Laplace correction) of every row of ``X``.
 
     Parameters
@@ -105,6 +108,10 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
         Codes of the nominal columns in range; NaN = missing.
     feature, threshold, child_start, n_children, value, bag_value, is_empty : ndarray
         The node arrays of :class:`C45Model`, already checked to form one tree.
+    total, bag_total : ndarray of float64 of shape (n_nodes,)
+        The totals of ``value`` and ``bag_value`` (:meth:`C45Model._totals`): each class
+        weight is divided by them, and a branch's share of its split is
+        ``bag_total[branch] / total[split]``.
     nominal : ndarray of bool of shape (n_features,)
         Which columns are nominal.
     n_classes : int
@@ -124,12 +131,10 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
     """
     n = X.shape[0]
     out = np.zeros((n, n_classes))
-    node_total = _sum_in_order(value)
-    bag_total = _sum_in_order(bag_value)
+    node_total = total
     done_rows, done_keys, done_parts, done_frames = [], [], [], []
     # a "frame": one row's visit of a split on a missing value, whose branches' sums it adds
     frame_parent, frame_key, frame_depth, frame_row, n_frames = [], [], [], [], 0
-    split_totals = None
 
     def add(rows, nodes, weights, dist, total, frames):
         done_rows.append(rows)
@@ -169,9 +174,7 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
                 depth[inside] = np.concatenate(frame_depth)[parent[inside]] + 1
             frame_depth.append(depth)
             start, count = child_start[at], n_children[at]
-            if split_totals is None:
-                split_totals = _split_totals(child_start, n_children, bag_value)
-            split_total = split_totals[at]
+            split_total = total[at]
             for j in range(int(count.max())):
                 has = count > j
                 child = start[has] + j
@@ -291,6 +294,12 @@ nominal_features, n_categories, n_classes
         prints at a leaf and uses for the missing-value branch weights).
     is_empty_ : ndarray of bool of shape (n_nodes,)
         Leaves that received no training weight.
+    total_, bag_total_ : ndarray of float64 of shape (n_nodes,) or None
+        The totals of ``value_`` and ``bag_value_`` as J48's ``Distribution`` keeps them
+        (``totaL`` and ``perBag``: running sums of instance weights, which differ from a
+        sum over the classes in the last bits when weights are fractional); the walk
+        divides by them. None in a model file written before ensemblekit kept them: the
+        walk then adds the class weights.
     """
 
     _parameter_constraints = {
@@ -321,6 +330,8 @@ nominal_features, n_categories, n_classes
         "value_": Array("float64", ("n_nodes", "n_classes"), low=0),
         "bag_value_": Array("float64", ("n_nodes", "n_classes"), low=0),
         "is_empty_": Array("bool", ("n_nodes",)),
+        "total_": Array("float64", ("n_nodes",), low=0, optional=True),
+        "bag_total_": Array("float64", ("n_nodes",), low=0, optional=True),
     }
 
     def __init__(self, confidence_factor=0.25, min_samples_leaf=2, unpruned=False,
@@ -385,6 +396,14 @@ nominal_features, n_categories, n_classes
         if parents[0] != 0 or np.any(parents[1:] != 1):
             _fail(ctx, "child_start_", "the nodes do not form one tree (a node with no parent "
                   "or with several)")
+        if (self.total_ is None) != (self.bag_total_ is None):
+            _fail(ctx, "total_", "total_ and bag_total_ are stored together or not at all")
+        for name, total, rows in (("total_", self.total_, self.value_),
+                                  ("bag_total_", self.bag_total_, self.bag_value_)):
+            if total is not None:
+                own = _sum_in_order(rows)
+                if np.any(np.abs(total - own) > _TOTAL_SLACK * np.maximum(own, 1.0)):
+                    _fail(ctx, name, "a total is not the sum of its class weights")
 
     # ---- fitting (on arrays already checked; the estimator C45Tree adds scikit-learn's checks)
     def fit_coded(self, X, y, sample_weight=None, *, instance_weights=None):
@@ -494,6 +513,8 @@ nominal_features, n_categories, n_classes
         self.value_ = state["value"]
         self.bag_value_ = state["bag_value"]
         self.is_empty_ = state["is_empty"]
+        self.total_ = state["total"]
+        self.bag_total_ = state["bag_total"]
         return self
 
     # ---- prediction
@@ -537,19 +558,32 @@ nominal_features, n_categories, n_classes
         check_codes(X, self.nominal_features_, self.n_categories_)
         return self._proba(X, self._nominal_mask())
 
+    def _totals(self):
+        """``(total, bag_total)`` the walk divides by: :attr:`total_` and
+        :attr:`bag_total_`, or for a model file that holds none, the sums of ``value_``
+        (at a split: of its branches' class weights, branch by branch) and of
+        ``bag_value_``, left to right."""
+        if getattr(self, "total_", None) is not None:
+            return self.total_, self.bag_total_
+        total = np.where(self.n_children_ > 0,
+                         _split_totals(self.child_start_, self.n_children_, self.bag_value_),
+                         _sum_in_order(self.value_))
+        return total, _sum_in_order(self.bag_value_)
+
     def _proba(self, X, nominal_mask):
         """:meth:`predict_proba` of rows already checked (float64, codes in range); also
         used per bag by the bagging ensembles."""
+        total, bag_total = self._totals()
         kernels = sys.modules.get(_KERNELS)
         if kernels is not None:  # loaded to grow a tree: the compiled walk, same bits
             return kernels.predict_proba(
                 np.ascontiguousarray(X, dtype=np.float64), self.feature_, self.threshold_,
                 np.ascontiguousarray(nominal_mask, dtype=np.bool_), self.child_start_,
-                self.n_children_, self.value_, self.bag_value_, self.is_empty_,
-                self.classes_.size)
+                self.n_children_, self.value_, self.bag_value_, self.is_empty_, total,
+                bag_total, self.classes_.size)
         return tree_proba(X, self.feature_, self.threshold_, nominal_mask, self.child_start_,
                           self.n_children_, self.value_, self.bag_value_, self.is_empty_,
-                          self.classes_.size)
+                          total, bag_total, self.classes_.size)
 
     def predict(self, X):
         """The class of each row: the first class of largest probability (J48's tie rule).
