@@ -498,7 +498,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             estimator="ensemblekit.classifiers.c45:C45Tree",
             model="ensemblekit.classifiers.c45_model:C45Model",
             exposed=("confidence_factor", "min_samples_leaf", "unpruned", "subtree_raising",
-                     "collapse_tree"),
+                     "collapse_tree", "laplace"),
             preprocessing="none: nominal attributes as their values, missing values as "
             "fractional instances (as J48)",
             encode="codes",

@@ -68,14 +68,15 @@ def _compiled(tree, X):
     return kernels.predict_proba(np.ascontiguousarray(X, dtype=np.float64), tree.feature_,
                                  tree.threshold_, tree._nominal_mask(), tree.child_start_,
                                  tree.n_children_, tree.value_, tree.bag_value_, tree.is_empty_,
-                                 *tree._totals(), tree.classes_.size)
+                                 *tree._totals(), tree.classes_.size, bool(tree.laplace))
 
 
 def _numpy_walk(tree, X):
     # the walk a model takes when the compiled kernels are not loaded
     return tree_proba(np.asarray(X, dtype=np.float64), tree.feature_, tree.threshold_,
                       tree._nominal_mask(), tree.child_start_, tree.n_children_, tree.value_,
-                      tree.bag_value_, tree.is_empty_, *tree._totals(), tree.classes_.size)
+                      tree.bag_value_, tree.is_empty_, *tree._totals(), tree.classes_.size,
+                      bool(tree.laplace))
 
 
 @pytest.mark.parametrize("name", ["labor", "vote", "soybean", "glass", "anneal"])
@@ -265,6 +266,45 @@ def _complete(X, tree):
     """The rows of vote without a missing value, and a class for each (the tree's)."""
     keep = ~np.isnan(X).any(axis=1)
     return X[keep], tree.predict(X[keep])
+
+
+# ---- Laplace (J48 -A), computed by hand: x0 numeric, x1 nominal with a value 2 unseen
+_X_HAND = np.array([[1.0, 0], [2.0, 0], [3.0, 0], [4.0, 1], [5.0, 1], [6.0, 1], [7.0, 1]])
+_Y_HAND = np.array([0, 0, 0, 1, 1, 1, 1])
+
+
+@pytest.mark.parametrize("walk", ["compiled", "numpy"])
+def test_laplace_leaves_computed_by_hand(walk):
+    # x0 alone: the tree splits on x0 <= 3, leaves of 3 (class 0) and 4 (class 1) instances
+    X = _X_HAND[:, :1]
+    tree = C45Tree(n_classes=2, unpruned=True, min_samples_leaf=1, laplace=True).fit(X, _Y_HAND)
+    assert tree.export_text() == "x0 <= 3: 0 (3.0)\nx0 > 3: 1 (4.0)"
+    Q = np.array([[2.0], [6.0], [np.nan]])
+    proba = (_compiled if walk == "compiled" else _numpy_walk)(tree, Q)
+    # (n_c + 1) / (n + 2) at a leaf; a missing x0: 3/7 of the left leaf and 4/7 of the right
+    want = np.array([[4 / 5, 1 / 5], [1 / 6, 5 / 6], [46 / 105, 59 / 105]])
+    np.testing.assert_allclose(proba, want, rtol=0, atol=1e-15)
+    assert proba[0].tolist() == [4 / 5, 1 / 5] and proba[1].tolist() == [1 / 6, 5 / 6]
+    plain = C45Tree(n_classes=2, unpruned=True, min_samples_leaf=1).fit(X, _Y_HAND)
+    assert plain.predict_proba(Q).tolist() == [[1.0, 0.0], [0.0, 1.0], [3 / 7, 4 / 7]]
+
+
+@pytest.mark.parametrize("walk", ["compiled", "numpy"])
+def test_laplace_in_an_empty_branch_computed_by_hand(walk):
+    # x1 alone: a three-way split whose branch 2 has no training instance; a row with
+    # x1 = 2 gets the split's own distribution, Laplace-corrected: (3 + 1, 4 + 1) / (7 + 2)
+    X = _X_HAND[:, 1:]
+    tree = C45Tree(nominal_features=[0], n_categories=[3], n_classes=2, unpruned=True,
+                   min_samples_leaf=1, laplace=True).fit(X, _Y_HAND)
+    assert tree.n_leaves_ == 3 and tree.is_empty_.tolist() == [False, False, False, True]
+    Q = np.array([[0.0], [1.0], [2.0], [np.nan]])
+    proba = (_compiled if walk == "compiled" else _numpy_walk)(tree, Q)
+    want = [[4 / 5, 1 / 5], [1 / 6, 5 / 6], [4 / 9, 5 / 9], [46 / 105, 59 / 105]]
+    np.testing.assert_allclose(proba, want, rtol=0, atol=1e-15)
+    assert proba[2].tolist() == [4 / 9, 5 / 9]
+    plain = C45Tree(nominal_features=[0], n_categories=[3], n_classes=2, unpruned=True,
+                    min_samples_leaf=1).fit(X, _Y_HAND)
+    assert plain.predict_proba(Q)[2].tolist() == [3 / 7, 4 / 7]
 
 
 def test_a_test_with_the_wrong_threshold_kind_is_refused(labor):

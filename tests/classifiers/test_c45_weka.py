@@ -171,8 +171,29 @@ def test_distributions_after_training_on_missing_values_equal_j48_bit_for_bit(
 
 
 @needs_weka
+@pytest.mark.parametrize("name, missing, train_missing, options, params", [
+    ("car", 0.2, False, ["-A"], {}),
+    ("vote", 0.1, True, ["-A"], {}),
+    ("colic", 0.05, True, ["-A"], {}),
+    ("diabetes", 0.1, True, ["-A"], {}),
+    ("labor", 0.0, True, ["-A", "-U"], {"unpruned": True}),
+])
+def test_laplace_distributions_equal_j48_a_bit_for_bit(name, missing, train_missing, options,
+                                                       params, tmp_path):
+    """``laplace=True`` is J48 ``-A``: Laplace-corrected leaves on every path of the walk,
+    to the last bit, on trees grown with and without missing values."""
+    train, test = split_alternate(data_path(f"{name}.arff"), tmp_path, missing=missing, seed=4,
+                                  train_missing=train_missing)
+    want = np.array(weka_distributions("weka.classifiers.trees.J48", train, test, options))
+    got = _predict_split(train, test, laplace=True, **params)
+    assert got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
+@needs_weka
 @pytest.mark.parametrize("name, missing, seed, options", [
     ("breast-cancer", 0.05, 3, []), ("breast-cancer", 0.2, 2, []), ("soybean", 0.2, 3, []),
+    ("breast-cancer", 0.1, 3, ["-A"]),
 ])
 def test_evaluate_on_missing_values_prints_j48_s_roc_and_prc_areas(name, missing, seed, options,
                                                                    tmp_path):
@@ -183,6 +204,7 @@ def test_evaluate_on_missing_values_prints_j48_s_roc_and_prc_areas(name, missing
                                   seed=seed)
     weka = parse_weka_report(run_weka("weka.classifiers.trees.J48", "-t", str(train), "-T",
                                       str(test), *options), "Error on test data")
-    result = run_cli("evaluate", "c45", train, "--test", test, "--format", "json")
+    sets = ["--set", "laplace=true"] if "-A" in options else []
+    result = run_cli("evaluate", "c45", train, "--test", test, *sets, "--format", "json")
     assert result.exit_code == 0, result.output
     assert_same_report(json.loads(result.stdout)["report"], weka, f"{name} {options}")

@@ -99,7 +99,7 @@ def prep_rows(X, arrays, features) -> np.ndarray:
     return np.hstack(blocks)
 
 
-def c45_proba(arrays, x) -> np.ndarray:
+def c45_proba(arrays, x, laplace=False) -> np.ndarray:
     """Section 3.2, row by row, as the pseudo-code says."""
     a = {k[len("model/"):]: v for k, v in arrays.items()}
     feature, threshold = a["feature_"], a["threshold_"]
@@ -130,13 +130,13 @@ def c45_proba(arrays, x) -> np.ndarray:
         return float(a["bag_total_"][k]) if "bag_total_" in a else total(bag[k])
 
     def share(vec, t):
-        return vec / t
+        return (vec + 1) / (t + n_classes) if laplace else vec / t
 
     zeros = np.zeros(n_classes)
 
     def visit(i, w):
         if feature[i] == -1:
-            return w * share(value[i], tot(i)) if tot(i) > small else zeros
+            return w * share(value[i], tot(i)) if tot(i) > small or laplace else zeros
         v = x[feature[i]]
         if np.isnan(v):
             p = zeros
@@ -150,7 +150,7 @@ def c45_proba(arrays, x) -> np.ndarray:
         if empty[k]:
             if btot(k) > small:
                 return w * share(bag[k], btot(k))
-            if tot(i) > small:
+            if tot(i) > small or laplace:
                 return w * share(value[i], tot(i))
             return zeros
         return visit(k, w)
@@ -250,21 +250,23 @@ def test_classifier_predictions_follow_the_document(files, algo, train, test):
         assert rows[i + 1] == [str(i + 1), label, *(f"{q:.6f}" for q in p)], f"row {i + 1}"
 
 
-def test_the_c45_rules_give_predict_s_doubles(tmp_path):
+@pytest.mark.parametrize("laplace", [False, True])
+def test_the_c45_rules_give_predict_s_doubles(tmp_path, laplace):
     """Section 3.2 with ``total_`` and ``bag_total_`` gives ``predict``'s probabilities to
-    the last bit on a tree grown on rows with missing values (vote: fractional weights,
-    so the totals are J48's running sums)."""
+    the last bit, Laplace-corrected too, on a tree grown on rows with missing values (vote:
+    fractional weights, so the totals are J48's running sums)."""
     from ensemblekit import api
 
     path = tmp_path / "vote.ekm"
     vote = data_path("vote.arff")
-    result = run_cli("fit", "c45", vote, "-o", path)
+    result = run_cli("fit", "c45", vote, "-o", path, "--set", f"laplace={str(laplace).lower()}")
     assert result.exit_code == 0, result.output
     metadata, arrays = read_model(path)
+    assert metadata["params"]["laplace"] is laplace
     assert {"model/total_", "model/bag_total_"} <= set(arrays)
     X = coded_rows(vote, metadata["schema"])
     want = api.predict(str(path), str(vote), proba=True).probabilities
-    got = np.array([c45_proba(arrays, x) for x in X])
+    got = np.array([c45_proba(arrays, x, laplace) for x in X])
     assert got.tobytes() == want.tobytes()
 
 

@@ -392,13 +392,21 @@ def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s
 
 
 @njit(cache=True, nogil=True)
-def _class_shares(counts, i, total, weight, out, r, f_sum, top):
+def _class_shares(counts, i, total, weight, out, r, f_sum, top, laplace):
     """``weight * (counts[i, c] / total)`` per class ``c`` (zeros when ``total`` is not
-    above ``SMALL``: Weka's ``Distribution.prob``, weighted): the result ``out[r]`` of a
-    row when no frame is open (``top < 0``), else added to the open frame's sum
-    ``f_sum[top]``."""
+    above ``SMALL``: Weka's ``Distribution.prob``, weighted), or with
+    ``laplace`` ``weight * ((counts[i, c] + 1) / (total + n_classes))`` (Weka's
+    ``Distribution.laplaceProb``, never zero): the result ``out[r]`` of a row when no
+    frame is open (``top < 0``), else added to the open frame's sum ``f_sum[top]``."""
     k = counts.shape[1]
-    if total <= SMALL:
+    if laplace:
+        for c in range(k):
+            share = weight * ((counts[i, c] + 1.0) / (total + k))
+            if top < 0:
+                out[r, c] = share
+            else:
+                f_sum[top, c] += share
+    elif total <= SMALL:
         if top < 0:  # (adding zeros changes no sum: every share is >= +0)
             for c in range(k):
                 out[r, c] = 0.0
@@ -412,8 +420,8 @@ def _class_shares(counts, i, total, weight, out, r, f_sum, top):
 
 @njit(cache=True, nogil=True)
 def predict_proba(X, feature, threshold, nominal, child_start, n_children, value, bag_value,
-                  is_empty, total, bag_total, n_classes):
-    """J48's ``distributionForInstance`` (no Laplace) for every row of ``X``.
+                  is_empty, total, bag_total, n_classes, laplace=False):
+    """J48's ``distributionForInstance`` for every row of ``X`` (``laplace``: J48 ``-A``).
 
     A missing value at a split sends the instance down every non-empty branch, weighted by
     the branch's share of the node's training weight; an instance reaching an empty branch
@@ -424,7 +432,8 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
     Each open split of that kind is a frame of an explicit stack, with its running sum.
     ``total`` and ``bag_total`` are the totals of ``value`` and ``bag_value`` as J48 keeps
     them (``C45Model._totals``): class weights are divided by them, and a branch's share of
-    a split is ``bag_total[branch] / total[split]``.
+    a split is ``bag_total[branch] / total[split]``. With ``laplace`` every class share is
+    Laplace-corrected (``_class_shares``), on the same paths.
     """
     n = X.shape[0]
     depth = _max_depth(child_start, n_children) + 2
@@ -444,7 +453,7 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
             while True:
                 f = feature[node]
                 if f < 0:
-                    _class_shares(value, node, total[node], wt, out, r, f_sum, top)
+                    _class_shares(value, node, total[node], wt, out, r, f_sum, top, laplace)
                     ready = True
                     break
                 v = X[r, f]
@@ -466,9 +475,9 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
                     continue
                 bt = bag_total[ch]
                 if bt > SMALL:
-                    _class_shares(bag_value, ch, bt, wt, out, r, f_sum, top)
+                    _class_shares(bag_value, ch, bt, wt, out, r, f_sum, top, laplace)
                 else:
-                    _class_shares(value, node, total[node], wt, out, r, f_sum, top)
+                    _class_shares(value, node, total[node], wt, out, r, f_sum, top, laplace)
                 ready = True
                 break
             # a finished part is in the open frame's sum already, or the row's result

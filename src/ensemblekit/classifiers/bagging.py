@@ -251,7 +251,7 @@ def c45_proba(tree, X, nominal_mask):
     return kernels.predict_proba(X, tree.feature_, tree.threshold_, nominal_mask,
                                  tree.child_start_, tree.n_children_, tree.value_,
                                  tree.bag_value_, tree.is_empty_, *tree._totals(),
-                                 tree.classes_.size)
+                                 tree.classes_.size, bool(getattr(tree, "laplace", False)))
 
 
 class BaggedTreeClassifier(BaggedTreesModel, ClassifierMixin, BaseEstimator):

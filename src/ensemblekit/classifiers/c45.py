@@ -87,6 +87,13 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
     collapse_tree : bool, default=True
         Replace subtrees that do not reduce the training error by leaves (J48 ``-O`` turns
         it off).
+    laplace : bool, default=False
+        Laplace-corrected class probabilities (J48 ``-A``): a leaf gives
+        ``(weight of the class + 1) / (leaf weight + n_classes)`` instead of the class's
+        share of the leaf's weight, in every path of the walk (a known value into an empty
+        branch, a missing value's weighted branches), as Weka's ``ClassifierTree`` with
+        Laplace. Changes probabilities only, not the tree or its text (:meth:`predict`
+        may change where classes tie).
     nominal_features : array-like of int or None, default=None
         Indices of the nominal columns of ``X`` (their values are codes); None: every
         column is numeric, unless ``X`` is a DataFrame whose dtypes declare them
@@ -178,7 +185,7 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
 
     # ---- prediction (computed by C45Model; here scikit-learn's checks of the input)
     def predict_proba(self, X):
-        """Class probabilities as J48's ``distributionForInstance`` (no Laplace correction).
+        """Class probabilities as J48's ``distributionForInstance`` (with ``laplace``, J48 ``-A``).
 
         :meth:`C45Model.predict_proba <ensemblekit.classifiers.c45_model.C45Model.predict_proba>`
         after scikit-learn's checks of ``X`` (feature names of a data frame).

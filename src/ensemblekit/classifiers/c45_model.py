@@ -99,8 +99,8 @@ def _preorder(child_start, n_children) -> np.ndarray:
 
 
 def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, bag_value,
-               is_empty, total, bag_total, n_classes):
-    """J48's ``distributionForInstance`` (no Laplace correction) of every row of ``X``.
+               is_empty, total, bag_total, n_classes, laplace=False):
+    """J48's ``distributionForInstance`` of every row of ``X``.
 
     Parameters
     ----------
@@ -115,6 +115,12 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
     nominal : ndarray of bool of shape (n_features,)
         Which columns are nominal.
     n_classes : int
+    laplace : bool, default=False
+        Laplace-corrected class shares, as J48 ``-A`` (``Distribution.laplaceProb``):
+        ``(weight of the class + 1) / (total weight + n_classes)`` wherever the plain walk
+        takes ``weight of the class / total weight``, on the same paths; a leaf or an
+        empty branch without training weight then gives ``1 / n_classes`` for every class
+        instead of nothing.
 
     Returns
     -------
@@ -140,7 +146,10 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
         done_rows.append(rows)
         done_keys.append(nodes)
         done_frames.append(frames)
-        done_parts.append(weights[:, None] * (dist / total[:, None]))
+        if laplace:
+            done_parts.append(weights[:, None] * ((dist + 1.0) / (total[:, None] + n_classes)))
+        else:
+            done_parts.append(weights[:, None] * (dist / total[:, None]))
 
     rows = np.arange(n)
     nodes = np.zeros(n, dtype=np.int64)
@@ -151,7 +160,7 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
         leaf = f < 0
         if leaf.any():
             at, r, w, fr = nodes[leaf], rows[leaf], weights[leaf], frames[leaf]
-            ok = node_total[at] > _SMALL
+            ok = (node_total[at] > _SMALL) | laplace
             at = at[ok]
             add(r[ok], at, w[ok], value[at], node_total[at], fr[ok])
             split = ~leaf
@@ -197,7 +206,7 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
             r, at, w, ch, fr = rows[empty], nodes[empty], weights[empty], child[empty], frames[empty]
             own = bag_total[ch] > _SMALL
             add(r[own], at[own], w[own], bag_value[ch[own]], bag_total[ch[own]], fr[own])
-            up = ~own & (node_total[at] > _SMALL)
+            up = ~own & ((node_total[at] > _SMALL) | laplace)
             add(r[up], at[up], w[up], value[at[up]], node_total[at[up]], fr[up])
             full = ~empty
             rows, child, weights, frames = rows[full], child[full], weights[full], frames[full]
@@ -267,7 +276,7 @@ class C45Model:
 
     Parameters
     ----------
-    confidence_factor, min_samples_leaf, unpruned, subtree_raising, collapse_tree, \
+    confidence_factor, min_samples_leaf, unpruned, subtree_raising, collapse_tree, laplace, \
 nominal_features, n_categories, n_classes
         As :class:`ensemblekit.classifiers.c45.C45Tree`.
 
@@ -311,6 +320,7 @@ nominal_features, n_categories, n_classes
                                       "(false = J48 -S)"),
         "collapse_tree": Constraint("bool", "collapse subtrees that do not reduce training "
                                     "error (false = J48 -O)"),
+        "laplace": Constraint("bool", "Laplace-corrected leaf probabilities (J48 -A)"),
         "nominal_features": Constraint("any", "indices of the nominal columns (codes)",
                                        none_ok=True),
         "n_categories": Constraint("any", "declared values of each nominal column",
@@ -335,13 +345,14 @@ nominal_features, n_categories, n_classes
     }
 
     def __init__(self, confidence_factor=0.25, min_samples_leaf=2, unpruned=False,
-                 subtree_raising=True, collapse_tree=True, nominal_features=None,
+                 subtree_raising=True, collapse_tree=True, laplace=False, nominal_features=None,
                  n_categories=None, n_classes=None):
         self.confidence_factor = confidence_factor
         self.min_samples_leaf = min_samples_leaf
         self.unpruned = unpruned
         self.subtree_raising = subtree_raising
         self.collapse_tree = collapse_tree
+        self.laplace = laplace
         self.nominal_features = nominal_features
         self.n_categories = n_categories
         self.n_classes = n_classes
@@ -530,7 +541,8 @@ nominal_features, n_categories, n_classes
         return mask
 
     def predict_proba(self, X):
-        """Class probabilities as J48's ``distributionForInstance`` (no Laplace correction).
+        """Class probabilities as J48's ``distributionForInstance`` (Laplace-corrected with
+        ``laplace``, as J48 ``-A``).
 
         Parameters
         ----------
@@ -540,7 +552,8 @@ nominal_features, n_categories, n_classes
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            The class frequencies of the leaf reached; with a missing value at a split, the
+            The class frequencies of the leaf reached (with ``laplace``, ``(weight of the
+            class + 1) / (leaf weight + n_classes)``); with a missing value at a split, the
             average over the branches weighted by their training weight. (As in J48, a row
             sent by a missing value into a branch with no training instances loses that
             branch's share, so such a row may sum to less than 1.)
@@ -574,16 +587,18 @@ nominal_features, n_categories, n_classes
         """:meth:`predict_proba` of rows already checked (float64, codes in range); also
         used per bag by the bagging ensembles."""
         total, bag_total = self._totals()
+        # (members of a bagging ensemble are restored without parameters: no Laplace)
+        laplace = bool(getattr(self, "laplace", False))
         kernels = sys.modules.get(_KERNELS)
         if kernels is not None:  # loaded to grow a tree: the compiled walk, same bits
             return kernels.predict_proba(
                 np.ascontiguousarray(X, dtype=np.float64), self.feature_, self.threshold_,
                 np.ascontiguousarray(nominal_mask, dtype=np.bool_), self.child_start_,
                 self.n_children_, self.value_, self.bag_value_, self.is_empty_, total,
-                bag_total, self.classes_.size)
+                bag_total, self.classes_.size, laplace)
         return tree_proba(X, self.feature_, self.threshold_, nominal_mask, self.child_start_,
                           self.n_children_, self.value_, self.bag_value_, self.is_empty_,
-                          total, bag_total, self.classes_.size)
+                          total, bag_total, self.classes_.size, laplace)
 
     def predict(self, X):
         """The class of each row: the first class of largest probability (J48's tie rule).
