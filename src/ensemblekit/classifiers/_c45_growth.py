@@ -182,12 +182,13 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
                  _few_values_ok(nominal, n_cats, float(counts.sum())),
                  _zero_representatives(X, nominal))
     arrays = kernels.grow_unpruned(*grow_args, bool(collapse_tree), np.empty(n, dtype=code))
+    cf32 = np.float32(confidence_factor)
+    z = 0.0
     if unpruned:
         tree = dict(zip(_NODE_ARRAYS, arrays[:7]))
     else:
         from ._c45_pruning import prune_tree
 
-        cf32 = np.float32(confidence_factor)
         z = _normal_inverse(float(np.float32(1) - cf32)) if cf32 <= 0.5 else 0.0
         pruned = prune_tree(X, y, nominal, n_cats, *arrays, float(cf32), z,
                             bool(subtree_raising))
@@ -198,8 +199,8 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
         # fractional instance weights: J48's sums depend on its order of instances
         grown = kernels.grow_unpruned(*grow_args, False, np.empty(n, dtype=code))
         _take_weka_sums(tree, X, y_codes, w, nominal, n_cats, n_classes, grown,
-                        collapse=bool(collapse_tree), prune=not unpruned,
-                        confidence_factor=confidence_factor, subtree_raising=subtree_raising)
+                        collapse=bool(collapse_tree), prune=not unpruned, cfd=float(cf32), z=z,
+                        subtree_raising=bool(subtree_raising))
     return tree
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._c45_growth import add_errors
+from ._c45_pruning import add_errors
 
 __all__ = ["weka_sums"]
 
@@ -220,9 +220,9 @@ class _Node:
 
 
 class _Replay:
-    def __init__(self, X, y, nominal, n_cats, n_classes, cf, raising):
+    def __init__(self, X, y, nominal, n_cats, n_classes, cfd, z, raising):
         self.X, self.y, self.nominal, self.n_cats = X, y, nominal, n_cats
-        self.K, self.cf, self.raising = n_classes, cf, raising
+        self.K, self.cfd, self.z, self.raising = n_classes, cfd, z, raising
         self.numeric = np.flatnonzero(~nominal)
 
     # -- which branch: C45Split.whichSubset (-1 for a missing value)
@@ -335,7 +335,7 @@ class _Replay:
         if abs(d.tot) < _SMALL:
             return 0.0
         e = d.incorrect()
-        return e + add_errors(d.tot, e, self.cf)
+        return e + add_errors(d.tot, e, self.cfd, self.z)
 
     def estimated_errors(self, node):
         if node.sons is None:
@@ -395,7 +395,7 @@ class _Replay:
 
 
 def weka_sums(X, y, w, nominal, n_categories, n_classes, grown, *, collapse=True,
-              prune=True, confidence_factor=0.25, subtree_raising=True):
+              prune=True, cfd=0.25, z=0.6744897501960817, subtree_raising=True):
     """J48's tree and class weights, replayed on the splits the growth kernel chose.
 
     Parameters
@@ -412,8 +412,11 @@ def weka_sums(X, y, w, nominal, n_categories, n_classes, grown, *, collapse=True
     grown : dict
         The grown tree before collapse and pruning: ``feature``, ``threshold`` (moved to
         a training value), ``child_start``, ``n_children``.
-    collapse, prune, confidence_factor, subtree_raising
-        J48's ``-O`` (negated), ``-U`` (negated), ``-C`` and ``-S`` (negated).
+    collapse, prune, subtree_raising
+        J48's ``-O``, ``-U`` and ``-S``, negated.
+    cfd, z
+        J48's ``-C`` rounded to a 32-bit float, and the normal quantile of ``1 - cfd``
+        (as :func:`ensemblekit.classifiers._c45_pruning.prune_tree` takes them).
 
     Returns
     -------
@@ -425,7 +428,7 @@ def weka_sums(X, y, w, nominal, n_categories, n_classes, grown, *, collapse=True
         ``Distribution`` holds it; the root's own).
     """
     replay = _Replay(X, np.asarray(y, dtype=np.int64), np.asarray(nominal, dtype=bool),
-                     n_categories, int(n_classes), confidence_factor, subtree_raising)
+                     n_categories, int(n_classes), float(cfd), float(z), subtree_raising)
     n = X.shape[0]
     root = replay.grow(grown, 0, np.arange(n), np.asarray(w, dtype=np.float64))
     if collapse:
