@@ -486,7 +486,7 @@ nominal_features, n_categories, n_classes
         nominal, cats, _ = coded_layout(X, *(declared or (self.nominal_features, self.n_categories)))
         return self._grow(X, codes, w, nominal, cats, classes, rows)
 
-    def _grow(self, X, codes, w, nominal, cats, classes, rows=None):
+    def _grow(self, X, codes, w, nominal, cats, classes, rows=None, weka_sums=True):
         """Grow (and prune, as the parameters say) on arrays already checked; set the fitted state.
 
         The one growing path of :meth:`fit_coded`, ``C45Tree.fit`` and the bagging
@@ -495,7 +495,8 @@ nominal_features, n_categories, n_classes
         weight 0 take no part); ``nominal`` and ``cats`` the sorted nominal columns and
         their numbers of values; ``classes`` the ``classes_`` to set (``codes`` index them);
         ``rows`` how many instances each row is in J48's count of known values (None: a
-        whole-number weight is that many copies).
+        whole-number weight is that many copies); ``weka_sums`` as in
+        :func:`~ensemblekit.classifiers._c45_growth.grow_c45` (the ensembles leave it out).
         """
         from ._c45_growth import grow_c45
 
@@ -512,7 +513,7 @@ nominal_features, n_categories, n_classes
                          min_samples_leaf=self.min_samples_leaf,
                          confidence_factor=self.confidence_factor, unpruned=self.unpruned,
                          subtree_raising=self.subtree_raising, collapse_tree=self.collapse_tree,
-                         counts=rows)
+                         counts=rows, weka_sums=weka_sums)
         self.classes_ = classes
         self.n_features_in_ = d
         self.nominal_features_ = np.asarray(nominal, dtype=np.int64)
