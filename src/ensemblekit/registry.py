@@ -500,7 +500,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             estimator="ensemblekit.classifiers.c45:C45Tree",
             model="ensemblekit.classifiers.c45_model:C45Model",
             exposed=("confidence_factor", "min_samples_leaf", "unpruned", "subtree_raising",
-                     "collapse_tree", "binary_splits", "mdl_correction",
+                     "collapse_tree", "laplace", "binary_splits", "mdl_correction",
                      "split_point_actual_value", "reduced_error_pruning", "num_folds", "seed"),
             preprocessing="none: nominal attributes as their values, missing values as "
             "fractional instances (as J48)",

@@ -70,14 +70,15 @@ def _compiled(tree, X):
     return kernels.predict_proba(np.ascontiguousarray(X, dtype=np.float64), tree.feature_,
                                  tree.threshold_, tree._nominal_mask(), tree.child_start_,
                                  tree.n_children_, tree.value_, tree.bag_value_, tree.is_empty_,
-                                 tree.classes_.size)
+                                 *tree._totals(), tree.classes_.size, bool(tree.laplace))
 
 
 def _numpy_walk(tree, X):
     # the walk a model takes when the compiled kernels are not loaded
     return tree_proba(np.asarray(X, dtype=np.float64), tree.feature_, tree.threshold_,
                       tree._nominal_mask(), tree.child_start_, tree.n_children_, tree.value_,
-                      tree.bag_value_, tree.is_empty_, tree.classes_.size)
+                      tree.bag_value_, tree.is_empty_, *tree._totals(), tree.classes_.size,
+                      bool(tree.laplace))
 
 
 @pytest.mark.parametrize("name", ["labor", "vote", "soybean", "glass", "anneal"])
@@ -100,12 +101,10 @@ def test_the_numpy_walk_is_the_compiled_walk_to_the_last_bit(name):
 
 def _get_probs(tree, x, node, weight, flat=None):
     """Weka's ClassifierTree.getProbs for one row, written out as a plain recursion (all
-    classes at once; class sums added class by class). With ``flat``, a list, every leaf's
-    share is appended to it instead, in depth-first order (a flat accumulator's order)."""
-    def share(counts):
-        total = 0.0
-        for c in counts:
-            total += c
+    classes at once; class weights divided by the node's ``total_`` and ``bag_total_``,
+    J48's ``totaL`` and ``perBag``). With ``flat``, a list, every leaf's share is appended
+    to it instead, in depth-first order (a flat accumulator's order)."""
+    def share(counts, total):
         part = [weight * (c / total) if total > 1e-6 else 0.0 for c in counts]
         if flat is not None:
             flat.append(part)
@@ -113,21 +112,15 @@ def _get_probs(tree, x, node, weight, flat=None):
 
     f = tree.feature_[node]
     if f < 0:
-        return share(tree.value_[node])
+        return share(tree.value_[node], tree.total_[node])
     start, k = tree.child_start_[node], tree.n_children_[node]
     v = x[f]
     if np.isnan(v):
-        total = 0.0
-        for j in range(k):
-            for c in tree.bag_value_[start + j]:
-                total += c
         prob = [0.0] * tree.classes_.size
         for j in range(k):
             if not tree.is_empty_[start + j]:
-                bag = 0.0
-                for c in tree.bag_value_[start + j]:
-                    bag += c
-                sub = _get_probs(tree, x, start + j, (bag / total) * weight, flat)
+                bag = tree.bag_total_[start + j]
+                sub = _get_probs(tree, x, start + j, (bag / tree.total_[node]) * weight, flat)
                 prob = [a + b for a, b in zip(prob, sub)]
         return prob
     t = tree.threshold_[node]
@@ -137,9 +130,9 @@ def _get_probs(tree, x, node, weight, flat=None):
         j = int(v) if np.isnan(t) else int(v != t)
     if not tree.is_empty_[start + j]:
         return _get_probs(tree, x, start + j, weight, flat)
-    if sum(tree.bag_value_[start + j]) > 1e-6:
-        return share(tree.bag_value_[start + j])
-    return share(tree.value_[node])
+    if tree.bag_total_[start + j] > 1e-6:
+        return share(tree.bag_value_[start + j], tree.bag_total_[start + j])
+    return share(tree.value_[node], tree.total_[node])
 
 
 @pytest.mark.parametrize("name, params", [("tic-tac-toe", {}), ("soybean", {}), ("labor", {}),
@@ -238,12 +231,88 @@ def _drop(name):
     (_replace("bag_value_", lambda a: a[:-1].copy()), "bag_value_", "shape"),
     (_drop("feature_"), "feature_", "missing"),
     (_drop("n_features_in_"), "n_features_in_", "missing"),
+    # J48's totals: finite, >= 0, the length of the tree, together, and the sums they stand for
+    (_set("total_", lambda a: a.__setitem__(0, -1.0)), "total_", "below"),
+    (_set("total_", lambda a: a.__setitem__(0, np.nan)), "total_", "NaN"),
+    (_set("bag_total_", lambda a: a.__setitem__(1, np.inf)), "bag_total_", "infinite"),
+    (_replace("total_", lambda a: a[:-1].copy()), "total_", "shape"),
+    (_set("total_", lambda a: a.__setitem__(-1, a[-1] * 2 + 1)), "total_", "not the sum"),
+    (_set("total_", lambda a: a.__setitem__(0, 1e-3)), "total_", "not the sum"),
+    (_set("bag_total_", lambda a: a.__setitem__(1, a[1] + 1e-6)), "bag_total_", "not the sum"),
+    (_drop("bag_total_"), "total_", "together"),
+    (_drop("total_"), "total_", "together"),
 ])
 def test_damaged_state_is_refused_naming_the_entry(labor, tamper, entry, message):
     tree, _ = labor
     with pytest.raises(DamagedModelError, match=message) as info:
         roundtrip(tree, C45Model, tamper=tamper)
     assert str(info.value).replace(": ", ".", 1).startswith(f"model.{entry}")
+
+
+def test_a_file_without_totals_adds_the_class_weights(labor):
+    """A model file written before the trees kept J48's totals has no ``total_`` and
+    ``bag_total_``: it loads, and the walk divides by the sums of the class weights,
+    which on whole instance weights are J48's totals exactly."""
+    def older(params, scalars, arrays):
+        del arrays["total_"], arrays["bag_total_"]
+
+    tree, X = _fit("vote", unpruned=True)
+    whole = C45Tree(nominal_features=tree.nominal_features, n_categories=tree.n_categories,
+                    n_classes=2).fit(*_complete(X, tree))
+    for fitted in (whole, labor[0]):
+        model = roundtrip(fitted, C45Model, tamper=older)
+        assert model.total_ is None and model.bag_total_ is None
+        Q = _with_gaps(labor[1] if fitted is labor[0] else X, seed=2)
+        got = model.predict_proba(Q)
+        if fitted is whole:  # whole weights: the same doubles as with the totals
+            assert got.tobytes() == fitted.predict_proba(Q).tobytes()
+        else:  # fractional weights: within rounding of J48's
+            np.testing.assert_allclose(got, fitted.predict_proba(Q), rtol=0, atol=1e-14)
+
+
+def _complete(X, tree):
+    """The rows of vote without a missing value, and a class for each (the tree's)."""
+    keep = ~np.isnan(X).any(axis=1)
+    return X[keep], tree.predict(X[keep])
+
+
+# ---- Laplace (J48 -A), computed by hand: x0 numeric, x1 nominal with a value 2 unseen
+_X_HAND = np.array([[1.0, 0], [2.0, 0], [3.0, 0], [4.0, 1], [5.0, 1], [6.0, 1], [7.0, 1]])
+_Y_HAND = np.array([0, 0, 0, 1, 1, 1, 1])
+
+
+@pytest.mark.parametrize("walk", ["compiled", "numpy"])
+def test_laplace_leaves_computed_by_hand(walk):
+    # x0 alone: the tree splits on x0 <= 3, leaves of 3 (class 0) and 4 (class 1) instances
+    X = _X_HAND[:, :1]
+    tree = C45Tree(n_classes=2, unpruned=True, min_samples_leaf=1, laplace=True).fit(X, _Y_HAND)
+    assert tree.export_text() == "x0 <= 3: 0 (3.0)\nx0 > 3: 1 (4.0)"
+    Q = np.array([[2.0], [6.0], [np.nan]])
+    proba = (_compiled if walk == "compiled" else _numpy_walk)(tree, Q)
+    # (n_c + 1) / (n + 2) at a leaf; a missing x0: 3/7 of the left leaf and 4/7 of the right
+    want = np.array([[4 / 5, 1 / 5], [1 / 6, 5 / 6], [46 / 105, 59 / 105]])
+    np.testing.assert_allclose(proba, want, rtol=0, atol=1e-15)
+    assert proba[0].tolist() == [4 / 5, 1 / 5] and proba[1].tolist() == [1 / 6, 5 / 6]
+    plain = C45Tree(n_classes=2, unpruned=True, min_samples_leaf=1).fit(X, _Y_HAND)
+    assert plain.predict_proba(Q).tolist() == [[1.0, 0.0], [0.0, 1.0], [3 / 7, 4 / 7]]
+
+
+@pytest.mark.parametrize("walk", ["compiled", "numpy"])
+def test_laplace_in_an_empty_branch_computed_by_hand(walk):
+    # x1 alone: a three-way split whose branch 2 has no training instance; a row with
+    # x1 = 2 gets the split's own distribution, Laplace-corrected: (3 + 1, 4 + 1) / (7 + 2)
+    X = _X_HAND[:, 1:]
+    tree = C45Tree(nominal_features=[0], n_categories=[3], n_classes=2, unpruned=True,
+                   min_samples_leaf=1, laplace=True).fit(X, _Y_HAND)
+    assert tree.n_leaves_ == 3 and tree.is_empty_.tolist() == [False, False, False, True]
+    Q = np.array([[0.0], [1.0], [2.0], [np.nan]])
+    proba = (_compiled if walk == "compiled" else _numpy_walk)(tree, Q)
+    want = [[4 / 5, 1 / 5], [1 / 6, 5 / 6], [4 / 9, 5 / 9], [46 / 105, 59 / 105]]
+    np.testing.assert_allclose(proba, want, rtol=0, atol=1e-15)
+    assert proba[2].tolist() == [4 / 9, 5 / 9]
+    plain = C45Tree(nominal_features=[0], n_categories=[3], n_classes=2, unpruned=True,
+                    min_samples_leaf=1).fit(X, _Y_HAND)
+    assert plain.predict_proba(Q)[2].tolist() == [3 / 7, 4 / 7]
 
 
 def test_a_test_with_the_wrong_threshold_kind_is_refused(labor):

@@ -63,6 +63,7 @@ def _edited(source, path, attribute: str, index: int, value):
     ("predict", "c45", "n_children_", 0, 10**6),    # more branches than nodes
     ("predict", "bagging", "estimators_/2/child_start_", 0, 0),  # the root its own child
     ("show", "bagging-cart", "estimators_/1/children_right_", 0, 10**8),
+    ("predict", "c45", "total_", 0, 1e-3),          # a total far from its class weights
 ])
 def test_crafted_node_arrays_are_refused_with_one_line(models, tmp_path, command, model,
                                                         attribute, index, value):
@@ -83,12 +84,45 @@ def test_crafted_node_arrays_are_refused_with_one_line(models, tmp_path, command
     ("bagging", "estimators_/1/n_children_", 0, 1),
     ("bagging", "nominal_features_", 0, 10**3),
     ("bagging-cart", "estimators_/2/feature_", 0, 10**7),
+    # J48's totals the walk divides by: a tiny one would blow a probability up
+    ("c45", "total_", 0, -1.0), ("c45", "total_", 2, 1e-3), ("c45", "bag_total_", 1, 1e9),
+    ("c45", "bag_total_", 1, float("nan")),
 ])
 def test_crafted_node_arrays_are_refused_by_load_model(models, tmp_path, model, attribute,
                                                        index, value):
     path = _edited(models[model], tmp_path / "bad.ekm", attribute, index, value)
     with pytest.raises(ModelFileError, match="damaged.*" + attribute.replace("/", r"\.")):
         load_model(path)
+
+
+def _without(source, path, members, state_keys=()):
+    """``source`` without the array ``members`` (and those keys of its state)."""
+    metadata, parts = H.unpack(source)
+    for member in members:
+        del parts[member]
+    for key in state_keys:
+        metadata["state"]["model"].pop(key, None)
+    return H.pack(path, metadata, parts)
+
+
+def test_a_c45_file_with_one_of_its_totals_is_refused(models, tmp_path):
+    path = _without(models["c45"], tmp_path / "half.ekm", ["model/bag_total_.npy"])
+    with pytest.raises(ModelFileError, match="damaged.*total_.*together"):
+        load_model(path)
+
+
+def test_a_c45_file_from_before_the_totals_loads_and_predicts(models, tmp_path):
+    """Files written before the trees kept J48's totals (and ``laplace``) still open: the
+    walk adds the class weights instead, within rounding of the stored totals' result."""
+    path = _without(models["c45"], tmp_path / "old.ekm",
+                    ["model/total_.npy", "model/bag_total_.npy"])
+    metadata, parts = H.unpack(path)
+    del metadata["params"]["laplace"]
+    H.pack(path, metadata, parts)
+    old, new = run_cli("predict", path, VOTE, "--proba"), run_cli("predict", models["c45"],
+                                                                   VOTE, "--proba")
+    assert old.exit_code == 0 and new.exit_code == 0, old.output
+    assert old.stdout == new.stdout  # the same to the printed 6 decimals
 
 
 @pytest.mark.slow  # a process per model

@@ -65,7 +65,7 @@ def main(half: str) -> None:
     c45_proba(tree, X, tree._nominal_mask())
     frozen = copy.copy(tree)
     for name in ("feature_", "threshold_", "child_start_", "n_children_", "value_",
-                 "bag_value_", "is_empty_"):
+                 "bag_value_", "is_empty_", "total_", "bag_total_"):
         setattr(frozen, name, _read_only(getattr(tree, name)))
     c45_proba(frozen, X, tree._nominal_mask())
     iris = str(data_path("iris.arff"))

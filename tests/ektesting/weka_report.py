@@ -160,3 +160,36 @@ def parse_weka_predictions(text: str) -> dict:
         "predicted": [value(r[2]) for r in rows],
         "distribution": [[float(v.lstrip("*")) for v in r[4:]] for r in rows if len(r) > 4],
     }
+
+
+#: Summary keys of the Weka report -> (key of our report, scale, Weka's printed decimals).
+SUMMARY = {"correct": ("correct", 1, 0), "incorrect": ("incorrect", 1, 0),
+           "correct_pct": ("accuracy", 100, 4), "kappa": ("kappa", 1, 4), "mae": ("mae", 1, 4),
+           "rmse": ("rmse", 1, 4), "rae": ("rae", 1, 4), "rrse": ("rrse", 1, 4), "n": ("n", 1, 0)}
+
+
+def same_to_printed(ours, printed: float, decimals: int) -> bool:
+    """Whether ``ours`` rounds to what Weka printed with ``decimals`` decimals ('?' = NaN)."""
+    if ours is None or printed != printed:
+        return (ours is None) == (printed != printed)
+    return abs(ours - printed) <= 0.5 * 10.0**-decimals + 1e-9
+
+
+def assert_same_report(ours: dict, weka: dict, where: str) -> None:
+    for key, (mine, scale, decimals) in SUMMARY.items():
+        value = ours[mine] * scale
+        assert same_to_printed(value, weka["summary"][key], decimals), (
+            f"{where}: {key}: ours {value}, Weka {weka['summary'][key]}")
+    assert ours["class_names"] == weka["class_names"], where
+    assert ours["confusion"] == weka["confusion"], f"{where}: confusion matrix"
+    assert len(weka["per_class"]) == len(ours["class_names"])
+    for k, row in enumerate(weka["per_class"]):
+        for key, printed in row.items():
+            if key == "class":
+                continue
+            assert same_to_printed(ours["per_class"][key][k], printed, 3), (
+                f"{where}: class {row['class']} {key}: ours {ours['per_class'][key][k]}, "
+                f"Weka {printed}")
+    for key, printed in weka["weighted"].items():
+        assert same_to_printed(ours["weighted"][key], printed, 3), (
+            f"{where}: weighted {key}: ours {ours['weighted'][key]}, Weka {printed}")

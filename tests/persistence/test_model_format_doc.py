@@ -99,7 +99,7 @@ def prep_rows(X, arrays, features) -> np.ndarray:
     return np.hstack(blocks)
 
 
-def c45_proba(arrays, x) -> np.ndarray:
+def c45_proba(arrays, x, laplace=False) -> np.ndarray:
     """Section 3.2, row by row, as the pseudo-code says."""
     a = {k[len("model/"):]: v for k, v in arrays.items()}
     feature, threshold = a["feature_"], a["threshold_"]
@@ -107,6 +107,7 @@ def c45_proba(arrays, x) -> np.ndarray:
     value, bag = a["value_"], a["bag_value_"]
     nominal = set(a["nominal_features_"].tolist())
     small = 1e-6
+    n_classes = value.shape[1]
 
     def total(vec):
         s = 0.0
@@ -114,29 +115,36 @@ def c45_proba(arrays, x) -> np.ndarray:
             s += v
         return s
 
-    def split_total(i):
+    def tot(i):
+        if "total_" in a:
+            return float(a["total_"][i])
+        if count[i] == 0:
+            return total(value[i])
         s = 0.0
         for j in range(count[i]):
             for v in bag[start[i] + j].tolist():
                 s += v
         return s
 
-    p = np.zeros(value.shape[1])
+    def btot(k):
+        return float(a["bag_total_"][k]) if "bag_total_" in a else total(bag[k])
+
+    def share(vec, t):
+        return (vec + 1) / (t + n_classes) if laplace else vec / t
+
+    zeros = np.zeros(n_classes)
 
     def visit(i, w):
-        nonlocal p
         if feature[i] == -1:
-            if total(value[i]) > small:
-                p = p + w * (value[i] / total(value[i]))
-            return
+            return w * share(value[i], tot(i)) if tot(i) > small or laplace else zeros
         v = x[feature[i]]
         if np.isnan(v):
-            stot = split_total(i)
+            p = zeros
             for j in range(count[i]):
                 k = start[i] + j
                 if not empty[k]:
-                    visit(k, w * (total(bag[k]) / stot))
-            return
+                    p = p + visit(k, w * (btot(k) / tot(i)))
+            return p
         if int(feature[i]) not in nominal:
             j = 0 if v <= threshold[i] else 1
         elif np.isnan(threshold[i]):
@@ -145,15 +153,14 @@ def c45_proba(arrays, x) -> np.ndarray:
             j = 0 if v == threshold[i] else 1
         k = start[i] + j
         if empty[k]:
-            if total(bag[k]) > small:
-                p = p + w * (bag[k] / total(bag[k]))
-            elif total(value[i]) > small:
-                p = p + w * (value[i] / total(value[i]))
-            return
-        visit(k, w)
+            if btot(k) > small:
+                return w * share(bag[k], btot(k))
+            if tot(i) > small or laplace:
+                return w * share(value[i], tot(i))
+            return zeros
+        return visit(k, w)
 
-    visit(0, 1.0)
-    return p
+    return visit(0, 1.0)
 
 
 def k2_proba(metadata, arrays, x) -> np.ndarray:
@@ -248,6 +255,26 @@ def test_classifier_predictions_follow_the_document(files, algo, train, test):
         p = c45_proba(arrays, x) if algo == "c45" else k2_proba(metadata, arrays, x)
         label = values[int(classes[int(np.argmax(p))])]
         assert rows[i + 1] == [str(i + 1), label, *(f"{q:.6f}" for q in p)], f"row {i + 1}"
+
+
+@pytest.mark.parametrize("laplace", [False, True])
+def test_the_c45_rules_give_predict_s_doubles(tmp_path, laplace):
+    """Section 3.2 with ``total_`` and ``bag_total_`` gives ``predict``'s probabilities to
+    the last bit, Laplace-corrected too, on a tree grown on rows with missing values (vote:
+    fractional weights, so the totals are J48's running sums)."""
+    from ensemblekit import api
+
+    path = tmp_path / "vote.ekm"
+    vote = data_path("vote.arff")
+    result = run_cli("fit", "c45", vote, "-o", path, "--set", f"laplace={str(laplace).lower()}")
+    assert result.exit_code == 0, result.output
+    metadata, arrays = read_model(path)
+    assert metadata["params"]["laplace"] is laplace
+    assert {"model/total_", "model/bag_total_"} <= set(arrays)
+    X = coded_rows(vote, metadata["schema"])
+    want = api.predict(str(path), str(vote), proba=True).probabilities
+    got = np.array([c45_proba(arrays, x, laplace) for x in X])
+    assert got.tobytes() == want.tobytes()
 
 
 @pytest.mark.parametrize("test", ["iris.arff", "iris-holes.arff"])

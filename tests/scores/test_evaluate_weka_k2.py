@@ -21,19 +21,13 @@ import math
 import pytest
 
 from ektesting.support import data_path, run_cli
-from ektesting.weka_report import parse_weka_report
+from ektesting.weka_report import assert_same_report, parse_weka_report, same_to_printed
 from ektesting.weka_tools import k2_options, needs_weka, run_weka
 
 #: Files split into halves: two-class and many-class, nominal and numeric attributes,
 #: missing values (vote, breast-cancer, credit-a, soybean, labor).
 SPLIT_FILES = ("vote", "breast-cancer", "credit-a", "diabetes", "soybean", "labor", "tic-tac-toe",
                "primary-tumor")
-
-#: Summary keys of the Weka report -> (key of our report, scale, Weka's printed decimals).
-SUMMARY = {"correct": ("correct", 1, 0), "incorrect": ("incorrect", 1, 0),
-           "correct_pct": ("accuracy", 100, 4), "kappa": ("kappa", 1, 4), "mae": ("mae", 1, 4),
-           "rmse": ("rmse", 1, 4), "rae": ("rae", 1, 4), "rrse": ("rrse", 1, 4), "n": ("n", 1, 0)}
-
 
 def halves(name: str, folder):
     """``(train, test)`` paths: the odd and the even data rows of a shipped ARFF file."""
@@ -47,33 +41,6 @@ def halves(name: str, folder):
         path.write_text("\n".join(header + chosen) + "\n")
         paths.append(path)
     return paths
-
-
-def same_to_printed(ours, printed: float, decimals: int) -> bool:
-    """Whether ``ours`` rounds to what Weka printed with ``decimals`` decimals ('?' = NaN)."""
-    if ours is None or printed != printed:
-        return (ours is None) == (printed != printed)
-    return abs(ours - printed) <= 0.5 * 10.0**-decimals + 1e-9
-
-
-def assert_same_report(ours: dict, weka: dict, where: str) -> None:
-    for key, (mine, scale, decimals) in SUMMARY.items():
-        value = ours[mine] * scale
-        assert same_to_printed(value, weka["summary"][key], decimals), (
-            f"{where}: {key}: ours {value}, Weka {weka['summary'][key]}")
-    assert ours["class_names"] == weka["class_names"], where
-    assert ours["confusion"] == weka["confusion"], f"{where}: confusion matrix"
-    assert len(weka["per_class"]) == len(ours["class_names"])
-    for k, row in enumerate(weka["per_class"]):
-        for key, printed in row.items():
-            if key == "class":
-                continue
-            assert same_to_printed(ours["per_class"][key][k], printed, 3), (
-                f"{where}: class {row['class']} {key}: ours {ours['per_class'][key][k]}, "
-                f"Weka {printed}")
-    for key, printed in weka["weighted"].items():
-        assert same_to_printed(ours["weighted"][key], printed, 3), (
-            f"{where}: weighted {key}: ours {ours['weighted'][key]}, Weka {printed}")
 
 
 @needs_weka

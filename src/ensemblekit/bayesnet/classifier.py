@@ -110,8 +110,8 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
     The estimator reproduces Weka's ``weka.classifiers.bayes.BayesNet -Q
     weka.classifiers.bayes.net.search.global.K2 -- -P max_parents -S
     LOO-CV|k-Fold-CV|Cumulative-CV [-Q] [-N] [-R] [-mbc] -E
-    weka.classifiers.bayes.net.estimate.SimpleEstimator -- -A alpha``: supervised MDL discretisation of the numeric columns, training
-    modes for missing values, K2 structure search with the leave-one-out
+    weka.classifiers.bayes.net.estimate.SimpleEstimator -- -A alpha``: supervised MDL discretisation of
+    the numeric columns, training modes for missing values, K2 structure search with the leave-one-out
     score (Abbasian et al. 2013, Algorithms 2-3) and Dirichlet-smoothed CPTs,
     all estimated on the training data only. On the data sets of the test
     suite it learns Weka 3.9.7's parent sets and its training-set class

@@ -125,7 +125,8 @@ _NODE_ARRAYS = ("feature", "threshold", "child_start", "n_children", "value", "b
 def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_samples_leaf=2,
              confidence_factor=0.25, unpruned=False, subtree_raising=True, collapse_tree=True,
              counts=None, binary_splits=False, mdl_correction=True,
-             split_point_actual_value=True, reduced_error_pruning=False, num_folds=3, seed=1):
+             split_point_actual_value=True, reduced_error_pruning=False, num_folds=3, seed=1,
+             weka_sums=True):
     """Grow (and prune) one J48 tree from arrays that are already valid; the fast path.
 
     No input is checked: callers that grow many trees (the bagging ensembles) validate once
@@ -160,12 +161,21 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
         ``unpruned``, ``subtree_raising`` and ``collapse_tree`` play no part.
     num_folds, seed : int
         J48's ``-N`` and ``-Q``, with ``reduced_error_pruning`` only.
+    weka_sums : bool, default=True
+        Replay J48's bookkeeping where weights are fractional (below). The ensembles,
+        which grow a tree per bag or per test row, leave it out: it costs 3 to 5 times
+        the growth, and their trees' sums then differ from J48's in the last bits only.
 
     Returns
     -------
     dict
         The flat node arrays of :class:`C45Tree` (``feature``, ``threshold``,
-        ``child_start``, ``n_children``, ``value``, ``bag_value``, ``is_empty``).
+        ``child_start``, ``n_children``, ``value``, ``bag_value``, ``is_empty``,
+        ``total``, ``bag_total``). Where instance weights are fractional (training rows
+        with missing values, or weights that are not whole numbers), the class weights
+        and totals are J48's own doubles, replayed in its order of instances
+        (:mod:`ensemblekit.classifiers._c45_weka_sums`), so that predictions equal J48's
+        to the last bit.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -184,6 +194,7 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     # the processor's cache on large data
     small = n_classes <= _BYTE_CODES and int(n_cats[nominal].max(initial=2)) <= _BYTE_CODES
     code = np.int8 if small else np.int64
+    y_codes = y
     y = y.astype(code)
     few_values_ok = _few_values_ok(nominal, n_cats, float(counts.sum()))
     zero_rep = _zero_representatives(X, nominal)
@@ -197,18 +208,65 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
             float(min_samples_leaf), few_values_ok, zero_rep, False,
             np.empty(grow.size, dtype=code), False, bool(mdl_correction),
             bool(split_point_actual_value), X)
-        tree = dict(zip(_NODE_ARRAYS, arrays[:7]))
-        return prune_reduced_error(X[prune], y[prune], w[prune], nominal, tree)
-    arrays = kernels.grow_unpruned(
-        X, y, w, counts, nominal, n_cats, int(n_classes), float(min_samples_leaf),
-        few_values_ok, zero_rep, bool(collapse_tree), np.empty(n, dtype=code),
-        bool(binary_splits), bool(mdl_correction), bool(split_point_actual_value),
-        np.empty((0, X.shape[1])))
-    if unpruned:
-        return dict(zip(_NODE_ARRAYS, arrays[:7]))
-    from ._c45_pruning import prune_tree
-
+        tree = prune_reduced_error(X[prune], y[prune], w[prune], nominal,
+                                   dict(zip(_NODE_ARRAYS, arrays[:7])))
+        tree["total"] = _sum_rows(tree["value"])
+        tree["bag_total"] = _sum_rows(tree["bag_value"])
+        return tree
+    grow_args = (X, y, w, counts, nominal, n_cats, int(n_classes), float(min_samples_leaf),
+                 few_values_ok, zero_rep)
+    options = (bool(binary_splits), bool(mdl_correction), bool(split_point_actual_value),
+               np.empty((0, X.shape[1])))
+    arrays = kernels.grow_unpruned(*grow_args, bool(collapse_tree), np.empty(n, dtype=code),
+                                   *options)
     cf32 = np.float32(confidence_factor)
-    z = _normal_inverse(float(np.float32(1) - cf32)) if cf32 <= 0.5 else 0.0
-    pruned = prune_tree(X, y, nominal, n_cats, *arrays, float(cf32), z, bool(subtree_raising))
-    return dict(zip(_NODE_ARRAYS, pruned))
+    z = 0.0
+    if unpruned:
+        tree = dict(zip(_NODE_ARRAYS, arrays[:7]))
+    else:
+        from ._c45_pruning import prune_tree
+
+        z = _normal_inverse(float(np.float32(1) - cf32)) if cf32 <= 0.5 else 0.0
+        pruned = prune_tree(X, y, nominal, n_cats, *arrays, float(cf32), z,
+                            bool(subtree_raising))
+        tree = dict(zip(_NODE_ARRAYS, pruned))
+    tree["total"] = _sum_rows(tree["value"])
+    tree["bag_total"] = _sum_rows(tree["bag_value"])
+    if weka_sums and not binary_splits and (np.isnan(X).any() or np.any(w != np.floor(w))):
+        # fractional instance weights: J48's sums depend on its order of instances (the
+        # replay follows multiway nominal tests only)
+        grown = kernels.grow_unpruned(*grow_args, False, np.empty(n, dtype=code), *options)
+        _take_weka_sums(tree, X, y_codes, w, nominal, n_cats, n_classes, grown,
+                        collapse=bool(collapse_tree), prune=not unpruned, cfd=float(cf32), z=z,
+                        subtree_raising=bool(subtree_raising))
+    return tree
+
+
+def _sum_rows(a):
+    """Each row of a 2-d array summed left to right from 0.0 (as J48 totals whole weights)."""
+    out = np.zeros(a.shape[0])
+    for c in range(a.shape[1]):
+        out = out + a[:, c]
+    return out
+
+
+def _take_weka_sums(tree, X, y, w, nominal, n_cats, n_classes, grown, **options):
+    """Replace the class weights and totals of ``tree`` by J48's doubles
+    (:func:`ensemblekit.classifiers._c45_weka_sums.weka_sums`), when J48's replay ends in
+    the same tree (the same nodes, tests and empty leaves; otherwise ``tree`` is kept)."""
+    from ._c45_weka_sums import weka_sums
+
+    try:
+        weka = weka_sums(X, y, w, nominal, n_cats, n_classes,
+                         dict(zip(("feature", "threshold", "child_start", "n_children"),
+                                  grown[:4])), **options)
+    except RecursionError:  # a tree deeper than Python's recursion allows: keep ours
+        return
+    same = (weka["feature"].shape == tree["feature"].shape
+            and np.array_equal(weka["feature"], tree["feature"])
+            and np.array_equal(weka["n_children"], tree["n_children"])
+            and np.array_equal(weka["threshold"], tree["threshold"], equal_nan=True)
+            and np.array_equal(weka["is_empty"], tree["is_empty"]))
+    if same:
+        for key in ("value", "bag_value", "total", "bag_total"):
+            tree[key] = weka[key]

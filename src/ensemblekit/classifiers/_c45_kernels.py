@@ -453,23 +453,29 @@ def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s
 
 
 @njit(cache=True, nogil=True)
-def _class_shares(counts, i, weight, out, r, f_sum, top):
-    """``weight * (counts[i, c] / total)`` per class ``c``, ``total`` summed class by class
-    (zeros when it is not above ``SMALL``: Weka's ``Distribution.prob``, weighted): the
-    result ``out[r]`` of a row when no frame is open (``top < 0``), else added to the open
-    frame's sum ``f_sum[top]``."""
-    total = 0.0
-    for c in range(counts.shape[1]):
-        total += counts[i, c]
-    if total <= SMALL:
+def _class_shares(counts, i, total, weight, out, r, f_sum, top, laplace):
+    """``weight * (counts[i, c] / total)`` per class ``c`` (zeros when ``total`` is not
+    above ``SMALL``: Weka's ``Distribution.prob``, weighted), or with
+    ``laplace`` ``weight * ((counts[i, c] + 1) / (total + n_classes))`` (Weka's
+    ``Distribution.laplaceProb``, never zero): the result ``out[r]`` of a row when no
+    frame is open (``top < 0``), else added to the open frame's sum ``f_sum[top]``."""
+    k = counts.shape[1]
+    if laplace:
+        for c in range(k):
+            share = weight * ((counts[i, c] + 1.0) / (total + k))
+            if top < 0:
+                out[r, c] = share
+            else:
+                f_sum[top, c] += share
+    elif total <= SMALL:
         if top < 0:  # (adding zeros changes no sum: every share is >= +0)
-            for c in range(counts.shape[1]):
+            for c in range(k):
                 out[r, c] = 0.0
     elif top < 0:
-        for c in range(counts.shape[1]):
+        for c in range(k):
             out[r, c] = weight * (counts[i, c] / total)
     else:
-        for c in range(counts.shape[1]):
+        for c in range(k):
             f_sum[top, c] += weight * (counts[i, c] / total)
 
 
@@ -487,8 +493,8 @@ def _branch_of(v, nominal, t):
 
 @njit(cache=True, nogil=True)
 def predict_proba(X, feature, threshold, nominal, child_start, n_children, value, bag_value,
-                  is_empty, n_classes):
-    """J48's ``distributionForInstance`` (no Laplace) for every row of ``X``.
+                  is_empty, total, bag_total, n_classes, laplace=False):
+    """J48's ``distributionForInstance`` for every row of ``X`` (``laplace``: J48 ``-A``).
 
     A missing value at a split sends the instance down every non-empty branch, weighted by
     the branch's share of the node's training weight; an instance reaching an empty branch
@@ -497,6 +503,10 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
     value returns ``0 + p_0 + p_1 + ...``, each ``p_j`` its branch's own such sum, so a
     branch's leaves are summed before they are added to the leaves of earlier branches.
     Each open split of that kind is a frame of an explicit stack, with its running sum.
+    ``total`` and ``bag_total`` are the totals of ``value`` and ``bag_value`` as J48 keeps
+    them (``C45Model._totals``): class weights are divided by them, and a branch's share of
+    a split is ``bag_total[branch] / total[split]``. With ``laplace`` every class share is
+    Laplace-corrected (``_class_shares``), on the same paths.
     """
     n = X.shape[0]
     depth = _max_depth(child_start, n_children) + 2
@@ -516,7 +526,7 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
             while True:
                 f = feature[node]
                 if f < 0:
-                    _class_shares(value, node, wt, out, r, f_sum, top)
+                    _class_shares(value, node, total[node], wt, out, r, f_sum, top, laplace)
                     ready = True
                     break
                 v = X[r, f]
@@ -527,24 +537,17 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
                     f_next[top] = 0
                     for c in range(n_classes):
                         f_sum[top, c] = 0.0
-                    total = 0.0  # the split's weight, branch by branch, class by class
-                    start = child_start[node]
-                    for i in range(n_children[node]):
-                        for c in range(n_classes):
-                            total += bag_value[start + i, c]
-                    f_tot[top] = total
+                    f_tot[top] = total[node]
                     break
                 ch = child_start[node] + _branch_of(v, nominal[f], threshold[node])
                 if not is_empty[ch]:
                     node = ch
                     continue
-                bt = 0.0
-                for c in range(n_classes):
-                    bt += bag_value[ch, c]
+                bt = bag_total[ch]
                 if bt > SMALL:
-                    _class_shares(bag_value, ch, wt, out, r, f_sum, top)
+                    _class_shares(bag_value, ch, bt, wt, out, r, f_sum, top, laplace)
                 else:
-                    _class_shares(value, node, wt, out, r, f_sum, top)
+                    _class_shares(value, node, total[node], wt, out, r, f_sum, top, laplace)
                 ready = True
                 break
             # a finished part is in the open frame's sum already, or the row's result
@@ -560,11 +563,8 @@ def predict_proba(X, feature, threshold, nominal, child_start, n_children, value
                     j += 1
                 if j < nch:
                     f_next[top] = j + 1
-                    bt = 0.0
-                    for c in range(n_classes):
-                        bt += bag_value[start + j, c]
                     node = start + j
-                    wt = f_w[top] * (bt / f_tot[top])
+                    wt = f_w[top] * (bag_total[node] / f_tot[top])
                     break
                 # the frame is done: its sum is a finished part of the frame below
                 for c in range(n_classes):
@@ -710,7 +710,8 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
     signs, ``zero_rep[j]`` is the zero that ``numpy.unique`` keeps (else NaN, and the
     zeros all have one sign). Those values are ``X``'s, or, when ``relocate`` (a 2-d
     array with ``X``'s columns) has rows, ``relocate``'s: J48's reduced-error pruning grows
-    on part of the data and moves its cuts to values of all of it. Returns the node arrays ``feature, threshold, child_start,
+    on part of the data and moves its cuts to values of all of it. Returns the node arrays
+    ``feature, threshold, child_start,
     n_children, value, bag_value, is_empty`` (children of a node contiguous, after it),
     then each node's training instances: rows ``rows[lo[i]:hi[i]]`` with weights
     ``weights[lo[i]:hi[i]]`` (what pruning re-distributes), as ``lo, hi, rows, weights``.

@@ -5,7 +5,8 @@ The semantics of Weka 3.9.7's ``PruneableClassifierTree`` with the data handling
 
 * the rows (labelled, in the order given) are shuffled by ``java.util.Random(seed)``
   (Weka's ``randomize``: for ``j = n - 1 .. 1``, swap place ``j`` with ``nextInt(j + 1)``),
-  then grouped by class: the class of the first row is gathered first, each later row of that class swapped into the next place, then
+  then grouped by class: the class of the first row is gathered first, each later row of that
+  class swapped into the next place, then
   the first row not gathered starts the next group (Weka's ``stratify``, which is not a
   stable sort); the grouped rows are dealt round-robin into ``num_folds`` folds, laid one
   after another (row ``s``, ``s + k``, ``s + 2k``, ... for ``s = 0 .. k - 1``);

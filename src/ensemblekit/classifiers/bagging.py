@@ -189,7 +189,10 @@ def fit_weighted_c45(X, y, counts, *, min_samples_leaf=2, nominal_features=(),
     count 0 take no part. The arrays
     are not checked (the ensembles check them once, at ``fit``): the tree is
     grown by :func:`ensemblekit.classifiers.c45.grow_c45` and equals
-    ``C45Tree(unpruned=True, ...).fit(X, y, sample_weight=counts)``.
+    ``C45Tree(unpruned=True, ...).fit(X, y, sample_weight=counts)``, but for the
+    last bits of its class weights where rows have missing values (J48's own
+    bookkeeping, ``weka_sums``, is not replayed per bag: it costs 3 to 5 times
+    the growth).
 
     Parameters
     ----------
@@ -221,7 +224,8 @@ def fit_weighted_c45(X, y, counts, *, min_samples_leaf=2, nominal_features=(),
     categories = np.asarray(n_categories, dtype=np.int64)
     tree = C45Tree(min_samples_leaf=min_samples_leaf, unpruned=True, nominal_features=nominal,
                    n_categories=categories, n_classes=int(n_classes))
-    return tree._grow(X, y, counts, nominal, categories, np.arange(int(n_classes)))
+    return tree._grow(X, y, counts, nominal, categories, np.arange(int(n_classes)),
+                      weka_sums=False)
 
 
 def c45_proba(tree, X, nominal_mask):
@@ -250,7 +254,8 @@ def c45_proba(tree, X, nominal_mask):
 
     return kernels.predict_proba(X, tree.feature_, tree.threshold_, nominal_mask,
                                  tree.child_start_, tree.n_children_, tree.value_,
-                                 tree.bag_value_, tree.is_empty_, tree.classes_.size)
+                                 tree.bag_value_, tree.is_empty_, *tree._totals(),
+                                 tree.classes_.size, bool(getattr(tree, "laplace", False)))
 
 
 class BaggedTreeClassifier(BaggedTreesModel, ClassifierMixin, BaseEstimator):

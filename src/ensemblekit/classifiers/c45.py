@@ -73,7 +73,8 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
 
     Multiway splits on nominal attributes, binary splits on numeric ones chosen by gain
     ratio with release 8's threshold penalty, fractional instances for missing values, and
-    error-based pruning with subtree raising, or reduced-error pruning on a held-out fold. Fitted on the same data, the tree, its text
+    error-based pruning with subtree raising, or reduced-error pruning on a held-out fold.
+    Fitted on the same data, the tree, its text
     (:meth:`export_text`) and its class probabilities equal J48's (``J48 -t FILE`` and
     ``-p 0 -distribution``); see the module docstring for the rules.
 
@@ -127,6 +128,13 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
         Seed of the ``java.util.Random`` that shuffles the rows for reduced-error pruning
         (J48 ``-Q``; a Java ``int``); not the ``--seed`` of the command line, so that the
         tree equals J48's whatever that is.
+    laplace : bool, default=False
+        Laplace-corrected class probabilities (J48 ``-A``): a leaf gives
+        ``(weight of the class + 1) / (leaf weight + n_classes)`` instead of the class's
+        share of the leaf's weight, in every path of the walk (a known value into an empty
+        branch, a missing value's weighted branches), as Weka's ``ClassifierTree`` with
+        Laplace. Changes probabilities only, not the tree or its text (:meth:`predict`
+        may change where classes tie).
     nominal_features : array-like of int or None, default=None
         Indices of the nominal columns of ``X`` (their values are codes); None: every
         column is numeric, unless ``X`` is a DataFrame whose dtypes declare them
@@ -220,7 +228,7 @@ class C45Tree(C45Model, ClassifierMixin, BaseEstimator):
 
     # ---- prediction (computed by C45Model; here scikit-learn's checks of the input)
     def predict_proba(self, X):
-        """Class probabilities as J48's ``distributionForInstance`` (no Laplace correction).
+        """Class probabilities as J48's ``distributionForInstance`` (with ``laplace``, J48 ``-A``).
 
         :meth:`C45Model.predict_proba <ensemblekit.classifiers.c45_model.C45Model.predict_proba>`
         after scikit-learn's checks of ``X`` (feature names of a data frame).

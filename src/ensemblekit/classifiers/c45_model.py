@@ -13,10 +13,10 @@ The walk is plain numpy over all rows at once, and adds the same numbers in the 
 order as the compiled walk of :mod:`ensemblekit.classifiers._c45_kernels` (class weights
 summed class by class, a branch weight ``w * (branch / total)``, and at a split on a
 missing value the sums its branches return added from 0, branch by branch, as J48's
-recursive ``ClassifierTree.getProbs`` adds them), so the probabilities are equal to the
-last bit, and equal to J48's for a tree whose node weights are J48's (grown on whole
-instance weights; fractional weights from missing training values are summed in another
-order, which leaves differences of about 1e-15). Where those kernels are loaded already
+recursive ``ClassifierTree.getProbs`` adds them, class weights divided by J48's own
+totals ``total_`` and ``bag_total_``), so the probabilities are equal to the last bit,
+and equal to J48's (a fit keeps J48's doubles of every class weight and total; see
+:mod:`ensemblekit.classifiers._c45_weka_sums`). Where those kernels are loaded already
 (the tree was grown in this process, as in cross-validation), the compiled walk is taken:
 it costs microseconds per call, where the numpy walk's array set-up costs a fraction of a
 millisecond.
@@ -47,6 +47,9 @@ __all__ = ["C45Model", "weka_number"]
 _KERNELS = "ensemblekit.classifiers._c45_kernels"
 #: Largest Java ``int``: J48 reads ``-N`` and ``-Q`` as ints.
 JAVA_INT_MAX = 2**31 - 1
+#: How far a stored total may be from the sum of its class weights (relative): J48's
+#: running sums differ from it by rounding alone.
+_TOTAL_SLACK = 1e-9
 
 
 def _fail(ctx: CheckContext, entry: str, what: str) -> None:
@@ -98,8 +101,8 @@ def _preorder(child_start, n_children) -> np.ndarray:
 
 
 def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, bag_value,
-               is_empty, n_classes):
-    """J48's ``distributionForInstance`` (no Laplace correction) of every row of ``X``.
+               is_empty, total, bag_total, n_classes, laplace=False):
+    """J48's ``distributionForInstance`` of every row of ``X``.
 
     Parameters
     ----------
@@ -107,9 +110,19 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
         Codes of the nominal columns in range; NaN = missing.
     feature, threshold, child_start, n_children, value, bag_value, is_empty : ndarray
         The node arrays of :class:`C45Model`, already checked to form one tree.
+    total, bag_total : ndarray of float64 of shape (n_nodes,)
+        The totals of ``value`` and ``bag_value`` (:meth:`C45Model._totals`): each class
+        weight is divided by them, and a branch's share of its split is
+        ``bag_total[branch] / total[split]``.
     nominal : ndarray of bool of shape (n_features,)
         Which columns are nominal.
     n_classes : int
+    laplace : bool, default=False
+        Laplace-corrected class shares, as J48 ``-A`` (``Distribution.laplaceProb``):
+        ``(weight of the class + 1) / (total weight + n_classes)`` wherever the plain walk
+        takes ``weight of the class / total weight``, on the same paths; a leaf or an
+        empty branch without training weight then gives ``1 / n_classes`` for every class
+        instead of nothing.
 
     Returns
     -------
@@ -126,18 +139,19 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
     """
     n = X.shape[0]
     out = np.zeros((n, n_classes))
-    node_total = _sum_in_order(value)
-    bag_total = _sum_in_order(bag_value)
+    node_total = total
     done_rows, done_keys, done_parts, done_frames = [], [], [], []
     # a "frame": one row's visit of a split on a missing value, whose branches' sums it adds
     frame_parent, frame_key, frame_depth, frame_row, n_frames = [], [], [], [], 0
-    split_totals = None
 
     def add(rows, nodes, weights, dist, total, frames):
         done_rows.append(rows)
         done_keys.append(nodes)
         done_frames.append(frames)
-        done_parts.append(weights[:, None] * (dist / total[:, None]))
+        if laplace:
+            done_parts.append(weights[:, None] * ((dist + 1.0) / (total[:, None] + n_classes)))
+        else:
+            done_parts.append(weights[:, None] * (dist / total[:, None]))
 
     rows = np.arange(n)
     nodes = np.zeros(n, dtype=np.int64)
@@ -148,7 +162,7 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
         leaf = f < 0
         if leaf.any():
             at, r, w, fr = nodes[leaf], rows[leaf], weights[leaf], frames[leaf]
-            ok = node_total[at] > _SMALL
+            ok = (node_total[at] > _SMALL) | laplace
             at = at[ok]
             add(r[ok], at, w[ok], value[at], node_total[at], fr[ok])
             split = ~leaf
@@ -171,9 +185,7 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
                 depth[inside] = np.concatenate(frame_depth)[parent[inside]] + 1
             frame_depth.append(depth)
             start, count = child_start[at], n_children[at]
-            if split_totals is None:
-                split_totals = _split_totals(child_start, n_children, bag_value)
-            split_total = split_totals[at]
+            split_total = total[at]
             for j in range(int(count.max())):
                 has = count > j
                 child = start[has] + j
@@ -200,7 +212,7 @@ def tree_proba(X, feature, threshold, nominal, child_start, n_children, value, b
             r, at, w, ch, fr = rows[empty], nodes[empty], weights[empty], child[empty], frames[empty]
             own = bag_total[ch] > _SMALL
             add(r[own], at[own], w[own], bag_value[ch[own]], bag_total[ch[own]], fr[own])
-            up = ~own & (node_total[at] > _SMALL)
+            up = ~own & ((node_total[at] > _SMALL) | laplace)
             add(r[up], at[up], w[up], value[at[up]], node_total[at[up]], fr[up])
             full = ~empty
             rows, child, weights, frames = rows[full], child[full], weights[full], frames[full]
@@ -270,7 +282,7 @@ class C45Model:
 
     Parameters
     ----------
-    confidence_factor, min_samples_leaf, unpruned, subtree_raising, collapse_tree, \
+    confidence_factor, min_samples_leaf, unpruned, subtree_raising, collapse_tree, laplace, \
 binary_splits, mdl_correction, split_point_actual_value, reduced_error_pruning, num_folds, seed, \
 nominal_features, n_categories, n_classes
         As :class:`ensemblekit.classifiers.c45.C45Tree`.
@@ -301,6 +313,12 @@ nominal_features, n_categories, n_classes
         prints at a leaf and uses for the missing-value branch weights).
     is_empty_ : ndarray of bool of shape (n_nodes,)
         Leaves that received no training weight.
+    total_, bag_total_ : ndarray of float64 of shape (n_nodes,) or None
+        The totals of ``value_`` and ``bag_value_`` as J48's ``Distribution`` keeps them
+        (``totaL`` and ``perBag``: running sums of instance weights, which differ from a
+        sum over the classes in the last bits when weights are fractional); the walk
+        divides by them. None in a model file written before ensemblekit kept them: the
+        walk then adds the class weights.
     """
 
     _parameter_constraints = {
@@ -325,6 +343,7 @@ nominal_features, n_categories, n_classes
                                 "(J48 -N)", low=2),
         "seed": Constraint("int", "seed of the hold-out split of reduced-error pruning (J48 -Q)",
                            low=-JAVA_INT_MAX - 1, high=JAVA_INT_MAX),
+        "laplace": Constraint("bool", "Laplace-corrected leaf probabilities (J48 -A)"),
         "nominal_features": Constraint("any", "indices of the nominal columns (codes)",
                                        none_ok=True),
         "n_categories": Constraint("any", "declared values of each nominal column",
@@ -344,10 +363,12 @@ nominal_features, n_categories, n_classes
         "value_": Array("float64", ("n_nodes", "n_classes"), low=0),
         "bag_value_": Array("float64", ("n_nodes", "n_classes"), low=0),
         "is_empty_": Array("bool", ("n_nodes",)),
+        "total_": Array("float64", ("n_nodes",), low=0, optional=True),
+        "bag_total_": Array("float64", ("n_nodes",), low=0, optional=True),
     }
 
     def __init__(self, confidence_factor=0.25, min_samples_leaf=2, unpruned=False,
-                 subtree_raising=True, collapse_tree=True, binary_splits=False,
+                 subtree_raising=True, collapse_tree=True, laplace=False, binary_splits=False,
                  mdl_correction=True, split_point_actual_value=True, reduced_error_pruning=False,
                  num_folds=3, seed=1, nominal_features=None, n_categories=None,
                  n_classes=None):
@@ -362,6 +383,7 @@ nominal_features, n_categories, n_classes
         self.reduced_error_pruning = reduced_error_pruning
         self.num_folds = num_folds
         self.seed = seed
+        self.laplace = laplace
         self.nominal_features = nominal_features
         self.n_categories = n_categories
         self.n_classes = n_classes
@@ -426,6 +448,14 @@ nominal_features, n_categories, n_classes
         if parents[0] != 0 or np.any(parents[1:] != 1):
             _fail(ctx, "child_start_", "the nodes do not form one tree (a node with no parent "
                   "or with several)")
+        if (self.total_ is None) != (self.bag_total_ is None):
+            _fail(ctx, "total_", "total_ and bag_total_ are stored together or not at all")
+        for name, total, rows in (("total_", self.total_, self.value_),
+                                  ("bag_total_", self.bag_total_, self.bag_value_)):
+            if total is not None:
+                own = _sum_in_order(rows)
+                if np.any(np.abs(total - own) > _TOTAL_SLACK * np.maximum(own, 1.0)):
+                    _fail(ctx, name, "a total is not the sum of its class weights")
 
     # ---- fitting (on arrays already checked; the estimator C45Tree adds scikit-learn's checks)
     def fit_coded(self, X, y, sample_weight=None, *, instance_weights=None):
@@ -497,7 +527,7 @@ nominal_features, n_categories, n_classes
         nominal, cats, _ = coded_layout(X, *(declared or (self.nominal_features, self.n_categories)))
         return self._grow(X, codes, w, nominal, cats, classes, rows)
 
-    def _grow(self, X, codes, w, nominal, cats, classes, rows=None):
+    def _grow(self, X, codes, w, nominal, cats, classes, rows=None, weka_sums=True):
         """Grow (and prune, as the parameters say) on arrays already checked; set the fitted state.
 
         The one growing path of :meth:`fit_coded`, ``C45Tree.fit`` and the bagging
@@ -506,7 +536,8 @@ nominal_features, n_categories, n_classes
         weight 0 take no part); ``nominal`` and ``cats`` the sorted nominal columns and
         their numbers of values; ``classes`` the ``classes_`` to set (``codes`` index them);
         ``rows`` how many instances each row is in J48's count of known values (None: a
-        whole-number weight is that many copies).
+        whole-number weight is that many copies); ``weka_sums`` as in
+        :func:`~ensemblekit.classifiers._c45_growth.grow_c45` (the ensembles leave it out).
         """
         from ._c45_growth import grow_c45
 
@@ -536,7 +567,8 @@ nominal_features, n_categories, n_classes
                          counts=rows, binary_splits=self.binary_splits,
                          mdl_correction=self.mdl_correction,
                          split_point_actual_value=self.split_point_actual_value,
-                         reduced_error_pruning=rep, num_folds=self.num_folds, seed=self.seed)
+                         reduced_error_pruning=rep, num_folds=self.num_folds, seed=self.seed,
+                         weka_sums=weka_sums)
         self.classes_ = classes
         self.n_features_in_ = d
         self.nominal_features_ = np.asarray(nominal, dtype=np.int64)
@@ -548,6 +580,8 @@ nominal_features, n_categories, n_classes
         self.value_ = state["value"]
         self.bag_value_ = state["bag_value"]
         self.is_empty_ = state["is_empty"]
+        self.total_ = state["total"]
+        self.bag_total_ = state["bag_total"]
         return self
 
     # ---- prediction
@@ -563,7 +597,8 @@ nominal_features, n_categories, n_classes
         return mask
 
     def predict_proba(self, X):
-        """Class probabilities as J48's ``distributionForInstance`` (no Laplace correction).
+        """Class probabilities as J48's ``distributionForInstance`` (Laplace-corrected with
+        ``laplace``, as J48 ``-A``).
 
         Parameters
         ----------
@@ -573,7 +608,8 @@ nominal_features, n_categories, n_classes
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            The class frequencies of the leaf reached; with a missing value at a split, the
+            The class frequencies of the leaf reached (with ``laplace``, ``(weight of the
+            class + 1) / (leaf weight + n_classes)``); with a missing value at a split, the
             average over the branches weighted by their training weight. (As in J48, a row
             sent by a missing value into a branch with no training instances loses that
             branch's share, so such a row may sum to less than 1.)
@@ -591,19 +627,34 @@ nominal_features, n_categories, n_classes
         check_codes(X, self.nominal_features_, self.n_categories_)
         return self._proba(X, self._nominal_mask())
 
+    def _totals(self):
+        """``(total, bag_total)`` the walk divides by: :attr:`total_` and
+        :attr:`bag_total_`, or for a model file that holds none, the sums of ``value_``
+        (at a split: of its branches' class weights, branch by branch) and of
+        ``bag_value_``, left to right."""
+        if getattr(self, "total_", None) is not None:
+            return self.total_, self.bag_total_
+        total = np.where(self.n_children_ > 0,
+                         _split_totals(self.child_start_, self.n_children_, self.bag_value_),
+                         _sum_in_order(self.value_))
+        return total, _sum_in_order(self.bag_value_)
+
     def _proba(self, X, nominal_mask):
         """:meth:`predict_proba` of rows already checked (float64, codes in range); also
         used per bag by the bagging ensembles."""
+        total, bag_total = self._totals()
+        # (members of a bagging ensemble are restored without parameters: no Laplace)
+        laplace = bool(getattr(self, "laplace", False))
         kernels = sys.modules.get(_KERNELS)
         if kernels is not None:  # loaded to grow a tree: the compiled walk, same bits
             return kernels.predict_proba(
                 np.ascontiguousarray(X, dtype=np.float64), self.feature_, self.threshold_,
                 np.ascontiguousarray(nominal_mask, dtype=np.bool_), self.child_start_,
-                self.n_children_, self.value_, self.bag_value_, self.is_empty_,
-                self.classes_.size)
+                self.n_children_, self.value_, self.bag_value_, self.is_empty_, total,
+                bag_total, self.classes_.size, laplace)
         return tree_proba(X, self.feature_, self.threshold_, nominal_mask, self.child_start_,
                           self.n_children_, self.value_, self.bag_value_, self.is_empty_,
-                          self.classes_.size)
+                          total, bag_total, self.classes_.size, laplace)
 
     def predict(self, X):
         """The class of each row: the first class of largest probability (J48's tie rule).
