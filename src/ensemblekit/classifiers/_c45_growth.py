@@ -124,7 +124,7 @@ _NODE_ARRAYS = ("feature", "threshold", "child_start", "n_children", "value", "b
 
 def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_samples_leaf=2,
              confidence_factor=0.25, unpruned=False, subtree_raising=True, collapse_tree=True,
-             counts=None):
+             counts=None, split_policy=None):
     """Grow (and prune) one J48 tree from arrays that are already valid; the fast path.
 
     No input is checked: callers that grow many trees (the bagging ensembles) validate once
@@ -147,6 +147,9 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     counts : ndarray of shape (n,) or None
         How many instances each row stands for in J48's count of known values;
         default: its weight when that is a whole number (copies), else 1.
+    split_policy : tuple or None
+        How each node chooses its split: None, J48's; the Inner-Ensemble C4.5 passes
+        :func:`ensemblekit.classifiers._c45_kernels.inner_policy`'s tuple.
 
     Returns
     -------
@@ -175,7 +178,7 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     arrays = kernels.grow_unpruned(
         X, y, w, counts, nominal, n_cats, int(n_classes), float(min_samples_leaf),
         _few_values_ok(nominal, n_cats, float(counts.sum())), _zero_representatives(X, nominal),
-        bool(collapse_tree), np.empty(n, dtype=code))
+        bool(collapse_tree), np.empty(n, dtype=code), split_policy)
     if unpruned:
         return dict(zip(_NODE_ARRAYS, arrays[:7]))
     from ._c45_pruning import prune_tree

@@ -482,7 +482,7 @@ nominal_features, n_categories, n_classes
                          min_samples_leaf=self.min_samples_leaf,
                          confidence_factor=self.confidence_factor, unpruned=self.unpruned,
                          subtree_raising=self.subtree_raising, collapse_tree=self.collapse_tree,
-                         counts=rows)
+                         counts=rows, split_policy=self._split_policy(X.shape[0]))
         self.classes_ = classes
         self.n_features_in_ = d
         self.nominal_features_ = np.asarray(nominal, dtype=np.int64)
@@ -495,6 +495,12 @@ nominal_features, n_categories, n_classes
         self.bag_value_ = state["bag_value"]
         self.is_empty_ = state["is_empty"]
         return self
+
+    def _split_policy(self, n_rows: int):
+        """How each node of the tree grown on ``n_rows`` rows chooses its split: None, J48's
+        (a subclass may return another policy, see ``grow_unpruned`` in
+        :mod:`ensemblekit.classifiers._c45_kernels`)."""
+        return None
 
     # ---- prediction
     def _fitted(self) -> None:
