@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ensemblekit.constraints import Constraint, InvalidParameterError
@@ -229,11 +229,10 @@ class AlgorithmSpec:
         Defaults of the command line that differ from the estimator's
         ``__init__`` defaults (e.g. ``oob-weighted-top`` keeps 60% of the trees).
     params : tuple of Param or None
-        Leave it None: the parameters are then read from the estimator's
-        declaration when first needed (a sequence of :class:`Param`, in the
-        order of ``exposed``). Only an entry whose estimator class is not
-        ensemblekit's, and so declares nothing, lists its :class:`Param`\\ s here
-        (no entry shipped with ensemblekit does; ``knn`` did until it became IBk).
+        Leave it None: the parameters are then read from the estimator's declaration when
+        first needed (a sequence of :class:`Param`, in the order of ``exposed``). Only an
+        entry whose estimator class is not ensemblekit's, and so declares nothing, lists its
+        :class:`Param`\\ s here (no entry shipped with ensemblekit does).
     encode : {"onehot", "codes"}
         How nominal attributes reach the estimator: one-hot indicator columns,
         or their integer codes as they are (with NaN for missing values; the
@@ -633,6 +632,12 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     )
 }
 
+ALGORITHMS["iec45"] = replace(ALGORITHMS["c45"], name="iec45", aliases=(), params=None, exposed=(
+    "n_estimators", "max_samples", "bootstrap", "combine", *ALGORITHMS["c45"].exposed),
+    description="Inner-Ensemble C4.5: J48 with each split chosen by the gain ratios of E "
+    "samples of the node (averaged or voted); one J48 tree",
+    estimator="ensemblekit.classifiers.iec45:InnerEnsembleC45Tree",
+    model="ensemblekit.classifiers.iec45_model:InnerEnsembleC45Model")
 
 # --- rule ensembles (issue 7) ---
 # ISLE trees post-processed into one regression model (Akdemir & Jannink 2014, Sect. 2);
@@ -781,12 +786,9 @@ def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
     name : str
         Registry name.
     schema : ensemblekit.data.Schema
-        Training schema; fixes which feature columns are nominal and their
-        categories, so encodings do not depend on the values a fold happens to hold.
-        A classifier that takes ``n_classes`` (every ensemblekit classifier; see
-        :mod:`ensemblekit.class_domain`) is given the number of class values
-        the schema declares, so its ``classes_`` and probability columns cover
-        them all, also those without training rows.
+        Training schema: the nominal columns and their categories (so encodings do not
+        depend on the values a fold holds) and the declared classes (``n_classes``, so
+        that ``classes_`` cover classes without training rows; :func:`estimator_kwargs`).
     params : dict, optional
         Already resolved parameters (see :meth:`AlgorithmSpec.resolve`); defaults
         when omitted.
