@@ -40,6 +40,7 @@ _PUBLIC = {
     "RandomForestClustering": "ensemblekit.clustering.baselines",
     "CartEntropyTree": "ensemblekit.classifiers.cart",
     "C45Tree": "ensemblekit.classifiers.c45",
+    "InnerEnsembleC45Tree": "ensemblekit.classifiers.iec45",
     "IBk": "ensemblekit.classifiers.ibk",
     "BaggedTreeClassifier": "ensemblekit.classifiers.bagging",
     "LazyBaggingClassifier": "ensemblekit.lazy.lazy_bagging",

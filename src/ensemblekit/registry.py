@@ -1,23 +1,21 @@
 """Algorithm registry: registry name -> estimator, the parameters ``--set`` may change, task.
 
 An entry names its estimator class (``"module:Class"``), the parameters the command line
-exposes, the preprocessing and the capabilities ("takes member labelings", "predicts new
-rows", ...). What a parameter accepts, its default and help line are read from the
-estimator's own ``_parameter_constraints`` (:mod:`ensemblekit.constraints`) and ``__init__``
-defaults when :attr:`AlgorithmSpec.params` is first needed, so the registry stays plain
-data: importing it, ``--help`` and ``info`` import no estimator, numpy or scikit-learn.
+exposes, the preprocessing and the capabilities. What a parameter accepts, its default and
+help are read from the estimator's ``_parameter_constraints`` (:mod:`ensemblekit.constraints`)
+and ``__init__`` when :attr:`AlgorithmSpec.params` is first needed: the registry is plain
+data, and importing it imports no estimator, numpy or scikit-learn.
 
-Every registered algorithm is built as a scikit-learn :class:`~sklearn.pipeline.Pipeline`
-of two steps, ``prep`` (the preprocessing stated in the entry, fitted on training data
-only, see :mod:`ensemblekit.preprocessing`) and ``model`` (the estimator itself), so a
-saved model carries its own imputation values, encodings and scaling.
+Each algorithm is built as a scikit-learn :class:`~sklearn.pipeline.Pipeline` of ``prep``
+(the entry's preprocessing, fitted on training data only) and ``model`` (the estimator),
+so a saved model carries its own imputation values, encodings and scaling.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ensemblekit.constraints import Constraint, InvalidParameterError
@@ -28,10 +26,9 @@ CLASSIFICATION = "classification"
 CLUSTERING = "clustering"
 REGRESSION = "regression"
 
-#: How ``ensemblekit show`` describes a fitted model of an algorithm
-#: (:attr:`AlgorithmSpec.model_summary`): its prototypes (``cluster_centers_``), its
-#: decision tree, its Bayesian network, a bag of networks, ISCA's rules and clusters, a
-#: rule ensemble's terms, the number of training instances it stores, or nothing.
+#: How ``ensemblekit show`` describes a fitted model (:attr:`AlgorithmSpec.model_summary`):
+#: prototypes, tree, network, bag of networks, ISCA's rules and clusters, a rule ensemble's
+#: terms, the number of training instances it stores, or nothing.
 MODEL_SUMMARIES = ("prototypes", "tree", "network", "bagged-networks", "rule-clusters",
                    "rule-ensemble", "stored-instances", "none")
 
@@ -62,8 +59,7 @@ class Param:
     choices : tuple of str
         Allowed values when ``kind == "choice"``.
     low, high : float or None
-        Bounds for numbers (``None``: unbounded); inclusive unless the
-        ``constraint`` says otherwise.
+        Bounds for numbers (None: unbounded); inclusive unless ``constraint`` says not.
     none_ok : bool
         Whether ``none`` is accepted (parsed to ``None``, e.g. an unlimited depth).
     constraint : ensemblekit.constraints.Constraint or None
@@ -82,9 +78,8 @@ class Param:
 
     def __post_init__(self):
         if self.constraint is None:
-            object.__setattr__(self, "constraint", Constraint(
-                self.kind, self.help, low=self.low, high=self.high, choices=tuple(self.choices),
-                none_ok=self.none_ok))
+            object.__setattr__(self, "constraint", Constraint(self.kind, self.help, low=self.low,
+                high=self.high, choices=tuple(self.choices), none_ok=self.none_ok))
 
     @classmethod
     def declared(cls, name: str, default: Any, constraint: Constraint) -> Param:
@@ -229,11 +224,10 @@ class AlgorithmSpec:
         Defaults of the command line that differ from the estimator's
         ``__init__`` defaults (e.g. ``oob-weighted-top`` keeps 60% of the trees).
     params : tuple of Param or None
-        Leave it None: the parameters are then read from the estimator's
-        declaration when first needed (a sequence of :class:`Param`, in the
-        order of ``exposed``). Only an entry whose estimator class is not
-        ensemblekit's, and so declares nothing, lists its :class:`Param`\\ s here
-        (no entry shipped with ensemblekit does; ``knn`` did until it became IBk).
+        Leave it None: the parameters are then read from the estimator's declaration when
+        first needed (a sequence of :class:`Param`, in the order of ``exposed``). Only an
+        entry whose estimator class is not ensemblekit's, and so declares nothing, lists its
+        :class:`Param`\\ s here (no entry shipped with ensemblekit does).
     encode : {"onehot", "codes"}
         How nominal attributes reach the estimator: one-hot indicator columns,
         or their integer codes as they are (with NaN for missing values; the
@@ -636,6 +630,14 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     )
 }
 
+ALGORITHMS["iec45"] = replace(ALGORITHMS["c45"], name="iec45", aliases=(), params=None, exposed=(
+    "n_estimators", "max_samples", "bootstrap", "combine", *(key for key in ALGORITHMS[
+        "c45"].exposed if key not in ("binary_splits", "reduced_error_pruning", "num_folds",
+                                      "seed"))),
+    description="Inner-Ensemble C4.5: J48 with each split chosen by the gain ratios of E "
+    "samples of the node (averaged or voted); one J48 tree",
+    estimator="ensemblekit.classifiers.iec45:InnerEnsembleC45Tree",
+    model="ensemblekit.classifiers.iec45_model:InnerEnsembleC45Model")
 
 # --- rule ensembles (issue 7) ---
 # ISLE trees post-processed into one regression model (Akdemir & Jannink 2014, Sect. 2);
@@ -784,12 +786,9 @@ def make_estimator(name: str, schema, params: dict[str, Any] | None = None,
     name : str
         Registry name.
     schema : ensemblekit.data.Schema
-        Training schema; fixes which feature columns are nominal and their
-        categories, so encodings do not depend on the values a fold happens to hold.
-        A classifier that takes ``n_classes`` (every ensemblekit classifier; see
-        :mod:`ensemblekit.class_domain`) is given the number of class values
-        the schema declares, so its ``classes_`` and probability columns cover
-        them all, also those without training rows.
+        Training schema: the nominal columns and their categories (so encodings do not
+        depend on the values a fold holds) and the declared classes (``n_classes``, so
+        that ``classes_`` cover classes without training rows; :func:`estimator_kwargs`).
     params : dict, optional
         Already resolved parameters (see :meth:`AlgorithmSpec.resolve`); defaults
         when omitted.

@@ -1,4 +1,4 @@
-"""Crafted ``c45`` and ``bagging`` model files: node arrays that would send the tree walk astray.
+"""Crafted ``c45``, ``iec45`` and ``bagging`` model files: node arrays that would mislead the walk.
 
 The tree walk indexes its node arrays by the values they hold, so a model file whose child
 or feature indices were edited must be refused when it is opened, by ``show`` and by
@@ -33,7 +33,8 @@ def _cli(*args):
 def models(tmp_path_factory):
     folder = tmp_path_factory.mktemp("trees")
     out = {}
-    for name, args in (("c45", ()), ("bagging", ("--set", "n_estimators=3")),
+    for name, args in (("c45", ()), ("iec45", ("--set", "n_estimators=3")),
+                       ("bagging", ("--set", "n_estimators=3")),
                        ("bagging-cart", ("--set", "n_estimators=3", "--set", "tree=cart-entropy"))):
         path = folder / f"{name}.ekm"
         result = run_cli("fit", name.split("-")[0], VOTE, "-o", path, *args)
@@ -61,6 +62,7 @@ def _edited(source, path, attribute: str, index: int, value):
     ("predict", "c45", "child_start_", 0, -3),      # a negative child index
     ("predict", "c45", "feature_", 0, 10**7),       # a split on a column the data does not have
     ("predict", "c45", "n_children_", 0, 10**6),    # more branches than nodes
+    ("predict", "iec45", "child_start_", 0, -3),    # the same tree arrays in iec45's model
     ("predict", "bagging", "estimators_/2/child_start_", 0, 0),  # the root its own child
     ("show", "bagging-cart", "estimators_/1/children_right_", 0, 10**8),
     ("predict", "c45", "total_", 0, 1e-3),          # a total far from its class weights
@@ -80,6 +82,7 @@ def test_crafted_node_arrays_are_refused_with_one_line(models, tmp_path, command
 @pytest.mark.parametrize("model, attribute, index, value", [
     ("c45", "child_start_", 0, 10**8), ("c45", "child_start_", 0, -3),
     ("c45", "feature_", 0, 10**7), ("c45", "n_children_", 0, 10**6),
+    ("iec45", "child_start_", 0, 10**8), ("iec45", "feature_", 0, 10**7),
     ("bagging", "estimators_/0/feature_", 0, 10**7),
     ("bagging", "estimators_/1/n_children_", 0, 1),
     ("bagging", "nominal_features_", 0, 10**3),
@@ -126,7 +129,7 @@ def test_a_c45_file_from_before_the_totals_loads_and_predicts(models, tmp_path):
 
 
 @pytest.mark.slow  # a process per model
-@pytest.mark.parametrize("model", ["c45", "bagging", "bagging-cart"])
+@pytest.mark.parametrize("model", ["c45", "iec45", "bagging", "bagging-cart"])
 def test_the_untouched_files_still_predict(models, model):
     result = _cli("predict", models[model], VOTE)
     assert result.returncode == 0, result.stderr

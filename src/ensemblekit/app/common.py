@@ -451,7 +451,7 @@ def _instance_weights(ds, spec, rows=None):
                for f in fits):
         raise UsageError(f"{ds.source}: {spec.name} does not take instance weights, and the file "
                          f"gives weights other than 1 (the first on line "
-                         f"{ds.first_weighted_line}); c45, k2 and iebn take them")
+                         f"{ds.first_weighted_line}); c45, iec45, k2 and iebn take them")
     return ds.weights if rows is None else ds.weights[rows]
 
 

@@ -126,7 +126,7 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
              confidence_factor=0.25, unpruned=False, subtree_raising=True, collapse_tree=True,
              counts=None, binary_splits=False, mdl_correction=True,
              split_point_actual_value=True, reduced_error_pruning=False, num_folds=3, seed=1,
-             weka_sums=True):
+             weka_sums=True, split_policy=None):
     """Grow (and prune) one J48 tree from arrays that are already valid; the fast path.
 
     No input is checked: callers that grow many trees (the bagging ensembles) validate once
@@ -165,6 +165,9 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
         Replay J48's bookkeeping where weights are fractional (below). The ensembles,
         which grow a tree per bag or per test row, leave it out: it costs 3 to 5 times
         the growth, and their trees' sums then differ from J48's in the last bits only.
+    split_policy : tuple or None
+        How each node chooses its split: None, J48's; the Inner-Ensemble C4.5 passes
+        :func:`ensemblekit.classifiers._c45_kernels.inner_policy`'s tuple.
 
     Returns
     -------
@@ -217,8 +220,11 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
                  few_values_ok, zero_rep)
     options = (bool(binary_splits), bool(mdl_correction), bool(split_point_actual_value),
                np.empty((0, X.shape[1])))
+    # the replay below grows the tree again: from the policy's state as it is now
+    replay_policy = None if split_policy is None else tuple(
+        part.copy() if isinstance(part, np.ndarray) else part for part in split_policy)
     arrays = kernels.grow_unpruned(*grow_args, bool(collapse_tree), np.empty(n, dtype=code),
-                                   *options)
+                                   *options, split_policy)
     cf32 = np.float32(confidence_factor)
     z = 0.0
     if unpruned:
@@ -232,10 +238,12 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
         tree = dict(zip(_NODE_ARRAYS, pruned))
     tree["total"] = _sum_rows(tree["value"])
     tree["bag_total"] = _sum_rows(tree["bag_value"])
-    if weka_sums and not binary_splits and (np.isnan(X).any() or np.any(w != np.floor(w))):
+    fractional = np.isnan(X).any() or np.any(w != np.floor(w))
+    if weka_sums and fractional and not binary_splits:
         # fractional instance weights: J48's sums depend on its order of instances (the
         # replay follows multiway nominal tests only)
-        grown = kernels.grow_unpruned(*grow_args, False, np.empty(n, dtype=code), *options)
+        grown = kernels.grow_unpruned(*grow_args, False, np.empty(n, dtype=code), *options,
+                                      replay_policy)
         _take_weka_sums(tree, X, y_codes, w, nominal, n_cats, n_classes, grown,
                         collapse=bool(collapse_tree), prune=not unpruned, cfd=float(cf32), z=z,
                         subtree_raising=bool(subtree_raising))

@@ -338,6 +338,8 @@ def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s
                  mdl):
     """Weka's ``C45ModelSelection.selectModel`` on one node's instances.
 
+    :func:`split_measures` of every candidate, then the best by :func:`best_split`.
+
     Parameters
     ----------
     X : ndarray of shape (n, d)
@@ -385,6 +387,37 @@ def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s
         The numeric threshold before it is moved to a training value; for a nominal
         column the code of the value of branch 0 when ``binary``, else NaN.
     """
+    ok, valid, gains, ratios, cuts, avg = split_measures(
+        X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s_hi, num_index, nominal,
+        n_cats, n_classes, min_obj, few_values_ok, table, binary, mdl)
+    if not ok:
+        return -1, np.nan
+    best = best_split(valid, gains, ratios, avg, valid)
+    if best < 0:
+        return -1, np.nan
+    return best, cuts[best]
+
+
+@njit(cache=True, nogil=True)
+def split_measures(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s_hi,
+                   num_index, nominal, n_cats, n_classes, min_obj, few_values_ok, table, binary,
+                   mdl):
+    """J48's measures of every candidate split of one node (the arguments of :func:`select_split`).
+
+    Returns
+    -------
+    ok : bool
+        False when the node is a leaf whatever the split (less than ``2 * min_obj`` weight,
+        one class, or no valid candidate); the arrays are then zeros.
+    valid : ndarray of bool of shape (d,)
+        Whether the attribute gives a split (two branches of ``min_obj``, a threshold).
+    gains, ratios : ndarray of shape (d,)
+        Information gain (release 8's penalty on numeric ones) and gain ratio.
+    cuts : ndarray of shape (d,)
+        A numeric attribute's best threshold, before it is moved to a training value.
+    avg : float
+        The average gain of the valid candidates that count in it.
+    """
     m = rows.shape[0]
     d = X.shape[1]
     total = 0.0
@@ -405,12 +438,12 @@ def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s
     for c in range(n_classes):
         if per_class[c] - best_c > SMALL:
             best_c = per_class[c]
-    if 2.0 * min_obj - total > SMALL or abs(total - best_c) < SMALL:
-        return -1, np.nan
     valid = np.zeros(d, dtype=np.bool_)
     gains = np.zeros(d)
     ratios = np.zeros(d)
     cuts = np.full(d, np.nan)
+    if 2.0 * min_obj - total > SMALL or abs(total - best_c) < SMALL:
+        return False, valid, gains, ratios, cuts, 0.0
     col = np.empty(m)
     avg = 0.0
     n_valid = 0
@@ -439,17 +472,31 @@ def select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s
             avg += g
             n_valid += 1
     if n_valid == 0:
-        return -1, np.nan
-    avg /= n_valid
+        return False, valid, gains, ratios, cuts, 0.0
+    return True, valid, gains, ratios, cuts, avg / n_valid
+
+
+@njit(cache=True, nogil=True)
+def eligible(valid, gains, avg, j):
+    """Whether candidate ``j`` competes on gain ratio: valid, and of at least average gain
+    (less 1e-3, as J48)."""
+    return valid[j] and gains[j] >= avg - 1e-3
+
+
+@njit(cache=True, nogil=True)
+def best_split(valid, gains, ratios, avg, allowed):
+    """J48's choice among the measures of :func:`split_measures`: the first eligible
+    candidate of largest gain ratio (by more than 1e-6) among those ``allowed``; -1 when
+    no gain ratio exceeds 1e-6."""
     best = -1
     best_ratio = 0.0
-    for j in range(d):
-        if valid[j] and gains[j] >= avg - 1e-3 and ratios[j] - best_ratio > SMALL:
+    for j in range(valid.shape[0]):
+        if allowed[j] and eligible(valid, gains, avg, j) and ratios[j] - best_ratio > SMALL:
             best = j
             best_ratio = ratios[j]
     if abs(best_ratio) < SMALL:
-        return -1, np.nan
-    return best, cuts[best]
+        return -1
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -695,7 +742,7 @@ def _grow_nodes(cap, n_classes):
 
 @njit(cache=True, nogil=True)
 def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_ok, zero_rep,
-                  collapse, bmap, binary, mdl, actual_value, relocate):
+                  collapse, bmap, binary, mdl, actual_value, relocate, policy=None):
     """Grow J48's tree without pruning (``-U``), collapsed unless ``collapse`` is False.
 
     The same tree as the growth of :class:`ensemblekit.classifiers.c45.C45Tree` with
@@ -719,6 +766,9 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
     ``y`` (class codes) and ``bmap`` (room for each row's branch at a split, ``n`` long,
     any content) are read and written at random rows: the caller makes them 8-bit when
     the codes fit, so that they stay in the processor's cache on large data.
+
+    ``policy`` chooses each node's split: None, J48's (:func:`select_split`); a tuple
+    of :func:`inner_policy`, the Inner-Ensemble C4.5's (:func:`inner_split`).
     """
     n, d = X.shape
     K = n_classes
@@ -841,9 +891,14 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
         if not unit:  # (weights of 1 are not read from wmap)
             for i in range(rows.shape[0]):
                 wmap[rows[i]] = wts[i]
-        att, cut = select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls,
-                                s_lo[node], s_top, num_index, nominal, n_cats, K, min_obj,
-                                few_values_ok, table, binary, mdl)
+        if policy is None:  # J48 (numba compiles one branch: policy's type decides)
+            att, cut = select_split(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls,
+                                    s_lo[node], s_top, num_index, nominal, n_cats, K, min_obj,
+                                    few_values_ok, table, binary, mdl)
+        else:
+            att, cut = inner_split(policy, X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval,
+                                   scls, s_lo[node], s_top, num_index, nominal, n_cats, K,
+                                   min_obj, few_values_ok, table, mdl)
         if att < 0:
             feature[node] = -1
             threshold[node] = np.nan
@@ -1096,3 +1151,222 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
         bv_out[0, c] = v_out[0, c]
     return (f_out, t_out, cs_out, nc_out, v_out, bv_out, e_out, lo_out, hi_out,
             buf_rows[:buf_len], buf_w[:buf_len])
+
+
+# ---- the Inner-Ensemble C4.5's split decision (``iec45``, issue 34)
+# :class:`ensemblekit.classifiers.iec45.InnerEnsembleC45Tree` grows, collapses and prunes
+# as J48 does; only the choice of a node's split differs, and grow_unpruned takes it from
+# :func:`inner_split` when its ``policy`` is a tuple (:func:`inner_policy`):
+#
+# 1. J48's measures on all of the node's instances decide whether the node may split at
+#    all (enough weight, more than one class) and which attributes give a valid split;
+#    only those can be chosen;
+# 2. E samples of the node's m instances are drawn, each of max(2, round(max_samples * m))
+#    instances (half up; at most m without replacement), as iebn sizes its samples; a
+#    sample is the node's instances, in the node's order, with their weights multiplied
+#    by the times each was drawn;
+# 3. on each sample, J48's measures (split_measures);
+# 4. combined: "average" (0) takes the attribute of largest mean gain ratio, a sample
+#    where the attribute is not an eligible candidate (valid, of at least average gain)
+#    giving it 0; "vote" (1) lets each sample name its best attribute by J48's rule ("no
+#    split" when it has none) and takes the one named most often (ties: the larger mean
+#    gain ratio, then the first); "no split" wins only when named more often than any;
+# 5. a numeric attribute's threshold is the median of its best thresholds on the samples
+#    where it gives a split; grow_unpruned moves it to a training value as J48's own.
+#
+# The samples come from a SplitMix64 stream whose state the policy carries, drawn node
+# after node in the order of growth (depth first): the same seed, the same tree. This code
+# lives here, beside grow_unpruned, on purpose: numba caches a compiled function with the
+# code of every function it calls, and re-validates the cache against its own file only.
+
+#: ``combine`` codes of a policy.
+AVERAGE = 0
+VOTE = 1
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def inner_policy(n_rows: int, n_estimators: int, max_samples: float, bootstrap: bool,
+                 combine: int, seed: int) -> tuple:
+    """The split policy of an Inner-Ensemble C4.5 fit on ``n_rows`` rows.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows of the training set (the policy's scratch arrays are indexed by row).
+    n_estimators : int >= 1
+        Ensemble size E: samples per node.
+    max_samples : float in (0, 1]
+        Sample size as a fraction of the node's instances.
+    bootstrap : bool
+        Draw with replacement.
+    combine : {AVERAGE, VOTE}
+    seed : int in [0, 2**63)
+        The state of the SplitMix64 stream the samples are drawn from.
+
+    Returns
+    -------
+    tuple
+        What :func:`ensemblekit.classifiers._c45_growth.grow_c45` takes as
+        ``split_policy`` (:func:`grow_unpruned`'s ``policy``); its state advances as the
+        tree grows, so use it for one fit.
+    """
+    return (np.int64(n_estimators), float(max_samples), bool(bootstrap), np.int64(combine),
+            np.array([seed], dtype=np.uint64), np.zeros(n_rows, dtype=np.int64),
+            np.zeros(n_rows), np.zeros(n_rows))
+
+
+@njit(cache=True, nogil=True)
+def _below(state, m):
+    """A uniform integer in ``[0, m)`` from the SplitMix64 stream ``state[0]`` (advanced)."""
+    state[0] += _GOLDEN
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    z = z ^ (z >> np.uint64(31))
+    k = int(float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0) * m)
+    return min(k, m - 1)
+
+
+@njit(cache=True, nogil=True)
+def _draw(state, rows, times, size, bootstrap, perm):
+    """Times each of the node's instances is drawn into one sample: ``times[rows[i]]``."""
+    m = rows.shape[0]
+    for i in range(m):
+        times[rows[i]] = 0
+    if bootstrap:
+        for _ in range(size):
+            times[rows[_below(state, m)]] += 1
+        return
+    for i in range(m):
+        perm[i] = i
+    for s in range(size):  # the first `size` places of a Fisher-Yates shuffle
+        j = s + _below(state, m - s)
+        perm[s], perm[j] = perm[j], perm[s]
+        times[rows[perm[s]]] = 1
+
+
+@njit(cache=True, nogil=True)
+def _median(values, n):
+    """Median of ``values[:n]`` (n >= 1): the middle one, or the mean of the two middle ones."""
+    v = np.sort(values[:n])
+    if n % 2 == 1:
+        return v[n // 2]
+    lo = v[n // 2 - 1]
+    hi = v[n // 2]
+    mid = (lo + hi) / 2.0
+    if math.isinf(mid):  # two values near the float limits: halve first
+        mid = lo / 2.0 + hi / 2.0
+    return mid
+
+
+@njit(cache=True, nogil=True)
+def inner_split(policy, X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s_hi,
+                num_index, nominal, n_cats, n_classes, min_obj, few_values_ok, table, mdl):
+    """The Inner-Ensemble C4.5's split of one node (steps 1-5 above).
+
+    ``policy`` is :func:`inner_policy`'s tuple: E, ``max_samples``, ``bootstrap``,
+    ``combine``, the stream's state, and scratch arrays indexed by row (times drawn,
+    weight and instance count in the sample); the other arguments are those of
+    :func:`select_split`.
+
+    Returns
+    -------
+    attribute : int
+        The chosen attribute, or -1 for a leaf.
+    cut : float
+        The median threshold of a numeric attribute before it is moved to a training
+        value (NaN for nominal).
+    """
+    n_estimators, max_samples, bootstrap, combine, state, times, w_s, cnt_s = policy
+    ok, allowed, g0, r0, c0, a0 = split_measures(
+        X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s_hi, num_index, nominal,
+        n_cats, n_classes, min_obj, few_values_ok, table, False, mdl)
+    if not ok:
+        return -1, np.nan
+    m = rows.shape[0]
+    d = X.shape[1]
+    n_num = srow.shape[0]
+    size = max(2, int(math.floor(max_samples * m + 0.5)))
+    if not bootstrap:
+        size = min(size, m)
+    score = np.zeros(d)
+    votes = np.zeros(d + 1, dtype=np.int64)  # votes[d]: "no split"
+    sample_cuts = np.empty((n_estimators, d))
+    has_cut = np.zeros((n_estimators, d), dtype=np.bool_)
+    perm = np.empty(m, dtype=np.int64)
+    rows_s = np.empty(m, dtype=rows.dtype)
+    wts_s = np.empty(m)
+    srow_s = np.empty((n_num, m), dtype=srow.dtype)
+    sval_s = np.empty((n_num, m))
+    scls_s = np.empty((n_num, m), dtype=scls.dtype)
+    lo_s = np.zeros(n_num, dtype=np.int64)
+    hi_s = np.zeros(n_num, dtype=np.int64)
+    for e in range(n_estimators):
+        _draw(state, rows, times, size, bootstrap, perm)
+        k_s = 0
+        for i in range(m):
+            r = rows[i]
+            t = times[r]
+            if t > 0:
+                rows_s[k_s] = r
+                wts_s[k_s] = wts[i] * t
+                w_s[r] = wts[i] * t
+                cnt_s[r] = cnt[r] * t
+                k_s += 1
+        for k in range(n_num):
+            q = 0
+            for p in range(s_lo[k], s_hi[k]):
+                r = srow[k, p]
+                if times[r] > 0:
+                    srow_s[k, q] = r
+                    sval_s[k, q] = sval[k, p]
+                    scls_s[k, q] = scls[k, p]
+                    q += 1
+            hi_s[k] = q
+        ok_e, valid, gains, ratios, cuts, avg = split_measures(
+            X, rows_s[:k_s], wts_s[:k_s], y, cnt_s, False, w_s, srow_s, sval_s, scls_s, lo_s,
+            hi_s, num_index, nominal, n_cats, n_classes, min_obj, few_values_ok, table, False,
+            mdl)
+        if not ok_e:
+            votes[d] += 1
+            continue
+        for j in range(d):
+            if allowed[j] and eligible(valid, gains, avg, j):
+                score[j] += ratios[j]
+            if valid[j] and not nominal[j]:
+                sample_cuts[e, j] = cuts[j]
+                has_cut[e, j] = True
+        best = best_split(valid, gains, ratios, avg, allowed)
+        votes[d if best < 0 else best] += 1
+    best = -1
+    if combine == 0:  # average: J48's "first by more than 1e-6" rule on the mean ratios
+        best_mean = 0.0
+        for j in range(d):
+            mean = score[j] / n_estimators
+            if mean - best_mean > SMALL:
+                best = j
+                best_mean = mean
+    else:  # vote: most votes; ties to the larger mean ratio, then the first attribute
+        for j in range(d):
+            if votes[j] == 0:
+                continue
+            if best < 0 or votes[j] > votes[best] or (
+                    votes[j] == votes[best]
+                    and score[j] / n_estimators - score[best] / n_estimators > SMALL):
+                best = j
+        if best >= 0 and votes[d] > votes[best]:
+            best = -1
+    if best < 0:
+        return -1, np.nan
+    if nominal[best]:
+        return best, np.nan
+    found = np.empty(n_estimators)
+    n_found = 0
+    for e in range(n_estimators):
+        if has_cut[e, best]:
+            found[n_found] = sample_cuts[e, best]
+            n_found += 1
+    return best, _median(found, n_found)

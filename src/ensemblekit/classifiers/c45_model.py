@@ -568,7 +568,7 @@ nominal_features, n_categories, n_classes
                          mdl_correction=self.mdl_correction,
                          split_point_actual_value=self.split_point_actual_value,
                          reduced_error_pruning=rep, num_folds=self.num_folds, seed=self.seed,
-                         weka_sums=weka_sums)
+                         weka_sums=weka_sums, split_policy=self._split_policy(X.shape[0]))
         self.classes_ = classes
         self.n_features_in_ = d
         self.nominal_features_ = np.asarray(nominal, dtype=np.int64)
@@ -583,6 +583,12 @@ nominal_features, n_categories, n_classes
         self.total_ = state["total"]
         self.bag_total_ = state["bag_total"]
         return self
+
+    def _split_policy(self, n_rows: int):
+        """How each node of the tree grown on ``n_rows`` rows chooses its split: None, J48's
+        (a subclass may return another policy, see ``grow_unpruned`` in
+        :mod:`ensemblekit.classifiers._c45_kernels`)."""
+        return None
 
     # ---- prediction
     def _fitted(self) -> None:
