@@ -43,7 +43,7 @@ import arff
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from ektesting.weka_report import parse_weka_report  # noqa: E402
+from ektesting.weka_report import SUMMARY, parse_weka_report, same_to_printed  # noqa: E402
 from ektesting.weka_tools import k2_options, run_weka  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "datasets"
@@ -68,13 +68,6 @@ LEARNERS = (
 C45_SETTINGS = {"-U": ("unpruned=true",), "-S": ("subtree_raising=false",),
                 "-O": ("collapse_tree=false",)}
 C45_VALUED = {"-M": "min_samples_leaf", "-C": "confidence_factor"}
-
-#: Weka summary key -> (our report key, scale, printed decimals)
-SUMMARY = {"correct": ("correct", 1, 0), "incorrect": ("incorrect", 1, 0),
-           "correct_pct": ("accuracy", 100, 4), "incorrect_pct": ("accuracy", -100, 4),
-           "kappa": ("kappa", 1, 4), "mae": ("mae", 1, 4), "rmse": ("rmse", 1, 4),
-           "rae": ("rae", 1, 4), "rrse": ("rrse", 1, 4), "n": ("n", 1, 0)}
-
 
 # ---- building the cases
 def _load(name: str) -> dict:
@@ -124,8 +117,6 @@ def build_cases(name: str, folder: Path) -> list[tuple[str, Path, Path, int]]:
             out = {"relation": f"{name}-{step}-{part}", "attributes": attrs, "data": data}
             path.write_text(arff.dumps(out), encoding="utf-8")
             paths.append(path)
-        if step == "middle":  # undo, so the list is the wide one again (last step anyway)
-            pass
         cases.append((step, paths[0], paths[1], at + 1, attrs[at][0]))
     return cases
 
@@ -171,12 +162,6 @@ def compare_tree(train: Path, class_index: int, target: str, options, folder: Pa
     return "lengths differ"
 
 
-def _same(ours, printed: float, decimals: int) -> bool:
-    if ours is None or printed != printed:
-        return (ours is None or ours != ours) == (printed != printed)
-    return abs(ours - printed) <= 0.5 * 10.0**-decimals + 1e-9
-
-
 def compare_figures(learner, train: Path, test: Path, class_index: int, target: str):
     """(figures compared, list of differences) for one learner on one case."""
     klass, options, algo, settings = learner
@@ -195,15 +180,13 @@ def compare_figures(learner, train: Path, test: Path, class_index: int, target: 
     def check(label, mine, printed, decimals):
         nonlocal count
         count += 1
-        if not _same(mine, printed, decimals):
+        if not same_to_printed(None if mine != mine else mine, printed, decimals):
             diffs.append(f"{label}: ours {mine} weka {printed}")
 
     summary = weka["summary"]
     for key, (mine, scale, decimals) in SUMMARY.items():
-        if key not in summary:
-            continue
-        value = ours[mine] * scale if scale != -100 else 100 - 100 * ours[mine]
-        check(key, value, summary[key], decimals)
+        check(key, ours[mine] * scale, summary[key], decimals)
+    check("incorrect_pct", 100 - 100 * ours["accuracy"], summary["incorrect_pct"], 4)
     if "ignored" in summary:
         check("ignored", doc["ignored_class_unknown_instances"], summary["ignored"], 0)
     for k, row in enumerate(weka["per_class"]):
