@@ -211,17 +211,16 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
             float(min_samples_leaf), few_values_ok, zero_rep, False,
             np.empty(grow.size, dtype=code), False, bool(mdl_correction),
             bool(split_point_actual_value), X)
-        tree = prune_reduced_error(X[prune], y[prune], w[prune], nominal,
-                                   dict(zip(_NODE_ARRAYS, arrays[:7])))
-        tree["total"] = _sum_rows(tree["value"])
-        tree["bag_total"] = _sum_rows(tree["bag_value"])
-        return tree
+        return _with_totals(prune_reduced_error(X[prune], y[prune], w[prune], nominal,
+                                                dict(zip(_NODE_ARRAYS, arrays[:7]))))
     grow_args = (X, y, w, counts, nominal, n_cats, int(n_classes), float(min_samples_leaf),
                  few_values_ok, zero_rep)
     options = (bool(binary_splits), bool(mdl_correction), bool(split_point_actual_value),
                np.empty((0, X.shape[1])))
-    # the replay below grows the tree again: from the policy's state as it is now
-    replay_policy = None if split_policy is None else tuple(
+    # fractional instance weights: J48's sums depend on its order of instances; the replay
+    # (multiway nominal tests only) grows the tree again, from the policy's state as it is now
+    replay = weka_sums and not binary_splits and (np.isnan(X).any() or np.any(w != np.floor(w)))
+    replay_policy = None if split_policy is None or not replay else tuple(
         part.copy() if isinstance(part, np.ndarray) else part for part in split_policy)
     arrays = kernels.grow_unpruned(*grow_args, bool(collapse_tree), np.empty(n, dtype=code),
                                    *options, split_policy)
@@ -236,17 +235,20 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
         pruned = prune_tree(X, y, nominal, n_cats, *arrays, float(cf32), z,
                             bool(subtree_raising))
         tree = dict(zip(_NODE_ARRAYS, pruned))
-    tree["total"] = _sum_rows(tree["value"])
-    tree["bag_total"] = _sum_rows(tree["bag_value"])
-    fractional = np.isnan(X).any() or np.any(w != np.floor(w))
-    if weka_sums and fractional and not binary_splits:
-        # fractional instance weights: J48's sums depend on its order of instances (the
-        # replay follows multiway nominal tests only)
+    _with_totals(tree)
+    if replay:
         grown = kernels.grow_unpruned(*grow_args, False, np.empty(n, dtype=code), *options,
                                       replay_policy)
         _take_weka_sums(tree, X, y_codes, w, nominal, n_cats, n_classes, grown,
                         collapse=bool(collapse_tree), prune=not unpruned, cfd=float(cf32), z=z,
                         subtree_raising=bool(subtree_raising))
+    return tree
+
+
+def _with_totals(tree):
+    """``tree`` with its nodes' totals (``total``, ``bag_total``) summed from its class weights."""
+    tree["total"] = _sum_rows(tree["value"])
+    tree["bag_total"] = _sum_rows(tree["bag_value"])
     return tree
 
 
