@@ -859,12 +859,11 @@ def estimator_kwargs(name: str, schema, params: dict[str, Any] | None = None,
                      random_state: int | None = None) -> dict[str, Any]:
     """The constructor arguments of a registered algorithm's estimator (and model class).
 
-    What :func:`make_estimator` passes to the estimator, and what a model file's
-    model class is built with: the resolved ``params`` over the defaults, the
-    entry's ``fixed`` arguments, the seed, the declared number of classes, and
-    for ``encode="codes"`` the nominal columns and their numbers of values, all
-    derived from the schema. Imports numpy and scikit-learn only through the
-    model class (none for the classes ensemblekit ships).
+    What :func:`make_estimator` passes to the estimator, and what a model file's model class is
+    built with: the resolved ``params`` over the defaults, the entry's ``fixed`` arguments, the
+    seed, and from the schema the declared number of classes, the class's index among the
+    attributes (``class_position``, where taken) and for ``encode="codes"`` the nominal columns
+    and their numbers of values. Imports numpy and scikit-learn only through the model class.
 
     Parameters
     ----------
@@ -899,6 +898,7 @@ def estimator_kwargs(name: str, schema, params: dict[str, Any] | None = None,
         kwargs["random_state"] = random_state
     if spec.task == CLASSIFICATION and "n_classes" in takes:
         kwargs["n_classes"] = len(schema.class_attribute.values)
+    kwargs.update({"class_position": schema.class_index} if "class_position" in takes else {})
     if spec.encode == "codes":
         nominal = [i for i, a in enumerate(schema.features) if a.kind != "numeric"]
         kwargs["nominal_features"] = nominal

@@ -123,8 +123,8 @@ def _same(a, b) -> bool:
 def _data(task):
     rng = np.random.RandomState(0)
     X = rng.rand(12, 3)
-    if task == registry.CLASSIFICATION:
-        return X, np.array([0, 1] * 6)
+    if task == registry.CLASSIFICATION:  # iris's 4 columns (k2 checks the class's position)
+        return rng.rand(12, 4), np.array([0, 1] * 6)
     if task == registry.REGRESSION:
         return X, rng.rand(12)
     return X, None

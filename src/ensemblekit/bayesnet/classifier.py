@@ -59,7 +59,7 @@ from ..constraints import validate_params
 from ..discretize import MDLDiscretizer
 from ..frames import fit_input, predict_input
 from ..rows import quiet_finite_check
-from .classifier_model import K2Model
+from .classifier_model import K2Model, weka_order
 from .k2 import fit_cpts, k2_search, markov_blanket_correction, random_node_order
 
 __all__ = ["K2Classifier"]
@@ -183,6 +183,13 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
         class is taken to be the file's last attribute.
     random_state : int, RandomState instance or None, default=None
         Seed of ``random_order`` (the command line's ``--seed``); unused otherwise.
+    class_position : int >= 0 or None, default=None
+        Index of the class among the attributes of the training data, the columns of
+        ``X`` keeping their order around it (Weka's ``-c``; at most ``n_features_in_``;
+        the command line sets it from the file). Prediction adds the nodes'
+        log-probabilities in that attribute order, as Weka's ``BayesNet`` does, so that
+        the probabilities equal Weka's to the last bit (ties of scores then group as
+        Weka's do in ROC and PRC areas). None: the class is last.
 
     Attributes
     ----------
@@ -307,6 +314,7 @@ class K2Classifier(K2Model, ClassifierMixin, BaseEstimator):
                 raise InputError("instance_weights must be finite, >= 0 and not all 0")
             w = w[keep]
         X, y = X[keep], y[keep]
+        weka_order(X.shape[1], getattr(self, "class_position", None))  # checks it
         check_classification_targets(y)
         self.classes_, y_codes = declared_classes(y, self.n_classes)
         y_codes = y_codes.astype(np.int64)

@@ -28,6 +28,7 @@ References
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -41,7 +42,7 @@ from ..rows import check_rows
 from ..state import Array, ArrayList, Scalar
 from ..trust import all_distinct
 
-__all__ = ["K2_CONSTRAINTS", "K2Model", "network_proba"]
+__all__ = ["K2_CONSTRAINTS", "K2Model", "network_proba", "weka_order"]
 
 
 #: Parameters of the K2 search and the CPTs, shared by ``k2``, ``iebn`` and ``bagged-k2``.
@@ -150,14 +151,73 @@ def _in_family(v: int, ps: Sequence[int]) -> bool:
     return v == 0 or 0 in ps
 
 
-def network_proba(X, parents, cpts, cardinalities, n_classes) -> np.ndarray:
-    """Class posteriors of a Bayesian-network classifier.
+def _libm(fn, values: np.ndarray) -> np.ndarray:
+    """``fn`` (``math.log`` or ``math.exp``) of every element, one C-library call each.
+
+    numpy's own vectorised ``log`` and ``exp`` round differently from the C library in
+    about one argument in a hundred; the C library's (nearly always correctly rounded)
+    results are the ones Java's ``Math.log`` and ``Math.exp`` give but in rare cases
+    (see :func:`network_proba`).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    out = np.frompyfunc(fn, 1, 1)(values.ravel())
+    return np.asarray(out, dtype=np.float64).reshape(values.shape)
+
+
+def _log_entries(table: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """``log(table.ravel()[flat])``, each distinct entry's logarithm taken once."""
+    used, back = np.unique(flat, return_inverse=True)
+    return _libm(math.log, table.ravel()[used])[back].reshape(flat.shape)
+
+
+def weka_order(n_features: int, class_position=None) -> list[int]:
+    """The nodes in the order of the attributes of Weka's data set.
+
+    Node 0 (the class) sits at ``class_position`` among the attributes, node ``j``
+    (column ``j - 1``) in column order around it.
+
+    Parameters
+    ----------
+    n_features : int >= 0
+        Number of columns (feature nodes).
+    class_position : int in ``[0, n_features]`` or None, default=None
+        Index of the class among the file's attributes; None: last, Weka's default.
+
+    Returns
+    -------
+    list of n_features + 1 ints
+
+    Raises
+    ------
+    ValueError
+        If ``class_position`` is outside ``[0, n_features]``.
+    """
+    pos = n_features if class_position is None else class_position
+    if (isinstance(pos, bool) or not isinstance(pos, (int, np.integer))
+            or not 0 <= pos <= n_features):
+        raise InputError(f"class_position must be an integer in 0..{n_features} (the class's "
+                         f"index among the attributes) or None, got {class_position!r}")
+    pos = int(pos)
+    return [*range(1, pos + 1), 0, *range(pos + 1, n_features + 1)]
+
+
+def network_proba(X, parents, cpts, cardinalities, n_classes, class_position=None
+                  ) -> np.ndarray:
+    """Class posteriors of a Bayesian-network classifier, in Weka's floating-point order.
 
     ``P(c | x)`` is proportional to the product over nodes of
-    ``cpts[v][J_v(x, c), value of v]``; only the class node and its children
-    depend on ``c``, so the others are skipped. The product is a sum of logs
-    followed by a softmax over the classes, as Weka normalises its log
-    posteriors. (Also :func:`ensemblekit.bayesnet.k2.predict_proba`.)
+    ``cpts[v][J_v(x, c), value of v]``. The computation follows
+    ``SimpleEstimator.distributionForInstance`` of Weka's ``BayesNet`` step for step, so
+    that the doubles are Weka's: for each class the natural logarithms of every node's
+    entry (those that do not depend on the class too) are added one by one, starting
+    from 0, in the order of the attributes of Weka's data set (the class at
+    ``class_position``); 1 is added to the sum; the largest of these is subtracted
+    before ``exp``; the exponentials are added in class order and each divided by their
+    sum (``Utils.normalize``). Logarithms and exponentials are the C library's; Java's
+    ``Math.log`` and ``Math.exp`` differ from them by one unit in the last place for a
+    small share of arguments (about 0.2 % of ``exp``'s, 0.1 % of ``log``'s on random
+    arguments), where a probability may differ from Weka's in its last bits.
+    (Also :func:`ensemblekit.bayesnet.k2.predict_proba`.)
 
     Parameters
     ----------
@@ -169,6 +229,9 @@ def network_proba(X, parents, cpts, cardinalities, n_classes) -> np.ndarray:
         Tables from :func:`ensemblekit.bayesnet.k2.fit_cpts` for the same structure.
     cardinalities : array-like of int, shape (d,)
     n_classes : int
+    class_position : int in ``[0, d]`` or None, default=None
+        Index of the class among the attributes (the columns of ``X`` keep their order
+        around it); None: after the last column. It sets only the order of the sum.
 
     Returns
     -------
@@ -178,8 +241,13 @@ def network_proba(X, parents, cpts, cardinalities, n_classes) -> np.ndarray:
     Raises
     ------
     ValueError
-        Malformed or out-of-range codes, a bad parent set, or tables whose
-        shapes do not match the structure.
+        Malformed or out-of-range codes, a bad parent set, tables whose shapes do not
+        match the structure, or ``class_position`` outside ``[0, d]``.
+
+    References
+    ----------
+    Weka 3.9: ``bayes.net.estimate.SimpleEstimator.distributionForInstance``,
+    ``core.Utils.normalize``. University of Waikato.
     """
     X = np.asarray(X)
     if X.ndim != 2:
@@ -189,11 +257,13 @@ def network_proba(X, parents, cpts, cardinalities, n_classes) -> np.ndarray:
     parents = _check_parents(parents, card.shape[0])
     if len(cpts) != card.shape[0]:
         raise InputError(f"cpts must hold {card.shape[0]} tables, got {len(cpts)}")
+    order = weka_order(X.shape[1], class_position)
     m, C = X.shape[0], int(card[0])
     vals = np.empty((m, X.shape[1] + 1), dtype=np.int64)
     vals[:, 0] = 0
     vals[:, 1:] = X
-    L = np.zeros((m, C))
+    classes = np.arange(C)[None, :]
+    tables = []
     for v, ps in enumerate(parents):
         size = int(np.prod([int(card[p]) for p in ps])) if ps else 1
         table = np.asarray(cpts[v], dtype=np.float64)
@@ -201,15 +271,19 @@ def network_proba(X, parents, cpts, cardinalities, n_classes) -> np.ndarray:
             raise InputError(
                 f"cpts[{v}] has shape {table.shape}, expected {(size, int(card[v]))}"
             )
-        if not _in_family(v, ps):
-            continue
-        base, stride, _ = _extend_all(vals, card, ps, (np.zeros(m, dtype=np.int64), 0, 1))
-        J = base[:, None] + stride * np.arange(C)[None, :]
-        K = np.arange(C)[None, :] if v == 0 else vals[:, v, None]
-        L += np.log(table)[J, K]
-    # the softmax over the classes, as Weka normalises its log posteriors
-    E = np.exp(L - L.max(axis=1, keepdims=True))
-    return E / E.sum(axis=1, keepdims=True)
+        tables.append(table)
+    log_sum = np.zeros((m, C))
+    for v in order:
+        base, stride, _ = _extend_all(vals, card, parents[v], (np.zeros(m, dtype=np.int64), 0, 1))
+        J = base[:, None] + stride * classes  # stride 0 when the class is no parent
+        K = classes if v == 0 else vals[:, v, None]
+        log_sum += _log_entries(tables[v], J * int(card[v]) + K)
+    scores = 1.0 + log_sum
+    shifted = _libm(math.exp, scores - scores.max(axis=1, keepdims=True))
+    total = np.zeros(m)
+    for c in range(C):  # Utils.normalize: one class after the other
+        total += shifted[:, c]
+    return shifted / total[:, None]
 
 
 def _quote(s: str) -> str:
@@ -238,6 +312,12 @@ class K2Model:
         Likewise.
     random_order, cv_type, n_folds, weka_rounding, random_state : see K2Classifier
         Likewise (the search's options; ``k2`` only).
+    class_position : int or None, default=None
+        Index of the class among the attributes of the training file (the columns keep
+        their order around it; None: last). Prediction adds the nodes'
+        log-probabilities in this attribute order, as Weka does, so that the
+        probabilities are Weka's to the last bit (:func:`network_proba`); the inner and
+        bagged networks do not take it and add them with the class last.
 
     Attributes
     ----------
@@ -283,6 +363,10 @@ class K2Model:
             "bool", "break score ties within round-off as Weka's floating point does (arcs "
             "of zero gain under init=empty)"),
         "random_state": Constraint("any", "seed of the random node order (--seed)"),
+        "class_position": Constraint(
+            "int", "index of the class among the attributes, which orders the sum of the "
+            "nodes' log-probabilities as Weka's (set from the data's schema; none = last)",
+            low=0, none_ok=True),
     }
 
     #: What a fit leaves and prediction, ``network`` and ``to_dot`` read (see ensemblekit.state).
@@ -315,6 +399,7 @@ class K2Model:
         n_folds=10,
         weka_rounding=True,
         random_state=None,
+        class_position=None,
     ):
         self.max_parents = max_parents
         self.init = init
@@ -331,6 +416,7 @@ class K2Model:
         self.n_folds = n_folds
         self.weka_rounding = weka_rounding
         self.random_state = random_state
+        self.class_position = class_position
 
     # ------------------------------------------------------------------ state
     @property
@@ -357,7 +443,8 @@ class K2Model:
         ``classes_`` distinct and ascending (``arange(n_classes)`` when the
         parameter is set); nominal columns distinct, ascending and without cut
         points; every numeric column ``len(cut_points_[f]) + 1`` values, its cut
-        points ascending; every mode one of its column's values; one node per
+        points ascending; every mode one of its column's values; ``class_position``
+        (a parameter) an index into the attributes; one node per
         column plus the class; parent sets of other nodes, without repeats or
         directed cycles; ``cpts_[v]`` of shape ``(prod(r_p), r_v)`` with
         probabilities in (0, 1] and rows summing to one (prediction takes their
@@ -389,6 +476,10 @@ class K2Model:
                       f"{cuts.size} cut points make {cuts.size + 1} bins")
         if np.any(self.modes_ >= card):
             _fail(ctx, "modes_", "holds a code outside its column's values")
+        position = vars(self).get("class_position")
+        if position is not None and not 0 <= position <= d:
+            _fail(ctx, "class_position", f"= {position} is not an index into the "
+                  f"{d + 1} attributes")
         n_nodes = len(self.cpts_)
         if n_nodes != d + 1:
             _fail(ctx, "cpts_", f"has {n_nodes} tables for {d + 1} nodes (the class, then one "
@@ -467,7 +558,8 @@ class K2Model:
         X = check_rows(self, X, allow_nan=True)
         codes = self._codes(X)
         return network_proba(
-            codes, self.parents_, self.cpts_, self.cardinalities_, self.classes_.size
+            codes, self.parents_, self.cpts_, self.cardinalities_, self.classes_.size,
+            getattr(self, "class_position", None),
         )
 
     def predict(self, X):

@@ -1021,7 +1021,10 @@ def fit_cpts(X, y, parents, cardinalities, n_classes, alpha=0.5, weights=None
 
     ``cpts[v][J, k] = (N[J, k] + alpha) / (N[J] + r_v alpha)`` (Weka's
     ``SimpleEstimator -A alpha``), where ``J`` is the mixed-radix index of the
-    parent configuration with the first parent most significant.
+    parent configuration with the first parent most significant. The counts are
+    accumulated as Weka's ``DiscreteEstimatorBayes`` does, to the same doubles: a count
+    starts at ``alpha`` and a total at ``r_v alpha``, and each row adds its weight to
+    both in row order.
 
     Parameters
     ----------
@@ -1048,6 +1051,7 @@ def fit_cpts(X, y, parents, cardinalities, n_classes, alpha=0.5, weights=None
     alpha = _check_alpha(alpha)
     vals, card = _check_data(X, y, cardinalities, n_classes)
     parents = _check_parents(parents, card.shape[0])
+    w = np.ones(vals.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
     cpts = []
     for v, ps in enumerate(parents):
         size = int(np.prod([int(card[p]) for p in ps], dtype=object)) if ps else 1
@@ -1059,10 +1063,11 @@ def fit_cpts(X, y, parents, cardinalities, n_classes, alpha=0.5, weights=None
         J = np.zeros(vals.shape[0], dtype=np.int64)
         for p in ps:
             J = J * card[p] + vals[:, p]
-        counts = (
-            np.bincount(J * r + vals[:, v], weights=weights, minlength=size * r)
-            .reshape(size, r)
-            .astype(np.float64)
-        )
-        cpts.append((counts + alpha) / (counts.sum(axis=1, keepdims=True) + r * alpha))
+        # as Weka's DiscreteEstimatorBayes: every count starts at alpha, every total at
+        # r * alpha, and each row adds its weight to both, in row order
+        counts = np.full(size * r, alpha)
+        totals = np.full(size, alpha * r)
+        np.add.at(counts, J * r + vals[:, v], w)
+        np.add.at(totals, J, w)
+        cpts.append(counts.reshape(size, r) / totals[:, None])
     return cpts
