@@ -5,8 +5,10 @@ numba compiles a kernel on its first call in each process and then writes it to 
 pytest-xdist workers, and every ``ensemblekit`` process a test starts meanwhile, compiled the
 same C4.5 kernels at the same time: about 15-35 s of CPU each. ``conftest.py`` runs
 :func:`main` in two processes (``writable`` and ``read-only`` input arrays, the two halves of
-the signatures the suite uses) before the workers start, when the cache is older than the
-kernels; the workers then load what they need. A signature left out here is still compiled
+the signatures the suite uses, of about equal CPU) before the workers start, when the cache
+is older than the kernels; the workers then load what they need. The halves cover the
+Inner-Ensemble C4.5 (a split policy: grow kernels of their own, 20-30 s each), reduced-error
+pruning and IBk on all-nominal rows too, which both workers otherwise compiled at once. A signature left out here is still compiled
 where it is first used, so this changes what is computed nowhere.
 
 ``python tests/ektesting/numba_warmup.py writable|read-only`` runs one half.
@@ -22,7 +24,8 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[2] / "src" / "ensemblekit"
 #: The modules holding ``@njit(cache=True)`` kernels, relative to the package.
 KERNELS = ("classifiers/_c45_kernels.py", "classifiers/_c45_pruning.py",
-           "classifiers/_ibk_kernels.py", "clustering/_inner_kmeans_kernels.py")
+           "classifiers/_c45_weka_sums.py", "classifiers/_ibk_kernels.py",
+           "clustering/_inner_kmeans_kernels.py")
 HALVES = ("writable", "read-only")
 
 
@@ -51,16 +54,34 @@ def main(half: str) -> None:
     from ensemblekit import api
     from ensemblekit.classifiers.bagging import c45_proba
     from ensemblekit.classifiers.c45 import C45Tree
+    from ensemblekit.classifiers.ibk import IBk
+    from ensemblekit.classifiers.iec45 import InnerEnsembleC45Tree
 
     from ektesting.support import data_path, load_coded
 
     _, X, y, nominal, n_categories = load_coded("labor")  # numeric, nominal, missing values
     tree = C45Tree(nominal_features=nominal, n_categories=n_categories, n_classes=2)
+    # the Inner-Ensemble C4.5 grows with a split policy: kernels of their own signatures
+    inner = InnerEnsembleC45Tree(nominal_features=nominal, n_categories=n_categories,
+                                 n_classes=2, random_state=0)
+    # all-nominal rows: IBk counts mismatches (k = 1 votes in the same pass)
+    _, Xv, yv, nominal_v, _ = load_coded("vote")
     if half == "read-only":  # scikit-learn's read-only memmap checks
         tree.fit(_read_only(X), _read_only(y)).predict_proba(_read_only(X))
         c45_proba(tree, _read_only(X), tree._nominal_mask())
+        inner.fit(_read_only(X), _read_only(y)).predict_proba(_read_only(X))
+        for k in (1, 3):
+            IBk(n_neighbors=k, nominal_features=nominal_v).fit(
+                _read_only(Xv), _read_only(yv)).predict_proba(_read_only(Xv))
+        # reduced-error pruning grows without a split policy (writable rows; in this half,
+        # the shorter one)
+        C45Tree(reduced_error_pruning=True, nominal_features=nominal,
+                n_categories=n_categories, n_classes=2).fit(X, y)
         return
     tree.fit(X, y).predict_proba(X)
+    inner.fit(X, y).predict_proba(X)
+    for k in (1, 3):
+        IBk(n_neighbors=k, nominal_features=nominal_v).fit(Xv, yv).predict_proba(Xv)
     # the compiled walk of the lazy ensembles, over a tree's own arrays and read-only ones
     c45_proba(tree, X, tree._nominal_mask())
     frozen = copy.copy(tree)

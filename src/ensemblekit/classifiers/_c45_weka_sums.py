@@ -115,6 +115,40 @@ def _weka_sort(a):
     return idx
 
 
+@njit(cache=True, nogil=True)
+def _turn_orders(keys, rows, numeric, f, f_nominal):
+    """A node's instances as ``C45ModelSelection`` leaves them, sorted by each numeric
+    attribute of ``numeric`` in turn (``keys``: the sort keys of every training row).
+
+    Returns the positions in ``rows`` in the order when attribute ``f``'s distribution is
+    counted (right after its own sort when it is numeric; when nominal, before the sort
+    by the first numeric attribute after it, or at the end), and in the final order.
+    """
+    n = rows.shape[0]
+    order = np.arange(n)
+    turn = order
+    found = False
+    column = np.empty(n)
+    for t in range(numeric.shape[0]):
+        j = numeric[t]
+        if f_nominal and j > f and not found:
+            turn = order.copy()
+            found = True
+        for r in range(n):
+            column[r] = keys[rows[order[r]], j]
+        moved = _weka_sort(column)
+        sorted_order = np.empty(n, dtype=np.int64)
+        for r in range(n):
+            sorted_order[r] = order[moved[r]]
+        order = sorted_order
+        if j == f:
+            turn = order.copy()
+            found = True
+    if not found:
+        turn = order.copy()
+    return turn, order
+
+
 # ---- Distribution's bookkeeping, one instance after another
 @njit(cache=True, nogil=True)
 def _add_known(bag, y, w, pcpb, pb, pc, tot):
@@ -224,13 +258,15 @@ class _Replay:
         self.X, self.y, self.nominal, self.n_cats = X, y, nominal, n_cats
         self.K, self.cfd, self.z, self.raising = n_classes, cfd, z, raising
         self.numeric = np.flatnonzero(~nominal)
+        # what Instances.sort compares: a missing value as Double.MAX_VALUE
+        self.sort_keys = np.where(np.isnan(X), _MAX_VALUE, X)
 
     # -- which branch: C45Split.whichSubset (-1 for a missing value)
     def branches(self, rows, att, cut):
         v = self.X[rows, att]
         miss = np.isnan(v)
         if self.nominal[att]:
-            b = np.where(miss, -1, np.nan_to_num(v)).astype(np.int64)
+            b = np.where(miss, -1.0, v).astype(np.int64)
         else:
             b = np.where(miss, -1, np.where(v - cut < _SMALL, 0, 1))
         return b, miss
@@ -249,17 +285,11 @@ class _Replay:
             return node
         # selectModel sorts the node's instances by each numeric attribute in turn; the
         # chosen split's class weights are counted in the order of its own turn
-        order = np.arange(rows.size)
-        d = None
-        for j in self.numeric:
-            if self.nominal[f] and j > f and d is None:
-                d = self.known_dist(rows[order], w[order], f, g["threshold"][i])
-            order = order[_weka_sort(np.where(np.isnan(self.X[rows[order], j]), _MAX_VALUE,
-                                                 self.X[rows[order], j]))]
-            if j == f:
-                d = self.range_dist(rows[order], w[order], f, g["threshold"][i])
-        if d is None:
-            d = self.known_dist(rows[order], w[order], f, g["threshold"][i])
+        turn, order = _turn_orders(self.sort_keys, rows, self.numeric, f, bool(self.nominal[f]))
+        if self.nominal[f]:
+            d = self.known_dist(rows[turn], w[turn], f, g["threshold"][i])
+        else:
+            d = self.range_dist(rows[turn], w[turn], f, g["threshold"][i])
         rows, w = rows[order], w[order]
         node.rows, node.w = rows, w
         _, miss = self.branches(rows, f, g["threshold"][i])
