@@ -6,8 +6,10 @@ rows (or a :class:`Failure` for a unit that raised). Units are independent and
 fully seeded, so a run gives the same scores whatever runs it:
 
 * serially, in this process (``n_jobs=1``);
-* on local worker processes through joblib's loky backend (``n_jobs`` > 1), which
-  end when this process ends (:mod:`ensemblekit._workers`);
+* on local worker processes (``n_jobs`` > 1), which end when this process ends
+  (:mod:`ensemblekit._workers`): on Linux forked from this process once it has read the
+  data and loaded the algorithms' compiled kernels (:mod:`ensemblekit.experiment.forking`),
+  elsewhere started through joblib's loky backend;
 * on the workers of a Dask distributed cluster through joblib's dask backend
   (``scheduler="tcp://host:8786"``).
 
@@ -15,9 +17,9 @@ Every unit runs on one core (:class:`OneCore`): BLAS/OpenMP reductions then add
 up in the same order everywhere, so results are identical bit for bit.
 
 A runner is made for one comparison and holds what that comparison needs
-between :meth:`Runner.prestart` and :meth:`Runner.run`: the connection to the
-Dask scheduler, a connection failure to report, and the one-core pin of the
-thread that runs units serially. Two runners share none of it.
+between :meth:`Runner.prestart`, :meth:`Runner.start` and :meth:`Runner.run`: the
+connection to the Dask scheduler, a connection failure to report, the forked workers,
+and the one-core pin of the thread that runs units serially. Two runners share none of it.
 
 Nothing here prints; the resume journal's file is handled by
 :mod:`ensemblekit.experiment.journal`; progress is reported through a callback.
@@ -26,6 +28,7 @@ Nothing here prints; the resume journal's file is handled by
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 import time
@@ -41,6 +44,7 @@ from ensemblekit import registry
 from ensemblekit._workers import worker_count
 from ensemblekit.dataset import known_class
 from ensemblekit.errors import InputError, interruption
+from ensemblekit.experiment import forking
 from ensemblekit.experiment.batching import (
     _JOURNAL_TASK_SECONDS,
     _batches,
@@ -188,20 +192,21 @@ class Runner:
     """Runs the units of a plan serially, on local worker processes, or on a Dask cluster.
 
     Make one runner per comparison: call :meth:`prestart` before reading the
-    data (optional), then :meth:`run`. The runner holds the Dask client that
-    :meth:`prestart` connects and :meth:`run` uses and closes, a connection
-    failure of :meth:`prestart` for :meth:`run` to report, and the one-core
-    pin (:class:`OneCore`) of the thread it runs units in; nothing is shared
-    with another runner.
+    data and :meth:`start` after (both optional), then :meth:`run`. The runner
+    holds the Dask client that :meth:`prestart` connects and :meth:`run` uses and
+    closes, a connection failure of :meth:`prestart` for :meth:`run` to report, the
+    workers :meth:`start` forks, and the one-core pin (:class:`OneCore`) of the
+    thread it runs units in; nothing is shared with another runner.
 
     Parameters
     ----------
     n_jobs : int, default=1
-        Worker processes (joblib's loky backend), with joblib's meaning of
-        negative values: -1 all cores, -2 all but one, ... (see
-        :func:`worker_count` for the range). Results do not depend on it. The
-        workers end when this process ends, even when it is killed (see
-        :mod:`ensemblekit._workers`). Ignored with ``scheduler``.
+        Worker processes, with joblib's meaning of negative values: -1 all cores,
+        -2 all but one, ... (see :func:`worker_count` for the range): forked from
+        this process on Linux (:mod:`ensemblekit.experiment.forking`), joblib's loky
+        workers elsewhere. Results do not depend on it. The workers end when this
+        process ends, even when it is killed (see :mod:`ensemblekit._workers`).
+        Ignored with ``scheduler``.
     scheduler : str, optional
         Address of a Dask distributed scheduler (``tcp://host:8786``); the units
         then run on its workers through joblib's dask backend (needs the
@@ -231,6 +236,9 @@ class Runner:
             require_distributed()
             self._grace = connect_timeout()
         self._pin = OneCore()
+        #: Local workers are forked from this process (by :meth:`start`), not started by loky.
+        self._fork = self._local_workers not in (None, 1) and forking.fork_available()
+        self._forked: forking.ForkedWorkers | None = None
         self._keep = False  # set by run(keep_predictions=...)
         self._client = None
         #: A connection that :meth:`prestart` could not make: the :meth:`run` that
@@ -268,13 +276,14 @@ class Runner:
         Returns
         -------
         threading.Thread or None
-            The warm-up, None when there is nothing to start (one local worker).
+            The warm-up, None when there is nothing to start (one local worker, or
+            workers that :meth:`start` forks).
             Join it before :meth:`run`: if the scheduler could not be reached,
             ``run`` then reports that failure at once instead of trying to
             connect again.
         """
         workers = self._local_workers
-        if workers == 1:
+        if workers == 1 or self._fork:  # forked workers start after the data are read
             return None
         scheduler = self.scheduler
         self._unreachable = None  # a failure from an earlier prestart is stale now
@@ -312,6 +321,38 @@ class Runner:
         thread.start()
         handed_over.wait(wait)
         return thread
+
+    def start(self, datasets: Sequence, work: Plan, protocol: Protocol) -> bool:
+        """Fork the local workers now, if this runner forks them; say whether units run elsewhere.
+
+        Forked workers inherit this process as it is (see
+        :mod:`ensemblekit.experiment.forking`): first every algorithm of ``work`` is fitted
+        once on a few rows of its first data set, untimed, so that its compiled kernels
+        are loaded here and not again in each worker; then the workers are forked, with
+        ``datasets`` in their memory. Call it after reading the data and before starting
+        any thread (a progress display, a background import): a lock another thread held
+        at the fork would stay held in the workers. :meth:`run` calls it if it was not.
+
+        Parameters
+        ----------
+        datasets, work, protocol
+            As :meth:`run` will take them.
+
+        Returns
+        -------
+        bool
+            True if :meth:`run` sends the units to other processes (forked, loky or Dask
+            workers), False if it runs them in this process.
+
+        Raises
+        ------
+        OSError
+            If the workers cannot be forked.
+        """
+        if self._fork and self._forked is None:
+            _warm_kernels(datasets, work, protocol.n_clusters, self._pin)
+            self._forked = forking.ForkedWorkers(self._local_workers, datasets)
+        return self.scheduler is not None or self._local_workers != 1
 
     def run(
         self,
@@ -383,7 +424,10 @@ class Runner:
             if keep_predictions:
                 unpack_outcomes(outcomes, comparison, journal.path)
         todo = [i for i, k in enumerate(keys) if k not in outcomes]
-        try:  # the journal (and its lock) is closed however the run ends
+        finished = False
+        try:  # the journal (and its lock) and forked workers are closed however the run ends
+            if todo:
+                self.start(datasets, work, protocol)
             for _ in range(len(units) - len(todo)):
                 if on_unit_done is not None:
                     on_unit_done()
@@ -391,6 +435,7 @@ class Runner:
                 self._execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal,
                               self._local_workers if n_workers is None else n_workers,
                               on_unit_done, options)
+            finished = True
         except _ClusterLost as lost:
             done = sum(1 for k in keys if outcomes.get(k, {}).get("error", "") is None)
             if journal is None:
@@ -402,6 +447,7 @@ class Runner:
         finally:
             if journal is not None:
                 journal.close()
+            self._close_forked(killed=not finished)
         fill_stability(keys, outcomes, metrics)  # over the structures of each repeat's units
         scores: list[Score] = []
         failures: list[Failure] = []
@@ -431,11 +477,19 @@ class Runner:
 
     def close(self) -> None:
         """Close the Dask client still held (one :meth:`prestart` connected and no
-        :meth:`run` used); does nothing otherwise."""
+        :meth:`run` used), and end the workers :meth:`start` forked and no :meth:`run`
+        used; does nothing otherwise."""
         with self._client_lock:
             client, self._client = self._client, None
         if client is not None:
             client.close()
+        self._close_forked(killed=True)
+
+    def _close_forked(self, killed: bool) -> None:
+        """End the forked workers, at once if ``killed`` (the run stopped on an error)."""
+        forked, self._forked = self._forked, None
+        if forked is not None:
+            forked.close(kill=killed)
 
     # ------------------------------------------------------------------ backends
     @contextlib.contextmanager
@@ -558,14 +612,20 @@ class Runner:
         # The pin goes with each task: in this thread (serial) it is the pin already
         # held, so units do not pin again; sent to a worker it arrives unpinned.
         pin = self._pin
+        forked = self._forked
+        # forked workers hold the data sets already: a task names its data set by index
         tasks = (
-            ((batch, datasets[work.units[batch[0]].data_index],
+            ((batch, forking.Inherited(work.units[batch[0]].data_index) if forked is not None
+              else datasets[work.units[batch[0]].data_index],
               [work.candidates[work.units[i].candidate] for i in batch],
               [work.units[i] for i in batch]), protocol.n_clusters, metrics, pin, self._keep)
             for batch in batches
         )
         pending = set(todo)
-        if workers == 1 and self.scheduler is None:
+        if forked is not None:
+            # a worker that finishes gets the next task; two per worker are under way
+            results = forked.unordered(_run_batch, tasks, 2 * forked.n_workers)
+        elif workers == 1 and self.scheduler is None:
             # one task after the other in this thread, as joblib runs them with one worker
             # (without importing joblib: a tenth of a second of a serial run)
             results = (_run_batch(*args) for args in tasks)
@@ -599,6 +659,9 @@ class Runner:
                         raise _ClusterLost(why) from None
                     text = " ".join(str(exc).split())[:200]
                     reason = f"worker lost: {type(exc).__name__}: {text}"
+                    # a pool that lost a worker runs nothing more: the retry starts loky's
+                    # workers (forking now would copy the locks of this process's threads)
+                    self._close_forked(killed=True)
                     return {i: reason for i in sorted(pending)}
                 try:
                     for i, outcome in results:
@@ -671,8 +734,13 @@ def _where(work, datasets, i) -> str:
 
 # ---------------------------------------------------------------------- in a worker
 def _run_batch(task, n_clusters, metrics, pin: OneCore, keep: bool = False):
-    """Run one task's units, on one core (see :class:`OneCore`), in the process that got it."""
+    """Run one task's units, on one core (see :class:`OneCore`), in the process that got it.
+
+    The task's data set is the object, or in a forked worker its index
+    (:class:`ensemblekit.experiment.forking.Inherited`)."""
     indices, ds, cands, units = task
+    if isinstance(ds, forking.Inherited):
+        ds = ds.get()
     shared = _Shared.of(ds)
     with pin.pinned():
         return [_run_unit(i, ds, c, u, n_clusters, metrics, keep, shared)
@@ -769,6 +837,44 @@ def _warm_worker(modules: Sequence[str] = ()) -> None:
     plain_scipy_docstrings()
     for module in modules or _unit_modules():
         importlib.import_module(module)
+
+
+def _warm_kernels(datasets, work: Plan, n_clusters: int | None, pin: OneCore) -> None:
+    """Fit each algorithm of ``work`` once, untimed, on a few rows of the first data set
+    it runs on (:func:`ensemblekit.experiment.measures.warm_up`), pinned to one core, so
+    that its compiled kernels are loaded in this process before workers are forked from it.
+
+    A fit that fails is ignored (the units report their own errors); the fits' timing
+    warm-ups (``fit_seconds``) are left to the units, under their own keys."""
+    seen: set[str] = set()
+    with pin.pinned():
+        for unit in work.units:
+            cand = work.candidates[unit.candidate]
+            if cand.algorithm not in seen:
+                seen.add(cand.algorithm)
+                _warm_one(datasets[unit.data_index], cand, unit, n_clusters)
+
+
+def _warm_one(ds, cand: Candidate, unit: Unit, n_clusters: int | None) -> None:
+    """:func:`_warm_kernels` for one algorithm, on the rows ``unit`` would fit."""
+    from ensemblekit.experiment.measures import warm_up
+
+    shared = _Shared.of(ds)
+    spec = registry.get(cand.algorithm)
+    params = dict(cand.params)
+    try:
+        if unit.test is None:  # a clustering run: every row, no class
+            if "n_clusters" in spec.param_names:
+                params["n_clusters"] = n_clusters or 2
+            make = functools.partial(shared.maker(cand, params, False), unit.random_state)
+            warm_up(("fork", cand.algorithm), make, ds.X)
+            return
+        y, known = shared.classes(spec.task == registry.REGRESSION)
+        make = functools.partial(shared.maker(cand, params, True), unit.random_state)
+        warm_up(("fork", cand.algorithm), make, ds.X[known], y[known])
+    except Exception as exc:  # noqa: BLE001 - an estimator that cannot be built: its units say so
+        if interruption(exc) is not None:
+            raise
 
 
 def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | None,
