@@ -106,7 +106,7 @@ def parallel_options() -> dict:
 
 
 #: The most worker processes ``n_jobs`` may ask for, per core. Units are CPU-bound and
-#: run on one core each (see :class:`ensemblekit.experiment.runner.OneCore`), so workers
+#: run on one core each (see :class:`ensemblekit.experiment.onecore.OneCore`), so workers
 #: beyond the core count only share cores; a few times the count still allows
 #: deliberate oversubscription (a script written for a larger machine, a container
 #: whose CPU quota hides idle cores), while each worker holds about 140 MB of imported

@@ -2,7 +2,8 @@
 
 The kill tests start real commands, find their worker processes through
 ``/proc`` (parent links), kill the command with SIGKILL and watch the workers,
-loky's resource tracker and ``/dev/shm``.
+loky's resource tracker and ``/dev/shm``. ``compare`` forks its workers on Linux
+(:mod:`ensemblekit.experiment.forking`); lazy ``predict`` starts loky's.
 """
 
 import os
@@ -17,6 +18,7 @@ from joblib import cpu_count, effective_n_jobs
 
 from ensemblekit import experiment
 from ensemblekit.data import load_dataset
+from ensemblekit.experiment import forking
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_data"
@@ -78,10 +80,20 @@ def _ours_in_shm(pid: int) -> set[str]:
             if name.startswith(f"joblib_memmapping_folder_{pid}_") or name.startswith(f"sem.loky-{pid}-")}
 
 
-def _kill_mid_run(args: list[str], cpu_seconds: float) -> tuple[int, dict, set, float]:
-    """Start ``ensemblekit args``, wait until each of its two loky workers has used
-    ``cpu_seconds`` of CPU, SIGKILL the command and wait (at most 30 s) for every
-    process it started to end.
+def _is_worker(pid: int, st: tuple, command: int, kind: str) -> bool:
+    """Whether process ``pid`` (its stat ``st``) is a ``kind`` worker ("loky" or "forked")
+    of the command ``command``: loky's run ``popen_loky_posix``; forked ones are the
+    command's children running the command's own command line."""
+    if kind == "loky":
+        return "popen_loky_posix" in _cmdline(pid)
+    return st[0] == command and _cmdline(pid) == _cmdline(command)
+
+
+def _kill_mid_run(args: list[str], cpu_seconds: float,
+                  kind: str = "loky") -> tuple[int, dict, set, float]:
+    """Start ``ensemblekit args``, wait until each of its two ``kind`` workers (see
+    :func:`_is_worker`) has used ``cpu_seconds`` of CPU, SIGKILL the command and wait
+    (at most 30 s) for every process it started to end.
 
     Returns the command's pid, the processes it had started (pid -> stat and
     command line), the /dev/shm entries it had made, and the seconds from the
@@ -95,12 +107,14 @@ def _kill_mid_run(args: list[str], cpu_seconds: float) -> tuple[int, dict, set, 
             assert proc.poll() is None, f"the command ended before it was killed: {proc.stderr.read()!r}"
             assert time.monotonic() < deadline, "the workers never got to work"
             family = _descendants(proc.pid)
-            workers = [st for pid, st in family.items() if "popen_loky_posix" in _cmdline(pid)]
+            workers = [st for pid, st in family.items() if _is_worker(pid, st, proc.pid, kind)]
             if len(workers) == 2 and all(st[2] >= cpu_seconds * ticks for st in workers):
                 break
             time.sleep(0.05)
-        # the resource trackers as well as the workers, with their command lines
-        family = {pid: (*st, _cmdline(pid)) for pid, st in _descendants(proc.pid).items()}
+        # the resource trackers as well as the workers, with their command lines, and
+        # whether each is a worker
+        family = {pid: (*st, _cmdline(pid), _is_worker(pid, st, proc.pid, kind))
+                  for pid, st in _descendants(proc.pid).items()}
         shm = _ours_in_shm(proc.pid)
         proc.send_signal(signal.SIGKILL)
         killed = time.monotonic()
@@ -115,19 +129,22 @@ def _kill_mid_run(args: list[str], cpu_seconds: float) -> tuple[int, dict, set, 
         proc.stderr.close()
 
 
-def _assert_all_gone(pid: int, family: dict, shm: set, seconds: float) -> None:
+def _assert_all_gone(pid: int, family: dict, shm: set, seconds: float,
+                     kind: str = "loky") -> None:
     commands = {p: st[4] for p, st in family.items()}
-    assert sum("popen_loky_posix" in c for c in commands.values()) == 2
-    assert any("resource_tracker" in c for c in commands.values())
+    assert sum(st[5] for st in family.values()) == 2
+    if kind == "loky":
+        assert any("resource_tracker" in c for c in commands.values())
     survivors = {p: commands[p] for p, st in family.items() if _alive(p, st[3])}
-    for p in survivors:  # do not leave them running: once the workers are gone, the
-        if "popen_loky_posix" in commands[p]:  # trackers clean /dev/shm and exit
+    for p, st in family.items():  # do not leave them running: once the workers are gone,
+        if p in survivors and st[5]:  # the trackers clean /dev/shm and exit
             os.kill(p, signal.SIGKILL)
     assert not survivors, f"alive 30 s after the kill: {survivors}"
     print(f"last of {len(family)} processes gone {seconds:.2f} s after the SIGKILL")
-    # the run had put its memmapping folders and loky semaphores in /dev/shm; the
-    # resource tracker removes them when the last worker is gone
-    assert shm, "nothing of the run was in /dev/shm: the check below could not fail"
+    if kind == "loky":
+        # the run had put its memmapping folders and loky semaphores in /dev/shm; the
+        # resource tracker removes them when the last worker is gone
+        assert shm, "nothing of the run was in /dev/shm: the check below could not fail"
     assert _ours_in_shm(pid) == set()
 
 
@@ -136,7 +153,7 @@ def _assert_all_gone(pid: int, family: dict, shm: set, seconds: float) -> None:
 def test_killed_compare_leaves_no_worker_and_nothing_in_dev_shm():
     args = ["compare", "knn", "c45", "--data", str(SAMPLES), "--cv", "5", "--repeats", "300",
             "--n-jobs", "2"]
-    _assert_all_gone(*_kill_mid_run(args, cpu_seconds=1.5))
+    _assert_all_gone(*_kill_mid_run(args, cpu_seconds=1.5, kind="forked"), kind="forked")
 
 
 @pytest.mark.slow  # kills a parallel predict process and waits for its workers
@@ -150,10 +167,13 @@ def test_killed_lazy_predict_leaves_no_worker(tmp_path):
 
 @linux_only
 @pytest.mark.slow  # starts two worker processes
-def test_prestarted_workers_are_the_ones_run_uses():
-    # prestart starts the workers from a thread that ends after the warm-up; they must
-    # survive it (a parent-death signal would kill them with that thread), and run()
-    # must reuse them (the same joblib options), not start a second pool
+def test_prestarted_workers_are_the_ones_run_uses(monkeypatch):
+    # where workers are not forked: prestart starts loky's workers from a thread that
+    # ends after the warm-up; they must survive it (a parent-death signal would kill
+    # them with that thread), and run() must reuse them (the same joblib options), not
+    # start a second pool
+    monkeypatch.setattr(forking, "fork_available", lambda: False)
+
     def loky_children():
         return {pid for pid in _descendants(os.getpid()) if "popen_loky_posix" in _cmdline(pid)}
 
@@ -168,6 +188,39 @@ def test_prestarted_workers_are_the_ones_run_uses():
     result = runner.run([iris], work, protocol, ["accuracy"])
     assert len(result.scores) == 6 and not result.failures
     assert loky_children() == warmed
+
+
+@linux_only
+@pytest.mark.slow  # forks two worker processes
+def test_started_workers_are_forked_once_and_run_uses_them():
+    # start() forks the workers after loading the algorithms' kernels; run() sends them
+    # the units (the data sets they inherited, by index) and ends them when it is done
+    iris = load_dataset(IRIS)
+    candidates = [experiment.Candidate("c45", {}, "c45"), experiment.Candidate("knn", {}, "knn")]
+    protocol = experiment.Protocol("cv", folds=3, repeats=2, seed=1)
+    work = experiment.plan([iris], candidates, protocol)
+    runner = experiment.Runner(n_jobs=2)
+
+    def children():  # (earlier tests may have left loky's workers in this process)
+        return {pid for pid, st in _descendants(os.getpid()).items() if st[0] == os.getpid()}
+
+    before = children()
+    assert runner.prestart() is None  # nothing starts before the data are read
+    assert children() == before
+    assert runner.start([iris], work, protocol) is True
+    forked = children() - before
+    assert len(forked) == 2 and all(_cmdline(pid) == _cmdline(os.getpid()) for pid in forked)
+    seen = []  # this process's children as each unit comes back: the forked ones only
+    result = runner.run([iris], work, protocol, ["accuracy"],
+                        on_unit_done=lambda: seen.append(children()))
+    assert len(seen) == 12 and all(now - before == forked for now in seen)
+    assert not children() & forked  # ended by run()
+    serial = experiment.Runner(n_jobs=1).run([iris], work, protocol, ["accuracy"])
+
+    def values(scores):
+        return [(s.dataset, s.algorithm, s.repeat, s.fold, s.metric, s.value) for s in scores]
+
+    assert values(result.scores) == values(serial.scores) and not result.failures
 
 
 # --------------------------------------------------------------------------- --n-jobs

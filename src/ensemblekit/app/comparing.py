@@ -437,10 +437,11 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
         for note in work.notes:
             notify(f"note: {note}")
         tests = None
-        if warming is not None:  # the units run elsewhere: the tests are imported meanwhile
+        if warming is not None:
             warming.join()
-            if len(candidates) > 1:
-                tests = import_tests_in_background()
+        # forked workers are made now, before this process starts any thread
+        if runner.start(datasets, work, protocol) and len(candidates) > 1:
+            tests = import_tests_in_background()  # the units run elsewhere meanwhile
         with stage("units"), progress(len(work.units), "units") as advance:
             result = runner.run(datasets, work, protocol, chosen, resume=journal,
                                 on_unit_done=advance, keep_predictions=pooled or predictions)

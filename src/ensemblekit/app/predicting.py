@@ -465,7 +465,7 @@ def _predict_rows(pipeline, X, proba: bool):
 
 def _predict_rows_on_one_core(pipeline, X, proba: bool, pin, before=None):
     """:func:`_predict_rows` in a Dask worker, on one core (``pin``, an
-    :class:`ensemblekit.experiment.runner.OneCore`): the model's own joblib calls
+    :class:`ensemblekit.experiment.onecore.OneCore`): the model's own joblib calls
     stay sequential in the worker. ``before``: the :func:`_extremes` of the rows before
     ``X``, which the pipeline is widened by first (None: nothing to widen)."""
     if before is not None:
@@ -577,7 +577,7 @@ def _predict_on_cluster(client, pipeline, chunks, proba: bool, progress, source,
     """
     from collections import deque
 
-    from ensemblekit.experiment.runner import OneCore
+    from ensemblekit.experiment.onecore import OneCore
 
     pending: deque = deque()  # (chunk, futures), in file order
     try:

@@ -6,8 +6,10 @@ rows (or a :class:`Failure` for a unit that raised). Units are independent and
 fully seeded, so a run gives the same scores whatever runs it:
 
 * serially, in this process (``n_jobs=1``);
-* on local worker processes through joblib's loky backend (``n_jobs`` > 1), which
-  end when this process ends (:mod:`ensemblekit._workers`);
+* on local worker processes (``n_jobs`` > 1), which end when this process ends
+  (:mod:`ensemblekit._workers`): on Linux forked from this process once it has read the
+  data and loaded the algorithms' compiled kernels (:mod:`ensemblekit.experiment.forking`),
+  elsewhere started through joblib's loky backend;
 * on the workers of a Dask distributed cluster through joblib's dask backend
   (``scheduler="tcp://host:8786"``).
 
@@ -15,9 +17,9 @@ Every unit runs on one core (:class:`OneCore`): BLAS/OpenMP reductions then add
 up in the same order everywhere, so results are identical bit for bit.
 
 A runner is made for one comparison and holds what that comparison needs
-between :meth:`Runner.prestart` and :meth:`Runner.run`: the connection to the
-Dask scheduler, a connection failure to report, and the one-core pin of the
-thread that runs units serially. Two runners share none of it.
+between :meth:`Runner.prestart`, :meth:`Runner.start` and :meth:`Runner.run`: the
+connection to the Dask scheduler, a connection failure to report, the forked workers,
+and the one-core pin of the thread that runs units serially. Two runners share none of it.
 
 Nothing here prints; the resume journal's file is handled by
 :mod:`ensemblekit.experiment.journal`; progress is reported through a callback.
@@ -26,8 +28,8 @@ Nothing here prints; the resume journal's file is handled by
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
-import sys
 import threading
 import time
 import warnings
@@ -39,10 +41,10 @@ from pathlib import Path
 import numpy as np
 
 from ensemblekit import registry
-from ensemblekit._imports import around_import
 from ensemblekit._workers import worker_count
 from ensemblekit.dataset import known_class
 from ensemblekit.errors import InputError, interruption
+from ensemblekit.experiment import forking
 from ensemblekit.experiment.batching import (
     _JOURNAL_TASK_SECONDS,
     _batches,
@@ -51,6 +53,7 @@ from ensemblekit.experiment.batching import (
 )
 from ensemblekit.experiment.journal import Journal, JournalLock, run_fingerprint, unit_key
 from ensemblekit.experiment.noise import noised_rows
+from ensemblekit.experiment.onecore import OneCore
 from ensemblekit.experiment.protocol import Candidate, Plan, Protocol, ProtocolError, Unit
 from ensemblekit.experiment.records import (
     clusters_used,
@@ -181,100 +184,6 @@ class UnitPredictions:
     prior: np.ndarray | float
 
 
-class OneCore:
-    """Runs code on one core: BLAS/OpenMP limited to one thread, joblib sequential.
-
-    A unit runs on one core, whatever runs it: BLAS/OpenMP reductions then add
-    up in the same order in a serial run, a joblib worker or a Dask worker (so
-    results are identical bit for bit), parallelism comes from running units
-    side by side, and scikit-learn's own joblib calls stay in the process that
-    runs the unit (under the dask backend they would otherwise be sent back to
-    the cluster as tiny tasks, several times slower).
-
-    :meth:`pinned` is re-entrant per thread: inside a block pinned by the same
-    object in the same thread, it does nothing, so a serial run pins its thread
-    once rather than once per unit. The state is this object's own (one per
-    :class:`Runner`), and a copy sent to another process (pickled) arrives
-    unpinned.
-    """
-
-    def __init__(self):
-        self._state = threading.local()
-
-    def __reduce__(self):
-        return (OneCore, ())
-
-    @property
-    def active(self) -> bool:
-        """Whether the calling thread is inside a block pinned by this object."""
-        return getattr(self._state, "active", False)
-
-    #: Modules whose first import loads a thread pool to limit (scipy's BLAS, scikit-learn's
-    #: OpenMP runtime) or sets up joblib, which must run sequentially within a unit.
-    _HOOKED = ("scipy.linalg", "sklearn", "joblib")
-
-    @contextlib.contextmanager
-    def pinned(self):
-        """Limit BLAS/OpenMP to one thread and joblib to sequential in the calling thread.
-
-        threadpoolctl limits only the thread pools of libraries already loaded, and
-        scipy and scikit-learn load theirs with their extension modules. So the
-        limits are applied again, and joblib set to its sequential backend, when
-        scipy's linear algebra, scikit-learn or joblib is first imported, before
-        the block or inside it (an import hook,
-        :func:`ensemblekit._imports.around_import`, runs in the thread that imports
-        it); scikit-learn's OpenMP runtime is loaded first. The units that need none
-        of them, such as ``c45`` on coded rows, then never import them (about half
-        a second of a run's start, issue 30), and those that do still run on one core.
-        """
-        if self.active:
-            self._cover(self._HOOKED)
-            yield
-            return
-        from threadpoolctl import threadpool_limits
-
-        state = self._state
-        state.active, state.covered = True, set()
-        try:
-            with contextlib.ExitStack() as stack:
-                state.stack = stack
-                stack.enter_context(threadpool_limits(limits=1))
-                self._cover(self._HOOKED)
-                for name in self._HOOKED:
-                    hook = None if name in state.covered else around_import(name, after=self._imported)
-                    if hook is not None:
-                        stack.callback(hook.remove)
-                yield
-        finally:
-            state.active, state.stack = False, None
-
-    def _imported(self, module, _state) -> None:
-        """After the first import of a hooked module: cover it if this thread is pinned.
-        joblib's hook may run while scikit-learn is still being imported (it imports
-        joblib): it covers joblib alone."""
-        if self.active:
-            self._cover((module.__name__,))
-
-    def _cover(self, names) -> None:
-        """Limit the thread pools, or set joblib sequential, for those of ``names`` that are
-        imported and not covered yet."""
-        state = self._state
-        new = [n for n in names if n not in state.covered and n in sys.modules]
-        if not new:
-            return
-        state.covered.update(new)
-        if "joblib" in new:
-            from joblib import parallel_config
-
-            state.stack.enter_context(parallel_config(backend="sequential"))
-        if "sklearn" in new:
-            import sklearn.utils._openmp_helpers  # noqa: F401 - loads the OpenMP runtime
-        if set(new) - {"joblib"}:
-            from threadpoolctl import threadpool_limits
-
-            state.stack.enter_context(threadpool_limits(limits=1))  # every library loaded now
-
-
 class _ClusterLost(Exception):
     """The Dask cluster of a run has no worker left, or no scheduler (the message says which)."""
 
@@ -283,20 +192,21 @@ class Runner:
     """Runs the units of a plan serially, on local worker processes, or on a Dask cluster.
 
     Make one runner per comparison: call :meth:`prestart` before reading the
-    data (optional), then :meth:`run`. The runner holds the Dask client that
-    :meth:`prestart` connects and :meth:`run` uses and closes, a connection
-    failure of :meth:`prestart` for :meth:`run` to report, and the one-core
-    pin (:class:`OneCore`) of the thread it runs units in; nothing is shared
-    with another runner.
+    data and :meth:`start` after (both optional), then :meth:`run`. The runner
+    holds the Dask client that :meth:`prestart` connects and :meth:`run` uses and
+    closes, a connection failure of :meth:`prestart` for :meth:`run` to report, the
+    workers :meth:`start` forks, and the one-core pin (:class:`OneCore`) of the
+    thread it runs units in; nothing is shared with another runner.
 
     Parameters
     ----------
     n_jobs : int, default=1
-        Worker processes (joblib's loky backend), with joblib's meaning of
-        negative values: -1 all cores, -2 all but one, ... (see
-        :func:`worker_count` for the range). Results do not depend on it. The
-        workers end when this process ends, even when it is killed (see
-        :mod:`ensemblekit._workers`). Ignored with ``scheduler``.
+        Worker processes, with joblib's meaning of negative values: -1 all cores,
+        -2 all but one, ... (see :func:`worker_count` for the range): forked from
+        this process on Linux (:mod:`ensemblekit.experiment.forking`), joblib's loky
+        workers elsewhere. Results do not depend on it. The workers end when this
+        process ends, even when it is killed (see :mod:`ensemblekit._workers`).
+        Ignored with ``scheduler``.
     scheduler : str, optional
         Address of a Dask distributed scheduler (``tcp://host:8786``); the units
         then run on its workers through joblib's dask backend (needs the
@@ -326,6 +236,9 @@ class Runner:
             require_distributed()
             self._grace = connect_timeout()
         self._pin = OneCore()
+        #: Local workers are forked from this process (by :meth:`start`), not started by loky.
+        self._fork = self._local_workers not in (None, 1) and forking.fork_available()
+        self._forked: forking.ForkedWorkers | None = None
         self._keep = False  # set by run(keep_predictions=...)
         self._client = None
         #: A connection that :meth:`prestart` could not make: the :meth:`run` that
@@ -363,13 +276,14 @@ class Runner:
         Returns
         -------
         threading.Thread or None
-            The warm-up, None when there is nothing to start (one local worker).
+            The warm-up, None when there is nothing to start (one local worker, or
+            workers that :meth:`start` forks).
             Join it before :meth:`run`: if the scheduler could not be reached,
             ``run`` then reports that failure at once instead of trying to
             connect again.
         """
         workers = self._local_workers
-        if workers == 1:
+        if workers == 1 or self._fork:  # forked workers start after the data are read
             return None
         scheduler = self.scheduler
         self._unreachable = None  # a failure from an earlier prestart is stale now
@@ -407,6 +321,38 @@ class Runner:
         thread.start()
         handed_over.wait(wait)
         return thread
+
+    def start(self, datasets: Sequence, work: Plan, protocol: Protocol) -> bool:
+        """Fork the local workers now, if this runner forks them; say whether units run elsewhere.
+
+        Forked workers inherit this process as it is (see
+        :mod:`ensemblekit.experiment.forking`): first every algorithm of ``work`` is fitted
+        once on a few rows of its first data set, untimed, so that its compiled kernels
+        are loaded here and not again in each worker; then the workers are forked, with
+        ``datasets`` in their memory. Call it after reading the data and before starting
+        any thread (a progress display, a background import): a lock another thread held
+        at the fork would stay held in the workers. :meth:`run` calls it if it was not.
+
+        Parameters
+        ----------
+        datasets, work, protocol
+            As :meth:`run` will take them.
+
+        Returns
+        -------
+        bool
+            True if :meth:`run` sends the units to other processes (forked, loky or Dask
+            workers), False if it runs them in this process.
+
+        Raises
+        ------
+        OSError
+            If the workers cannot be forked.
+        """
+        if self._fork and self._forked is None:
+            _warm_kernels(datasets, work, protocol.n_clusters, self._pin)
+            self._forked = forking.ForkedWorkers(self._local_workers, datasets)
+        return self.scheduler is not None or self._local_workers != 1
 
     def run(
         self,
@@ -478,7 +424,10 @@ class Runner:
             if keep_predictions:
                 unpack_outcomes(outcomes, comparison, journal.path)
         todo = [i for i, k in enumerate(keys) if k not in outcomes]
-        try:  # the journal (and its lock) is closed however the run ends
+        finished = False
+        try:  # the journal (and its lock) and forked workers are closed however the run ends
+            if todo:
+                self.start(datasets, work, protocol)
             for _ in range(len(units) - len(todo)):
                 if on_unit_done is not None:
                     on_unit_done()
@@ -486,6 +435,7 @@ class Runner:
                 self._execute(datasets, work, protocol, metrics, todo, keys, outcomes, journal,
                               self._local_workers if n_workers is None else n_workers,
                               on_unit_done, options)
+            finished = True
         except _ClusterLost as lost:
             done = sum(1 for k in keys if outcomes.get(k, {}).get("error", "") is None)
             if journal is None:
@@ -497,6 +447,7 @@ class Runner:
         finally:
             if journal is not None:
                 journal.close()
+            self._close_forked(killed=not finished)
         fill_stability(keys, outcomes, metrics)  # over the structures of each repeat's units
         scores: list[Score] = []
         failures: list[Failure] = []
@@ -526,11 +477,19 @@ class Runner:
 
     def close(self) -> None:
         """Close the Dask client still held (one :meth:`prestart` connected and no
-        :meth:`run` used); does nothing otherwise."""
+        :meth:`run` used), and end the workers :meth:`start` forked and no :meth:`run`
+        used; does nothing otherwise."""
         with self._client_lock:
             client, self._client = self._client, None
         if client is not None:
             client.close()
+        self._close_forked(killed=True)
+
+    def _close_forked(self, killed: bool) -> None:
+        """End the forked workers, at once if ``killed`` (the run stopped on an error)."""
+        forked, self._forked = self._forked, None
+        if forked is not None:
+            forked.close(kill=killed)
 
     # ------------------------------------------------------------------ backends
     @contextlib.contextmanager
@@ -653,14 +612,20 @@ class Runner:
         # The pin goes with each task: in this thread (serial) it is the pin already
         # held, so units do not pin again; sent to a worker it arrives unpinned.
         pin = self._pin
+        forked = self._forked
+        # forked workers hold the data sets already: a task names its data set by index
         tasks = (
-            ((batch, datasets[work.units[batch[0]].data_index],
+            ((batch, forking.Inherited(work.units[batch[0]].data_index) if forked is not None
+              else datasets[work.units[batch[0]].data_index],
               [work.candidates[work.units[i].candidate] for i in batch],
               [work.units[i] for i in batch]), protocol.n_clusters, metrics, pin, self._keep)
             for batch in batches
         )
         pending = set(todo)
-        if workers == 1 and self.scheduler is None:
+        if forked is not None:
+            # a worker that finishes gets the next task; two per worker are under way
+            results = forked.unordered(_run_batch, tasks, 2 * forked.n_workers)
+        elif workers == 1 and self.scheduler is None:
             # one task after the other in this thread, as joblib runs them with one worker
             # (without importing joblib: a tenth of a second of a serial run)
             results = (_run_batch(*args) for args in tasks)
@@ -694,6 +659,9 @@ class Runner:
                         raise _ClusterLost(why) from None
                     text = " ".join(str(exc).split())[:200]
                     reason = f"worker lost: {type(exc).__name__}: {text}"
+                    # a pool that lost a worker runs nothing more: the retry starts loky's
+                    # workers (forking now would copy the locks of this process's threads)
+                    self._close_forked(killed=True)
                     return {i: reason for i in sorted(pending)}
                 try:
                     for i, outcome in results:
@@ -766,8 +734,13 @@ def _where(work, datasets, i) -> str:
 
 # ---------------------------------------------------------------------- in a worker
 def _run_batch(task, n_clusters, metrics, pin: OneCore, keep: bool = False):
-    """Run one task's units, on one core (see :class:`OneCore`), in the process that got it."""
+    """Run one task's units, on one core (see :class:`OneCore`), in the process that got it.
+
+    The task's data set is the object, or in a forked worker its index
+    (:class:`ensemblekit.experiment.forking.Inherited`)."""
     indices, ds, cands, units = task
+    if isinstance(ds, forking.Inherited):
+        ds = ds.get()
     shared = _Shared.of(ds)
     with pin.pinned():
         return [_run_unit(i, ds, c, u, n_clusters, metrics, keep, shared)
@@ -864,6 +837,44 @@ def _warm_worker(modules: Sequence[str] = ()) -> None:
     plain_scipy_docstrings()
     for module in modules or _unit_modules():
         importlib.import_module(module)
+
+
+def _warm_kernels(datasets, work: Plan, n_clusters: int | None, pin: OneCore) -> None:
+    """Fit each algorithm of ``work`` once, untimed, on a few rows of the first data set
+    it runs on (:func:`ensemblekit.experiment.measures.warm_up`), pinned to one core, so
+    that its compiled kernels are loaded in this process before workers are forked from it.
+
+    A fit that fails is ignored (the units report their own errors); the fits' timing
+    warm-ups (``fit_seconds``) are left to the units, under their own keys."""
+    seen: set[str] = set()
+    with pin.pinned():
+        for unit in work.units:
+            cand = work.candidates[unit.candidate]
+            if cand.algorithm not in seen:
+                seen.add(cand.algorithm)
+                _warm_one(datasets[unit.data_index], cand, unit, n_clusters)
+
+
+def _warm_one(ds, cand: Candidate, unit: Unit, n_clusters: int | None) -> None:
+    """:func:`_warm_kernels` for one algorithm, on the rows ``unit`` would fit."""
+    from ensemblekit.experiment.measures import warm_up
+
+    shared = _Shared.of(ds)
+    spec = registry.get(cand.algorithm)
+    params = dict(cand.params)
+    try:
+        if unit.test is None:  # a clustering run: every row, no class
+            if "n_clusters" in spec.param_names:
+                params["n_clusters"] = n_clusters or 2
+            make = functools.partial(shared.maker(cand, params, False), unit.random_state)
+            warm_up(("fork", cand.algorithm), make, ds.X)
+            return
+        y, known = shared.classes(spec.task == registry.REGRESSION)
+        make = functools.partial(shared.maker(cand, params, True), unit.random_state)
+        warm_up(("fork", cand.algorithm), make, ds.X[known], y[known])
+    except Exception as exc:  # noqa: BLE001 - an estimator that cannot be built: its units say so
+        if interruption(exc) is not None:
+            raise
 
 
 def _run_unit(index: int, ds, cand: Candidate, unit: Unit, n_clusters: int | None,
