@@ -163,8 +163,8 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
         J48's ``-N`` and ``-Q``, with ``reduced_error_pruning`` only.
     weka_sums : bool, default=True
         Replay J48's bookkeeping where weights are fractional (below). The ensembles,
-        which grow a tree per bag or per test row, leave it out: it costs 3 to 5 times
-        the growth, and their trees' sums then differ from J48's in the last bits only.
+        which grow a tree per bag or per test row, leave it out: it costs about as much
+        as the growth, and their trees' sums then differ from J48's in the last bits only.
     split_policy : tuple or None
         How each node chooses its split: None, J48's; the Inner-Ensemble C4.5 passes
         :func:`ensemblekit.classifiers._c45_kernels.inner_policy`'s tuple.
