@@ -163,8 +163,8 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
         J48's ``-N`` and ``-Q``, with ``reduced_error_pruning`` only.
     weka_sums : bool, default=True
         Replay J48's bookkeeping where weights are fractional (below). The ensembles,
-        which grow a tree per bag or per test row, leave it out: it costs 3 to 5 times
-        the growth, and their trees' sums then differ from J48's in the last bits only.
+        which grow a tree per bag or per test row, leave it out: it costs about as much
+        as the growth, and their trees' sums then differ from J48's in the last bits only.
     split_policy : tuple or None
         How each node chooses its split: None, J48's; the Inner-Ensemble C4.5 passes
         :func:`ensemblekit.classifiers._c45_kernels.inner_policy`'s tuple.
@@ -218,12 +218,14 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
     options = (bool(binary_splits), bool(mdl_correction), bool(split_point_actual_value),
                np.empty((0, X.shape[1])))
     # fractional instance weights: J48's sums depend on its order of instances; the replay
-    # (multiway nominal tests only) grows the tree again, from the policy's state as it is now
+    # (multiway nominal tests only) takes the grown tree before collapse, so it is grown
+    # uncollapsed and collapsed afterwards (the same tree as collapsing while growing)
     replay = weka_sums and not binary_splits and (np.isnan(X).any() or np.any(w != np.floor(w)))
-    replay_policy = None if split_policy is None or not replay else tuple(
-        part.copy() if isinstance(part, np.ndarray) else part for part in split_policy)
-    arrays = kernels.grow_unpruned(*grow_args, bool(collapse_tree), np.empty(n, dtype=code),
-                                   *options, split_policy)
+    arrays = grown = kernels.grow_unpruned(
+        *grow_args, bool(collapse_tree) and not replay, np.empty(n, dtype=code), *options,
+        split_policy)
+    if replay and collapse_tree:
+        arrays = kernels.collapse_grown(*grown)
     cf32 = np.float32(confidence_factor)
     z = 0.0
     if unpruned:
@@ -237,8 +239,6 @@ def grow_c45(X, y, sample_weight, nominal, n_categories, n_classes, *, min_sampl
         tree = dict(zip(_NODE_ARRAYS, pruned))
     _with_totals(tree)
     if replay:
-        grown = kernels.grow_unpruned(*grow_args, False, np.empty(n, dtype=code), *options,
-                                      replay_policy)
         _take_weka_sums(tree, X, y_codes, w, nominal, n_cats, n_classes, grown,
                         collapse=bool(collapse_tree), prune=not unpruned, cfd=float(cf32), z=z,
                         subtree_raising=bool(subtree_raising))
@@ -266,12 +266,9 @@ def _take_weka_sums(tree, X, y, w, nominal, n_cats, n_classes, grown, **options)
     the same tree (the same nodes, tests and empty leaves; otherwise ``tree`` is kept)."""
     from ._c45_weka_sums import weka_sums
 
-    try:
-        weka = weka_sums(X, y, w, nominal, n_cats, n_classes,
-                         dict(zip(("feature", "threshold", "child_start", "n_children"),
-                                  grown[:4])), **options)
-    except RecursionError:  # a tree deeper than Python's recursion allows: keep ours
-        return
+    weka = weka_sums(X, y, w, nominal, n_cats, n_classes,
+                     dict(zip(("feature", "threshold", "child_start", "n_children"), grown[:4])),
+                     **options)
     same = (weka["feature"].shape == tree["feature"].shape
             and np.array_equal(weka["feature"], tree["feature"])
             and np.array_equal(weka["n_children"], tree["n_children"])

@@ -1086,6 +1086,19 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
             stack[top] = n_nodes + b
             top += 1
         n_nodes += nb
+    f_out, t_out, cs_out, nc_out, v_out, bv_out, e_out, lo_out, hi_out = _collapse_number(
+        feature, threshold, child_start, n_children, value, bag_value, is_empty, seg_lo, seg_hi,
+        n_nodes, collapse)
+    return (f_out, t_out, cs_out, nc_out, v_out, bv_out, e_out, lo_out, hi_out,
+            buf_rows[:buf_len], buf_w[:buf_len])
+
+
+@njit(cache=True, nogil=True)
+def _collapse_number(feature, threshold, child_start, n_children, value, bag_value, is_empty,
+                     seg_lo, seg_hi, n_nodes, collapse):
+    """The first ``n_nodes`` nodes collapsed (when ``collapse``; in place) and numbered
+    breadth first: the node arrays of :func:`grow_unpruned` (children after their parent)."""
+    K = value.shape[1]
     # collapse (Weka's collapse: top-down on the grown tree's subtree errors)
     alive = np.ones(n_nodes, dtype=np.bool_)
     if collapse:
@@ -1149,8 +1162,21 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
         e_out[k] = is_empty[i]
     for c in range(K):
         bv_out[0, c] = v_out[0, c]
-    return (f_out, t_out, cs_out, nc_out, v_out, bv_out, e_out, lo_out, hi_out,
-            buf_rows[:buf_len], buf_w[:buf_len])
+    return f_out, t_out, cs_out, nc_out, v_out, bv_out, e_out, lo_out, hi_out
+
+
+@njit(cache=True, nogil=True)
+def collapse_grown(feature, threshold, child_start, n_children, value, bag_value, is_empty,
+                   seg_lo, seg_hi, rows, weights):
+    """What :func:`grow_unpruned` returns with ``collapse``, from what it returned without.
+
+    The grown tree is left as it is (the collapse works on copies), so that one growth
+    gives both the collapsed tree and the grown one J48's bookkeeping is replayed on.
+    """
+    f_out, t_out, cs_out, nc_out, v_out, bv_out, e_out, lo_out, hi_out = _collapse_number(
+        feature.copy(), threshold.copy(), child_start.copy(), n_children.copy(), value,
+        bag_value, is_empty, seg_lo, seg_hi, feature.shape[0], True)
+    return (f_out, t_out, cs_out, nc_out, v_out, bv_out, e_out, lo_out, hi_out, rows, weights)
 
 
 # ---- the Inner-Ensemble C4.5's split decision (``iec45``, issue 34)

@@ -23,8 +23,14 @@ them only when this tree is the one its kernels built (it always is but for a ti
 the last bits decide).
 
 The semantics are Weka's (read from ``weka.classifiers.trees.j48`` and
-``weka.core.Utils``); the code is ours. It runs in Python over numpy arrays, with the
-sorts and the sums one instance at a time compiled by numba.
+``weka.core.Utils``); the code is ours. All of it is compiled by numba (:func:`_replay`):
+the tree is flat arrays, and J48's recursions are loops over a node's subtree taken
+breadth first (children are numbered after their parent, so the subtree read backwards
+gives every child before its parent). Each floating-point operation is the one J48 does,
+in its order: sums one term at a time from 0, a subtree's errors as nested sums (a node's
+children added one after another, each child's own sum first), the same comparisons with
+``Utils.SMALL``. Python's recursion limit plays no part: a tree as deep as its rows allow
+is replayed as any other.
 """
 
 from __future__ import annotations
@@ -199,229 +205,420 @@ def _add_unknown(missing, y, w, pcpb, pb, pc, tot):
     return tot
 
 
+# ---- the tree: flat arrays indexed by the grown tree's node numbers
+# A node of J48's tree is a node of the grown tree (collapse and pruning only cut
+# subtrees off, and subtree raising gives a node the children of one of its children), so
+# the replay keeps one entry per grown node: its test (``att`` < 0 for a leaf, ``cut``),
+# its children (``cs``, ``nc``: contiguous, numbered after it), its instances (a segment
+# ``lo:hi`` of a pool of row numbers and weights) and its ``Distribution``: class weights
+# ``pc`` and total ``tot``, and per bag a slot of a pool of bag class weights ``cb`` and
+# bag weights ``bw`` (``slot``, ``n_bags``). A new ``Distribution`` takes new slots, new
+# instances a new segment; pools grow by doubling.
 @njit(cache=True, nogil=True)
-def _seq_sum(w):
-    s = 0.0
-    for i in range(w.shape[0]):
-        s = s + w[i]
-    return s
+def _room(a, used, need):
+    """``a`` (1-d) if it holds ``used + need`` entries, else a copy of its first ``used``
+    in an array twice as long (or as long as needed)."""
+    if used + need <= a.shape[0]:
+        return a
+    b = np.empty(max(2 * a.shape[0], used + need), dtype=a.dtype)
+    b[:used] = a[:used]
+    return b
 
 
-class _Dist:
-    """A J48 ``Distribution``: class weights per bag, bag weights, class weights, total."""
-
-    __slots__ = ("pcpb", "pb", "pc", "tot")
-
-    def __init__(self, nb, k):
-        self.pcpb = np.zeros((nb, k))
-        self.pb = np.zeros(nb)
-        self.pc = np.zeros(k)
-        self.tot = 0.0
-
-    @classmethod
-    def of(cls, y, w, k):
-        """``new Distribution(instances)``: one bag."""
-        d = cls(1, k)
-        d.tot = _add_known(np.zeros(y.shape[0], dtype=np.int64), y, w, d.pcpb, d.pb, d.pc, 0.0)
-        return d
-
-    def max_class(self):
-        best, at = 0.0, 0
-        for c in range(self.pc.shape[0]):
-            if self.pc[c] - best > _SMALL:
-                best, at = self.pc[c], c
-        return at
-
-    def incorrect(self):
-        return self.tot - self.pc[self.max_class()]
-
-    def max_bag(self):
-        best, at = 0.0, -1
-        for b in range(self.pb.shape[0]):
-            if self.pb[b] - best > -_SMALL:
-                best, at = self.pb[b], b
-        return at
+@njit(cache=True, nogil=True)
+def _room_rows(a, used, need):
+    """:func:`_room` of a 2-d array's rows."""
+    if used + need <= a.shape[0]:
+        return a
+    b = np.empty((max(2 * a.shape[0], used + need), a.shape[1]))
+    b[:used] = a[:used]
+    return b
 
 
-class _Node:
-    """A node of the replayed ``C45PruneableClassifierTree``."""
-
-    __slots__ = ("att", "cut", "sons", "dist", "rows", "w", "empty")
-
-    def __init__(self, rows, w):
-        self.rows, self.w = rows, w
-        self.att, self.cut, self.sons, self.dist, self.empty = -1, np.nan, None, None, False
-
-
-class _Replay:
-    def __init__(self, X, y, nominal, n_cats, n_classes, cfd, z, raising):
-        self.X, self.y, self.nominal, self.n_cats = X, y, nominal, n_cats
-        self.K, self.cfd, self.z, self.raising = n_classes, cfd, z, raising
-        self.numeric = np.flatnonzero(~nominal)
-        # what Instances.sort compares: a missing value as Double.MAX_VALUE
-        self.sort_keys = np.where(np.isnan(X), _MAX_VALUE, X)
-
-    # -- which branch: C45Split.whichSubset (-1 for a missing value)
-    def branches(self, rows, att, cut):
-        v = self.X[rows, att]
-        miss = np.isnan(v)
-        if self.nominal[att]:
-            b = np.where(miss, -1.0, v).astype(np.int64)
+@njit(cache=True, nogil=True)
+def _bags(X, rows, att, cut, nominal):
+    """``C45Split.whichSubset`` of each instance of ``rows``: its bag, -1 if missing."""
+    bag = np.empty(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        v = X[rows[i], att]
+        if np.isnan(v):
+            bag[i] = -1
+        elif nominal[att]:
+            bag[i] = int(v)
         else:
-            b = np.where(miss, -1, np.where(v - cut < _SMALL, 0, 1))
-        return b, miss
+            bag[i] = 0 if v - cut < _SMALL else 1
+    return bag
 
-    def n_bags(self, att):
-        return int(self.n_cats[att]) if self.nominal[att] else 2
 
-    # -- growth (ClassifierTree.buildTree with C45ModelSelection)
-    def grow(self, g, i, rows, w):
-        node = _Node(rows, w)
-        y = self.y[rows]
-        node.dist = _Dist.of(y, w, self.K)  # the NoSplit model's distribution
-        f = int(g["feature"][i])
-        if f < 0:
-            node.empty = abs(_seq_sum(w)) < _SMALL
-            return node
+@njit(cache=True, nogil=True)
+def _max_class(pc):
+    """``Distribution.maxClass``: the first class clearly above all before it."""
+    best = 0.0
+    at = 0
+    for c in range(pc.shape[0]):
+        if pc[c] - best > _SMALL:
+            best = pc[c]
+            at = c
+    return at
+
+
+@njit(cache=True, nogil=True)
+def _errors_for(pc, tot, cfd, z):
+    """``getEstimatedErrorsForDistribution``: errors plus C4.5's pessimistic extra."""
+    if abs(tot) < _SMALL:
+        return 0.0
+    e = tot - pc[_max_class(pc)]
+    return e + add_errors(tot, e, cfd, z)
+
+
+@njit(cache=True, nogil=True)
+def _leaf_dist(y, rows, w, cb, bw, pc):
+    """``new Distribution(instances)``: one bag; returns the total."""
+    return _add_known(np.zeros(rows.shape[0], dtype=np.int64), y[rows], w, cb, bw, pc, 0.0)
+
+
+@njit(cache=True, nogil=True)
+def _reset_dist(X, y, nominal, rows, w, att, cut, cb, bw, pc):
+    """``ClassifierSplitModel.resetDistribution``: the known values in order, then the
+    missing ones spread by the known bags' shares; returns the total and the bags."""
+    bag = _bags(X, rows, att, cut, nominal)
+    yv = y[rows]
+    tot = _add_known(bag, yv, w, cb, bw, pc, 0.0)
+    return _add_unknown(bag < 0, yv, w, cb, bw, pc, tot), bag
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _split(bag, bw, tot, rows, w, prow, pw, used, part_lo, part_hi):
+    """``ClassifierSplitModel.split``: each bag's instances in order, a missing value's in
+    every bag whose share exceeds SMALL, weighted by it; written after ``used`` in the
+    pools ``prow``/``pw`` (returned, grown if need be) as ``part_lo[b]:part_hi[b]``."""
+    nb = bw.shape[0]
+    share = np.empty(nb)
+    n_missing = 0
+    for i in range(bag.shape[0]):
+        if bag[i] < 0:
+            n_missing += 1
+    need = bag.shape[0] - n_missing
+    for b in range(nb):
+        share[b] = bw[b] / tot
+        if share[b] > _SMALL:
+            need += n_missing
+    prow = _room(prow, used, need)
+    pw = _room(pw, used, need)
+    for b in range(nb):
+        part_lo[b] = used
+        for i in range(bag.shape[0]):
+            if bag[i] == b:
+                prow[used] = rows[i]
+                pw[used] = w[i]
+                used += 1
+            elif bag[i] < 0 and share[b] > _SMALL:
+                prow[used] = rows[i]
+                pw[used] = share[b] * w[i]
+                used += 1
+        part_hi[b] = used
+    return prow, pw, used
+
+
+@njit(cache=True, nogil=True)
+def _make_leaf(i, att, cut, cs, nc, n_bags, pc, tot, cb0, bw):
+    """``new NoSplit(localModel().distribution())``: node ``i`` a leaf whose one bag holds
+    its class weights (in its first slot, ``cb0`` and ``bw[0]``)."""
+    att[i] = -1
+    cut[i] = np.nan
+    cs[i] = -1
+    nc[i] = 0
+    n_bags[i] = 1
+    cb0[:] = pc[i]
+    bw[0] = tot[i]
+
+
+@njit(cache=True, nogil=True)
+def _new_dist(u, att, nominal, n_cats, slot, n_bags, cb, bw, n_slots):
+    """Node ``u``'s new ``Distribution``: cleared slots for its bags (one for a leaf) after
+    the ``n_slots`` taken; returns the pools, the slots now taken and its bags."""
+    f = att[u]
+    nb = 1 if f < 0 else (n_cats[f] if nominal[f] else 2)
+    cb = _room_rows(cb, n_slots, nb)
+    bw = _room(bw, n_slots, nb)
+    cb[n_slots:n_slots + nb] = 0.0
+    bw[n_slots:n_slots + nb] = 0.0
+    slot[u] = n_slots
+    n_bags[u] = nb
+    return cb, bw, n_slots + nb, nb
+
+
+@njit(cache=True, nogil=True)
+def _subtree(root, att, cs, nc, order):
+    """The nodes under ``root`` (itself first), breadth first, into ``order``; their number."""
+    order[0] = root
+    count = 1
+    head = 0
+    while head < count:
+        u = order[head]
+        head += 1
+        if att[u] >= 0:
+            for j in range(nc[u]):
+                order[count] = cs[u] + j
+                count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _fold(order, count, att, cs, nc, val):
+    """Each inner node of ``order`` gets the sum of its children's ``val``, added one
+    after another from 0 as a recursion adds them (children come after their parent)."""
+    for k in range(count - 1, -1, -1):
+        u = order[k]
+        if att[u] >= 0:
+            s = 0.0
+            for j in range(nc[u]):
+                s = s + val[cs[u] + j]
+            val[u] = s
+    return val[order[0]]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _replay(X, keys, y, w, nominal, n_cats, numeric, n_classes, feature, threshold,
+            child_start, n_children, collapse, prune, cfd, z, raising):
+    """J48's ``buildTree``, ``collapse`` and ``prune`` on the grown tree (see the module);
+    returns the final tree numbered breadth first."""
+    K = n_classes
+    G = feature.shape[0]
+    n = X.shape[0]
+    att = feature.copy()
+    cut = threshold.copy()
+    cs = child_start.copy()
+    nc = n_children.copy()
+    empty = np.zeros(G, dtype=np.bool_)
+    pc = np.zeros((G, K))
+    tot = np.zeros(G)
+    slot = np.zeros(G, dtype=np.int64)
+    n_bags = np.ones(G, dtype=np.int64)
+    lo = np.zeros(G, dtype=np.int64)
+    hi = np.zeros(G, dtype=np.int64)
+    nb_max = 2
+    for j in range(nominal.shape[0]):
+        if nominal[j] and n_cats[j] > nb_max:
+            nb_max = n_cats[j]
+    cb = np.zeros((2 * G + 2, K))
+    bw = np.zeros(2 * G + 2)
+    n_slots = 0
+    prow = np.empty(2 * n + 16, dtype=np.int64)
+    pw = np.empty(2 * n + 16)
+    for i in range(n):
+        prow[i] = i
+        pw[i] = w[i]
+    used = n
+    hi[0] = n
+    part_lo = np.empty(nb_max, dtype=np.int64)
+    part_hi = np.empty(nb_max, dtype=np.int64)
+
+    # -- growth: ClassifierTree.buildTree with C45ModelSelection, parents before children
+    for i in range(G):
+        rows = prow[lo[i]:hi[i]].copy()
+        ws = pw[lo[i]:hi[i]].copy()
+        f = att[i]
+        cb, bw, n_slots, nb = _new_dist(i, att, nominal, n_cats, slot, n_bags, cb, bw, n_slots)
+        cbi = cb[slot[i]:slot[i] + nb]
+        bwi = bw[slot[i]:slot[i] + nb]
+        if f < 0:  # the NoSplit model's distribution
+            att[i] = -1
+            cut[i] = np.nan
+            nc[i] = 0
+            tot[i] = _leaf_dist(y, rows, ws, cbi, bwi, pc[i])
+            empty[i] = abs(tot[i]) < _SMALL
+            continue
         # selectModel sorts the node's instances by each numeric attribute in turn; the
         # chosen split's class weights are counted in the order of its own turn
-        turn, order = _turn_orders(self.sort_keys, rows, self.numeric, f, bool(self.nominal[f]))
-        if self.nominal[f]:
-            d = self.known_dist(rows[turn], w[turn], f, g["threshold"][i])
-        else:
-            d = self.range_dist(rows[turn], w[turn], f, g["threshold"][i])
-        rows, w = rows[order], w[order]
-        node.rows, node.w = rows, w
-        _, miss = self.branches(rows, f, g["threshold"][i])
-        d.tot = _add_unknown(miss, self.y[rows], w, d.pcpb, d.pb, d.pc, d.tot)
-        node.att, node.cut, node.dist = f, g["threshold"][i], d
-        start = int(g["child_start"][i])
-        node.sons = [self.grow(g, start + b, *part)
-                     for b, part in enumerate(self.split(node, rows, w))]
-        return node
+        turn, order = _turn_orders(keys, rows, numeric, f, nominal[f])
+        t_rows = rows[turn]
+        t_w = ws[turn]
+        if nominal[f]:  # handleEnumeratedAttribute: the known values one after another
+            t = _add_known(_bags(X, t_rows, f, cut[i], nominal), y[t_rows], t_w, cbi, bwi,
+                           pc[i], 0.0)
+        else:  # handleNumericAttribute: known values at or below the cut, then above
+            m = t_rows.shape[0]
+            first_miss = m
+            for r in range(m):
+                if np.isnan(X[t_rows[r], f]):
+                    first_miss = r
+                    break
+            left = 0
+            for r in range(first_miss):
+                if X[t_rows[r], f] <= cut[i]:
+                    left += 1
+            t_y = y[t_rows]
+            t = _add_range(0, t_y[:left], t_w[:left], cbi, bwi, pc[i], 0.0)
+            t = _add_range(1, t_y[left:first_miss], t_w[left:first_miss], cbi, bwi, pc[i], t)
+        rows = rows[order]
+        ws = ws[order]
+        prow[lo[i]:hi[i]] = rows
+        pw[lo[i]:hi[i]] = ws
+        bag = _bags(X, rows, f, cut[i], nominal)
+        tot[i] = _add_unknown(bag < 0, y[rows], ws, cbi, bwi, pc[i], t)
+        prow, pw, used = _split(bag, bwi, tot[i], rows, ws, prow, pw, used, part_lo[:nb],
+                                part_hi[:nb])
+        for b in range(nb):
+            lo[cs[i] + b] = part_lo[b]
+            hi[cs[i] + b] = part_hi[b]
 
-    def known_dist(self, rows, w, att, cut):
-        """handleEnumeratedAttribute (and resetDistribution's known part): the known values
-        added one instance after another."""
-        d = _Dist(self.n_bags(att), self.K)
-        bag, _ = self.branches(rows, att, cut)
-        d.tot = _add_known(bag, self.y[rows], w, d.pcpb, d.pb, d.pc, 0.0)
-        return d
+    # -- collapse (C45PruneableClassifierTree.collapse): the subtrees' training errors,
+    # then top down, each node whose subtree errs about as often as itself made a leaf
+    if collapse:
+        err = np.empty(G)
+        for i in range(G - 1, -1, -1):
+            if att[i] < 0:
+                err[i] = tot[i] - pc[i, _max_class(pc[i])]
+            else:
+                s = 0.0
+                for j in range(nc[i]):
+                    s = s + err[cs[i] + j]
+                err[i] = s
+        alive = np.zeros(G, dtype=np.bool_)
+        alive[0] = True
+        for i in range(G):
+            if not alive[i] or att[i] < 0:
+                continue
+            if err[i] >= tot[i] - pc[i, _max_class(pc[i])] - 1e-3:
+                _make_leaf(i, att, cut, cs, nc, n_bags, pc, tot, cb[slot[i]], bw[slot[i]:])
+            else:
+                for j in range(nc[i]):
+                    alive[cs[i] + j] = True
 
-    def range_dist(self, rows, w, att, cut):
-        """handleNumericAttribute's distribution of the chosen cut: ``rows`` sorted by the
-        attribute, the known values at or below the cut into bag 0, the others into bag 1."""
-        v = self.X[rows, att]
-        known = ~np.isnan(v)
-        first_miss = int(np.argmin(known)) if not known.all() else rows.size
-        left = int(np.count_nonzero(v[:first_miss] <= cut))
-        d = _Dist(2, self.K)
-        y = self.y[rows]
-        d.tot = _add_range(0, y[:left], w[:left], d.pcpb, d.pb, d.pc, d.tot)
-        d.tot = _add_range(1, y[left:first_miss], w[left:first_miss], d.pcpb, d.pb, d.pc, d.tot)
-        return d
-
-    def split(self, node, rows, w):
-        """ClassifierSplitModel.split: each branch's instances in order, a missing value's
-        instance in every branch whose share exceeds SMALL, weighted by it."""
-        d = node.dist
-        bag, miss = self.branches(rows, node.att, node.cut)
-        share = d.pb / d.tot
-        parts = []
-        for b in range(d.pb.shape[0]):
-            keep = (bag == b) | (miss & (share[b] > _SMALL))
-            parts.append((rows[keep], np.where(miss[keep], share[b] * w[keep], w[keep])))
-        return parts
-
-    # -- collapse (C45PruneableClassifierTree.collapse)
-    def training_errors(self, node):
-        if node.sons is None:
-            return node.dist.incorrect()
-        e = 0.0
-        for s in node.sons:
-            e = e + self.training_errors(s)
-        return e
-
-    def collapse(self, node):
-        if node.sons is None:
-            return
-        if self.training_errors(node) >= node.dist.incorrect() - 1e-3:
-            self.make_leaf(node)
-        else:
-            for s in node.sons:
-                self.collapse(s)
-
-    @staticmethod
-    def make_leaf(node):
-        """``new NoSplit(localModel().distribution())``: the split's class weights, merged."""
-        d = _Dist(1, node.dist.pc.shape[0])
-        d.pc[:] = node.dist.pc
-        d.pcpb[0] = node.dist.pc
-        d.pb[0] = d.tot = node.dist.tot
-        node.sons, node.att, node.cut, node.dist = None, -1, np.nan, d
-
-    # -- pruning (C45PruneableClassifierTree.prune)
-    def errors_for(self, d):
-        if abs(d.tot) < _SMALL:
-            return 0.0
-        e = d.incorrect()
-        return e + add_errors(d.tot, e, self.cfd, self.z)
-
-    def estimated_errors(self, node):
-        if node.sons is None:
-            return self.errors_for(node.dist)
-        e = 0.0
-        for s in node.sons:
-            e = e + self.estimated_errors(s)
-        return e
-
-    def reset_distribution(self, node, rows, w):
-        if node.sons is None:
-            return _Dist.of(self.y[rows], w, self.K)
-        d = self.known_dist(rows, w, node.att, node.cut)
-        _, miss = self.branches(rows, node.att, node.cut)
-        d.tot = _add_unknown(miss, self.y[rows], w, d.pcpb, d.pb, d.pc, d.tot)
-        return d
-
-    def errors_for_branch(self, node, rows, w):
-        if node.sons is None:
-            return self.errors_for(_Dist.of(self.y[rows], w, self.K))
-        saved = node.dist
-        node.dist = self.reset_distribution(node, rows, w)
-        parts = self.split(node, rows, w)
-        node.dist = saved
-        e = 0.0
-        for s, part in zip(node.sons, parts):
-            e = e + self.errors_for_branch(s, *part)
-        return e
-
-    def new_distribution(self, node, rows, w):
-        node.dist = self.reset_distribution(node, rows, w)
-        node.rows, node.w = rows, w
-        if node.sons is not None:
-            for s, part in zip(node.sons, self.split(node, rows, w)):
-                self.new_distribution(s, *part)
-        elif abs(_seq_sum(w)) >= _SMALL:
-            node.empty = False
-
-    def prune(self, node):
-        while node.sons is not None:
-            for s in node.sons:
-                self.prune(s)
-            big = node.dist.max_bag()
-            err_big = (self.errors_for_branch(node.sons[big], node.rows, node.w)
-                       if self.raising else np.finfo(np.float64).max)
-            err_leaf = self.errors_for(node.dist)
-            err_tree = self.estimated_errors(node)
+    # -- pruning (C45PruneableClassifierTree.prune): children first, then the node made a
+    # leaf, left, or replaced by its largest branch and pruned again
+    if prune:
+        st_node = np.empty(G + 1, dtype=np.int64)
+        st_k = np.empty(G + 1, dtype=np.int64)
+        order = np.empty(G, dtype=np.int64)
+        val = np.empty(G)
+        # instances sent down a branch that is only being evaluated
+        srow = np.empty(2 * n + 16, dtype=np.int64)
+        sw = np.empty(2 * n + 16)
+        s_lo = np.empty(G, dtype=np.int64)
+        s_hi = np.empty(G, dtype=np.int64)
+        t_cb = np.empty((nb_max, K))
+        t_bw = np.empty(nb_max)
+        t_pc = np.empty(K)
+        st_node[0] = 0
+        st_k[0] = 0
+        sp = 1
+        while sp > 0:
+            v = st_node[sp - 1]
+            if att[v] < 0:
+                sp -= 1
+                continue
+            k = st_k[sp - 1]
+            if k < nc[v]:
+                st_k[sp - 1] = k + 1
+                st_node[sp] = cs[v] + k
+                st_k[sp] = 0
+                sp += 1
+                continue
+            # Distribution.maxBag (Python's index -1, the last bag, if none qualifies)
+            big = -1
+            best = 0.0
+            for b in range(n_bags[v]):
+                if bw[slot[v] + b] - best > -_SMALL:
+                    best = bw[slot[v] + b]
+                    big = b
+            if big < 0:
+                big = n_bags[v] - 1
+            err_big = _MAX_VALUE
+            if raising:  # getEstimatedErrorsForBranch of the largest branch, on all of v's
+                m = hi[v] - lo[v]
+                srow = _room(srow, 0, m)
+                sw = _room(sw, 0, m)
+                srow[:m] = prow[lo[v]:hi[v]]
+                sw[:m] = pw[lo[v]:hi[v]]
+                s_used = m
+                count = _subtree(cs[v] + big, att, cs, nc, order)
+                s_lo[order[0]] = 0
+                s_hi[order[0]] = m
+                for q in range(count):
+                    u = order[q]
+                    rows = srow[s_lo[u]:s_hi[u]].copy()
+                    ws = sw[s_lo[u]:s_hi[u]].copy()
+                    t_pc[:] = 0.0
+                    if att[u] < 0:
+                        t_cb[:1] = 0.0
+                        t_bw[:1] = 0.0
+                        t = _leaf_dist(y, rows, ws, t_cb[:1], t_bw[:1], t_pc)
+                        val[u] = _errors_for(t_pc, t, cfd, z)
+                        continue
+                    nb = n_bags[u]
+                    t_cb[:nb] = 0.0
+                    t_bw[:nb] = 0.0
+                    t, bag = _reset_dist(X, y, nominal, rows, ws, att[u], cut[u], t_cb[:nb],
+                                         t_bw[:nb], t_pc)
+                    srow, sw, s_used = _split(bag, t_bw[:nb], t, rows, ws, srow, sw, s_used,
+                                              part_lo[:nb], part_hi[:nb])
+                    for b in range(nb):
+                        s_lo[cs[u] + b] = part_lo[b]
+                        s_hi[cs[u] + b] = part_hi[b]
+                err_big = _fold(order, count, att, cs, nc, val)
+            err_leaf = _errors_for(pc[v], tot[v], cfd, z)
+            count = _subtree(v, att, cs, nc, order)
+            for q in range(count):
+                u = order[q]
+                if att[u] < 0:
+                    val[u] = _errors_for(pc[u], tot[u], cfd, z)
+            err_tree = _fold(order, count, att, cs, nc, val)
             if err_leaf - (err_tree + 0.1) < _SMALL and err_leaf - (err_big + 0.1) < _SMALL:
-                self.make_leaf(node)
-                return
+                _make_leaf(v, att, cut, cs, nc, n_bags, pc, tot, cb[slot[v]], bw[slot[v]:])
+                sp -= 1
+                continue
             if not err_big - (err_tree + 0.1) < _SMALL:
-                return
-            raised = node.sons[big]
-            node.sons, node.att, node.cut = raised.sons, raised.att, raised.cut
-            node.dist = raised.dist
-            self.new_distribution(node, node.rows, node.w)
+                sp -= 1
+                continue
+            r = cs[v] + big
+            att[v] = att[r]
+            cut[v] = cut[r]
+            cs[v] = cs[r]
+            nc[v] = nc[r]
+            # newDistribution: v's instances re-distributed down the raised subtree
+            count = _subtree(v, att, cs, nc, order)
+            for q in range(count):
+                u = order[q]
+                rows = prow[lo[u]:hi[u]].copy()
+                ws = pw[lo[u]:hi[u]].copy()
+                cb, bw, n_slots, nb = _new_dist(u, att, nominal, n_cats, slot, n_bags, cb, bw,
+                                                n_slots)
+                pc[u] = 0.0
+                cbu = cb[slot[u]:slot[u] + nb]
+                bwu = bw[slot[u]:slot[u] + nb]
+                if att[u] < 0:
+                    tot[u] = _leaf_dist(y, rows, ws, cbu, bwu, pc[u])
+                    if abs(tot[u]) >= _SMALL:
+                        empty[u] = False
+                    continue
+                tot[u], bag = _reset_dist(X, y, nominal, rows, ws, att[u], cut[u], cbu, bwu,
+                                          pc[u])
+                prow, pw, used = _split(bag, bwu, tot[u], rows, ws, prow, pw, used,
+                                        part_lo[:nb], part_hi[:nb])
+                for b in range(nb):
+                    lo[cs[u] + b] = part_lo[b]
+                    hi[cs[u] + b] = part_hi[b]
+            st_k[sp - 1] = 0
+
+    # -- the final tree, numbered breadth first; each node's branch as its parent holds it
+    order = np.empty(G, dtype=np.int64)
+    count = _subtree(0, att, cs, nc, order)
+    position = np.empty(G, dtype=np.int64)
+    for q in range(count):
+        position[order[q]] = q
+    out_bv = np.empty((count, K))
+    out_bt = np.empty(count)
+    out_bv[0] = pc[0]
+    out_bt[0] = tot[0]
+    for q in range(count):
+        u = order[q]
+        if att[u] >= 0:
+            for j in range(nc[u]):
+                out_bv[position[cs[u] + j]] = cb[slot[u] + j]
+                out_bt[position[cs[u] + j]] = bw[slot[u] + j]
+    return order[:count], att, cut, nc, empty, pc, tot, out_bv, out_bt
 
 
 def weka_sums(X, y, w, nominal, n_categories, n_classes, grown, *, collapse=True,
@@ -441,7 +638,8 @@ def weka_sums(X, y, w, nominal, n_categories, n_classes, grown, *, collapse=True
     n_classes : int
     grown : dict
         The grown tree before collapse and pruning: ``feature``, ``threshold`` (moved to
-        a training value), ``child_start``, ``n_children``.
+        a training value), ``child_start``, ``n_children``; a node's children contiguous
+        and numbered after it (as the growth kernel numbers them).
     collapse, prune, subtree_raising
         J48's ``-O``, ``-U`` and ``-S``, negated.
     cfd, z
@@ -457,39 +655,19 @@ def weka_sums(X, y, w, nominal, n_categories, n_classes, grown, *, collapse=True
         ``bag_value`` and ``bag_total`` (the branch into each node as its parent's
         ``Distribution`` holds it; the root's own).
     """
-    replay = _Replay(X, np.asarray(y, dtype=np.int64), np.asarray(nominal, dtype=bool),
-                     n_categories, int(n_classes), float(cfd), float(z), subtree_raising)
-    n = X.shape[0]
-    root = replay.grow(grown, 0, np.arange(n), np.asarray(w, dtype=np.float64))
-    if collapse:
-        replay.collapse(root)
-    if prune:
-        replay.prune(root)
-    K = int(n_classes)
-    feature, threshold, n_children, empty = [], [], [], []
-    value, total, bag_value, bag_total = [], [], [], []
-    queue = [(root, root.dist.pc, root.dist.tot)]
-    head = 0
-    while head < len(queue):
-        node, bv, bt = queue[head]
-        head += 1
-        feature.append(node.att)
-        threshold.append(node.cut)
-        empty.append(node.empty)
-        value.append(node.dist.pc)
-        total.append(node.dist.tot)
-        bag_value.append(bv)
-        bag_total.append(bt)
-        n_children.append(0 if node.sons is None else len(node.sons))
-        for b, s in enumerate(node.sons or ()):
-            queue.append((s, node.dist.pcpb[b], node.dist.pb[b]))
-    return {
-        "feature": np.asarray(feature, dtype=np.int64),
-        "threshold": np.asarray(threshold, dtype=np.float64),
-        "n_children": np.asarray(n_children, dtype=np.int64),
-        "is_empty": np.asarray(empty, dtype=bool),
-        "value": np.asarray(value, dtype=np.float64).reshape(-1, K),
-        "total": np.asarray(total, dtype=np.float64),
-        "bag_value": np.asarray(bag_value, dtype=np.float64).reshape(-1, K),
-        "bag_total": np.asarray(bag_total, dtype=np.float64),
-    }
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    nominal = np.ascontiguousarray(nominal, dtype=np.bool_)
+    # what Instances.sort compares: a missing value as Double.MAX_VALUE
+    keys = np.where(np.isnan(X), _MAX_VALUE, X)
+    order, att, cut, nc, empty, pc, tot, bag_value, bag_total = _replay(
+        X, keys, np.ascontiguousarray(y, dtype=np.int64),
+        np.ascontiguousarray(w, dtype=np.float64), nominal,
+        np.ascontiguousarray(n_categories, dtype=np.int64),
+        np.flatnonzero(~nominal).astype(np.int64), int(n_classes),
+        *(np.ascontiguousarray(grown[key], dtype=dtype) for key, dtype in (
+            ("feature", np.int64), ("threshold", np.float64), ("child_start", np.int64),
+            ("n_children", np.int64))),
+        bool(collapse), bool(prune), float(cfd), float(z), bool(subtree_raising))
+    return {"feature": att[order], "threshold": cut[order], "n_children": nc[order],
+            "is_empty": empty[order], "value": pc[order], "total": tot[order],
+            "bag_value": bag_value, "bag_total": bag_total}

@@ -191,8 +191,8 @@ def fit_weighted_c45(X, y, counts, *, min_samples_leaf=2, nominal_features=(),
     grown by :func:`ensemblekit.classifiers.c45.grow_c45` and equals
     ``C45Tree(unpruned=True, ...).fit(X, y, sample_weight=counts)``, but for the
     last bits of its class weights where rows have missing values (J48's own
-    bookkeeping, ``weka_sums``, is not replayed per bag: it costs 3 to 5 times
-    the growth).
+    bookkeeping, ``weka_sums``, is not replayed per bag: it costs about as much
+    as the growth).
 
     Parameters
     ----------
