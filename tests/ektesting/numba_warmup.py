@@ -7,11 +7,11 @@ same C4.5 kernels at the same time: about 15-35 s of CPU each. ``conftest.py`` r
 :func:`main` in two processes before the workers start, when the cache is older than the
 kernels; the workers then load what they need. The two halves share no expensive kernel
 and take about the same CPU: ``j48`` grows and prunes J48's tree (the growth kernel without
-a split policy, pruning, J48's sums, reduced-error pruning, a model file's walk), ``inner``
-grows the Inner-Ensemble C4.5 (the growth kernel with a split policy: a compilation of its
-own) and compiles the walks over fitted trees, IBk's and Inner k-means' kernels. A signature
-left out here is still compiled where it is first used, so this changes what is computed
-nowhere.
+a split policy, pruning, reduced-error pruning), walks fitted trees, and compiles IBk's and
+Inner k-means' kernels; ``inner`` grows the Inner-Ensemble C4.5 (the growth kernel with a
+split policy: a compilation of its own) on rows with missing values, which compiles the
+replay of J48's sums too. A signature left out here is still compiled where it is first
+used, so this changes what is computed nowhere.
 
 ``python tests/ektesting/numba_warmup.py j48|inner`` runs one half.
 """
@@ -64,22 +64,20 @@ def main(half: str) -> None:
     from ektesting.support import data_path, load_coded
 
     _, X, y, nominal, n_categories = load_coded("labor")  # numeric, nominal, missing values
-    if half == "j48":
-        # growth without a split policy, pruning, and J48's sums (fractional weights)
-        C45Tree(nominal_features=nominal, n_categories=n_categories, n_classes=2).fit(X, y)
-        # reduced-error pruning grows on part of the rows and moves cuts to all of them
-        C45Tree(reduced_error_pruning=True, nominal_features=nominal,
-                n_categories=n_categories, n_classes=2).fit(X, y)
-        with tempfile.TemporaryDirectory() as folder:  # a model file's arrays are read-only
-            path = Path(folder) / "c45.ekm"
-            api.save_model(api.fit("c45", str(data_path("vote.arff")), seed=1), path)
-            api.predict(str(path), str(data_path("vote.arff")), proba=True)
+    if half == "inner":
+        # the Inner-Ensemble C4.5 grows with a split policy, a kernel of its own; missing
+        # values make it replay J48's sums (the other half's rows have none), unpruned
+        # leaves pruning to the other half
+        InnerEnsembleC45Tree(nominal_features=nominal, n_categories=n_categories, n_classes=2,
+                             random_state=0, unpruned=True).fit(X, y)
         return
-    # the Inner-Ensemble C4.5 grows with a split policy, a kernel of its own; on rows with no
-    # missing value and unpruned, it compiles nothing the other half does
+    # growth without a split policy and pruning, on rows with no missing value (no replay)
     known = np.nan_to_num(X)
-    tree = InnerEnsembleC45Tree(nominal_features=nominal, n_categories=n_categories,
-                                n_classes=2, random_state=0, unpruned=True).fit(known, y)
+    tree = C45Tree(nominal_features=nominal, n_categories=n_categories, n_classes=2)
+    tree.fit(known, y)
+    # reduced-error pruning grows on part of the rows and moves cuts to all of them
+    C45Tree(reduced_error_pruning=True, nominal_features=nominal,
+            n_categories=n_categories, n_classes=2).fit(known, y)
     # the compiled walk over a fitted tree, of writable and read-only rows (scikit-learn's
     # read-only memmap checks), and over read-only tree arrays (the lazy ensembles)
     tree.predict_proba(known)
@@ -89,12 +87,16 @@ def main(half: str) -> None:
                  "bag_value_", "is_empty_", "total_", "bag_total_"):
         setattr(frozen, name, _read_only(getattr(tree, name)))
     c45_proba(frozen, known, tree._nominal_mask())
+    iris = str(data_path("iris.arff"))
+    with tempfile.TemporaryDirectory() as folder:  # a model file's arrays are read-only
+        path = Path(folder) / "c45.ekm"
+        api.save_model(api.fit("c45", iris, seed=1), path)
+        api.predict(str(path), iris, proba=True)
     # all-nominal rows: IBk counts mismatches (k = 1 votes in the same pass)
     _, Xv, yv, nominal_v, _ = load_coded("vote")
     for rows, labels in ((Xv, yv), (_read_only(Xv), _read_only(yv))):
         for k in (1, 3):
             IBk(n_neighbors=k, nominal_features=nominal_v).fit(rows, labels).predict_proba(rows)
-    iris = str(data_path("iris.arff"))
     api.predict(api.fit("knn", iris), iris, proba=True)
     api.cluster("iekm", iris, k=3, params={"n_estimators": 5}, seed=1)
 
