@@ -9,7 +9,6 @@ iris, vote, breast-cancer and labor when Java and Weka's jar are present.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import arff
@@ -262,24 +261,14 @@ def load_arff(path: Path):
     return names, A[:, :-1], A[:, -1], nominal, n_categories
 
 
-@pytest.fixture(scope="module")
-def weka_results():
-    """Weka's outputs for every file and setting, run once, in parallel."""
-    keys = [(f, p, s) for f in WEKA_FILES for p, s in WEKA_SETTINGS]
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        futures = {
-            k: pool.submit(bayesnet_k2, data_path(f"{k[0]}.arff"), k[1], k[2])
-            for k in keys
-        }
-        return {k: fut.result() for k, fut in futures.items()}
-
-
 @pytest.mark.slow  # Weka's K2 search on eight files (kr-vs-kp is the longest)
 @needs_weka
 @pytest.mark.parametrize("name", WEKA_FILES)
 @pytest.mark.parametrize("max_parents, scoring", WEKA_SETTINGS)
-def test_weka_agreement(weka_results, name, max_parents, scoring):
-    weka_parents, weka_proba = weka_results[(name, max_parents, scoring)]
+def test_weka_agreement(name, max_parents, scoring):
+    # each test runs its own Weka (no shared fixture): pytest-xdist's workers share the 32
+    # searches out, where a fixture of all of them was computed by every worker
+    weka_parents, weka_proba = bayesnet_k2(data_path(f"{name}.arff"), max_parents, scoring)
     names, X, y, nominal, n_categories = load_arff(data_path(f"{name}.arff"))
     clf = K2Classifier(
         max_parents=max_parents,

@@ -59,3 +59,27 @@ def test_a_cut_moves_to_the_zero_numpy_unique_keeps(n, first):
     assert tree.threshold_[0] == 0.0
     kept = np.unique(col)[0]
     assert np.signbit(tree.threshold_[0]) == np.signbit(kept)
+
+
+def test_writable_and_read_only_rows_and_reduced_error_pruning_share_one_compilation():
+    # numba compiles a kernel per type of its arguments (20-30 s for the growth): a plain
+    # fit, a fit on read-only rows and one with reduced-error pruning (which grows on part
+    # of the rows) must all use one compiled growth and one pruning, and give one tree
+    from numba import types
+
+    from ensemblekit.classifiers import _c45_pruning as pruning
+
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.integers(0, 3, 60), rng.normal(size=60)]).astype(float)
+    y = (X[:, 1] > 0).astype(int)
+    frozen = X.copy()
+    frozen.flags.writeable = False
+    trees = [C45Tree(nominal_features=[0], n_categories=[3], **options).fit(rows, y)
+             for rows in (X, frozen) for options in ({}, {"reduced_error_pruning": True})]
+    assert trees[0].feature_.tolist() == trees[2].feature_.tolist()
+    int8_codes = types.Array(types.int8, 1, "C")
+    grown = [s for s in kernels._grow_unpruned.signatures
+             if s[1] == int8_codes and s[-1] == types.none]
+    pruned = [s for s in pruning._prune_tree.signatures if s[1] == int8_codes]
+    assert len(grown) == 1 and len(pruned) == 1
+    assert grown[0][0] == pruned[0][0] == types.Array(types.float64, 2, "C", readonly=True)

@@ -4,14 +4,16 @@ numba compiles a kernel on its first call in each process and then writes it to 
 (``cache=True``, the ``__pycache__`` folders beside the kernels). On a fresh checkout both
 pytest-xdist workers, and every ``ensemblekit`` process a test starts meanwhile, compiled the
 same C4.5 kernels at the same time: about 15-35 s of CPU each. ``conftest.py`` runs
-:func:`main` in two processes (``writable`` and ``read-only`` input arrays, the two halves of
-the signatures the suite uses, of about equal CPU) before the workers start, when the cache
-is older than the kernels; the workers then load what they need. The halves cover the
-Inner-Ensemble C4.5 (a split policy: grow kernels of their own, 20-30 s each), reduced-error
-pruning and IBk on all-nominal rows too, which both workers otherwise compiled at once. A signature left out here is still compiled
-where it is first used, so this changes what is computed nowhere.
+:func:`main` in two processes before the workers start, when the cache is older than the
+kernels; the workers then load what they need. The two halves share no expensive kernel
+and take about the same CPU: ``j48`` grows and prunes J48's tree (the growth kernel without
+a split policy, pruning, reduced-error pruning), walks fitted trees, and compiles IBk's and
+Inner k-means' kernels; ``inner`` grows the Inner-Ensemble C4.5 (the growth kernel with a
+split policy: a compilation of its own) on rows with missing values, which compiles the
+replay of J48's sums too. A signature left out here is still compiled where it is first
+used, so this changes what is computed nowhere.
 
-``python tests/ektesting/numba_warmup.py writable|read-only`` runs one half.
+``python tests/ektesting/numba_warmup.py j48|inner`` runs one half.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "ensemblekit"
 KERNELS = ("classifiers/_c45_kernels.py", "classifiers/_c45_pruning.py",
            "classifiers/_c45_weka_sums.py", "classifiers/_ibk_kernels.py",
            "clustering/_inner_kmeans_kernels.py")
-HALVES = ("writable", "read-only")
+HALVES = ("j48", "inner")
 
 
 def cache_is_current() -> bool:
@@ -50,7 +52,9 @@ def _read_only(array):
 
 
 def main(half: str) -> None:
-    """Fit and predict with the compiled learners, on ``half``'s kind of input arrays."""
+    """Fit and predict with the compiled learners of ``half`` (one of :data:`HALVES`)."""
+    import numpy as np
+
     from ensemblekit import api
     from ensemblekit.classifiers.bagging import c45_proba
     from ensemblekit.classifiers.c45 import C45Tree
@@ -60,40 +64,39 @@ def main(half: str) -> None:
     from ektesting.support import data_path, load_coded
 
     _, X, y, nominal, n_categories = load_coded("labor")  # numeric, nominal, missing values
-    tree = C45Tree(nominal_features=nominal, n_categories=n_categories, n_classes=2)
-    # the Inner-Ensemble C4.5 grows with a split policy: kernels of their own signatures
-    inner = InnerEnsembleC45Tree(nominal_features=nominal, n_categories=n_categories,
-                                 n_classes=2, random_state=0)
-    # all-nominal rows: IBk counts mismatches (k = 1 votes in the same pass)
-    _, Xv, yv, nominal_v, _ = load_coded("vote")
-    if half == "read-only":  # scikit-learn's read-only memmap checks
-        tree.fit(_read_only(X), _read_only(y)).predict_proba(_read_only(X))
-        c45_proba(tree, _read_only(X), tree._nominal_mask())
-        inner.fit(_read_only(X), _read_only(y)).predict_proba(_read_only(X))
-        for k in (1, 3):
-            IBk(n_neighbors=k, nominal_features=nominal_v).fit(
-                _read_only(Xv), _read_only(yv)).predict_proba(_read_only(Xv))
-        # reduced-error pruning grows without a split policy (writable rows; in this half,
-        # the shorter one)
-        C45Tree(reduced_error_pruning=True, nominal_features=nominal,
-                n_categories=n_categories, n_classes=2).fit(X, y)
+    if half == "inner":
+        # the Inner-Ensemble C4.5 grows with a split policy, a kernel of its own; missing
+        # values make it replay J48's sums (the other half's rows have none), unpruned
+        # leaves pruning to the other half
+        InnerEnsembleC45Tree(nominal_features=nominal, n_categories=n_categories, n_classes=2,
+                             random_state=0, unpruned=True).fit(X, y)
         return
-    tree.fit(X, y).predict_proba(X)
-    inner.fit(X, y).predict_proba(X)
-    for k in (1, 3):
-        IBk(n_neighbors=k, nominal_features=nominal_v).fit(Xv, yv).predict_proba(Xv)
-    # the compiled walk of the lazy ensembles, over a tree's own arrays and read-only ones
-    c45_proba(tree, X, tree._nominal_mask())
+    # growth without a split policy and pruning, on rows with no missing value (no replay)
+    known = np.nan_to_num(X)
+    tree = C45Tree(nominal_features=nominal, n_categories=n_categories, n_classes=2)
+    tree.fit(known, y)
+    # reduced-error pruning grows on part of the rows and moves cuts to all of them
+    C45Tree(reduced_error_pruning=True, nominal_features=nominal,
+            n_categories=n_categories, n_classes=2).fit(known, y)
+    # the compiled walk over a fitted tree, of writable and read-only rows (scikit-learn's
+    # read-only memmap checks), and over read-only tree arrays (the lazy ensembles)
+    tree.predict_proba(known)
+    tree.predict_proba(_read_only(known))
     frozen = copy.copy(tree)
     for name in ("feature_", "threshold_", "child_start_", "n_children_", "value_",
                  "bag_value_", "is_empty_", "total_", "bag_total_"):
         setattr(frozen, name, _read_only(getattr(tree, name)))
-    c45_proba(frozen, X, tree._nominal_mask())
+    c45_proba(frozen, known, tree._nominal_mask())
     iris = str(data_path("iris.arff"))
     with tempfile.TemporaryDirectory() as folder:  # a model file's arrays are read-only
         path = Path(folder) / "c45.ekm"
-        api.save_model(api.fit("c45", str(data_path("vote.arff")), seed=1), path)
-        api.predict(str(path), str(data_path("vote.arff")), proba=True)
+        api.save_model(api.fit("c45", iris, seed=1), path)
+        api.predict(str(path), iris, proba=True)
+    # all-nominal rows: IBk counts mismatches (k = 1 votes in the same pass)
+    _, Xv, yv, nominal_v, _ = load_coded("vote")
+    for rows, labels in ((Xv, yv), (_read_only(Xv), _read_only(yv))):
+        for k in (1, 3):
+            IBk(n_neighbors=k, nominal_features=nominal_v).fit(rows, labels).predict_proba(rows)
     api.predict(api.fit("knn", iris), iris, proba=True)
     api.cluster("iekm", iris, k=3, params={"n_estimators": 5}, seed=1)
 

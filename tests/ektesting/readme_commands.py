@@ -8,6 +8,10 @@ machine has two cores; each command uses one): ``SECOND_LANE``, three commands t
 no file another command writes, beside the others, which run one after the other in README
 order, so later commands see the model files earlier ones wrote.
 
+The test runs each command on its own (:func:`run_one`, one test each, so that
+pytest-xdist's workers share them out); the commands of ``READS_FIT`` get a copy of the
+model file README's ``fit`` command wrote.
+
 ``python tests/ektesting/readme_commands.py`` writes the expected outputs under
 ``tests/golden/readme/``; they were generated from the code before the application
 layer was split out of the command line (issue 17), and must not be regenerated to make
@@ -78,6 +82,26 @@ def environment() -> dict[str, str]:
 
 #: The longest commands (about half of the time), none reading a file another command writes.
 SECOND_LANE = ("compare-regression", "rules", "main-job")
+
+
+#: The commands that read the model file ``fit`` writes (vote.ekm).
+READS_FIT = ("predict-pipe", "predict-proba", "show", "evaluate-model")
+
+
+def outputs_of(name: str) -> list[str]:
+    """The files under ``EXPECTED`` that command ``name`` gives: its stdout, then a digest of
+    each file it writes that is compared too."""
+    files = next(files for command, _, files in COMMANDS if command == name)
+    return [name, *(f"{name}.{file}.sha256" for file in files)]
+
+
+def run_one(workdir: Path, name: str, fitted: Path | None = None) -> dict[str, bytes]:
+    """Run command ``name`` alone in ``workdir``, beside a link to ``sample_data/`` (and a copy
+    of ``fitted``/vote.ekm, for the commands of ``READS_FIT``); its outputs as :func:`run_all`'s."""
+    (workdir / "sample_data").symlink_to(ROOT / "sample_data")
+    if fitted is not None:
+        shutil.copy(fitted / "vote.ekm", workdir / "vote.ekm")
+    return _run_lane(workdir, [c for c in COMMANDS if c[0] == name], environment())
 
 
 def _run_lane(workdir: Path, commands, env) -> dict[str, bytes]:

@@ -22,10 +22,27 @@ def test_every_listed_command_is_in_readme():
             assert part in readme, f"{name}: {part!r} is no longer in README"
 
 
-@pytest.mark.slow  # every README command in a fresh process (about 2 minutes)
-def test_readme_commands_give_the_recorded_stdout(tmp_path):
-    got = golden.run_all(tmp_path)
-    expected = {p.name: p.read_bytes() for p in golden.EXPECTED.iterdir()}
-    assert sorted(got) == sorted(expected)
-    for name in expected:
-        assert got[name] == expected[name], f"{name}: output differs from tests/golden/readme/{name}"
+def test_every_recorded_output_belongs_to_a_listed_command():
+    expected = sorted(p.name for p in golden.EXPECTED.iterdir())
+    assert expected == sorted(out for name, _, _ in golden.COMMANDS for out in golden.outputs_of(name))
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory):
+    """README's ``fit`` command run once per process: the folder holding vote.ekm, and its outputs."""
+    folder = tmp_path_factory.mktemp("readme-fit")
+    return folder, golden.run_one(folder, "fit")
+
+
+@pytest.mark.slow  # a README command in a fresh process (up to about 40 s: compare-regression)
+@pytest.mark.parametrize("name", [name for name, _, _ in golden.COMMANDS])
+def test_readme_command_gives_the_recorded_stdout(name, tmp_path, request):
+    if name == "fit":
+        got = request.getfixturevalue("fitted")[1]
+    else:
+        fitted = request.getfixturevalue("fitted")[0] if name in golden.READS_FIT else None
+        got = golden.run_one(tmp_path, name, fitted)
+    assert sorted(got) == sorted(golden.outputs_of(name))
+    for out in got:
+        expected = (golden.EXPECTED / out).read_bytes()
+        assert got[out] == expected, f"{out}: output differs from tests/golden/readme/{out}"

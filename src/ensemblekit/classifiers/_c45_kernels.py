@@ -424,7 +424,7 @@ def split_measures(X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo,
     per_class = np.zeros(n_classes)
     yn = np.empty(m, dtype=np.int64)
     whole_weights = table.shape[0] > 0
-    unit_w = True
+    unit_w = m >= 0  # True, as a bool (see _c45_kernels.grow_unpruned's unit_cnt)
     for i in range(m):
         yn[i] = y[rows[i]]
         total += wts[i]
@@ -740,9 +740,33 @@ def _grow_nodes(cap, n_classes):
             np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
 
 
-@njit(cache=True, nogil=True)
+def _frozen(a):
+    """A read-only view of ``a``, the kind of array the growth and pruning kernels are
+    compiled for.
+
+    numba compiles a kernel once per type of its arguments, and an array's type says
+    whether it is writable: the rows of most fits are, scikit-learn's read-only memory maps
+    are not. Each kind cost the growth kernel a compilation of its own (20-30 s); the
+    wrappers pass the rows read-only, so that one compilation serves every caller.
+    """
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_ok, zero_rep,
                   collapse, bmap, binary, mdl, actual_value, relocate, policy=None):
+    """:func:`_grow_unpruned` with ``X`` and ``relocate`` read-only and ``policy`` passed
+    (None or a tuple): one compiled signature per kind of policy and of codes, whatever
+    the caller's arrays (:func:`_frozen`)."""
+    return _grow_unpruned(_frozen(X), y, w, cnt, nominal, n_cats, n_classes, min_obj,
+                          few_values_ok, zero_rep, collapse, bmap, binary, mdl, actual_value,
+                          _frozen(relocate), policy)
+
+
+@njit(cache=True, nogil=True)
+def _grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_ok,
+                   zero_rep, collapse, bmap, binary, mdl, actual_value, relocate, policy):
     """Grow J48's tree without pruning (``-U``), collapsed unless ``collapse`` is False.
 
     The same tree as the growth of :class:`ensemblekit.classifiers.c45.C45Tree` with
@@ -868,7 +892,9 @@ def grow_unpruned(X, y, w, cnt, nominal, n_cats, n_classes, min_obj, few_values_
     t_val = np.empty(t_cap)
     t_cls = np.empty(t_cap, dtype=y.dtype)
     t_branch = np.empty(t_cap, dtype=np.int32)
-    unit_cnt = True
+    # True as a bool, not the literal True: numba would compile each kernel it is passed to
+    # for the literal too (a typing step on the way to bool), several seconds each
+    unit_cnt = n >= 0
     for i in range(n):
         if cnt[i] != 1.0:
             unit_cnt = False
@@ -1307,9 +1333,12 @@ def inner_split(policy, X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, 
         value (NaN for nominal).
     """
     n_estimators, max_samples, bootstrap, combine, state, times, w_s, cnt_s = policy
+    # False as a bool: split_measures is then J48's own compilation, not one more for
+    # literal arguments (see grow_unpruned's unit_cnt)
+    no = rows.shape[0] < 0
     ok, allowed, g0, r0, c0, a0 = split_measures(
         X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, s_lo, s_hi, num_index, nominal,
-        n_cats, n_classes, min_obj, few_values_ok, table, False, mdl)
+        n_cats, n_classes, min_obj, few_values_ok, table, no, mdl)
     if not ok:
         return -1, np.nan
     m = rows.shape[0]
@@ -1353,9 +1382,8 @@ def inner_split(policy, X, rows, wts, y, cnt, unit_cnt, wmap, srow, sval, scls, 
                     q += 1
             hi_s[k] = q
         ok_e, valid, gains, ratios, cuts, avg = split_measures(
-            X, rows_s[:k_s], wts_s[:k_s], y, cnt_s, False, w_s, srow_s, sval_s, scls_s, lo_s,
-            hi_s, num_index, nominal, n_cats, n_classes, min_obj, few_values_ok, table, False,
-            mdl)
+            X, rows_s[:k_s], wts_s[:k_s], y, cnt_s, no, w_s, srow_s, sval_s, scls_s, lo_s,
+            hi_s, num_index, nominal, n_cats, n_classes, min_obj, few_values_ok, table, no, mdl)
         if not ok_e:
             votes[d] += 1
             continue

@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._c45_kernels import SMALL, _grow_nodes, _incorrect
+from ._c45_kernels import SMALL, _frozen, _grow_nodes, _incorrect
 
 __all__ = ["add_errors", "prune_tree"]
 
@@ -272,9 +272,15 @@ def _grown(rows, w, used, need):
     return r2, w2
 
 
+def prune_tree(X, y, *rest):
+    """:func:`_prune_tree` with ``X`` read-only, as the growth kernel takes it: one compiled
+    signature (:func:`ensemblekit.classifiers._c45_kernels._frozen`)."""
+    return _prune_tree(_frozen(X), y, *rest)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
-def prune_tree(X, y, nominal, n_cats, feature, threshold, child_start, n_children, value,
-               bag_value, is_empty, seg_lo, seg_hi, rows, weights, cfd, z, raising):
+def _prune_tree(X, y, nominal, n_cats, feature, threshold, child_start, n_children, value,
+                bag_value, is_empty, seg_lo, seg_hi, rows, weights, cfd, z, raising):
     """Weka's C4.5 pruning of a grown (and collapsed) tree; the pruned node arrays.
 
     Parameters
