@@ -62,9 +62,6 @@ class Inherited:
     def __init__(self, index: int):
         self.index = index
 
-    def __reduce__(self):
-        return (Inherited, (self.index,))
-
     def get(self):
         """The object, as this process holds it.
 
@@ -100,8 +97,7 @@ class ForkedWorkers:
     """``n_workers`` processes forked from this one, which inherit ``shared``.
 
     The workers are forked when the pool is made, all at once; this process must have
-    no other running thread then (see the module's docstring). Use it as a context
-    manager, or call :meth:`close`.
+    no other running thread then (see the module's docstring). :meth:`close` ends them.
 
     Parameters
     ----------
@@ -128,12 +124,6 @@ class ForkedWorkers:
         self._pool.submit(_ready).result()
         #: The workers' process ids.
         self.pids = frozenset(p.pid for p in multiprocessing.active_children()) - before
-
-    def __enter__(self) -> ForkedWorkers:
-        return self
-
-    def __exit__(self, kind, *_) -> None:
-        self.close(kill=kind is not None)
 
     def close(self, kill: bool = False) -> None:
         """End the workers: the tasks not started are dropped; the ones under way finish,
