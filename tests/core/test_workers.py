@@ -2,8 +2,8 @@
 
 The kill tests start real commands, find their worker processes through
 ``/proc`` (parent links), kill the command with SIGKILL and watch the workers,
-loky's resource tracker and ``/dev/shm``. ``compare`` forks its workers on Linux
-(:mod:`ensemblekit.experiment.forking`); lazy ``predict`` starts loky's.
+loky's resource tracker and ``/dev/shm``. ``compare`` forks its workers on Linux, from
+its zygote (:mod:`ensemblekit.experiment.forking`); lazy ``predict`` starts loky's.
 """
 
 import os
@@ -82,11 +82,13 @@ def _ours_in_shm(pid: int) -> set[str]:
 
 def _is_worker(pid: int, st: tuple, command: int, kind: str) -> bool:
     """Whether process ``pid`` (its stat ``st``) is a ``kind`` worker ("loky" or "forked")
-    of the command ``command``: loky's run ``popen_loky_posix``; forked ones are the
-    command's children running the command's own command line."""
+    of the command ``command``: loky's run ``popen_loky_posix``; forked ones run the
+    command's own command line and are children of its zygote, the command's child."""
     if kind == "loky":
         return "popen_loky_posix" in _cmdline(pid)
-    return st[0] == command and _cmdline(pid) == _cmdline(command)
+    zygote = _stat(st[0])
+    return (zygote is not None and zygote[0] == command
+            and _cmdline(pid) == _cmdline(st[0]) == _cmdline(command))
 
 
 def _kill_mid_run(args: list[str], cpu_seconds: float,
@@ -191,36 +193,75 @@ def test_prestarted_workers_are_the_ones_run_uses(monkeypatch):
 
 
 @linux_only
-@pytest.mark.slow  # forks two worker processes
-def test_started_workers_are_forked_once_and_run_uses_them():
-    # start() forks the workers after loading the algorithms' kernels; run() sends them
-    # the units (the data sets they inherited, by index) and ends them when it is done
+@pytest.mark.slow  # forks a zygote and two worker processes
+def test_prestart_forks_a_zygote_whose_workers_run_the_units():
+    # prestart() forks the zygote before the data are read; start() hands it the data
+    # sets without forking here; run() sends the units to the zygote's two workers and
+    # ends all three when it is done
     iris = load_dataset(IRIS)
     candidates = [experiment.Candidate("c45", {}, "c45"), experiment.Candidate("knn", {}, "knn")]
     protocol = experiment.Protocol("cv", folds=3, repeats=2, seed=1)
     work = experiment.plan([iris], candidates, protocol)
     runner = experiment.Runner(n_jobs=2)
 
-    def children():  # (earlier tests may have left loky's workers in this process)
-        return {pid for pid, st in _descendants(os.getpid()).items() if st[0] == os.getpid()}
+    def children(parent):  # (earlier tests may have left loky's workers in this process)
+        return {pid for pid, st in _descendants(parent).items() if st[0] == parent}
 
-    before = children()
-    assert runner.prestart() is None  # nothing starts before the data are read
-    assert children() == before
+    before = children(os.getpid())
+    assert runner.prestart(algorithms=["c45", "knn"]) is None  # nothing to join
+    zygote = children(os.getpid()) - before
+    assert len(zygote) == 1 and _cmdline(min(zygote)) == _cmdline(os.getpid())
     assert runner.start([iris], work, protocol) is True
-    forked = children() - before
-    assert len(forked) == 2 and all(_cmdline(pid) == _cmdline(os.getpid()) for pid in forked)
-    seen = []  # this process's children as each unit comes back: the forked ones only
+    assert children(os.getpid()) - before == zygote
+    seen = []  # the zygote's children as each unit comes back: its two workers only
     result = runner.run([iris], work, protocol, ["accuracy"],
-                        on_unit_done=lambda: seen.append(children()))
-    assert len(seen) == 12 and all(now - before == forked for now in seen)
-    assert not children() & forked  # ended by run()
+                        on_unit_done=lambda: seen.append(children(min(zygote))))
+    assert len(seen) == 12 and len(seen[0]) == 2 and all(now == seen[0] for now in seen)
+    assert not children(os.getpid()) & zygote and not any(map(_stat, seen[0]))  # ended by run()
     serial = experiment.Runner(n_jobs=1).run([iris], work, protocol, ["accuracy"])
+    assert _values(result.scores) == _values(serial.scores) and not result.failures
 
-    def values(scores):
-        return [(s.dataset, s.algorithm, s.repeat, s.fold, s.metric, s.value) for s in scores]
 
-    assert values(result.scores) == values(serial.scores) and not result.failures
+def _values(scores):
+    return [(s.dataset, s.algorithm, s.repeat, s.fold, s.metric, s.value) for s in scores]
+
+
+@linux_only
+@pytest.mark.slow  # forks workers, kills one, then starts loky's
+def test_a_forked_worker_killed_mid_run_loses_no_unit():
+    # the units of the dead worker's pool are run again, each alone, on loky's workers
+    iris = load_dataset(IRIS)
+    candidates = [experiment.Candidate("knn", {}, "knn")]
+    protocol = experiment.Protocol("cv", folds=5, repeats=4, seed=3)
+    work = experiment.plan([iris], candidates, protocol)
+    runner = experiment.Runner(n_jobs=2)
+    runner.prestart(algorithms=["knn"])
+    killed = []
+
+    def kill_a_worker():
+        if not killed:
+            killed.append(min(runner._forked.pids))
+            os.kill(killed[0], signal.SIGKILL)
+
+    result = runner.run([iris], work, protocol, ["accuracy"], on_unit_done=kill_a_worker)
+    serial = experiment.Runner(n_jobs=1).run([iris], work, protocol, ["accuracy"])
+    assert killed and _values(result.scores) == _values(serial.scores) and not result.failures
+
+
+@linux_only
+@pytest.mark.slow  # a command with two workers
+def test_a_compare_that_fails_after_forking_its_zygote_leaves_no_process(tmp_path):
+    # the zygote is forked before the files are read; the second file is malformed
+    bad = tmp_path / "bad.arff"
+    bad.write_text("@relation bad\n@attribute a numeric\n@data\n1,2\n")
+    proc = subprocess.Popen(_ensemblekit() + ["compare", "knn", "c45", "--data", IRIS, "--data",
+                                              str(bad), "--n-jobs", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and out == "" and "bad.arff, line 4" in err
+    with pytest.raises(ProcessLookupError):  # its process group is empty when it has exited
+        os.killpg(proc.pid, 0)
 
 
 # --------------------------------------------------------------------------- --n-jobs

@@ -424,29 +424,32 @@ def compare(algorithms: Sequence[str], data: Sequence, *, metrics: Sequence[str]
     # the journal is locked before any work, so that a second run on it is refused at once
     with contextlib.nullcontext() if resume is None else experiment.JournalLock(resume) as journal:
         runner = experiment.Runner(n_jobs, scheduler)  # holds the Dask client from prestart to run
-        warming = runner.prestart(algorithms=[c.algorithm for c in candidates])
-        datasets = _load_fitting(task, files, target, ignore, input_format, notify, strict)
-        if plot and len(datasets) < len(files):
-            _check_plottable(candidates, gridded, len(datasets))
-        if max_instances is not None:
-            datasets = [experiment.subsample(d, max_instances, seed) for d in datasets]
-        names = [d.name for d in datasets]
-        if len(set(names)) != len(names):
-            raise UsageError("two data files have the same name: " + ", ".join(names))
-        work = experiment.plan(datasets, candidates, protocol)
-        for note in work.notes:
-            notify(f"note: {note}")
-        tests = None
-        if warming is not None:
-            warming.join()
-        # forked workers are made now, before this process starts any thread
-        if runner.start(datasets, work, protocol) and len(candidates) > 1:
-            tests = import_tests_in_background()  # the units run elsewhere meanwhile
-        with stage("units"), progress(len(work.units), "units") as advance:
-            result = runner.run(datasets, work, protocol, chosen, resume=journal,
-                                on_unit_done=advance, keep_predictions=pooled or predictions)
-        if tests is not None:
-            tests.join()
+        try:  # a zygote of forked workers, or a Dask client, ends however this ends
+            warming = runner.prestart(algorithms=[c.algorithm for c in candidates])
+            datasets = _load_fitting(task, files, target, ignore, input_format, notify, strict)
+            if plot and len(datasets) < len(files):
+                _check_plottable(candidates, gridded, len(datasets))
+            if max_instances is not None:
+                datasets = [experiment.subsample(d, max_instances, seed) for d in datasets]
+            names = [d.name for d in datasets]
+            if len(set(names)) != len(names):
+                raise UsageError("two data files have the same name: " + ", ".join(names))
+            work = experiment.plan(datasets, candidates, protocol)
+            for note in work.notes:
+                notify(f"note: {note}")
+            tests = None
+            if warming is not None:
+                warming.join()
+            # the zygote of forked workers gets the data sets; threads may start now
+            if runner.start(datasets, work, protocol) and len(candidates) > 1:
+                tests = import_tests_in_background()  # the units run elsewhere meanwhile
+            with stage("units"), progress(len(work.units), "units") as advance:
+                result = runner.run(datasets, work, protocol, chosen, resume=journal,
+                                    on_unit_done=advance, keep_predictions=pooled or predictions)
+            if tests is not None:
+                tests.join()
+        finally:
+            runner.close()
     for note in result.notes:
         notify(f"note: {note}")
     if resume is not None:

@@ -7,9 +7,10 @@ fully seeded, so a run gives the same scores whatever runs it:
 
 * serially, in this process (``n_jobs=1``);
 * on local worker processes (``n_jobs`` > 1), which end when this process ends
-  (:mod:`ensemblekit._workers`): on Linux forked from this process once it has read the
-  data and loaded the algorithms' compiled kernels (:mod:`ensemblekit.experiment.forking`),
-  elsewhere started through joblib's loky backend;
+  (:mod:`ensemblekit._workers`): on Linux forked, with the data sets and the algorithms'
+  compiled kernels in memory, from a process forked from this one at the start
+  (:class:`ensemblekit.experiment.forking.Zygote`), elsewhere started through joblib's
+  loky backend;
 * on the workers of a Dask distributed cluster through joblib's dask backend
   (``scheduler="tcp://host:8786"``).
 
@@ -18,7 +19,7 @@ up in the same order everywhere, so results are identical bit for bit.
 
 A runner is made for one comparison and holds what that comparison needs
 between :meth:`Runner.prestart`, :meth:`Runner.start` and :meth:`Runner.run`: the
-connection to the Dask scheduler, a connection failure to report, the forked workers,
+connection to the Dask scheduler, a connection failure to report, the zygote of the forked workers,
 and the one-core pin of the thread that runs units serially. Two runners share none of it.
 
 Nothing here prints; the resume journal's file is handled by
@@ -195,18 +196,19 @@ class Runner:
     data and :meth:`start` after (both optional), then :meth:`run`. The runner
     holds the Dask client that :meth:`prestart` connects and :meth:`run` uses and
     closes, a connection failure of :meth:`prestart` for :meth:`run` to report, the
-    workers :meth:`start` forks, and the one-core pin (:class:`OneCore`) of the
-    thread it runs units in; nothing is shared with another runner.
+    zygote :meth:`prestart` forks and :meth:`run` ends, and the one-core pin
+    (:class:`OneCore`) of the thread it runs units in; nothing is shared with another
+    runner. :meth:`close` ends what a run that never came leaves.
 
     Parameters
     ----------
     n_jobs : int, default=1
         Worker processes, with joblib's meaning of negative values: -1 all cores,
-        -2 all but one, ... (see :func:`worker_count` for the range): forked from
-        this process on Linux (:mod:`ensemblekit.experiment.forking`), joblib's loky
-        workers elsewhere. Results do not depend on it. The workers end when this
-        process ends, even when it is killed (see :mod:`ensemblekit._workers`).
-        Ignored with ``scheduler``.
+        -2 all but one, ... (see :func:`worker_count` for the range): forked on Linux
+        (:mod:`ensemblekit.experiment.forking`), joblib's loky workers elsewhere.
+        Results do not depend on it. The workers end when this process ends, even
+        when it is killed (see :mod:`ensemblekit._workers`). Ignored with
+        ``scheduler``.
     scheduler : str, optional
         Address of a Dask distributed scheduler (``tcp://host:8786``); the units
         then run on its workers through joblib's dask backend (needs the
@@ -236,9 +238,10 @@ class Runner:
             require_distributed()
             self._grace = connect_timeout()
         self._pin = OneCore()
-        #: Local workers are forked from this process (by :meth:`start`), not started by loky.
+        #: Local workers are forked (from a :class:`forking.Zygote`), not started by loky.
         self._fork = self._local_workers not in (None, 1) and forking.fork_available()
-        self._forked: forking.ForkedWorkers | None = None
+        self._forked: forking.Zygote | None = None
+        self._started = False  # the zygote has the data sets
         self._keep = False  # set by run(keep_predictions=...)
         self._client = None
         #: A connection that :meth:`prestart` could not make: the :meth:`run` that
@@ -253,7 +256,10 @@ class Runner:
         """Start the workers and their imports in the background (a joinable thread, or None).
 
         Called before the data sets are read, so that the worker processes start
-        and import scikit-learn while the main process parses files. It returns
+        and import scikit-learn while the main process parses files. Where workers
+        are forked, it forks their zygote (:class:`forking.Zygote`), which imports
+        the algorithms' modules and starts numba meanwhile: call it while this
+        process has no other thread. Otherwise it returns
         once joblib has dispatched the warm-up, or once the Dask client is
         connected and about to send it (or after ``wait`` seconds): importing
         joblib or distributed and connecting to the scheduler hold the
@@ -276,14 +282,19 @@ class Runner:
         Returns
         -------
         threading.Thread or None
-            The warm-up, None when there is nothing to start (one local worker, or
-            workers that :meth:`start` forks).
+            The warm-up, None when there is nothing to join (one local worker, or
+            forked workers).
             Join it before :meth:`run`: if the scheduler could not be reached,
             ``run`` then reports that failure at once instead of trying to
             connect again.
         """
         workers = self._local_workers
-        if workers == 1 or self._fork:  # forked workers start after the data are read
+        if self._fork:
+            if self._forked is None:
+                self._forked = forking.Zygote(workers, functools.partial(
+                    _prepare_zygote, _unit_modules(algorithms)))
+            return None
+        if workers == 1:
             return None
         scheduler = self.scheduler
         self._unreachable = None  # a failure from an earlier prestart is stale now
@@ -323,15 +334,14 @@ class Runner:
         return thread
 
     def start(self, datasets: Sequence, work: Plan, protocol: Protocol) -> bool:
-        """Fork the local workers now, if this runner forks them; say whether units run elsewhere.
+        """Hand the data sets to the zygote of forked workers; say whether units run elsewhere.
 
-        Forked workers inherit this process as it is (see
-        :mod:`ensemblekit.experiment.forking`): first every algorithm of ``work`` is fitted
-        once on a few rows of its first data set, untimed, so that its compiled kernels
-        are loaded here and not again in each worker; then the workers are forked, with
-        ``datasets`` in their memory. Call it after reading the data and before starting
-        any thread (a progress display, a background import): a lock another thread held
-        at the fork would stay held in the workers. :meth:`run` calls it if it was not.
+        The zygote (:class:`forking.Zygote`, forked by :meth:`prestart`, or now if it
+        was not) fits every algorithm of ``work`` once on a few rows of the first data
+        set it runs on, untimed, so that its compiled kernels are loaded before the
+        workers are forked from it with ``datasets`` in their memory. This returns at
+        once. Call it after reading the data; if :meth:`prestart` was not called, while
+        this process has no other thread. :meth:`run` calls it if it was not.
 
         Parameters
         ----------
@@ -347,11 +357,14 @@ class Runner:
         Raises
         ------
         OSError
-            If the workers cannot be forked.
+            If the zygote cannot be forked.
         """
-        if self._fork and self._forked is None:
-            _warm_kernels(datasets, work, protocol.n_clusters, self._pin)
-            self._forked = forking.ForkedWorkers(self._local_workers, datasets)
+        if self._fork and not self._started:
+            if self._forked is None:
+                self.prestart(algorithms=[c.algorithm for c in work.candidates])
+            self._started = True
+            self._forked.start(datasets, functools.partial(
+                _warm_kernels, datasets, _warm_picks(work), protocol.n_clusters, self._pin))
         return self.scheduler is not None or self._local_workers != 1
 
     def run(
@@ -488,6 +501,7 @@ class Runner:
     def _close_forked(self, killed: bool) -> None:
         """End the forked workers, at once if ``killed`` (the run stopped on an error)."""
         forked, self._forked = self._forked, None
+        self._started = False
         if forked is not None:
             forked.close(kill=killed)
 
@@ -839,20 +853,36 @@ def _warm_worker(modules: Sequence[str] = ()) -> None:
         importlib.import_module(module)
 
 
-def _warm_kernels(datasets, work: Plan, n_clusters: int | None, pin: OneCore) -> None:
-    """Fit each algorithm of ``work`` once, untimed, on a few rows of the first data set
-    it runs on (:func:`ensemblekit.experiment.measures.warm_up`), pinned to one core, so
-    that its compiled kernels are loaded in this process before workers are forked from it.
+def _prepare_zygote(modules: Sequence[str]) -> None:
+    """What a :class:`forking.Zygote` does before it has the data sets: import ``modules``
+    (:func:`_warm_worker`) and start numba's compiler, whose first load of a cached kernel
+    would otherwise import and register its lowering modules (numpy's, scipy.linalg's BLAS)."""
+    _warm_worker(modules)
+    from numba.core.registry import cpu_target
+
+    cpu_target.target_context.refresh()  # what numba's first cache load calls
+
+
+def _warm_picks(work: Plan) -> list[tuple[Candidate, Unit]]:
+    """The first unit of each algorithm of ``work``: what :func:`_warm_kernels` fits."""
+    picks: dict[str, tuple[Candidate, Unit]] = {}
+    for unit in work.units:
+        cand = work.candidates[unit.candidate]
+        picks.setdefault(cand.algorithm, (cand, unit))
+    return list(picks.values())
+
+
+def _warm_kernels(datasets, picks, n_clusters: int | None, pin: OneCore) -> None:
+    """Fit each algorithm of ``picks`` (:func:`_warm_picks`) once, untimed, on a few rows of
+    the data set of its unit (:func:`ensemblekit.experiment.measures.warm_up`), pinned to
+    one core, so that its compiled kernels are loaded in this process before workers are
+    forked from it.
 
     A fit that fails is ignored (the units report their own errors); the fits' timing
     warm-ups (``fit_seconds``) are left to the units, under their own keys."""
-    seen: set[str] = set()
     with pin.pinned():
-        for unit in work.units:
-            cand = work.candidates[unit.candidate]
-            if cand.algorithm not in seen:
-                seen.add(cand.algorithm)
-                _warm_one(datasets[unit.data_index], cand, unit, n_clusters)
+        for cand, unit in picks:
+            _warm_one(datasets[unit.data_index], cand, unit, n_clusters)
 
 
 def _warm_one(ds, cand: Candidate, unit: Unit, n_clusters: int | None) -> None:
