@@ -49,7 +49,7 @@ LAYERS = {
     5: ("ensemblekit.experiment", "ensemblekit.report", "ensemblekit.description",
         "ensemblekit.plots"),
     6: ("ensemblekit.app", "ensemblekit.api"),
-    7: ("ensemblekit.cli", "ensemblekit.cli_io", "ensemblekit.cli_options"),
+    7: ("ensemblekit.cli", "ensemblekit.cli_io", "ensemblekit.cli_options", "ensemblekit.__main__"),
 }
 
 
