@@ -117,6 +117,39 @@ def test_the_modules_warmed_are_those_of_the_classes_the_units_build(name, iris)
     assert "ensemblekit.bayesnet.classifier" in runner._unit_modules()  # no names: every one
 
 
+def test_every_compiled_kernel_module_is_declared_by_a_unit_module():
+    # a zygote starts numba and imports these before it has the data; a kernel module no
+    # unit module declares would be loaded late, in every worker
+    import importlib
+
+    import ensemblekit
+
+    root = Path(ensemblekit.__file__).parent
+    compiled = {".".join(("ensemblekit", *f.relative_to(root).with_suffix("").parts))
+                for f in root.rglob("*.py") if "\nfrom numba import" in f.read_text()}
+    declared = set()
+    for module in runner._unit_modules():
+        if not module.startswith("sklearn") and module != "threadpoolctl":
+            declared |= set(getattr(importlib.import_module(module), "KERNEL_MODULES", ()))
+    assert compiled and declared == compiled, compiled ^ declared
+
+
+@pytest.mark.slow  # two fresh interpreters, one of which starts numba
+@pytest.mark.parametrize(("algorithms", "numba"), [(["k2", "iebn"], False), (["c45", "knn"], True)])
+def test_a_zygote_starts_numba_only_for_algorithms_with_compiled_kernels(algorithms, numba):
+    import subprocess
+    import sys
+
+    code = ("import sys; from ensemblekit.experiment import runner; "
+            f"runner._prepare_zygote(runner._unit_modules({algorithms!r})); "
+            "print(sorted(m for m in sys.modules if m == 'numba' or m.endswith('_kernels')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    expected = ["ensemblekit.classifiers._c45_kernels", "ensemblekit.classifiers._ibk_kernels",
+                "numba"] if numba else []
+    assert done.stdout.strip() == repr(expected)
+
+
 def test_two_runners_do_not_share_the_one_core_pin():
     from threadpoolctl import threadpool_info
 

@@ -58,6 +58,7 @@ from ..class_domain import declared_classes
 from ..constraints import validate_params
 from ..rows import quiet_finite_check
 from .bagging_model import TREE_CONSTRAINTS, TREES, BaggedTreesModel, onehot_tree_matrix
+from .c45_model import KERNEL_MODULES  # noqa: F401 - C4.5's, which its trees' fits load
 from .cart import cart_model
 from .coded import coded_layout
 

@@ -43,6 +43,11 @@ from .coded import check_codes
 
 __all__ = ["C45Model", "weka_number"]
 
+#: The modules of compiled (numba) kernels a fit loads: a process that will fit can import
+#: them, and start numba, before it has the data (see ``experiment.runner._prepare_zygote``).
+KERNEL_MODULES = ("ensemblekit.classifiers._c45_kernels", "ensemblekit.classifiers._c45_pruning",
+                  "ensemblekit.classifiers._c45_weka_sums")
+
 #: The compiled kernels' module, used for prediction only once something else loaded it.
 _KERNELS = "ensemblekit.classifiers._c45_kernels"
 #: Largest Java ``int``: J48 reads ``-N`` and ``-Q`` as ints.

@@ -32,6 +32,10 @@ from ..state import Array, Scalar
 from ..trust import COUNT_MAX
 from .coded import check_coded_training, check_codes, coded_layout, numeric_columns
 
+#: The modules of compiled (numba) kernels a fit or prediction loads (see
+#: :data:`ensemblekit.classifiers.c45_model.KERNEL_MODULES`).
+KERNEL_MODULES = ("ensemblekit.classifiers._ibk_kernels",)
+
 __all__ = ["IBkModel", "WEIGHTS", "RANGE_UPDATES"]
 
 #: Neighbour weightings: 1 (IBk's default), 1/(d + 0.001) (``-I``), 1 - d (``-F``).

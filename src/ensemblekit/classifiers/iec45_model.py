@@ -24,7 +24,10 @@ import numpy as np
 
 from ..constraints import MAX_MEMBERS, Constraint
 from ..errors import InputError
-from .c45_model import C45Model
+from .c45_model import (
+    KERNEL_MODULES,  # noqa: F401 - C4.5's, which its fits load
+    C45Model,
+)
 
 __all__ = ["COMBINE", "InnerEnsembleC45Model"]
 

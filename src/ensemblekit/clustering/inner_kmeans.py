@@ -45,6 +45,10 @@ from sklearn.exceptions import ConvergenceWarning
 from .inner_kmeans_model import RESAMPLE_MODES, SUBSET_CONSTRAINTS, InnerEnsembleKMeansModel
 from .kmeans import _BasePrototypeClustering
 
+#: The modules of compiled (numba) kernels a fit loads (see
+#: :data:`ensemblekit.classifiers.c45_model.KERNEL_MODULES`).
+KERNEL_MODULES = ("ensemblekit.clustering._inner_kmeans_kernels",)
+
 __all__ = ["InnerEnsembleKMeans", "RESAMPLE_MODES", "SUBSET_CONSTRAINTS"]
 
 # Rows per block of the assignment kernel when chunk_size is None. A member's

@@ -855,12 +855,20 @@ def _warm_worker(modules: Sequence[str] = ()) -> None:
 
 def _prepare_zygote(modules: Sequence[str]) -> None:
     """What a :class:`forking.Zygote` does before it has the data sets: import ``modules``
-    (:func:`_warm_worker`) and start numba's compiler, whose first load of a cached kernel
-    would otherwise import and register its lowering modules (numpy's, scipy.linalg's BLAS)."""
-    _warm_worker(modules)
-    from numba.core.registry import cpu_target
+    (:func:`_warm_worker`) and the compiled kernels they declare (``KERNEL_MODULES``), and
+    if there are any, start numba's compiler, whose first load of a cached kernel would
+    otherwise import and register its lowering modules (numpy's, scipy.linalg's BLAS)."""
+    import importlib
+    import sys
 
-    cpu_target.target_context.refresh()  # what numba's first cache load calls
+    _warm_worker(modules)
+    kernels = {k: None for m in modules for k in getattr(sys.modules.get(m), "KERNEL_MODULES", ())}
+    for module in kernels:
+        importlib.import_module(module)
+    if kernels:
+        from numba.core.registry import cpu_target
+
+        cpu_target.target_context.refresh()  # what numba's first cache load calls
 
 
 def _warm_picks(work: Plan) -> list[tuple[Candidate, Unit]]:

@@ -69,6 +69,7 @@ from ..classifiers.bagging import (
     nominal_modes,
     onehot_tree_matrix,
 )
+from ..classifiers.c45_model import KERNEL_MODULES  # noqa: F401 - C4.5's, for its trees
 from ..classifiers.coded import coded_layout
 from ..constraints import Constraint, validate_params
 from ..rows import quiet_finite_check

@@ -76,7 +76,13 @@ from ..constraints import Constraint
 from ..trust import CheckContext
 from ..units import in_units, unit_exponents
 from .distance import WeightedDistance
-from .lazy_bagging import _SEED_MAX, LAZY_STATE, _LazyEnsemble, lazy_bag_counts
+from .lazy_bagging import (
+    _SEED_MAX,
+    KERNEL_MODULES,  # noqa: F401 - its bagged trees'
+    LAZY_STATE,
+    _LazyEnsemble,
+    lazy_bag_counts,
+)
 
 __all__ = ["LEARNER_TYPES", "LazyStackingClassifier"]
 
