@@ -301,15 +301,17 @@ def describe_data(data, **load_options) -> dict:
                 col = np.where(known_class(ds.y), col, np.nan)
             role = "class"
         else:
-            col = ds.X[:, feature_pos]
+            # one column of the rows, contiguous: each pass below then reads 8 bytes a row
+            col = np.ascontiguousarray(ds.X[:, feature_pos])
             feature_pos += 1
             role = "feature"
-        missing = int(np.isnan(col).sum()) if col is not None else 0
+        absent = np.isnan(col) if col is not None else None
+        missing = int(absent.sum()) if col is not None else 0
         date = a.date_format  # a date is a number (milliseconds), as in Weka
         entry = {"name": a.name, "type": a.kind if date is None else "date", "role": role,
                  "missing": missing, **({} if date is None else {"format": date})}
         if a.kind == "numeric":
-            present = col[~np.isnan(col)] if col is not None else np.array([])
+            present = (col[~absent] if missing else col) if col is not None else np.array([])
             if present.size:
                 entry.update(min=float(present.min()), max=float(present.max()),
                              mean=float(present.mean()))
