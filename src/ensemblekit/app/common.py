@@ -305,8 +305,8 @@ def describe_data(data, **load_options) -> dict:
             col = np.ascontiguousarray(ds.X[:, feature_pos])
             feature_pos += 1
             role = "feature"
-        absent = np.isnan(col) if col is not None else None
-        missing = int(absent.sum()) if col is not None else 0
+        absent = np.isnan(col) if col is not None else np.zeros(0, dtype=bool)
+        missing = int(absent.sum())
         date = a.date_format  # a date is a number (milliseconds), as in Weka
         entry = {"name": a.name, "type": a.kind if date is None else "date", "role": role,
                  "missing": missing, **({} if date is None else {"format": date})}

@@ -43,13 +43,12 @@ from .coded import check_codes
 
 __all__ = ["C45Model", "weka_number"]
 
-#: The modules of compiled (numba) kernels a fit loads: a process that will fit can import
-#: them, and start numba, before it has the data (see ``experiment.runner._prepare_zygote``).
-KERNEL_MODULES = ("ensemblekit.classifiers._c45_kernels", "ensemblekit.classifiers._c45_pruning",
-                  "ensemblekit.classifiers._c45_weka_sums")
-
 #: The compiled kernels' module, used for prediction only once something else loaded it.
 _KERNELS = "ensemblekit.classifiers._c45_kernels"
+#: The modules of compiled (numba) kernels a fit loads: a process that will fit can import
+#: them, and start numba, before it has the data (see ``experiment.runner._prepare_zygote``).
+KERNEL_MODULES = (_KERNELS, "ensemblekit.classifiers._c45_pruning",
+                  "ensemblekit.classifiers._c45_weka_sums")
 #: Largest Java ``int``: J48 reads ``-N`` and ``-Q`` as ints.
 JAVA_INT_MAX = 2**31 - 1
 #: How far a stored total may be from the sum of its class weights (relative): J48's

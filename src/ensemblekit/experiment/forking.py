@@ -282,12 +282,17 @@ class Zygote:
             Run in the zygote before it forks the workers (it loads the kernels the
             units will call); picklable, as are ``shared``.
         """
-        if self._sender is not None:
+        if self.started:
             raise RuntimeError("the zygote was started already")
         # the zygote takes the message once prepared: a thread waits on the pipe meanwhile
         self._sender = threading.Thread(target=self._send_start, args=(tuple(shared), warm),
                                         name="ensemblekit-zygote-start", daemon=True)
         self._sender.start()
+
+    @property
+    def started(self) -> bool:
+        """Whether :meth:`start` has been called."""
+        return self._sender is not None
 
     def _send_start(self, shared: tuple, warm) -> None:
         try:
@@ -327,7 +332,7 @@ class Zygote:
         source = iter(tasks)
         first = list(itertools.islice(source, max(1, in_flight)))
         if first and not self._ready:
-            if self._sender is None:
+            if not self.started:
                 raise RuntimeError("start() the zygote before running tasks")
             self._sender.join()
             self.pids = frozenset(self._reply()[1])

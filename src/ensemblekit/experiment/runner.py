@@ -241,7 +241,6 @@ class Runner:
         #: Local workers are forked (from a :class:`forking.Zygote`), not started by loky.
         self._fork = self._local_workers not in (None, 1) and forking.fork_available()
         self._forked: forking.Zygote | None = None
-        self._started = False  # the zygote has the data sets
         self._keep = False  # set by run(keep_predictions=...)
         self._client = None
         #: A connection that :meth:`prestart` could not make: the :meth:`run` that
@@ -359,10 +358,9 @@ class Runner:
         OSError
             If the zygote cannot be forked.
         """
-        if self._fork and not self._started:
+        if self._fork and (self._forked is None or not self._forked.started):
             if self._forked is None:
                 self.prestart(algorithms=[c.algorithm for c in work.candidates])
-            self._started = True
             self._forked.start(datasets, functools.partial(
                 _warm_kernels, datasets, _warm_picks(work), protocol.n_clusters, self._pin))
         return self.scheduler is not None or self._local_workers != 1
@@ -501,7 +499,6 @@ class Runner:
     def _close_forked(self, killed: bool) -> None:
         """End the forked workers, at once if ``killed`` (the run stopped on an error)."""
         forked, self._forked = self._forked, None
-        self._started = False
         if forked is not None:
             forked.close(kill=killed)
 
